@@ -1,0 +1,95 @@
+"""Writing traces in tracecheck's native JSONL format (``tracecheck convert``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any, BinaryIO
+
+import orjson
+
+from .model import Trace, Usage
+from .readers.common import format_time
+
+FORMAT_VERSION = 1
+
+
+def _usage(usage: Usage | None) -> dict[str, int] | None:
+    if usage is None:
+        return None
+    fields = {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cached_tokens": usage.cached_tokens,
+        "reasoning_tokens": usage.reasoning_tokens,
+    }
+    return {k: v for k, v in fields.items() if v is not None}
+
+
+def _compact(event: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in event.items() if v is not None}
+
+
+def trace_events(trace: Trace) -> Iterator[dict[str, Any]]:
+    """The native events of one trace, in the order an agent would append them."""
+    tid = trace.id
+    yield _compact(
+        {
+            "type": "trace",
+            "trace": tid,
+            "format_version": FORMAT_VERSION,
+            "source_format": trace.format,
+            "metadata": trace.metadata or None,
+        }
+    )
+    if trace.labels:
+        yield {"type": "labels", "trace": tid, "labels": dict(trace.labels)}
+    for exp in trace.expectations:
+        yield _compact(
+            {"type": "expect", "trace": tid, "guard": exp.guard, "fires": exp.fires, "by_round": exp.by_round, "note": exp.note}
+        )
+    for rnd in trace.rounds:
+        yield _compact(
+            {
+                "type": "round",
+                "trace": tid,
+                "round": rnd.index,
+                "id": rnd.id,
+                "model": rnd.model,
+                "started_at": format_time(rnd.started_at),
+                "ended_at": format_time(rnd.ended_at),
+                "text": rnd.text or None,
+                "tool_calls": [
+                    {"id": c.id, "name": c.name, "arguments": c.arguments_raw} for c in rnd.tool_calls
+                ]
+                or None,
+                "usage": _usage(rnd.usage),
+                "finish_reason": rnd.finish_reason,
+            }
+        )
+        for call in rnd.tool_calls:
+            if call.result is None:
+                continue
+            res = call.result
+            yield _compact(
+                {
+                    "type": "result",
+                    "trace": tid,
+                    "call_id": call.id,
+                    "content": res.content,
+                    "is_error": res.is_error,
+                    "started_at": format_time(res.started_at),
+                    "ended_at": format_time(res.ended_at),
+                }
+            )
+    # Always close the trace, so two traces that share an id (from two files) stay apart.
+    yield _compact({"type": "end", "trace": tid, "error": trace.error, "usage": _usage(trace.usage_total)})
+
+
+def write_native(traces: Iterable[Trace], out: BinaryIO) -> int:
+    """Write traces as native JSONL; returns how many were written."""
+    count = 0
+    for trace in traces:
+        for event in trace_events(trace):
+            out.write(orjson.dumps(event, option=orjson.OPT_APPEND_NEWLINE))
+        count += 1
+    return count
