@@ -1,0 +1,145 @@
+"""Bad input: every problem is a `file:line: reason` warning, every other trace is still
+read, and --strict turns any warning into exit code 2."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from conftest import write_jsonl
+
+GOOD = [
+    {"type": "round", "trace": "good", "tool_calls": [{"id": "c1", "name": "web_search", "arguments": '{"query": "x"}'}]},
+    {"type": "result", "trace": "good", "call_id": "c1", "content": "found"},
+    {"type": "round", "trace": "good", "text": "answer"},
+]
+
+
+def lines_of(events):
+    return "".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events)
+
+
+CASES = {
+    "not-json": (
+        lines_of(GOOD[:1]) + "this is not json\n" + lines_of(GOOD[1:]),
+        2,
+        "not valid JSON",
+    ),
+    "no-known-shape": (
+        lines_of(GOOD[:1]) + '{"hello": "world"}\n' + lines_of(GOOD[1:]),
+        2,
+        "not a tracecheck event",
+    ),
+    "result-without-call": (
+        lines_of(GOOD) + lines_of([{"type": "result", "trace": "good", "call_id": "ghost", "content": "?"}]),
+        4,
+        "trace good: result for unknown call id 'ghost'",
+    ),
+    "call-without-result": (
+        lines_of(GOOD)
+        + lines_of([{"type": "round", "trace": "other", "tool_calls": [{"id": "lost", "name": "f", "arguments": "{}"}]}]),
+        4,
+        "trace other: call lost (f) has no result",
+    ),
+    "arguments-not-json": (
+        lines_of(GOOD)
+        + lines_of(
+            [
+                {"type": "round", "trace": "other", "tool_calls": [{"id": "b", "name": "f", "arguments": "{'city': 'Paris'"}]},
+                {"type": "result", "trace": "other", "call_id": "b", "content": "?"},
+            ]
+        ),
+        4,
+        "trace other: call b (f): arguments are not valid JSON",
+    ),
+    "truncated-last-line": (
+        lines_of(GOOD) + '{"type": "round", "trace": "cut", "te',
+        4,
+        "truncated last line",
+    ),
+    "invalid-utf8": (
+        lines_of(GOOD[:2]) + '{"type": "round", "trace": "good", "text": "caf\udce9"}\n',
+        3,
+        "invalid UTF-8",
+    ),
+}
+
+
+def _write(tmp_path, name, text):
+    path = tmp_path / f"{name}.jsonl"
+    path.write_bytes(text.encode("utf-8", "surrogateescape"))
+    return path
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_each_bad_input_is_reported_with_file_line_and_reason(case, tmp_path, cli):
+    text, line, reason = CASES[case]
+    bad = _write(tmp_path, case, text)
+    other = write_jsonl(tmp_path / "other.jsonl", [{**e, "trace": "intact"} for e in GOOD])
+
+    result = cli("show", str(bad), str(other))
+    assert result.exit_code == 0, result.output
+    warnings = [l for l in result.stderr.splitlines() if l.startswith("warning:")]
+    assert any(l.startswith(f"warning: {bad}:{line}: ") and reason in l for l in warnings), result.stderr
+    # Nothing else lost: the good trace of the bad file and the other file are both shown.
+    assert "trace good" in result.stdout and "trace intact" in result.stdout
+
+    strict = cli("show", "--strict", str(bad), str(other))
+    assert strict.exit_code == 2
+    assert "--strict" in strict.stderr
+
+
+def test_invalid_utf8_line_is_still_read_with_replacement(tmp_path, cli):
+    text, _, _ = CASES["invalid-utf8"]
+    result = cli("show", str(_write(tmp_path, "u", text)))
+    assert "caf\ufffd" in result.stdout
+
+
+def test_empty_file_and_missing_file_are_reported_and_others_still_read(tmp_path, cli):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    other = write_jsonl(tmp_path / "other.jsonl", GOOD)
+    missing = tmp_path / "missing.jsonl"
+    result = cli("show", str(empty), str(missing), str(other))
+    assert result.exit_code == 0
+    assert f"warning: {empty}: empty file" in result.stderr
+    assert f"warning: {missing}: no such file or directory" in result.stderr
+    assert "trace good" in result.stdout
+    assert cli("show", "--strict", str(empty), str(other)).exit_code == 2
+
+
+def test_no_traces_found_is_exit_code_2(tmp_path, cli):
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n\n")
+    result = cli("show", str(empty))
+    assert result.exit_code == 2
+    assert "no traces found" in result.stderr
+
+
+def test_a_file_in_no_known_format_is_skipped_with_its_lines_accounted_for(tmp_path, cli):
+    odd = tmp_path / "odd.jsonl"
+    odd.write_text('{"foo": 1}\n{"foo": 2}\n{"foo": 3}\n')
+    other = write_jsonl(tmp_path / "other.jsonl", GOOD)
+    result = cli("show", str(odd), str(other))
+    assert f"warning: {odd}:1: JSON that matches no known transcript format" in result.stderr
+    assert f"warning: {odd}: 2 more record(s) skipped" in result.stderr
+    assert "trace good" in result.stdout
+
+
+def test_unknown_input_format_is_a_usage_error(tmp_path, cli):
+    result = cli("show", "--input-format", "nope", str(write_jsonl(tmp_path / "g.jsonl", GOOD)))
+    assert result.exit_code == 2
+    assert "unknown input format 'nope'" in result.stderr and "native" in result.stderr
+
+
+def test_no_traceback_reaches_the_user(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "tracecheck", "show", str(tmp_path / "missing.jsonl")],
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr and "no such file or directory" in proc.stderr

@@ -1,0 +1,122 @@
+"""The native JSONL format: grouping, model fields, timestamps, arguments."""
+
+from __future__ import annotations
+
+from tracecheck.diagnostics import Diagnostics
+from tracecheck.load import read_traces
+
+from conftest import write_jsonl
+
+R1 = {
+    "type": "round",
+    "trace": "run-1",
+    "round": 1,
+    "model": "gpt-4o-2024-08-06",
+    "started_at": "2026-03-04T09:15:00.000Z",
+    "ended_at": "2026-03-04T09:15:01.250Z",
+    "text": "Searching.",
+    "tool_calls": [
+        {"id": "call_a", "name": "web_search", "arguments": '{"query": "天气"}'},
+        {"id": "call_b", "name": "queryDeviceStatus", "arguments": {"device": "ac-1"}},
+    ],
+    "usage": {"input_tokens": 612, "output_tokens": 41, "cached_tokens": 512},
+    "finish_reason": "tool_calls",
+}
+
+
+def read(path):
+    diagnostics = Diagnostics()
+    traces = list(read_traces([str(path)], diagnostics))
+    return traces, [str(d) for d in diagnostics]
+
+
+def test_events_build_rounds_calls_and_results(tmp_path):
+    path = write_jsonl(
+        tmp_path / "run.jsonl",
+        [
+            {"type": "trace", "trace": "run-1", "format_version": 1, "metadata": {"agent": "weather"}},
+            {"type": "labels", "trace": "run-1", "labels": {"outcome": "failure", "scenario": "x"}},
+            {"type": "expect", "trace": "run-1", "guard": "P001", "by_round": 3},
+            {"type": "expect", "trace": "run-1", "guard": "R001", "fires": False},
+            R1,
+            {"type": "result", "trace": "run-1", "call_id": "call_b", "content": {"on": True}, "is_error": False},
+            {
+                "type": "result",
+                "trace": "run-1",
+                "call_id": "call_a",
+                "content": "1. 北京天气",
+                "started_at": 1772615701.3,
+                "ended_at": 1772615702300,
+            },
+            {"type": "round", "trace": "run-1", "text": "晴", "finish_reason": "stop"},
+        ],
+    )
+    traces, warnings = read(path)
+    assert warnings == []
+    (trace,) = traces
+    assert trace.id == "run-1" and trace.format == "native" and trace.line == 1 and trace.end_line == 8
+    assert trace.metadata == {"agent": "weather"}
+    assert trace.labels == {"outcome": "failure", "scenario": "x"} and trace.outcome == "failure"
+    assert [(e.guard, e.fires, e.by_round) for e in trace.expectations] == [("P001", True, 3), ("R001", False, None)]
+    first, final = trace.rounds
+    assert first.index == 1 and first.line == 5 and final.index == 2 and final.is_final
+    assert first.seconds == 1.25
+    assert first.usage.input_tokens == 612 and first.usage.cached_tokens == 512 and first.usage.reasoning_tokens is None
+    assert final.usage is None  # unknown, not zero
+    search, device = first.tool_calls
+    assert search.arguments == {"query": "天气"} and search.arguments_raw == '{"query": "天气"}'
+    assert device.arguments == {"device": "ac-1"} and device.arguments_raw == '{"device":"ac-1"}'
+    assert search.result.content == "1. 北京天气" and search.result.is_error is None
+    # seconds and milliseconds are told apart by magnitude
+    assert search.result.started_at == 1772615701.3 and search.result.ended_at == 1772615702.3
+    assert device.result.content == '{"on":true}' and device.result.is_error is False
+    assert trace.answered
+
+
+def test_interleaved_traces_are_grouped_and_end_closes_a_trace(tmp_path):
+    path = write_jsonl(
+        tmp_path / "two.jsonl",
+        [
+            {"type": "round", "trace": "a", "tool_calls": [{"id": "1", "name": "f", "arguments": "{}"}]},
+            {"type": "round", "trace": "b", "text": "hello"},
+            {"type": "result", "trace": "a", "call_id": "1", "content": "ok"},
+            {"type": "end", "trace": "a", "error": "Token limit exceeded", "usage": {"input_tokens": 9000}},
+            {"type": "end", "trace": "b"},
+        ],
+    )
+    traces, warnings = read(path)
+    assert warnings == []
+    assert [t.id for t in traces] == ["a", "b"]
+    a, b = traces
+    assert a.error == "Token limit exceeded" and not a.answered and a.usage_total.input_tokens == 9000
+    assert a.rounds[0].tool_calls[0].result.content == "ok"
+    assert b.answered and b.rounds[0].text == "hello"
+
+
+def test_json_string_of_a_json_string_is_decoded_twice(tmp_path):
+    raw = '"{\\"location\\": \\"current\\"}"'
+    path = write_jsonl(
+        tmp_path / "double.jsonl",
+        [
+            {"type": "round", "trace": "d", "tool_calls": [{"id": "c", "name": "get_loc", "arguments": raw}]},
+            {"type": "result", "trace": "d", "call_id": "c", "content": "here"},
+        ],
+    )
+    (trace,), warnings = read(path)
+    call = trace.rounds[0].tool_calls[0]
+    assert call.arguments == {"location": "current"} and call.arguments_raw == raw and warnings == []
+
+
+def test_timestamps_in_every_unit_agree(tmp_path):
+    moments = ["2026-03-04T09:15:00Z", "2026-03-04T09:15:00", 1772615700, 1772615700000, "1772615700000000000"]
+    events = [
+        {"type": "round", "trace": f"t{i}", "started_at": m, "ended_at": m, "text": "x"} for i, m in enumerate(moments)
+    ]
+    traces, _ = read(write_jsonl(tmp_path / "times.jsonl", events))
+    assert {t.rounds[0].started_at for t in traces} == {1772615700.0}
+
+
+def test_labels_outcome_outside_the_vocabulary_is_reported(tmp_path):
+    path = write_jsonl(tmp_path / "l.jsonl", [{"type": "labels", "trace": "x", "labels": {"outcome": "great"}}])
+    _, warnings = read(path)
+    assert warnings == [f"{path}:1: trace x: outcome 'great' is not one of success, failure, unknown"]

@@ -1,0 +1,121 @@
+"""``tracecheck show``: a readable round-by-round timeline of normalized traces."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from datetime import datetime, timezone
+
+from rich.console import Console
+from rich.text import Text
+
+from .model import Round, ToolCall, Trace, Usage
+from .textsafe import one_line, plain
+
+# A hook that lets a caller add lines under each round (the guard engine adds its state).
+RoundAnnotator = Callable[[Trace, Round], Iterable[Text]]
+
+
+def _clock(value: float | None) -> str:
+    if value is None:
+        return "--:--:--"
+    return datetime.fromtimestamp(value, tz=timezone.utc).strftime("%H:%M:%S.%f")[:-3]
+
+
+def _seconds(value: float | None) -> str:
+    return "?" if value is None else f"{value:.1f}s"
+
+
+def _tokens(usage: Usage | None) -> str:
+    if usage is None:
+        return "tokens ?"
+    parts = [f"in {usage.input_tokens if usage.input_tokens is not None else '?'}"]
+    parts.append(f"out {usage.output_tokens if usage.output_tokens is not None else '?'}")
+    if usage.cached_tokens:
+        parts.append(f"cached {usage.cached_tokens}")
+    if usage.reasoning_tokens:
+        parts.append(f"reasoning {usage.reasoning_tokens}")
+    return " / ".join(parts)
+
+
+def trace_summary(trace: Trace) -> Text:
+    """The header line of a trace: id, where it came from, its labels and size."""
+    head = Text()
+    head.append("trace ", style="bold")
+    head.append_text(plain(trace.id, "bold cyan"))
+    where = trace.file if trace.line is None else f"{trace.file}:{trace.line}"
+    head.append("  ")
+    head.append_text(plain(f"{where} · {trace.format}", "dim"))
+    head.append("\n  ")
+    calls = sum(len(r.tool_calls) for r in trace.rounds)
+    facts = [f"{len(trace.rounds)} rounds", f"{calls} tool calls"]
+    measured = [r.usage.total for r in trace.rounds if r.usage is not None and r.usage.total is not None]
+    if measured:
+        facts.append(f"{sum(measured):,} tokens")
+    elif trace.usage_total is not None and trace.usage_total.total is not None:
+        facts.append(f"{trace.usage_total.total:,} tokens (run total)")
+    starts = [t for r in trace.rounds for t in (r.started_at, r.ended_at) if t is not None]
+    if len(starts) >= 2:
+        facts.append(f"{max(starts) - min(starts):.1f}s")
+    head.append(" · ".join(facts))
+    if trace.labels:
+        head.append("  ")
+        head.append_text(plain(" ".join(f"{k}={v}" for k, v in sorted(trace.labels.items())), "magenta"))
+    if trace.error is not None:
+        head.append("\n  ")
+        head.append("ended without an answer: ", style="bold red")
+        head.append_text(plain(one_line(trace.error)))
+    elif not trace.answered:
+        head.append("\n  ")
+        head.append("no final answer recorded", style="yellow")
+    return head
+
+
+def _call_lines(call: ToolCall) -> list[Text]:
+    line = Text("    → ", style="cyan")
+    line.append_text(plain(call.name, "bold"))
+    line.append(" ")
+    line.append_text(plain(one_line(call.arguments_raw, 200)))
+    line.append_text(plain(f"  [{call.id}]", "dim"))
+    lines = [line]
+    if call.arguments_error:
+        lines.append(plain(f"      ! {call.arguments_error}", "yellow"))
+    res = call.result
+    out = Text("      ← ", style="cyan")
+    if res is None:
+        out.append("no result recorded", style="yellow")
+    else:
+        if res.is_error is True:
+            out.append("error ", style="bold red")
+        elif res.is_error is False:
+            out.append("ok ", style="green")
+        else:
+            out.append("? ", style="dim")
+        if res.seconds is not None:
+            out.append(f"{_seconds(res.seconds)} ", style="dim")
+        out.append_text(plain(one_line(res.content, 160)))
+    lines.append(out)
+    return lines
+
+
+def render_trace(console: Console, trace: Trace, annotate: RoundAnnotator | None = None) -> None:
+    console.print(trace_summary(trace))
+    for rnd in trace.rounds:
+        head = Text(f"  round {rnd.index:>2}", style="bold")
+        head.append(f"  {_clock(rnd.started_at)}", style="dim")
+        if rnd.seconds is not None:
+            head.append(f" +{_seconds(rnd.seconds)}", style="dim")
+        head.append(f"  {_tokens(rnd.usage)}", style="dim")
+        if rnd.finish_reason:
+            head.append_text(plain(f"  {rnd.finish_reason}", "dim"))
+        if rnd.is_final:
+            head.append("  final answer", style="green")
+        console.print(head)
+        if rnd.text.strip():
+            console.print(Text("    ").append_text(plain(one_line(rnd.text, 200), "italic")))
+        for call in rnd.tool_calls:
+            for line in _call_lines(call):
+                console.print(line)
+        if annotate is not None:
+            for line in annotate(trace, rnd):
+                console.print(line)
+    console.print()
