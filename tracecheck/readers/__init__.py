@@ -57,19 +57,37 @@ _LANGCHAIN_TYPES = ("human", "ai", "tool", "system", "function", "chat")
 
 
 def _is_langchain(value: Any) -> bool:
+    def is_message(obj: Any) -> bool:
+        if not isinstance(obj, dict):
+            return False
+        if obj.get("lc") == 1:
+            return True
+        kind = obj.get("type")
+        # messages_to_dict writes chunk classes by their class name ("AIMessageChunk").
+        if kind in _LANGCHAIN_TYPES or (isinstance(kind, str) and kind.endswith("MessageChunk")):
+            if isinstance(obj.get("data"), dict):
+                return True
+            # A bare message.model_dump(): content plus LangChain's metadata dicts.
+            return "content" in obj and ("additional_kwargs" in obj or "response_metadata" in obj)
+        return False
+
     item = _first(value)
     if isinstance(item, dict):
-        if item.get("lc") == 1:
-            return True
-        if item.get("type") in _LANGCHAIN_TYPES and isinstance(item.get("data"), dict):
+        if is_message(item):
             return True
         if isinstance(item.get("intermediate_steps"), list):
             return True
         if "tool" in item and "tool_input" in item:
             return True
-    if isinstance(item, list) and len(item) == 2 and isinstance(item[0], dict):
+        # A LangGraph state {"messages": [...]} of LangChain (not OpenAI) messages.
+        messages = item.get("messages")
+        if isinstance(messages, list) and messages and is_message(messages[0]):
+            return True
+    if isinstance(item, list) and item and isinstance(item[0], dict):
+        if is_message(item[0]):  # several conversations in one document
+            return True
         action = item[0]
-        return ("tool" in action and "tool_input" in action) or action.get("lc") == 1
+        return len(item) == 2 and "tool" in action and "tool_input" in action
     return False
 
 

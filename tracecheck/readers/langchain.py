@@ -1,0 +1,523 @@
+"""LangChain / LangGraph transcripts: serialized messages and AgentExecutor steps.
+
+Shapes read (each a whole record unless said otherwise):
+
+- ``messages_to_dict`` lists: ``[{"type": "ai", "data": {...}}, ...]``; also the plain
+  ``model_dump()`` of a message (the ``data`` part alone) as list items;
+- ``dumpd`` lists: ``[{"lc": 1, "type": "constructor", "id": [..., "AIMessage"], "kwargs": {...}}]``;
+- a list of such lists (several conversations in one document);
+- a state dict ``{"messages": [...]}`` (a LangGraph result), id from ``thread_id``/``id``/``run_id``;
+- AgentExecutor ``intermediate_steps``: ``[[action, observation], ...]`` with a plain or
+  ``dumpd`` AgentAction / ToolAgentAction, or AgentStep objects;
+- the AgentExecutor result ``{"input", "output", "intermediate_steps"}``;
+- a file of one message per line, or one step per line: the whole file is one trace.
+
+One AI message (or one AgentExecutor model response) is one round. Messages carry no
+timestamps, so rounds and results have none.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from ..model import Round, ToolCall, ToolResult, Trace
+from ..sources import Record
+from . import ReadContext
+from .common import (
+    as_int,
+    attach_result,
+    content_text,
+    dump_json,
+    finish_trace,
+    make_usage,
+    new_call,
+)
+
+FORMAT = "langchain"
+
+# messages_to_dict writes ``message.type``; dumpd writes the class name. Both map here.
+_MESSAGE_KINDS = {
+    "ai": "ai",
+    "AIMessage": "ai",
+    "AIMessageChunk": "ai",
+    "human": "human",
+    "HumanMessage": "human",
+    "HumanMessageChunk": "human",
+    "tool": "tool",
+    "ToolMessage": "tool",
+    "ToolMessageChunk": "tool",
+    "system": "system",
+    "SystemMessage": "system",
+    "SystemMessageChunk": "system",
+    "function": "function",
+    "FunctionMessage": "function",
+    "FunctionMessageChunk": "function",
+    "chat": "chat",
+    "ChatMessage": "chat",
+    "ChatMessageChunk": "chat",
+    "remove": "remove",
+    "RemoveMessage": "remove",
+}
+
+_ACTION_CLASSES = ("AgentAction", "AgentActionMessageLog", "ToolAgentAction", "OpenAIToolAgentAction")
+
+# What AgentExecutor returns as "output" when it gives up (the "force" stopping method;
+# the second is the wording of older releases). No model produced it.
+_STOPPED_OUTPUTS = (
+    "Agent stopped due to iteration limit or time limit.",
+    "Agent stopped due to max iterations.",
+)
+
+_UNKNOWN_SHAPE = "JSON that matches no known LangChain shape"
+
+
+# --- recognising shapes -------------------------------------------------------------
+
+
+def _lc_constructor(value: Any) -> tuple[str, dict] | None:
+    """(class name, kwargs) of a ``dumpd`` constructor object."""
+    if not isinstance(value, dict) or value.get("lc") != 1 or value.get("type") != "constructor":
+        return None
+    ident, kwargs = value.get("id"), value.get("kwargs")
+    if not isinstance(ident, list) or not ident or not isinstance(ident[-1], str):
+        return None
+    return ident[-1], kwargs if isinstance(kwargs, dict) else {}
+
+
+def _message(value: Any) -> tuple[str, dict] | None:
+    """(kind, fields) of one serialized message in any of the three layouts, else None."""
+    if not isinstance(value, dict):
+        return None
+    lc = _lc_constructor(value)
+    if lc is not None:
+        kind = _MESSAGE_KINDS.get(lc[0])
+        return (kind, lc[1]) if kind else None
+    kind = _MESSAGE_KINDS.get(value.get("type"))  # type: ignore[arg-type]
+    if kind is None:
+        return None
+    if isinstance(value.get("data"), dict):
+        return kind, value["data"]
+    # A bare model_dump(): always has content plus the metadata dicts.
+    if "content" in value and ("additional_kwargs" in value or "response_metadata" in value):
+        return kind, value
+    return None
+
+
+def _action(value: Any) -> dict | None:
+    """The fields of an AgentAction (plain dict or ``dumpd``), else None."""
+    lc = _lc_constructor(value)
+    if lc is not None:
+        return lc[1] if lc[0] in _ACTION_CLASSES else None
+    if isinstance(value, dict) and "tool" in value and "tool_input" in value:
+        return value
+    return None
+
+
+def _step(value: Any) -> tuple[dict, Any] | None:
+    """(action fields, observation) of one intermediate step, else None."""
+    if isinstance(value, list) and len(value) == 2:
+        action = _action(value[0])
+        return (action, value[1]) if action is not None else None
+    lc = _lc_constructor(value)
+    if lc is not None and lc[0] == "AgentStep":
+        fields = lc[1]
+    elif isinstance(value, dict) and "action" in value and "observation" in value:
+        fields = value
+    else:
+        return None
+    action = _action(fields.get("action"))
+    return (action, fields.get("observation")) if action is not None else None
+
+
+def _is_conversation(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and _message(value[0]) is not None
+
+
+def _record_id(value: Any) -> str | None:
+    if not isinstance(value, dict):
+        return None
+    for key in ("id", "run_id", "thread_id"):
+        found = value.get(key)
+        if isinstance(found, (str, int)) and not isinstance(found, bool) and found != "":
+            return str(found)
+    run = value.get("__run")  # AgentExecutor(include_run_info=True)
+    if isinstance(run, dict) and isinstance(run.get("run_id"), str) and run["run_id"]:
+        return run["run_id"]
+    return None
+
+
+# --- building traces ----------------------------------------------------------------
+
+
+class _Builder:
+    """One trace under construction and the calls still waiting for their results."""
+
+    __slots__ = ("trace", "pending", "idless", "step_key", "kind")
+
+    def __init__(self, trace_id: str, line: int, ctx: ReadContext, kind: str) -> None:
+        self.trace = Trace(id=trace_id, format=FORMAT, file=ctx.file, line=line, end_line=line)
+        self.pending: dict[str, ToolCall] = {}
+        self.idless: list[ToolCall] = []  # legacy function_call calls, paired by name
+        self.step_key: Any = None  # which model response the last step came from
+        self.kind = kind
+
+    def register(self, call: ToolCall, line: int, ctx: ReadContext) -> None:
+        if not call.id:
+            self.idless.append(call)
+            return
+        if call.id in self.pending:
+            ctx.warn(line, f"trace {self.trace.id}: call id {call.id!r} reused before its result arrived")
+        self.pending[call.id] = call
+
+
+def _default_id(ctx: ReadContext, line: int) -> str:
+    return f"{os.path.basename(ctx.file)}:{line}"
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _text(content: Any) -> str:
+    """Visible text of message content: strings and text blocks; tool_use, thinking and
+    other non-text blocks are left out (they are calls or hidden reasoning)."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        pieces = []
+        for part in content:
+            if isinstance(part, str):
+                pieces.append(part)
+            elif isinstance(part, dict) and part.get("type", "text") == "text" and isinstance(part.get("text"), str):
+                pieces.append(part["text"])
+        return "\n".join(p for p in pieces if p)
+    return content_text(content)
+
+
+def _raw_usage(raw: dict):
+    """Usage from a provider's own numbers in ``response_metadata``."""
+    details_in = _dict(raw.get("prompt_tokens_details"))
+    details_out = _dict(raw.get("completion_tokens_details"))
+    if "prompt_tokens" in raw or "completion_tokens" in raw:  # OpenAI
+        return make_usage(
+            raw.get("prompt_tokens"),
+            raw.get("completion_tokens"),
+            details_in.get("cached_tokens"),
+            details_out.get("reasoning_tokens"),
+        )
+    if "input_tokens" in raw or "output_tokens" in raw:  # Anthropic
+        cache_read = as_int(raw.get("cache_read_input_tokens"))
+        cache_write = as_int(raw.get("cache_creation_input_tokens"))
+        prompt = as_int(raw.get("input_tokens"))
+        # Anthropic's input_tokens leaves out cached tokens; the model counts all input.
+        if prompt is not None:
+            prompt += (cache_read or 0) + (cache_write or 0)
+        return make_usage(prompt, raw.get("output_tokens"), cache_read)
+    if "inputTokens" in raw or "outputTokens" in raw:  # Bedrock Converse
+        return make_usage(raw.get("inputTokens"), raw.get("outputTokens"), raw.get("cacheReadInputTokens"))
+    return None
+
+
+def _usage(fields: dict):
+    meta = fields.get("usage_metadata")
+    if isinstance(meta, dict):
+        usage = make_usage(
+            meta.get("input_tokens"),
+            meta.get("output_tokens"),
+            _dict(meta.get("input_token_details")).get("cache_read"),
+            _dict(meta.get("output_token_details")).get("reasoning"),
+        )
+        if usage is not None:
+            return usage
+    response = _dict(fields.get("response_metadata"))
+    for key in ("token_usage", "usage"):
+        if isinstance(response.get(key), dict):
+            usage = _raw_usage(response[key])
+            if usage is not None:
+                return usage
+    return None
+
+
+def _first_str(mapping: dict, *keys: str) -> str | None:
+    for key in keys:
+        if isinstance(mapping.get(key), str) and mapping[key]:
+            return mapping[key]
+    return None
+
+
+def _ai_round(fields: dict, line: int) -> Round:
+    response = _dict(fields.get("response_metadata"))
+    msg_id = fields.get("id")
+    return Round(
+        index=0,  # numbered by finish_trace
+        text=_text(fields.get("content")),
+        usage=_usage(fields),
+        finish_reason=_first_str(response, "finish_reason", "stop_reason", "done_reason"),
+        line=line,
+        id=str(msg_id) if isinstance(msg_id, (str, int)) and msg_id != "" else None,
+        model=_first_str(response, "model_name", "model", "model_id"),
+    )
+
+
+def _ai_calls(fields: dict) -> list[ToolCall]:
+    """The calls of one AI message. ``tool_calls`` / ``invalid_tool_calls`` are what
+    LangChain itself parsed; the raw provider copies (content ``tool_use`` blocks,
+    ``additional_kwargs``) repeat them, so they are read only when those are empty."""
+    calls: list[ToolCall] = []
+    for spec in _list(fields.get("tool_calls")):
+        if isinstance(spec, dict):
+            calls.append(new_call(spec.get("id"), spec.get("name"), spec.get("args")))
+    for spec in _list(fields.get("invalid_tool_calls")):
+        if not isinstance(spec, dict):
+            continue
+        args = spec.get("args")
+        call = new_call(spec.get("id"), spec.get("name"), args if args is not None else "")
+        if call.arguments_error is None:
+            error = spec.get("error")
+            call.arguments_error = f"invalid tool call: {error}" if error else "invalid tool call"
+        calls.append(call)
+    if calls:
+        return calls
+    content = fields.get("content")
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_use":
+                calls.append(new_call(block.get("id"), block.get("name"), block.get("input")))
+    if calls:
+        return calls
+    extra = _dict(fields.get("additional_kwargs"))
+    for spec in _list(extra.get("tool_calls")):
+        if isinstance(spec, dict):
+            function = _dict(spec.get("function"))
+            calls.append(new_call(spec.get("id"), function.get("name"), function.get("arguments")))
+    if not calls and isinstance(extra.get("function_call"), dict):
+        legacy = extra["function_call"]
+        calls.append(new_call(None, legacy.get("name"), legacy.get("arguments")))
+    return calls
+
+
+def _add_message(b: _Builder, kind: str, fields: dict, line: int, ctx: ReadContext) -> None:
+    trace = b.trace
+    trace.end_line = max(trace.end_line or line, line)
+    if kind == "chat" and str(fields.get("role", "")).lower() in ("assistant", "ai"):
+        kind = "ai"
+    if kind == "ai":
+        rnd = _ai_round(fields, line)
+        for call in _ai_calls(fields):
+            b.register(call, line, ctx)
+            rnd.tool_calls.append(call)
+        trace.rounds.append(rnd)
+    elif kind == "tool":
+        status = fields.get("status")
+        result = ToolResult(
+            content=content_text(fields.get("content")),
+            is_error=True if status == "error" else False if status == "success" else None,
+            line=line,
+        )
+        call_id = fields.get("tool_call_id")
+        attach_result(trace, b.pending, str(call_id) if call_id is not None else None, result, ctx.diagnostics, line)
+    elif kind == "function":
+        # Legacy function calling has no ids: pair with the oldest open call of that name.
+        name = fields.get("name")
+        match = next((c for c in b.idless if c.name == name), None)
+        if match is None:
+            ctx.warn(line, f"trace {trace.id}: function result {name!r} matches no open call")
+            return
+        b.idless.remove(match)
+        match.result = ToolResult(content=content_text(fields.get("content")), line=line)
+    elif kind == "human" and "input" not in trace.metadata:
+        trace.metadata["input"] = _text(fields.get("content"))
+    # system, other chat roles and RemoveMessage carry nothing a round needs.
+
+
+def _step_call(call_id: Any, name: Any, tool_input: Any) -> ToolCall:
+    if isinstance(tool_input, str):
+        # A ReAct "Action Input" is free text (a query, a path, ...), not JSON: keep it
+        # as the raw string without a parse error. Only a JSON object/array is parsed.
+        parsed: Any = tool_input
+        if tool_input.lstrip()[:1] in ("{", "["):
+            try:
+                decoded = orjson.loads(tool_input)
+            except orjson.JSONDecodeError:
+                decoded = None
+            if isinstance(decoded, (dict, list)):
+                parsed = decoded
+        return ToolCall(
+            id=str(call_id) if call_id not in (None, "") else "",
+            name=str(name) if name is not None else "",
+            arguments_raw=tool_input,
+            arguments=parsed,
+        )
+    return new_call(call_id, name, tool_input)
+
+
+def _observation(value: Any) -> tuple[str, bool | None]:
+    message = _message(value)
+    if message is not None and message[0] == "tool":  # a tool that returned a ToolMessage
+        status = message[1].get("status")
+        is_error = True if status == "error" else False if status == "success" else None
+        return content_text(message[1].get("content")), is_error
+    return content_text(value), None
+
+
+def _add_step(b: _Builder, action: dict, observation: Any, line: int) -> None:
+    trace = b.trace
+    trace.end_line = max(trace.end_line or line, line)
+    # Tool-calling agents keep the model's message in message_log; its parallel calls
+    # become consecutive steps sharing it, which are one model response = one round.
+    ai = None
+    for item in _list(action.get("message_log")):
+        message = _message(item)
+        if message is not None and message[0] == "ai":
+            ai = message[1]
+    key = None
+    if ai is not None:
+        key = ai.get("id") or dump_json(ai)
+    if key is not None and key == b.step_key and trace.rounds:
+        rnd = trace.rounds[-1]
+    else:
+        if ai is not None:
+            # The model's own message; the action's log is then LangChain's
+            # "Invoking: `tool` with ..." line, not model text.
+            rnd = _ai_round(ai, line)
+        else:
+            rnd = Round(index=0, text=content_text(action.get("log")), line=line)
+        trace.rounds.append(rnd)
+    b.step_key = key
+    name = action.get("tool")
+    call = _step_call(action.get("tool_call_id"), name, action.get("tool_input"))
+    content, is_error = _observation(observation)
+    if name == "_Exception":
+        # AgentExecutor's stand-in for an output the parser could not read.
+        is_error = True
+    call.result = ToolResult(content=content, is_error=is_error, line=line)
+    rnd.tool_calls.append(call)
+
+
+def _add_steps(b: _Builder, steps: list, line: int, ctx: ReadContext) -> None:
+    for k, item in enumerate(steps, 1):
+        step = _step(item)
+        if step is None:
+            ctx.warn(line, f"trace {b.trace.id}: intermediate step {k} is not an [action, observation] pair")
+            continue
+        _add_step(b, step[0], step[1], line)
+
+
+def _add_messages(b: _Builder, messages: list, line: int, ctx: ReadContext) -> None:
+    for k, item in enumerate(messages, 1):
+        message = _message(item)
+        if message is None:
+            ctx.warn(line, f"trace {b.trace.id}: item {k} is not a LangChain message")
+            continue
+        _add_message(b, message[0], message[1], line, ctx)
+
+
+def _executor_result(value: dict, line: int, ctx: ReadContext) -> Trace:
+    b = _Builder(_record_id(value) or _default_id(ctx, line), line, ctx, "executor")
+    trace = b.trace
+    if value.get("input") is not None:
+        trace.metadata["input"] = content_text(value["input"])
+    _add_steps(b, value["intermediate_steps"], line, ctx)
+    output = value.get("output")
+    if isinstance(output, str) and output.strip() in _STOPPED_OUTPUTS:
+        # The executor wrote this itself when it gave up: no model answered, so it is
+        # no round, and the run ended without an answer.
+        trace.error = output.strip()
+    elif output is not None:
+        trace.rounds.append(Round(index=0, text=content_text(output), line=line))
+    return finish_trace(trace, ctx.diagnostics)
+
+
+# --- the reader ---------------------------------------------------------------------
+
+
+def _classify(value: Any) -> str | None:
+    if isinstance(value, dict):
+        if _message(value) is not None:
+            return "message"
+        if _step(value) is not None or _action(value) is not None:
+            return "step"
+        if isinstance(value.get("intermediate_steps"), list):
+            return "executor"
+        if _is_conversation(value.get("messages")):
+            return "state"
+        return None
+    if isinstance(value, list) and value:
+        if _step(value) is not None:
+            return "step"
+        first = value[0]
+        if _message(first) is not None:
+            return "messages"
+        if _step(first) is not None:
+            return "steps"
+        if _is_conversation(first):
+            return "conversations"
+    return None
+
+
+def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
+    # A file of one message (or one step) per line is one trace, built across records.
+    stream: _Builder | None = None
+
+    def close_stream() -> Trace:
+        nonlocal stream
+        built, stream = stream, None
+        return finish_trace(built.trace, ctx.diagnostics)
+
+    for record in records:
+        value, line = record.value, record.line
+        kind = _classify(value)
+        if kind in ("message", "step"):
+            if stream is not None and stream.kind != kind:
+                yield close_stream()
+            if stream is None:
+                stream = _Builder(_default_id(ctx, line), line, ctx, kind)
+            if kind == "message":
+                message = _message(value)
+                _add_message(stream, message[0], message[1], line, ctx)
+            else:
+                step = _step(value)
+                if step is None:  # a bare action line: the observation may sit beside it
+                    action = _action(value)
+                    step = (action, action.get("observation"))
+                _add_step(stream, step[0], step[1], line)
+            continue
+        if stream is not None:
+            yield close_stream()
+        if kind is None:
+            ctx.warn(line, _UNKNOWN_SHAPE if value != [] else "empty list: no LangChain messages or steps")
+        elif kind == "executor":
+            yield _executor_result(value, line, ctx)
+        elif kind == "state":
+            b = _Builder(_record_id(value) or _default_id(ctx, line), line, ctx, kind)
+            _add_messages(b, value["messages"], line, ctx)
+            yield finish_trace(b.trace, ctx.diagnostics)
+        elif kind == "messages":
+            b = _Builder(_default_id(ctx, line), line, ctx, kind)
+            _add_messages(b, value, line, ctx)
+            yield finish_trace(b.trace, ctx.diagnostics)
+        elif kind == "steps":
+            b = _Builder(_default_id(ctx, line), line, ctx, kind)
+            _add_steps(b, value, line, ctx)
+            yield finish_trace(b.trace, ctx.diagnostics)
+        elif kind == "conversations":
+            for k, conversation in enumerate(value, 1):
+                b = _Builder(f"{_default_id(ctx, line)}#{k}", line, ctx, kind)
+                if isinstance(conversation, list):
+                    _add_messages(b, conversation, line, ctx)
+                else:
+                    ctx.warn(line, f"conversation {k} is not a list of LangChain messages")
+                    continue
+                yield finish_trace(b.trace, ctx.diagnostics)
+    if stream is not None:
+        yield close_stream()
