@@ -1,0 +1,609 @@
+"""OpenAI Chat Completions transcripts, in the four shapes people write to disk.
+
+Every record is recognised on its own, so one file may mix shapes:
+
+1. **conversation** ``{"messages": [...], "tools": [...]}`` (the fine-tuning format, also
+   how eval harnesses dump a run): one trace per record. A record that is a JSON array
+   (a ``.json`` file) gives one trace per element. Trace id: the record's ``id``,
+   ``conversation_id``, ``thread_id`` or ``session_id`` (or the same keys inside
+   ``metadata``), else ``<file name>:<line>`` (``<file name>:<line>#<index>`` for the
+   0-based index of an array element).
+2. **request/response** ``{"request": {"messages": ...}, "response": {chat.completion},
+   "timestamp"?, "latency_ms"?}`` (proxies, custom loggers; a record with ``messages``
+   next to a ``response`` object is read the same way). Each request resends the whole
+   history, so a record continues an open trace when its messages start with that
+   trace's last request plus the last response message; otherwise it starts a new trace
+   (id: a ``conversation_id``/``thread_id``/``session_id``/``trace_id`` of the record,
+   else ``<file name>:<line>``). Up to 16 such traces stay open at once, so concurrent
+   agents logging to one file are told apart; the least recently continued is closed
+   first. Round k is response k; messages new to a request (tool results, user turns;
+   for the first request of a trace, all of them) are read like a conversation, so tool
+   results attach to the calls of earlier rounds and assistant messages that no logged
+   response produced are rounds without usage.
+   ``timestamp`` is taken as the time the response arrived (``ended_at``), else the
+   response's ``created``; ``latency_ms`` gives ``started_at``. A record whose response
+   is missing but carries an ``error`` sets ``trace.error`` until a later response
+   continues the trace (a retry).
+3. **Batch API**: output lines (``custom_id`` + ``response``/``error``) are one trace each
+   (id = ``custom_id``) with one round, or with no round and ``trace.error`` set when the
+   request failed. Input lines (``custom_id`` + ``body``) are read as a conversation
+   from ``body.messages``. Lines are not grouped: custom ids carry no agreed structure.
+4. **message per line** ``{"conversation_id"|"thread_id"|"session_id", "role", ...}``:
+   grouped by that id, complete at the end of the file, yielded in order of first
+   appearance. Messages without any such id form one conversation named after the file,
+   and a JSON array of such messages is one conversation; a file that starts with either
+   is not auto-detected (too like other formats' messages) and needs
+   ``--input-format openai-chat``.
+
+Message rules shared by all shapes: one assistant message is one round; tool messages
+attach to the call with their ``tool_call_id`` (in call order, by name when given, if
+the server wrote no ids); legacy ``function_call``/``function`` pairs match the most
+recent unanswered call. The format has no error flag, so ``is_error`` stays ``None``
+unless a message carries an ``error``/``is_error`` field (τ²-bench, Inspect).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from ..model import Round, ToolCall, ToolResult, Trace
+from ..sources import Record
+from . import ReadContext
+from .common import as_int, content_text, dump_json, finish_trace, make_usage, new_call, parse_arguments, parse_time
+
+FORMAT = "openai-chat"
+
+NO_SHAPE = "JSON that matches no known OpenAI Chat shape"
+_THREAD_KEYS = ("conversation_id", "thread_id", "session_id")
+_MESSAGE_TIME_KEYS = ("timestamp", "created_at", "created")
+_MAX_OPEN_EXCHANGES = 16
+
+
+def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
+    reader = _Reader(ctx)
+    for record in records:
+        try:
+            yield from reader.record(record.value, record.line)
+        except Exception as exc:  # a bug on one odd record must not cost the rest of the file
+            ctx.warn(record.line, f"could not read this record ({type(exc).__name__}: {exc})")
+    yield from reader.close()
+
+
+# --- small value helpers -------------------------------------------------------------
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _id_value(value: Any) -> str | None:
+    if isinstance(value, str) and value:
+        return value
+    if isinstance(value, int) and not isinstance(value, bool):
+        return str(value)
+    return None
+
+
+def _explicit_id(obj: Any, keys: tuple[str, ...]) -> str | None:
+    """The first id under ``keys`` in ``obj`` or in its ``metadata`` object."""
+    if not isinstance(obj, dict):
+        return None
+    for holder in (obj, obj.get("metadata")):
+        if isinstance(holder, dict):
+            for key in keys:
+                found = _id_value(holder.get(key))
+                if found is not None:
+                    return found
+    return None
+
+
+def _first_of(obj: dict, keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        if obj.get(key) is not None:
+            return obj[key]
+    return None
+
+
+def _usage(value: Any):
+    """Chat-completion usage (or the input/output spelling some servers use) -> Usage | None."""
+    if not isinstance(value, dict):
+        return None
+    prompt = value.get("prompt_tokens_details") or value.get("input_tokens_details")
+    completion = value.get("completion_tokens_details") or value.get("output_tokens_details")
+    cached = prompt.get("cached_tokens") if isinstance(prompt, dict) else None
+    if cached is None:
+        cached = value.get("cache_read_input_tokens")  # Anthropic through LiteLLM
+    reasoning = completion.get("reasoning_tokens") if isinstance(completion, dict) else None
+    return make_usage(
+        _first_of(value, ("prompt_tokens", "input_tokens")),
+        _first_of(value, ("completion_tokens", "output_tokens")),
+        cached,
+        reasoning,
+    )
+
+
+def _message_time(msg: dict) -> float | None:
+    for key in _MESSAGE_TIME_KEYS:
+        moment = parse_time(msg.get(key))
+        if moment is not None:
+            return moment
+    return None
+
+
+def _error_text(error: Any) -> str | None:
+    if error is None or error is False or error in ("", {}, []):
+        return None
+    if isinstance(error, str):
+        return error
+    if isinstance(error, dict):
+        for key in ("message", "code", "type"):
+            if isinstance(error.get(key), str) and error[key]:
+                return error[key]
+    return dump_json(error)
+
+
+def _error_flag(msg: dict) -> bool | None:
+    """Plain Chat messages have no error flag; some harnesses add one."""
+    flag = msg.get("is_error")
+    if isinstance(flag, bool):
+        return flag
+    if "error" not in msg or msg["error"] is None:
+        return None
+    if isinstance(msg["error"], bool):
+        return msg["error"]
+    return _error_text(msg["error"]) is not None
+
+
+def _call_parts(item: Any) -> tuple[Any, Any]:
+    """(name, arguments) of one ``tool_calls`` item in the spellings seen on disk."""
+    if not isinstance(item, dict):
+        return None, None
+    function = item.get("function")
+    if isinstance(function, dict):  # OpenAI: {"id", "type": "function", "function": {...}}
+        return function.get("name"), function.get("arguments")
+    if isinstance(function, str):  # Inspect AI: "function" is the tool name
+        return function, item.get("arguments")
+    return item.get("name"), item.get("arguments")  # flat (τ²-bench)
+
+
+def _canonical_arguments(arguments: Any) -> str:
+    raw, parsed, error = parse_arguments(arguments)
+    if error is not None:
+        return raw.strip()
+    return orjson.dumps(parsed, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def _fingerprint(msg: Any) -> int:
+    """A message's identity when a later request resends it.
+
+    Clients resend the response message in their own spelling (``refusal``/``audio``
+    dropped, ``null`` content turned into ``""``, arguments re-serialised), so an
+    assistant message with calls is known by its calls alone.
+    """
+    if not isinstance(msg, dict):
+        return hash(("?", dump_json(msg)))
+    role = msg.get("role")
+    if role == "assistant":
+        calls = []
+        items = msg.get("tool_calls")
+        for item in items if isinstance(items, list) else ():
+            name, arguments = _call_parts(item)
+            calls.append((str(name), _canonical_arguments(arguments)))
+        legacy = msg.get("function_call")
+        if isinstance(legacy, dict):
+            calls.append((str(legacy.get("name")), _canonical_arguments(legacy.get("arguments"))))
+        if calls:
+            return hash(("assistant", tuple(calls)))
+    return hash((str(role), content_text(msg.get("content")).strip(), str(msg.get("tool_call_id") or "")))
+
+
+def _is_bare_message(item: Any) -> bool:
+    return isinstance(item, dict) and "role" in item and _explicit_id(item, _THREAD_KEYS) is None
+
+
+def _first_choice(body: Any) -> tuple[dict | None, dict]:
+    """(choices[0].message, choices[0]) of a chat.completion, or (None, {})."""
+    if isinstance(body, dict):
+        choices = body.get("choices")
+        if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+            message = choices[0].get("message")
+            if isinstance(message, dict):
+                return message, choices[0]
+    return None, {}
+
+
+def _apply_response(rnd: Round, body: dict, choice: dict, fallback_model: Any = None) -> None:
+    usage = _usage(body.get("usage"))
+    if usage is not None:
+        rnd.usage = usage
+    rnd.id = _str(body.get("id")) or rnd.id
+    rnd.model = _str(body.get("model")) or rnd.model or _str(fallback_model)
+    rnd.finish_reason = _str(choice.get("finish_reason")) or rnd.finish_reason
+    if rnd.ended_at is None:
+        rnd.ended_at = parse_time(body.get("created"))
+
+
+def _exchange_times(record: dict, body: Any) -> tuple[float | None, float | None]:
+    start = parse_time(_first_of(record, ("started_at", "start_time", "startTime")))
+    end = parse_time(_first_of(record, ("ended_at", "end_time", "endTime")))
+    if end is None:
+        # A logger writes its line once the response is in: the timestamp is the end.
+        end = parse_time(record.get("timestamp"))
+    if end is None and isinstance(body, dict):
+        end = parse_time(body.get("created"))
+    latency = record.get("latency_ms", record.get("duration_ms"))
+    if isinstance(latency, (int, float)) and not isinstance(latency, bool) and latency >= 0:
+        if start is None and end is not None:
+            start = round(end - latency / 1000.0, 6)
+        elif end is None and start is not None:
+            end = round(start + latency / 1000.0, 6)
+    return start, end
+
+
+# --- one conversation being rebuilt --------------------------------------------------
+
+
+class _Conversation:
+    """Turns messages, in order, into rounds with their calls and results."""
+
+    __slots__ = ("trace", "ctx", "pending", "answered", "legacy")
+
+    def __init__(self, trace: Trace, ctx: ReadContext) -> None:
+        self.trace = trace
+        self.ctx = ctx
+        self.pending: dict[str, ToolCall] = {}  # calls awaiting a result, in call order
+        self.answered: set[str] = set()
+        self.legacy: list[ToolCall] = []  # function_call calls awaiting a result (no ids)
+
+    def warn(self, line: int, number: int | None, reason: str) -> None:
+        where = f" (message {number})" if number is not None else ""
+        self.ctx.warn(line, f"trace {self.trace.id}: {reason}{where}")
+
+    def add(self, msg: Any, line: int, number: int | None = None) -> None:
+        if not isinstance(msg, dict):
+            self.warn(line, number, "a message must be a JSON object; skipped")
+            return
+        role = msg.get("role")
+        if role == "assistant":
+            self.assistant(msg, line, number)
+        elif role == "tool":
+            self.tool_result(msg, line, number)
+        elif role == "function":
+            self.function_result(msg, line, number)
+        elif role not in ("system", "developer", "user"):
+            self.warn(line, number, f"message with unknown role {role!r} skipped")
+
+    def assistant(self, msg: dict, line: int, number: int | None = None) -> Round:
+        text = content_text(msg.get("content"))
+        if not text and isinstance(msg.get("refusal"), str):
+            text = msg["refusal"]
+        rnd = Round(
+            index=len(self.trace.rounds) + 1,
+            text=text,
+            usage=_usage(msg.get("usage")),
+            ended_at=_message_time(msg),
+            finish_reason=_str(msg.get("finish_reason")),
+            line=line,
+            id=_str(msg.get("id")),
+            model=_str(msg.get("model")),
+        )
+        items = msg.get("tool_calls")
+        if items is not None and not isinstance(items, list):
+            self.warn(line, number, "'tool_calls' must be a list; ignored")
+            items = None
+        for item in items or ():
+            name, arguments = _call_parts(item)
+            if not isinstance(name, str) or not name:
+                self.warn(line, number, "tool call without a function name skipped")
+                continue
+            self._register(rnd, new_call(item.get("id"), name, arguments), line, number)
+        legacy = msg.get("function_call")
+        if isinstance(legacy, dict):  # deprecated functions API: one call, no id
+            name = legacy.get("name")
+            if isinstance(name, str) and name:
+                call = new_call(None, name, legacy.get("arguments"))
+                self._register(rnd, call, line, number)
+                self.legacy.append(call)
+            else:
+                self.warn(line, number, "function_call without a name skipped")
+        self.trace.rounds.append(rnd)
+        return rnd
+
+    def _register(self, rnd: Round, call: ToolCall, line: int, number: int | None) -> None:
+        if not call.id:
+            # finish_trace's scheme, given now because results are looked up by id.
+            call.id = f"r{rnd.index}.c{len(rnd.tool_calls) + 1}"
+        if call.id in self.pending:
+            self.warn(line, number, f"call id {call.id!r} reused before its result arrived")
+        self.pending[call.id] = call
+        self.answered.discard(call.id)
+        rnd.tool_calls.append(call)
+
+    def _result(self, msg: dict, line: int) -> ToolResult:
+        return ToolResult(
+            content=content_text(msg.get("content")),
+            is_error=_error_flag(msg),
+            ended_at=_message_time(msg),
+            line=line,
+        )
+
+    def _answer(self, call: ToolCall, result: ToolResult) -> None:
+        self.pending.pop(call.id, None)
+        self.answered.add(call.id)
+        call.result = result
+
+    def tool_result(self, msg: dict, line: int, number: int | None) -> None:
+        # τ²-bench writes the call id of a tool message as its own ``id``.
+        call_id = _id_value(msg.get("tool_call_id")) or _id_value(msg.get("id"))
+        if call_id is not None:
+            call = self.pending.get(call_id)
+            if call is None:
+                if call_id in self.answered:
+                    reason = f"second tool result for call id {call_id!r} ignored (the first is kept)"
+                else:
+                    reason = f"tool result for unknown call id {call_id!r}"
+                self.warn(line, number, reason)
+                return
+        else:
+            # Servers that write no ids (Ollama) answer calls in order; match a name if given.
+            call = self._oldest_unanswered(_str(msg.get("name")) or _str(msg.get("tool_name")))
+            if call is None:
+                self.warn(line, number, "tool result without tool_call_id and no call awaiting a result")
+                return
+        self._answer(call, self._result(msg, line))
+
+    def _oldest_unanswered(self, name: str | None) -> ToolCall | None:
+        first = None
+        for call in self.pending.values():
+            if name is None or call.name == name:
+                return call
+            if first is None:
+                first = call
+        return first
+
+    def function_result(self, msg: dict, line: int, number: int | None) -> None:
+        name = _str(msg.get("name"))
+        unanswered = [call for call in self.legacy if call.result is None]
+        # The most recent unanswered function_call, of the same name when there is one.
+        call = next((c for c in reversed(unanswered) if c.name == name), None)
+        if call is None and unanswered:
+            call = unanswered[-1]
+        if call is None:
+            self.warn(line, number, f"function result {name!r} with no function_call awaiting a result")
+            return
+        self.legacy.remove(call)
+        self._answer(call, self._result(msg, line))
+
+
+class _Exchange:
+    """An open request/response trace: the history the next request must start with."""
+
+    __slots__ = ("conversation", "thread", "expected")
+
+    def __init__(self, conversation: _Conversation, thread: str | None) -> None:
+        self.conversation = conversation
+        self.thread = thread
+        self.expected: list[int] = []
+
+
+# --- the reader ------------------------------------------------------------------------
+
+
+class _Reader:
+    def __init__(self, ctx: ReadContext) -> None:
+        self.ctx = ctx
+        self.base = os.path.basename(ctx.file) or ctx.file
+        self.exchanges: list[_Exchange] = []  # least recently continued first
+        self.exchange_ids: dict[str, int] = {}
+        self.threads: dict[str | None, _Conversation] = {}
+
+    def new_trace(self, trace_id: str, line: int, shape: str, metadata: Any = None) -> Trace:
+        trace = Trace(id=trace_id, format=FORMAT, file=self.ctx.file, line=line, end_line=line)
+        if isinstance(metadata, dict):
+            trace.metadata.update(metadata)
+        trace.metadata["shape"] = shape
+        return trace
+
+    def default_id(self, line: int, index: int | None) -> str:
+        return f"{self.base}:{line}" if index is None else f"{self.base}:{line}#{index}"
+
+    def finish(self, trace: Trace) -> Trace:
+        return finish_trace(trace, self.ctx.diagnostics)
+
+    def record(self, value: Any, line: int) -> Iterator[Trace]:
+        if isinstance(value, list):
+            if value and all(_is_bare_message(item) for item in value):
+                # A dumped ``messages`` list: one conversation (read only with --input-format).
+                yield self.conversation({}, value, line, None)
+                return
+            for index, item in enumerate(value):
+                yield from self.item(item, line, index)
+        else:
+            yield from self.item(value, line, None)
+
+    def item(self, value: Any, line: int, index: int | None) -> Iterator[Trace]:
+        where = "" if index is None else f" (array element {index})"
+        if not isinstance(value, dict):
+            self.ctx.warn(line, NO_SHAPE + where)
+            return
+        if "custom_id" in value:
+            if "response" in value or "error" in value:
+                yield from self.batch_output(value, line, index)
+                return
+            if "body" in value:
+                yield from self.batch_input(value, line, index)
+                return
+        elif isinstance(value.get("request"), dict) and "response" in value:
+            yield from self.exchange(value, value["request"], line, index)
+            return
+        elif isinstance(value.get("messages"), list):
+            if isinstance(value.get("response"), dict):
+                yield from self.exchange(value, value, line, index)
+            else:
+                yield self.conversation(value, value["messages"], line, index)
+            return
+        elif "role" in value:
+            self.thread_message(value, line)
+            return
+        self.ctx.warn(line, NO_SHAPE + where)
+
+    # shape 1 -------------------------------------------------------------------------
+
+    def conversation(
+        self,
+        value: dict,
+        messages: list,
+        line: int,
+        index: int | None,
+        trace_id: str | None = None,
+        shape: str = "conversation",
+    ) -> Trace:
+        trace_id = trace_id or _explicit_id(value, ("id",) + _THREAD_KEYS) or self.default_id(line, index)
+        trace = self.new_trace(trace_id, line, shape, value.get("metadata"))
+        if _str(value.get("model")):
+            trace.metadata["model"] = value["model"]
+        conversation = _Conversation(trace, self.ctx)
+        for number, msg in enumerate(messages, 1):
+            conversation.add(msg, line, number)
+        return self.finish(trace)
+
+    # shape 2 -------------------------------------------------------------------------
+
+    def exchange(self, record: dict, request: dict, line: int, index: int | None) -> Iterator[Trace]:
+        messages = request.get("messages")
+        if not isinstance(messages, list):
+            self.ctx.warn(line, "request without a 'messages' list; record skipped")
+            return
+        prints = [_fingerprint(msg) for msg in messages]
+        thread = _explicit_id(record, _THREAD_KEYS + ("trace_id",)) or _explicit_id(request, _THREAD_KEYS)
+        open_ = self.find_exchange(prints, thread)
+        if open_ is None:
+            if len(self.exchanges) >= _MAX_OPEN_EXCHANGES:
+                yield self.finish(self.exchanges.pop(0).conversation.trace)
+            trace = self.new_trace(self.exchange_id(thread, line, index), line, "request-response")
+            open_ = _Exchange(_Conversation(trace, self.ctx), thread)
+            start = 0
+        else:
+            self.exchanges.remove(open_)
+            start = len(open_.expected)
+        self.exchanges.append(open_)
+        conversation = open_.conversation
+        trace = conversation.trace
+        trace.end_line = line
+        # Only the messages this request adds: tool results, new user turns.
+        for number in range(start, len(messages)):
+            conversation.add(messages[number], line, number + 1)
+
+        response = record.get("response")
+        body = response
+        if isinstance(response, dict) and "choices" not in response and isinstance(response.get("body"), dict):
+            body = response["body"]  # loggers that keep the HTTP envelope
+        message, choice = _first_choice(body)
+        if message is None:
+            open_.expected = prints  # a retry resends this same request
+            error = _error_text(record.get("error"))
+            if error is None and isinstance(body, dict):
+                error = _error_text(body.get("error"))
+            if error is not None:
+                trace.error = error
+            else:
+                self.ctx.warn(line, f"trace {trace.id}: response without choices[0].message")
+            return
+        rnd = conversation.assistant(message, line)
+        _apply_response(rnd, body, choice, request.get("model"))
+        started, ended = _exchange_times(record, body)
+        rnd.started_at = started if started is not None else rnd.started_at
+        rnd.ended_at = ended if ended is not None else rnd.ended_at
+        open_.expected = prints + [_fingerprint(message)]
+        trace.error = None
+
+    def find_exchange(self, prints: list[int], thread: str | None) -> _Exchange | None:
+        """The open trace whose history this request extends; the longest such history wins."""
+        best = None
+        for candidate in reversed(self.exchanges):
+            size = len(candidate.expected)
+            if (
+                candidate.thread == thread
+                and 0 < size <= len(prints)
+                and (best is None or size > len(best.expected))
+                and prints[:size] == candidate.expected
+            ):
+                best = candidate
+        return best
+
+    def exchange_id(self, thread: str | None, line: int, index: int | None) -> str:
+        if thread is None:
+            return self.default_id(line, index)
+        # The same thread id may start again (history cut short): keep trace ids unique.
+        seen = self.exchange_ids.get(thread, 0) + 1
+        self.exchange_ids[thread] = seen
+        return thread if seen == 1 else f"{thread}#{seen}"
+
+    # shape 3 -------------------------------------------------------------------------
+
+    def batch_output(self, value: dict, line: int, index: int | None) -> Iterator[Trace]:
+        trace_id = _id_value(value.get("custom_id")) or self.default_id(line, index)
+        trace = self.new_trace(trace_id, line, "batch-output")
+        if _str(value.get("id")):
+            trace.metadata["batch_request_id"] = value["id"]
+        response = value.get("response")
+        error = _error_text(value.get("error"))
+        if error is not None:
+            trace.error = error
+        elif not isinstance(response, dict):
+            trace.error = "batch line without a response"
+        else:
+            body = response.get("body")
+            status = as_int(response.get("status_code"))
+            if _str(response.get("request_id")):
+                trace.metadata["request_id"] = response["request_id"]
+            if status is not None:
+                trace.metadata["status_code"] = status
+            if status is not None and not 200 <= status < 300:
+                detail = _error_text(body.get("error")) if isinstance(body, dict) else None
+                trace.error = detail or f"HTTP status {status}"
+            else:
+                message, choice = _first_choice(body)
+                if message is None:
+                    reason = "batch response body is not a chat completion (no choices[0].message); line skipped"
+                    self.ctx.warn(line, f"trace {trace_id}: {reason}")
+                    return
+                rnd = _Conversation(trace, self.ctx).assistant(message, line)
+                _apply_response(rnd, body, choice)
+        yield self.finish(trace)
+
+    def batch_input(self, value: dict, line: int, index: int | None) -> Iterator[Trace]:
+        body = value.get("body")
+        messages = body.get("messages") if isinstance(body, dict) else None
+        if not isinstance(messages, list):
+            self.ctx.warn(line, "batch request body without a 'messages' list (not a chat completion); skipped")
+            return
+        trace_id = _id_value(value.get("custom_id")) or self.default_id(line, index)
+        yield self.conversation(body, messages, line, index, trace_id=trace_id, shape="batch-input")
+
+    # shape 4 -------------------------------------------------------------------------
+
+    def thread_message(self, value: dict, line: int) -> None:
+        key = _explicit_id(value, _THREAD_KEYS)
+        conversation = self.threads.get(key)
+        if conversation is None:
+            trace = self.new_trace(key if key is not None else self.base, line, "message-per-line")
+            conversation = self.threads[key] = _Conversation(trace, self.ctx)
+        conversation.trace.end_line = line
+        conversation.add(value, line)
+
+    # end of file ---------------------------------------------------------------------
+
+    def close(self) -> Iterator[Trace]:
+        """The traces still open at the end of the file, in order of first appearance."""
+        traces = [entry.conversation.trace for entry in self.exchanges]
+        traces.extend(conversation.trace for conversation in self.threads.values())
+        self.exchanges.clear()
+        self.threads.clear()
+        traces.sort(key=lambda trace: trace.line or 0)  # stable sort keeps same-line order
+        for trace in traces:
+            yield self.finish(trace)
