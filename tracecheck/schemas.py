@@ -124,3 +124,143 @@ NATIVE_SCHEMA: dict[str, Any] = {
 }
 
 SCHEMAS: dict[str, dict[str, Any]] = {"native": NATIVE_SCHEMA}
+
+_SAVED = {
+    "type": "object",
+    "properties": {
+        "llm_calls": {"type": "integer", "description": "model calls saved, less one forced answer for a stop"},
+        "tool_calls": {"type": "integer"},
+        "tokens": {"type": "integer"},
+        "tokens_estimated": {"type": "boolean", "description": "some saved rounds had no measured usage"},
+        "seconds": {"type": ["number", "null"], "description": "null when the trace has no timestamps"},
+        "forced_answer_tokens": {"type": ["integer", "null"], "description": "estimated cost of the forced answer"},
+    },
+    "required": ["llm_calls", "tool_calls", "tokens", "tokens_estimated", "seconds"],
+}
+_FIRE = {
+    "type": "object",
+    "properties": {
+        "code": {"type": "string", "pattern": "^[A-Z][0-9]{3}$"},
+        "name": {"type": "string"},
+        "round": {"type": "integer", "minimum": 1},
+        "phase": {"enum": ["before_tools", "after_tools", "final"]},
+        "action": {"enum": ["hint", "block", "stop", "abort", "reject"]},
+        "reason": {"type": "string"},
+        "line": {"type": ["integer", "null"], "description": "input line of the round"},
+        "call_id": {"type": ["string", "null"]},
+        "details": {"type": "object"},
+        "saved": {"oneOf": [{"type": "null"}, _SAVED], "description": "for stop/abort: what this guard alone saves"},
+    },
+    "required": ["code", "name", "round", "phase", "action", "reason"],
+}
+_TRACE = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "file": {"type": "string"},
+        "line": {"type": ["integer", "null"], "description": "line where the trace starts"},
+        "format": {"type": "string"},
+        "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+        "rounds": {"type": "integer", "minimum": 0},
+        "tool_calls": {"type": "integer", "minimum": 0},
+        "tokens": {"type": "integer", "minimum": 0},
+        "tokens_estimated": {"type": "boolean"},
+        "seconds": {"type": ["number", "null"]},
+        "answered": {"type": "boolean"},
+        "error": {"type": ["string", "null"]},
+        "fires": {"type": "array", "items": _FIRE},
+        "policy": {
+            "type": "object",
+            "properties": {
+                "stopped_at": {"type": ["integer", "null"]},
+                "phase": {"enum": ["before_tools", "after_tools", "final", None]},
+                "code": {"type": ["string", "null"]},
+                "action": {"enum": ["stop", "abort", None]},
+                "saved": _SAVED,
+                "blocked_calls": {"type": "integer", "minimum": 0},
+                "blocked_seconds": {"type": ["number", "null"]},
+                "outcome_change": {"type": ["string", "null"]},
+            },
+            "required": ["stopped_at", "action", "saved"],
+        },
+    },
+    "required": ["id", "file", "line", "format", "labels", "rounds", "fires", "policy"],
+}
+_COUNTS = {
+    "type": "object",
+    "properties": {k: {"type": ["number", "null"]} for k in ("llm_calls", "tool_calls", "tokens", "seconds")},
+    "required": ["llm_calls", "tool_calls", "tokens", "seconds"],
+}
+REPORT_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "https://tracecheck.dev/schema/replay-report-v1.json",
+    "title": "tracecheck replay report (--format json; --format jsonl writes one trace per line, then the totals)",
+    "type": "object",
+    "properties": {
+        "schema_version": {"const": 1},
+        "tool": {"type": "object", "properties": {"name": {"const": "tracecheck"}, "version": {"type": "string"}}},
+        "guards": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"code": {"type": "string"}, "name": {"type": "string"}, "options": {"type": "object"}},
+                "required": ["code", "name", "options"],
+            },
+        },
+        "traces": {"type": "array", "items": _TRACE},
+        "totals": {
+            "type": "object",
+            "properties": {
+                "traces": {"type": "integer"},
+                "traces_with_fires": {"type": "integer"},
+                "traces_stopped": {"type": "integer"},
+                "no_answer_to_forced_answer": {"type": "integer"},
+                "whole": _COUNTS,
+                "saved": _COUNTS,
+                "share": {"type": "object"},
+                "by_guard": {"type": "object"},
+            },
+            "required": ["traces", "traces_with_fires", "traces_stopped", "whole", "saved", "share"],
+        },
+        "warnings": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"file": {"type": "string"}, "line": {"type": ["integer", "null"]}, "reason": {"type": "string"}},
+                "required": ["file", "line", "reason"],
+            },
+        },
+        "tokenizer_comparison": {
+            "type": "object",
+            "properties": {
+                "tokenizers": {"type": "array", "items": {"type": "string"}},
+                "traces": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "trace": {"type": "string"},
+                            "differs": {"type": "boolean"},
+                            "runs": {
+                                "type": "array",
+                                "items": {
+                                    "type": "object",
+                                    "properties": {
+                                        "tokenizer": {"type": "string"},
+                                        "fires_at": {"type": ["integer", "null"]},
+                                        "scores": {"type": "array", "items": {"type": ["number", "null"]}},
+                                    },
+                                    "required": ["tokenizer", "fires_at", "scores"],
+                                },
+                            },
+                        },
+                        "required": ["trace", "differs", "runs"],
+                    },
+                },
+            },
+        },
+    },
+    "required": ["schema_version", "tool", "traces", "totals", "warnings"],
+}
+
+SCHEMAS["report"] = REPORT_SCHEMA

@@ -92,26 +92,204 @@ def load_or_exit(paths: list[str], input_format: str | None, strict: bool):
     return traces, diagnostics
 
 
+ConfigOpt = Annotated[
+    Optional[str], typer.Option("--config", help="Config file (default: nearest tracecheck.toml or pyproject.toml [tool.tracecheck]).")
+]
+SelectOpt = Annotated[
+    Optional[list[str]], typer.Option("--select", help="Guards to run: codes, prefixes, names or ALL (repeatable, comma-separated).")
+]
+IgnoreOpt = Annotated[Optional[list[str]], typer.Option("--ignore", help="Guards not to run (repeatable, comma-separated).")]
+SetOpt = Annotated[
+    Optional[list[str]], typer.Option("--set", help="Set one guard option, e.g. --set P001.threshold=3 (repeatable).")
+]
+TokenizerOpt = Annotated[
+    Optional[str],
+    typer.Option("--tokenizer", help="P001 tokenizer: char, jieba, or 'char,jieba' to replay both and compare."),
+]
+
+
+def _settings(config, select, ignore, sets):
+    from ..config import load_settings
+
+    return load_settings(config=config, select=select or (), ignore=ignore or (), sets=sets or ())
+
+
+def _tokenizer_list(value: str | None) -> list[str]:
+    if not value:
+        return []
+    from ..tokenizers import TOKENIZERS
+
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    for name in names:
+        if name not in TOKENIZERS:
+            raise TracecheckError(f"unknown tokenizer {name!r}; choose from: {', '.join(TOKENIZERS)}")
+    return names
+
+
 @command
 def show(
     paths: PathsArg,
     trace: Annotated[Optional[str], typer.Option("--trace", "-t", help="Show only the trace with this id.")] = None,
+    guards: Annotated[bool, typer.Option("--guards/--no-guards", help="Show each guard's state and fires per round.")] = True,
     input_format: InputFormatOpt = None,
     strict: StrictOpt = False,
+    config: ConfigOpt = None,
+    select: SelectOpt = None,
+    ignore: IgnoreOpt = None,
+    set_: SetOpt = None,
+    tokenizer: TokenizerOpt = None,
 ) -> None:
-    """Show traces round by round: tool calls, arguments, results, errors, tokens and times."""
+    """Show traces round by round: calls, results, tokens, times, and why each guard fired or not."""
     from rich.console import Console
 
     from ..show import render_trace
 
+    settings = None
+    if guards:
+        settings = _settings(config, select, ignore, set_)
+        names = _tokenizer_list(tokenizer)
+        if names:
+            settings = settings.with_option("P001", "tokenizer", names[0])
     traces, _ = load_or_exit(paths, input_format, strict)
     if trace is not None:
         traces = [t for t in traces if t.id == trace]
         if not traces:
             raise TracecheckError(f"no trace with id {trace!r} (use 'tracecheck show' without --trace to list them)")
-    console = Console(highlight=False)
+    console = Console(highlight=False, soft_wrap=True)
     for item in traces:
-        render_trace(console, item)
+        if settings is None:
+            render_trace(console, item)
+        else:
+            from ..explain import guard_annotator
+
+            render_trace(console, item, guard_annotator(item, settings))
+
+
+@command
+def replay(
+    paths: PathsArg,
+    format: Annotated[str, typer.Option("--format", "-f", help="terminal, json, jsonl or markdown.")] = "terminal",
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report to this file.")] = None,
+    only_fires: Annotated[bool, typer.Option("--only-fires", help="List only traces where a guard fired.")] = False,
+    input_format: InputFormatOpt = None,
+    strict: StrictOpt = False,
+    config: ConfigOpt = None,
+    select: SelectOpt = None,
+    ignore: IgnoreOpt = None,
+    set_: SetOpt = None,
+    tokenizer: TokenizerOpt = None,
+) -> None:
+    """Replay traces through the guards: where each fires, what it would do, what it saves."""
+    from ..engine.batch import replay_paths
+
+    if format not in REPORT_FORMATS:
+        raise TracecheckError(f"unknown report format {format!r}; choose one of: {', '.join(REPORT_FORMATS)}")
+    settings = _settings(config, select, ignore, set_)
+    names = _tokenizer_list(tokenizer)
+    err = _stderr()
+    with _progress(err) as advance:
+        report = replay_paths(paths, settings, input_format=input_format, tokenizers=names, on_file=advance)
+    for item in report.diagnostics:
+        err.print(_plain(f"warning: {item}", "yellow"))
+    if strict and len(report.diagnostics):
+        err.print(_plain(f"error: {len(report.diagnostics)} input warning(s) and --strict was given", "bold red"))
+        raise typer.Exit(EXIT_ERROR)
+    if not report.results:
+        err.print(_plain("error: no traces found in " + ", ".join(paths), "bold red"))
+        raise typer.Exit(EXIT_ERROR)
+    _write_report(report, format, output, only_fires)
+
+
+REPORT_FORMATS = ("terminal", "json", "jsonl", "markdown")
+
+
+def _plain(text: str, style: str = ""):
+    from ..textsafe import plain
+
+    return plain(text, style)
+
+
+class _progress:
+    """A progress bar over input files on stderr, only when stderr is a terminal."""
+
+    def __init__(self, console) -> None:
+        self.console = console
+        self.bar = None
+
+    def __enter__(self):
+        if not self.console.is_terminal:
+            return None
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        self.bar = Progress(TextColumn("replaying"), BarColumn(), MofNCompleteColumn(), console=self.console, transient=True)
+        self.bar.start()
+        self.task = self.bar.add_task("files", total=None)
+
+        def advance(number: int, total: int, name: str) -> None:
+            self.bar.update(self.task, completed=number - 1, total=total)
+
+        return advance
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _write_report(report, format: str, output: Path | None, only_fires: bool) -> None:
+    import orjson
+
+    from ..reports.data import report_data
+
+    if format == "terminal":
+        from rich.console import Console
+
+        from ..reports.terminal import render_report
+
+        if output is None:
+            render_report(Console(highlight=False, soft_wrap=True), report, quiet_traces=not only_fires)
+        else:
+            with open(output, "w", encoding="utf-8") as handle:
+                render_report(Console(file=handle, highlight=False, width=120, no_color=True), report, quiet_traces=not only_fires)
+        return
+    data = report_data(report)
+    if only_fires:
+        data["traces"] = [t for t in data["traces"] if t["fires"]]
+    if format == "json":
+        payload = orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    elif format == "jsonl":
+        rows = [{"type": "trace", **t} for t in data["traces"]]
+        rows.append({"type": "totals", **data["totals"]})
+        payload = b"".join(orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in rows)
+    else:
+        from ..reports.markdown import render_markdown
+
+        payload = render_markdown(data).encode()
+    if output is None:
+        sys.stdout.buffer.write(payload)
+        sys.stdout.buffer.flush()
+    else:
+        output.write_bytes(payload)
+
+
+@command
+def guards() -> None:
+    """List every guard: code, name, default state and summary."""
+    from ..guards import all_guards
+
+    for guard in all_guards():
+        typer.echo(f"{guard.code}  {guard.name:<28} {guard.summary}")
+
+
+@command
+def guard(key: Annotated[str, typer.Argument(help="A guard code (P001) or name (similar-query-stagnation).")]) -> None:
+    """Explain one guard: what it fires on, its options with defaults, and its examples."""
+    from ..explain import explain_guard
+    from ..guards import guard_by_key
+
+    found = guard_by_key(key)
+    if found is None:
+        raise TracecheckError(f"unknown guard {key!r} (see 'tracecheck guards')")
+    typer.echo(explain_guard(found))
 
 
 @command

@@ -1,0 +1,242 @@
+"""Guard settings: defaults, then a config file, then the command line.
+
+File: ``[tool.tracecheck]`` in ``pyproject.toml`` or a ``tracecheck.toml`` (top level),
+the nearest one found walking up from the working directory, or ``--config FILE``::
+
+    select = ["P", "R001"]          # codes, prefixes, names, or "ALL"
+    ignore = ["P003"]
+    [guards.P001]                   # by code or name; [tool.tracecheck.guards.P001] in pyproject
+    containment = 0.75
+    tokenizer = "jieba"
+
+Command line: ``--select``, ``--ignore`` and ``--set P001.threshold=3`` (repeatable).
+An unknown guard, option or a bad value is a ``TracecheckError`` naming it (exit 2).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .diagnostics import TracecheckError
+from .guards import Guard, all_guards, guard_by_key
+from .guards.base import GuardOptions
+
+
+@dataclass
+class Settings:
+    """Options of every guard (by code) and which guards are selected."""
+
+    options: dict[str, GuardOptions] = field(default_factory=dict)
+    selected: set[str] = field(default_factory=set)
+    source: str | None = None  # the config file read, if any
+
+    @classmethod
+    def defaults(cls) -> Settings:
+        guards = all_guards()
+        return cls(options={g.code: g.Options() for g in guards}, selected={g.code for g in guards})
+
+    def enabled(self) -> list[type[Guard]]:
+        return [g for g in all_guards() if g.code in self.selected and self.options[g.code].enabled]
+
+    def build(self) -> list[Guard]:
+        """Fresh guard objects for one replay, in registry order."""
+        return [g(self.options[g.code]) for g in self.enabled()]
+
+    def with_option(self, code: str, name: str, value: Any) -> Settings:
+        options = dict(self.options)
+        options[code] = dataclasses.replace(options[code], **{name: value})
+        return Settings(options=options, selected=set(self.selected), source=self.source)
+
+
+def match_selector(selector: str) -> list[str]:
+    """Codes of the guards a selector names: ALL, a code, a code prefix, or a name."""
+    key = selector.strip()
+    if key.upper() == "ALL":
+        return [g.code for g in all_guards()]
+    exact = guard_by_key(key)
+    if exact is not None:
+        return [exact.code]
+    prefixed = [g.code for g in all_guards() if g.code.startswith(key.upper()) and key[:1].isalpha()]
+    if prefixed:
+        return prefixed
+    raise TracecheckError(f"unknown guard {selector!r} (see 'tracecheck guards')")
+
+
+def _selection(items: Iterable[str]) -> set[str]:
+    chosen: set[str] = set()
+    for item in items:
+        for part in str(item).split(","):
+            if part.strip():
+                chosen.update(match_selector(part))
+    return chosen
+
+
+def _field(guard: type[Guard], name: str) -> dataclasses.Field:
+    for f in dataclasses.fields(guard.Options):
+        if f.name == name:
+            return f
+    known = ", ".join(f.name for f in dataclasses.fields(guard.Options))
+    raise TracecheckError(f"{guard.code} has no option {name!r} (options: {known})")
+
+
+def _default_of(f: dataclasses.Field) -> Any:
+    if f.default is not dataclasses.MISSING:
+        return f.default
+    return f.default_factory()  # type: ignore[misc]
+
+
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+
+
+def coerce_option(guard: type[Guard], name: str, value: Any, where: str = "") -> Any:
+    """Convert a value (from TOML, or a command-line string) to the option's type and
+    check its constraints."""
+    f = _field(guard, name)
+    default = _default_of(f)
+    label = f"{guard.code}.{name}" + (f" in {where}" if where else "")
+    try:
+        if isinstance(default, bool):
+            if isinstance(value, str):
+                lowered = value.strip().lower()
+                if lowered not in _TRUE | _FALSE:
+                    raise ValueError
+                value = lowered in _TRUE
+            elif not isinstance(value, bool):
+                raise ValueError
+        elif isinstance(default, int):
+            if isinstance(value, bool):
+                raise ValueError
+            value = int(value) if isinstance(value, str) else value
+            if not isinstance(value, int):
+                raise ValueError
+        elif isinstance(default, float):
+            if isinstance(value, bool):
+                raise ValueError
+            value = float(value) if isinstance(value, (str, int)) else value
+            if not isinstance(value, float):
+                raise ValueError
+        elif isinstance(default, list):
+            if isinstance(value, str):
+                value = [v.strip() for v in value.split(",") if v.strip()]
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ValueError
+        elif isinstance(default, str):
+            if not isinstance(value, str):
+                raise ValueError
+    except ValueError:
+        kind = type(default).__name__ if not isinstance(default, list) else "list of strings"
+        raise TracecheckError(f"{label}: {value!r} is not a valid {kind}") from None
+    meta = f.metadata
+    if "choices" in meta and value not in meta["choices"]:
+        raise TracecheckError(f"{label}: {value!r} is not one of {', '.join(meta['choices'])}")
+    if "minimum" in meta and value < meta["minimum"]:
+        raise TracecheckError(f"{label}: {value!r} is below the minimum {meta['minimum']}")
+    if "maximum" in meta and value > meta["maximum"]:
+        raise TracecheckError(f"{label}: {value!r} is above the maximum {meta['maximum']}")
+    return value
+
+
+def parse_assignment(text: str) -> tuple[type[Guard], str, str]:
+    """``P001.threshold=3`` -> (guard, option, raw value)."""
+    target, sep, raw = text.partition("=")
+    guard_key, dot, name = target.strip().partition(".")
+    if not sep or not dot or not name:
+        raise TracecheckError(f"--set expects GUARD.OPTION=VALUE, got {text!r}")
+    guard = guard_by_key(guard_key)
+    if guard is None:
+        raise TracecheckError(f"--set {text!r}: unknown guard {guard_key!r} (see 'tracecheck guards')")
+    _field(guard, name.strip())
+    return guard, name.strip(), raw.strip()
+
+
+def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
+    """The nearest tracecheck.toml, or pyproject.toml with a [tool.tracecheck] table."""
+    for folder in (start, *start.parents):
+        own = folder / "tracecheck.toml"
+        if own.is_file():
+            return own, _read_toml(own)
+        pyproject = folder / "pyproject.toml"
+        if pyproject.is_file():
+            table = _read_toml(pyproject).get("tool", {}).get("tracecheck")
+            if isinstance(table, dict):
+                return pyproject, table
+    return None
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as handle:
+            return tomllib.load(handle)
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise TracecheckError(f"{path}: cannot read config: {exc}") from None
+
+
+_TOP_KEYS = {"select", "ignore", "guards"}
+
+
+def apply_table(settings: Settings, table: Mapping[str, Any], where: str) -> Settings:
+    unknown = set(table) - _TOP_KEYS
+    if unknown:
+        raise TracecheckError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} (allowed: {', '.join(sorted(_TOP_KEYS))})")
+    if "select" in table:
+        settings.selected = _selection(_as_list(table["select"], "select", where))
+    if "ignore" in table:
+        settings.selected -= _selection(_as_list(table["ignore"], "ignore", where))
+    guards_table = table.get("guards", {})
+    if not isinstance(guards_table, dict):
+        raise TracecheckError(f"{where}: 'guards' must be a table of guard option tables")
+    for key, values in guards_table.items():
+        guard = guard_by_key(key)
+        if guard is None:
+            raise TracecheckError(f"{where}: unknown guard {key!r} in [guards]")
+        if not isinstance(values, dict):
+            raise TracecheckError(f"{where}: [guards.{key}] must be a table of options")
+        for name, value in values.items():
+            settings = settings.with_option(guard.code, name, coerce_option(guard, name, value, where))
+    return settings
+
+
+def _as_list(value: Any, key: str, where: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list) and all(isinstance(v, str) for v in value):
+        return value
+    raise TracecheckError(f"{where}: '{key}' must be a list of guard codes or names")
+
+
+def load_settings(
+    config: str | None = None,
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    sets: Sequence[str] = (),
+    cwd: Path | None = None,
+) -> Settings:
+    """Defaults, then the config file, then the command line."""
+    settings = Settings.defaults()
+    if config is not None:
+        path = Path(config)
+        if not path.is_file():
+            raise TracecheckError(f"config file {config!r} not found")
+        data = _read_toml(path)
+        table = data.get("tool", {}).get("tracecheck", {}) if path.name == "pyproject.toml" else data
+        settings = apply_table(settings, table, str(path))
+        settings.source = str(path)
+    else:
+        found = find_config(cwd or Path.cwd())
+        if found is not None:
+            settings = apply_table(settings, found[1], str(found[0]))
+            settings.source = str(found[0])
+    if select:
+        settings.selected = _selection(select)
+    if ignore:
+        settings.selected -= _selection(ignore)
+    for text in sets:
+        guard, name, raw = parse_assignment(text)
+        settings = settings.with_option(guard.code, name, coerce_option(guard, name, raw, "--set"))
+    return settings

@@ -1,0 +1,183 @@
+"""What each round cost, and what a stop at some point would have saved.
+
+Measured usage is used where the trace has it; otherwise tokens are estimated from
+text (and marked estimated), with input tokens growing with the context round by
+round as in a real loop: the input of round k is everything said before it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from statistics import median
+
+from ..model import Round, Trace
+from ..tokenizers import is_cjk
+
+DEFAULT_ANSWER_TOKENS = 200  # output of a forced answer when the run gave no answer to copy
+FORCED_ANSWER_PROMPT_TOKENS = 40  # the closing instruction injected before a forced answer
+
+
+def estimate_tokens(text: str) -> int:
+    """About one token per CJK character and one per four other non-space characters."""
+    if not text:
+        return 0
+    cjk = sum(1 for ch in text if is_cjk(ch))
+    other = sum(1 for ch in text if not ch.isspace()) - cjk
+    return cjk + (other + 3) // 4
+
+
+@dataclass(slots=True)
+class RoundCost:
+    input_tokens: int
+    output_tokens: int
+    estimated: bool  # any part of the token count was estimated from text
+    result_tokens: int  # estimated size of this round's tool results (they join the context)
+    llm_seconds: float | None
+    tool_seconds: list[float | None]
+
+    @property
+    def tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+def _output_text_tokens(rnd: Round) -> int:
+    return estimate_tokens(rnd.text) + sum(
+        estimate_tokens(c.name) + estimate_tokens(c.arguments_raw) for c in rnd.tool_calls
+    )
+
+
+def round_costs(trace: Trace) -> list[RoundCost]:
+    costs: list[RoundCost] = []
+    context = 0  # estimated tokens of everything said before the current round
+    for rnd in trace.rounds:
+        usage = rnd.usage
+        estimated = False
+        out_est = _output_text_tokens(rnd)
+        if usage is not None and usage.input_tokens is not None:
+            input_tokens = usage.input_tokens
+        else:
+            input_tokens, estimated = context, True
+        if usage is not None and usage.output_tokens is not None:
+            output_tokens = usage.output_tokens
+        else:
+            output_tokens, estimated = out_est, True
+        results = sum(estimate_tokens(c.result.content) for c in rnd.tool_calls if c.result is not None)
+        costs.append(
+            RoundCost(
+                input_tokens=input_tokens,
+                output_tokens=output_tokens,
+                estimated=estimated,
+                result_tokens=results,
+                llm_seconds=rnd.seconds,
+                tool_seconds=[c.result.seconds if c.result is not None else None for c in rnd.tool_calls],
+            )
+        )
+        context += out_est + results
+    return costs
+
+
+def _times(trace: Trace) -> list[float]:
+    out: list[float] = []
+    for rnd in trace.rounds:
+        out.extend(t for t in (rnd.started_at, rnd.ended_at) if t is not None)
+        for call in rnd.tool_calls:
+            if call.result is not None:
+                out.extend(t for t in (call.result.started_at, call.result.ended_at) if t is not None)
+    return out
+
+
+@dataclass(slots=True)
+class Totals:
+    """The whole run, for "saved as a share of" figures."""
+
+    llm_calls: int
+    tool_calls: int
+    tokens: int
+    tokens_estimated: bool
+    seconds: float | None
+
+
+def trace_totals(trace: Trace, costs: list[RoundCost]) -> Totals:
+    times = _times(trace)
+    return Totals(
+        llm_calls=len(trace.rounds),
+        tool_calls=sum(len(r.tool_calls) for r in trace.rounds),
+        tokens=sum(c.tokens for c in costs),
+        tokens_estimated=any(c.estimated for c in costs),
+        seconds=(max(times) - min(times)) if len(times) >= 2 else None,
+    )
+
+
+@dataclass(slots=True)
+class Saving:
+    llm_calls: int = 0
+    tool_calls: int = 0
+    tokens: int = 0
+    tokens_estimated: bool = False
+    seconds: float | None = None
+    forced_answer_tokens: int | None = None  # the estimated cost charged for the forced answer
+
+
+def _stop_time(trace: Trace, index: int, after_tools: bool) -> float | None:
+    rnd = trace.rounds[index]
+    if not after_tools:
+        return rnd.ended_at
+    ends = [c.result.ended_at for c in rnd.tool_calls if c.result is not None and c.result.ended_at is not None]
+    if ends:
+        return max(ends)
+    if index + 1 < len(trace.rounds) and trace.rounds[index + 1].started_at is not None:
+        return trace.rounds[index + 1].started_at
+    return rnd.ended_at
+
+
+def forced_answer_cost(trace: Trace, costs: list[RoundCost], index: int, after_tools: bool) -> tuple[int, float | None]:
+    """Estimated tokens and seconds of the one forced final answer after a stop.
+
+    Input: the context at the stop point (round k's input and output, plus its tool
+    results when they ran) and the closing prompt. Output: as long as the run's real
+    final answer, or a typical answer when the run gave none.
+    """
+    cost = costs[index]
+    context = cost.input_tokens + cost.output_tokens + FORCED_ANSWER_PROMPT_TOKENS
+    if after_tools:
+        following = costs[index + 1] if index + 1 < len(costs) else None
+        context = (following.input_tokens if following and not following.estimated else context + cost.result_tokens)
+    if trace.answered:
+        output = costs[-1].output_tokens
+        seconds = costs[-1].llm_seconds
+    else:
+        output = DEFAULT_ANSWER_TOKENS
+        seconds = None
+    if seconds is None:
+        known = [c.llm_seconds for c in costs if c.llm_seconds is not None]
+        seconds = median(known) if known else None
+    return context + output, seconds
+
+
+def saving_after(trace: Trace, costs: list[RoundCost], index: int, after_tools: bool, forced_answer: bool) -> Saving:
+    """What ending the run at round ``index`` (0-based) would have saved.
+
+    Before tools, round k's tools never run; after tools, they did. The rounds after
+    k are saved entirely. A ``stop`` is charged one forced final answer (estimated);
+    an ``abort`` ends with no answer and is charged nothing.
+    """
+    later = range(index + 1, len(trace.rounds))
+    saving = Saving()
+    saving.llm_calls = len(later)
+    saving.tool_calls = sum(len(trace.rounds[i].tool_calls) for i in later)
+    if not after_tools:
+        saving.tool_calls += len(trace.rounds[index].tool_calls)
+    saving.tokens = sum(costs[i].tokens for i in later)
+    saving.tokens_estimated = any(costs[i].estimated for i in later)
+    end_times = _times(trace)
+    stop_time = _stop_time(trace, index, after_tools)
+    if end_times and stop_time is not None:
+        saving.seconds = max(0.0, max(end_times) - stop_time)
+    if forced_answer:
+        tokens, seconds = forced_answer_cost(trace, costs, index, after_tools)
+        saving.llm_calls -= 1
+        saving.tokens -= tokens
+        saving.forced_answer_tokens = tokens
+        if saving.seconds is not None:
+            saving.seconds = saving.seconds - seconds if seconds is not None else None
+    return saving

@@ -1,0 +1,111 @@
+"""Explaining guards to people: ``tracecheck guard CODE`` and the per-round guard state
+that ``tracecheck show`` prints under each round."""
+
+from __future__ import annotations
+
+import dataclasses
+import textwrap
+from collections import defaultdict
+from typing import Any
+
+from rich.text import Text
+
+from .config import Settings
+from .engine.replay import Fire, replay_trace
+from .guards.base import Guard, Phase
+from .model import Round, Trace
+from .textsafe import one_line, plain
+
+
+def _default(f: dataclasses.Field) -> Any:
+    return f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+
+
+def explain_guard(guard: type[Guard]) -> str:
+    lines = [f"{guard.code} {guard.name}  ({guard.source})", "", guard.summary, ""]
+    lines += [textwrap.dedent("    " + guard.explanation()).strip(), ""]
+    lines.append("Options (set with --set CODE.OPTION=VALUE or [guards.CODE] in the config):")
+    for f in dataclasses.fields(guard.Options):
+        extra = ""
+        if "choices" in f.metadata:
+            extra = f" [{'|'.join(f.metadata['choices'])}]"
+        lines.append(f"  {f.name} = {_default(f)!r}{extra}")
+        lines.append(f"      {f.metadata.get('help', '')}")
+    lines += ["", "Examples (each one runs as a test):"]
+    for example in guard.examples:
+        lines.append(f"  - {example.title}")
+        if example.options:
+            lines.append(f"    options: {example.options}")
+        for number, step in enumerate(example.steps, 1):
+            if step.calls:
+                shown = "; ".join(
+                    f"{c.name}({c.args if isinstance(c.args, str) else _args(c.args)}) -> {one_line(c.result, 40)}"
+                    + (" [error]" if c.error else "")
+                    for c in step.calls
+                )
+            else:
+                shown = f"final answer: {one_line(step.text, 60)}"
+            lines.append(f"      round {number}: {shown}")
+        if example.expect:
+            fires = ", ".join(f"round {r} {p.replace('_', ' ')}: {a}" for r, p, a in example.expect)
+            lines.append(f"    fires: {fires}")
+        else:
+            lines.append("    fires: nothing")
+    return "\n".join(lines)
+
+
+def _args(args: Any) -> str:
+    import orjson
+
+    return orjson.dumps(args).decode()
+
+
+def _value_text(value: Any) -> str:
+    if isinstance(value, (list, tuple, set, frozenset)):
+        if value and all(isinstance(v, dict) for v in value):
+            return "; ".join(_value_text(v) for v in value)
+        return "{" + ",".join(str(v) for v in value) + "}"
+    if isinstance(value, dict):
+        return " ".join(f"{k}={_value_text(v)}" for k, v in value.items() if v not in (None, "", [], {}))
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return str(value)
+
+
+def _state_text(state: dict[str, Any]) -> str:
+    return _value_text(state)
+
+
+def guard_annotator(trace: Trace, settings: Settings):
+    """Replay ``trace`` once, remembering each guard's state after every phase; return a
+    function that gives the lines to print under a round."""
+    guards = settings.build()
+    # The state of each guard at the end of each round, printed when it changed.
+    after: dict[int, dict[str, str]] = defaultdict(dict)
+
+    def observe(rnd: Round, phase: Phase, current) -> None:
+        for guard in current:
+            after[rnd.index][guard.code] = _state_text(guard.state())
+
+    result = replay_trace(trace, guards, observe)
+    fires: dict[int, list[Fire]] = defaultdict(list)
+    for fire in result.fires:
+        fires[fire.round].append(fire)
+    stop = result.policy.stop
+
+    def annotate(_trace: Trace, rnd: Round):
+        previous = after.get(rnd.index - 1, {})
+        fired = {f.code for f in fires.get(rnd.index, [])}
+        for code, text in after.get(rnd.index, {}).items():
+            if text and (text != previous.get(code) or code in fired):
+                line = Text(f"      · {code} ", style="dim")
+                line.append_text(plain(one_line(text, 220), "dim"))
+                yield line
+        for fire in fires.get(rnd.index, []):
+            line = Text(f"      ! {fire.code} {fire.action.value.upper()} ({fire.phase}) ", style="bold red" if fire.action.ends_run else "bold yellow")
+            line.append_text(plain(one_line(fire.reason, 220)))
+            yield line
+        if stop is not None and rnd.index == stop.round:
+            yield Text(f"      ■ the policy stops here ({stop.code} {stop.action.value}); later rounds would not have happened", style="bold red")
+
+    return annotate

@@ -1,0 +1,125 @@
+"""What a guard is: a stateful object fed one round (phase) at a time.
+
+The same guard object serves offline replay (a loop over recorded rounds) and a live
+agent (call it from the agent loop): it never looks ahead, never reads formats, and
+keeps all it knows in its own state. ``reset()`` starts a new run.
+
+Phases of a round:
+
+- ``before_tools``: the model asked for its tool calls; nothing ran yet.
+- ``after_tools``: the results are in.
+- ``final``: the round is a final answer (no tool calls).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from ..model import Round
+
+
+class Phase(str, enum.Enum):
+    BEFORE_TOOLS = "before_tools"
+    AFTER_TOOLS = "after_tools"
+    FINAL = "final"
+
+    def __str__(self) -> str:
+        return self.value.replace("_", " ")
+
+
+class Action(str, enum.Enum):
+    HINT = "hint"  # inject guidance; the call still runs
+    BLOCK = "block"  # one call is not executed; a synthetic result returns
+    STOP = "stop"  # leave the loop; one forced final answer without tools
+    ABORT = "abort"  # end the run with an error, no answer
+    REJECT = "reject"  # refuse a final answer and push the model back
+
+    @property
+    def ends_run(self) -> bool:
+        return self in (Action.STOP, Action.ABORT)
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(slots=True)
+class Verdict:
+    """What a guard would do at this point, and why (``reason`` is for people,
+    ``details`` for machines: the scores and counters that crossed the line)."""
+
+    action: Action
+    reason: str
+    call_id: str | None = None  # the call a hint/block is about
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class RunContext:
+    """What the agent loop knows besides the round itself.
+
+    ``metadata`` is the run's recorded configuration (e.g. ``required_tools``);
+    ``tokens_so_far`` the tokens spent up to and including the current round
+    (measured, or estimated from text where the trace has no usage).
+    """
+
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    tokens_so_far: int = 0
+    tokens_estimated: bool = False
+
+
+def option(default: Any, help: str, **constraints: Any) -> Any:
+    """A guard option: a dataclass field with a help text and simple constraints
+    (``minimum``, ``maximum``, ``choices``)."""
+    if isinstance(default, (list, dict, set)):
+        value = default
+        return field(default_factory=lambda: type(value)(value), metadata={"help": help, **constraints})
+    return field(default=default, metadata={"help": help, **constraints})
+
+
+@dataclass(frozen=True)
+class GuardOptions:
+    """Options every guard has. Subclasses add their own with ``option()``."""
+
+    enabled: bool = option(True, "Whether the guard runs at all.")
+
+
+class Guard:
+    """Base class of every guard. Subclasses set the class attributes and override
+    the phase methods they need; each returns a list of verdicts (usually empty)."""
+
+    code: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str]
+    source: ClassVar[str]
+    Options: ClassVar[type[GuardOptions]] = GuardOptions
+    examples: ClassVar[tuple[Any, ...]] = ()
+
+    def __init__(self, options: GuardOptions | None = None, **overrides: Any) -> None:
+        base = options if options is not None else self.Options()
+        self.options = dataclasses.replace(base, **overrides) if overrides else base
+        self.reset()
+
+    def reset(self, context: RunContext | None = None) -> None:
+        """Forget everything: a new run starts."""
+
+    def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
+        return []
+
+    def after_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
+        return []
+
+    def final(self, rnd: Round, context: RunContext) -> list[Verdict]:
+        return []
+
+    def state(self) -> dict[str, Any]:
+        """A snapshot of the guard's state, for ``tracecheck show``."""
+        return {}
+
+    @classmethod
+    def explanation(cls) -> str:
+        """The long documentation: the class docstring."""
+        return (cls.__doc__ or "").strip()

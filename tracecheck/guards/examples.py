@@ -1,0 +1,70 @@
+"""Small example runs carried by each guard: they are its tests and its documentation.
+
+An example is a few rounds written compactly, the options to use, and the fires the
+guard must produce when it alone replays them (``expect``; empty = must stay quiet).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import Round, ToolCall, ToolResult, Trace
+from ..readers.common import dump_json, parse_arguments
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    name: str
+    args: Any = field(default_factory=dict)  # an object, or a raw JSON string as the model wrote it
+    result: str = "ok"
+    error: bool | None = False
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One round: tool calls, or (without calls) a final answer with ``text``."""
+
+    calls: tuple[Call, ...] = ()
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Example:
+    title: str
+    steps: tuple[Step, ...]
+    expect: tuple[tuple[int, str, str], ...] = ()  # (round, phase, action)
+    options: dict[str, Any] = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    def trace(self) -> Trace:
+        trace = Trace(id=self.title, format="example", file="<example>", metadata=dict(self.metadata))
+        for number, step in enumerate(self.steps, 1):
+            rnd = Round(index=number, text=step.text)
+            for k, call in enumerate(step.calls, 1):
+                raw_args = call.args if isinstance(call.args, str) else dump_json(call.args)
+                raw, parsed, error = parse_arguments(raw_args)
+                rnd.tool_calls.append(
+                    ToolCall(
+                        id=f"call_{number}_{k}",
+                        name=call.name,
+                        arguments_raw=raw,
+                        arguments=parsed,
+                        arguments_error=error,
+                        result=ToolResult(content=call.result, is_error=call.error),
+                    )
+                )
+            trace.rounds.append(rnd)
+        return trace
+
+
+def calls(*items: Call, text: str = "") -> Step:
+    return Step(calls=tuple(items), text=text)
+
+
+def answer(text: str = "Here is the answer.") -> Step:
+    return Step(text=text)
+
+
+def search(query: str, result: str = "1. result", tool: str = "web_search") -> Step:
+    return Step(calls=(Call(tool, {"query": query}, result),))

@@ -1,0 +1,161 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..model import Round
+from ..similarity import SET_METRICS, set_similarity
+from ..tokenizers import TOKENIZERS, get_tokenizer
+from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
+from .examples import Call, Example, answer, calls, search
+from .signals import DEFAULT_QUERY_KEYS, DEFAULT_SEARCH_TOOLS, matches_any, query_text
+
+
+@dataclass(frozen=True)
+class P001Options(GuardOptions):
+    containment: float = option(0.8, "Similarity at or above which two queries are the same search.", minimum=0.0, maximum=1.0)
+    threshold: int = option(2, "Similar search rounds in a row that stop the run.", minimum=1)
+    tokenizer: str = option("char", "How queries become tokens: char (CJK per character) or jieba (CJK words).", choices=TOKENIZERS)
+    metric: str = option("containment", "containment |A∩B|/min(|A|,|B|), or jaccard |A∩B|/|A∪B| (the seed's pitfall).", choices=SET_METRICS)
+    search_tools: list[str] = option(list(DEFAULT_SEARCH_TOOLS), "Glob patterns (any case) of the tools whose queries are fingerprinted.")
+    query_keys: list[str] = option(list(DEFAULT_QUERY_KEYS), "Argument names that hold the query, first match wins.")
+
+
+class SimilarQueryStagnation(Guard):
+    """Stops a run that keeps rewording the same search (seed 000).
+
+    **What it fires on.** Each search call's query becomes a fingerprint: trim,
+    lowercase, drop punctuation (full-width too), split into tokens (CJK one token per
+    character with ``char``, words with ``jieba``; other scripts by whitespace) and
+    keep the set. Two fingerprints are similar when their **containment**
+    |A∩B| / min(|A|,|B|) is at least ``containment`` (0.8). Before the tools of a round
+    run:
+
+    - a round of **only search calls** with any fingerprint similar to an earlier
+      search of the run adds 1 to the no-progress count;
+    - a round of only dissimilar searches, or of only non-search tools, resets it to 0;
+    - a **mixed round** (a search beside a business tool) is let through and does not
+      count, since stopping it would also cut the legitimate call (its queries still
+      join the history).
+
+    When the count reaches ``threshold`` (2) the guard says ``stop`` before the tools
+    run, so even the redundant search is saved; the agent then gives one forced answer.
+
+    **Why containment.** Rewording keeps the core words and adds or drops modifiers,
+    so the small set sits inside the large one: "北京天气" vs "北京今日天气 气温" is
+    4/4 = 1.0 by containment but 4/7 = 0.57 by Jaccard, which never reaches 0.8 (the
+    seed's dead-code pitfall; ``metric=jaccard`` keeps it for comparison). Chinese
+    must be split per character: split on whitespace only, whole phrases almost never
+    match and the guard is silently dead.
+
+    **Known misses.** A synonym rewrite that shares no characters (天气 → 气象 →
+    气温实况) has containment near 0; P002 (no new URLs) catches it after the search.
+    """
+
+    code = "P001"
+    name = "similar-query-stagnation"
+    summary = "Stop when search rounds keep rewording the same query (containment of query token sets)."
+    source = "seed 000"
+    Options = P001Options
+    examples = (
+        Example(
+            "Rewording the weather search stops before the third search runs",
+            (search("天气"), search("今日天气 气温"), search("今日天气 气温 晴雨"), search("今日天气 气温 晴雨 风力"), answer()),
+            expect=((3, "before_tools", "stop"),),
+        ),
+        Example(
+            "Jaccard (4/7 = 0.57) never sees 北京天气 and 北京今日天气 气温 as the same",
+            (search("北京天气"), search("北京今日天气 气温"), search("北京今日天气 气温 湿度"), answer()),
+            options={"metric": "jaccard"},
+        ),
+        Example(
+            "A progressive search (new words each time) is not cut",
+            (search("httpx timeout"), search("tenacity retry async"), search("asyncio semaphore limit"), answer()),
+        ),
+        Example(
+            "A round of business tools resets the count",
+            (
+                search("北京天气"),
+                search("北京今日天气"),
+                calls(Call("queryDeviceStatus", {"device": "ac-1"})),
+                search("北京天气 气温"),
+                answer(),
+            ),
+        ),
+        Example(
+            "A mixed round is let through and does not count",
+            (
+                search("北京天气"),
+                calls(Call("webSearch", {"query": "北京今日天气"}), Call("queryDeviceStatus", {"device": "ac-1"})),
+                search("北京天气 气温"),
+                answer(),
+            ),
+        ),
+        Example(
+            "A synonym rewrite sharing no characters escapes the fingerprint",
+            (search("天气"), search("气象"), search("气温实况"), answer()),
+        ),
+    )
+
+    def reset(self, context: RunContext | None = None) -> None:
+        self.tokenize = get_tokenizer(self.options.tokenizer)
+        self.similarity = set_similarity(self.options.metric)
+        self.history: list[tuple[str, frozenset[str]]] = []
+        self.count = 0
+        self.last_scores: list[dict[str, Any]] = []
+
+    def fingerprint(self, query: str) -> frozenset[str]:
+        return frozenset(self.tokenize(query))
+
+    def _best_match(self, fp: frozenset[str]) -> tuple[float, str | None, frozenset[str] | None]:
+        best, best_query, best_fp = 0.0, None, None
+        for query, earlier in self.history:
+            score = self.similarity(fp, earlier)
+            if score >= best or best_query is None:  # ties: the most recent
+                best, best_query, best_fp = score, query, earlier
+        return best, best_query, best_fp
+
+    def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
+        opts = self.options
+        searches = [c for c in rnd.tool_calls if matches_any(c.name, opts.search_tools)]
+        self.last_scores = []
+        if not searches:
+            self.count = 0  # a round of only business tools is progress
+            return []
+        new: list[tuple[str, frozenset[str]]] = []
+        similar_hit: dict[str, Any] | None = None
+        for call in searches:
+            query = query_text(call, opts.query_keys)
+            fp = self.fingerprint(query)
+            score, other, other_fp = self._best_match(fp)
+            entry = {
+                "call_id": call.id,
+                "query": query,
+                "tokens": sorted(fp),
+                "best": round(score, 3),
+                "against": other,
+            }
+            self.last_scores.append(entry)
+            if other is not None and fp and score >= opts.containment and similar_hit is None:
+                similar_hit = {**entry, "against_tokens": sorted(other_fp or ())}
+            new.append((query, fp))
+        mixed = len(searches) != len(rnd.tool_calls)
+        self.history.extend(new)
+        if mixed:
+            return []
+        if similar_hit is None:
+            self.count = 0
+            return []
+        self.count += 1
+        if self.count < opts.threshold:
+            return []
+        reason = (
+            f"query {similar_hit['query']!r} ~ earlier {similar_hit['against']!r}: "
+            f"{opts.metric} {{{','.join(similar_hit['tokens'])}}} vs {{{','.join(similar_hit['against_tokens'])}}} "
+            f"= {similar_hit['best']:.2f} ≥ {opts.containment}; {self.count} similar search rounds in a row"
+        )
+        return [Verdict(Action.STOP, reason, details={**similar_hit, "count": self.count})]
+
+    def state(self) -> dict[str, Any]:
+        return {"no_progress": self.count, "fingerprints": len(self.history), "scores": self.last_scores}
+

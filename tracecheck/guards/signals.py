@@ -1,0 +1,189 @@
+"""Facts about calls and results that several guards share: which tool is a search,
+what a call's identity is, whether a result is a failure, whether it found anything."""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import orjson
+
+from ..model import ToolCall, ToolResult
+
+DEFAULT_SEARCH_TOOLS = ("*search*",)
+DEFAULT_QUERY_KEYS = ("query", "q", "search_query", "keywords")
+DEFAULT_FAILURE_PATTERNS = (
+    r"^\s*(Error|ERROR|Exception|EXCEPTION|Traceback)\b",
+    # A Python exception rendered as "FileNotFoundError: ..." (a tool that returns str(exc)).
+    r"^\s*[A-Z]\w*(Error|Exception):",
+)
+DEFAULT_EMPTY_PATTERNS = (
+    r"^\s*$",
+    # Empty values as tools print them: JSON, Python's repr ("None"), an empty string.
+    r"(?i)^\s*(\[\s*\]|\{\s*\}|null|none|\"\"|'')\s*$",
+    r"(?i)\bno (results|matches|documents|items|records|files|entries|hits)\b",
+    r"(?i)\b0 (results|matches|files|documents|items|records|entries|hits)\b",
+    r"(?i)\bnothing (was )?found\b",
+)
+
+
+def matches_any(name: str, patterns: Iterable[str]) -> bool:
+    """Whether a tool name matches one of the glob patterns (case-insensitive)."""
+    lowered = name.lower()
+    return any(fnmatch.fnmatchcase(lowered, p.lower()) for p in patterns)
+
+
+def query_text(call: ToolCall, keys: Sequence[str] = DEFAULT_QUERY_KEYS) -> str:
+    """The query of a search call: the first query-like argument, else the raw arguments."""
+    args = call.arguments
+    if isinstance(args, dict):
+        for key in keys:
+            value = args.get(key)
+            if isinstance(value, str):
+                return value
+            if isinstance(value, list):
+                return " ".join(str(v) for v in value)
+    if isinstance(args, str):
+        return args
+    return call.arguments_raw
+
+
+def canonical_json(value: Any) -> str:
+    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+
+
+def call_signature(call: ToolCall, canonical: bool = True) -> str:
+    """name + arguments, never the call id. Canonical: sorted-key compact JSON of the
+    parsed arguments (whitespace-normalized raw text when they do not parse)."""
+    if not canonical:
+        return f"{call.name}:{call.arguments_raw}"
+    if call.arguments_error is None and call.arguments is not None:
+        return f"{call.name}:{canonical_json(call.arguments)}"
+    return f"{call.name}:{' '.join(call.arguments_raw.split())}"
+
+
+def _compiled(patterns: Sequence[str], what: str = "pattern") -> list[re.Pattern[str]]:
+    compiled = []
+    for pattern in patterns:
+        try:
+            compiled.append(re.compile(pattern))
+        except re.error as exc:
+            # Patterns come from config files and the command line: name the bad one.
+            raise ValueError(f"invalid {what} {pattern!r}: {exc}") from None
+    return compiled
+
+
+# How much of a result's start the empty-result patterns look at. A "found nothing"
+# message is short and comes first; a long page that merely mentions "no results"
+# somewhere in its body did find something.
+EMPTY_SCAN_CHARS = 500
+
+# JSON keys that flag a failed call in tool results that carry no format-level flag:
+# MCP's CallToolResult serialized whole ({"content": [...], "isError": true}), and
+# {"status": "error"} envelopes.
+_ERROR_FLAG_KEYS = ("isError", "is_error")
+_ERROR_STATUSES = frozenset({"error", "failed", "failure"})
+
+
+def _json_value(text: str) -> tuple[bool, Any]:
+    """(parsed, value) of a result that is a whole JSON object or array, else (False, None).
+
+    Only texts that start and end like one are parsed, so ordinary prose costs nothing.
+    """
+    stripped = text.strip()
+    if not stripped or (stripped[0], stripped[-1]) not in (("{", "}"), ("[", "]")):
+        return False, None
+    try:
+        return True, orjson.loads(stripped)
+    except orjson.JSONDecodeError:
+        return False, None
+
+
+def _json_failure(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    if value.get("error"):  # a non-empty error: message, object or code
+        return True
+    if any(value.get(key) is True for key in _ERROR_FLAG_KEYS):
+        return True
+    status = value.get("status")
+    return isinstance(status, str) and status.strip().lower() in _ERROR_STATUSES
+
+
+def _json_empty(value: Any) -> bool:
+    """A JSON result that holds nothing: null, "", [], {}, or an object whose
+    containers are all empty ({"results": [], "query": "x"}, {"data": {"items": []}}).
+    An object without any container ({"ok": true, "id": 7}) is an answer, not empty."""
+    if value is None or value == "" or value == [] or value == {}:
+        return True
+    if isinstance(value, dict):
+        containers = [v for v in value.values() if isinstance(v, (dict, list))]
+        return bool(containers) and all(_json_empty(v) for v in containers)
+    return False
+
+
+class ResultClassifier:
+    """Decides failure and productivity of results.
+
+    A result is a **failure** when the format flags it (``is_error``). Where the format
+    cannot tell (``is_error`` is ``None``), when its text matches a failure pattern, or
+    it is a JSON object with a non-empty ``error`` key (also ``"isError": true``, as an
+    MCP tool result serialized whole, or ``"status": "error"``). A flag the format did
+    record always wins over the text: a successful call may return a file that starts
+    with "Error".
+
+    A result is **productive** when it is not a failure and does not look empty: blank,
+    an empty JSON value or an object whose lists are all empty, or its first
+    ``EMPTY_SCAN_CHARS`` characters match an empty-result pattern ("No results", ...).
+    An unproductive success is not a failure. A call without a recorded result is
+    neither.
+    """
+
+    def __init__(
+        self,
+        failure_patterns: Sequence[str] = DEFAULT_FAILURE_PATTERNS,
+        empty_patterns: Sequence[str] = DEFAULT_EMPTY_PATTERNS,
+    ) -> None:
+        self.failure = _compiled(failure_patterns, "failure pattern")
+        self.empty = _compiled(empty_patterns, "empty-result pattern")
+
+    def is_failure(self, result: ToolResult | None) -> bool:
+        if result is None:
+            return False
+        if result.is_error is not None:
+            return result.is_error
+        text = result.content
+        if any(p.search(text) for p in self.failure):
+            return True
+        parsed, value = _json_value(text)
+        return parsed and _json_failure(value)
+
+    def is_productive(self, result: ToolResult | None) -> bool:
+        return self.outcome(result) == "productive"
+
+    def outcome(self, result: ToolResult | None) -> str:
+        """One word for a call's result: ``missing``, ``failed``, ``empty`` or ``productive``."""
+        if result is None:
+            return "missing"
+        if self.is_failure(result):
+            return "failed"
+        text = result.content
+        if not text.strip():
+            return "empty"
+        head = text.lstrip()[:EMPTY_SCAN_CHARS]
+        if any(p.search(head) for p in self.empty):
+            return "empty"
+        parsed, value = _json_value(text)
+        if parsed and _json_empty(value):
+            return "empty"
+        return "productive"
+
+
+URL_PATTERN = re.compile(r"https?://[^\s\"'<>\]\[)(，。；、]+")
+
+
+def urls_in(text: str) -> set[str]:
+    """URLs in a result text, without trailing punctuation or a trailing slash."""
+    return {u.rstrip(".,;:!?/").lower() for u in URL_PATTERN.findall(text)}
