@@ -29,6 +29,13 @@ def _compact(event: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in event.items() if v is not None}
 
 
+def _call(call) -> dict[str, Any]:
+    if call.arguments_error is None and isinstance(call.arguments, str) and call.arguments == call.arguments_raw:
+        # Plain text input of a text action: keep it text, it was never meant as JSON.
+        return {"id": call.id, "name": call.name, "input": call.arguments_raw}
+    return {"id": call.id, "name": call.name, "arguments": call.arguments_raw}
+
+
 def trace_events(trace: Trace) -> Iterator[dict[str, Any]]:
     """The native events of one trace, in the order an agent would append them."""
     tid = trace.id
@@ -58,10 +65,7 @@ def trace_events(trace: Trace) -> Iterator[dict[str, Any]]:
                 "started_at": format_time(rnd.started_at),
                 "ended_at": format_time(rnd.ended_at),
                 "text": rnd.text or None,
-                "tool_calls": [
-                    {"id": c.id, "name": c.name, "arguments": c.arguments_raw} for c in rnd.tool_calls
-                ]
-                or None,
+                "tool_calls": [_call(c) for c in rnd.tool_calls] or None,
                 "usage": _usage(rnd.usage),
                 "finish_reason": rnd.finish_reason,
             }

@@ -91,6 +91,10 @@ NATIVE_SCHEMA: dict[str, Any] = {
                                 "description": "raw JSON string as the model wrote it (preferred), or an object",
                                 "type": ["string", "object", "array", "null"],
                             },
+                            "input": {
+                                "description": "instead of arguments: the plain-text input of a text action (ReAct 'Action Input')",
+                                "type": "string",
+                            },
                         },
                         "required": ["name"],
                     },

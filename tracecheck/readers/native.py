@@ -146,7 +146,11 @@ def _read_round(entry: _Open, event: dict, line: int, ctx: ReadContext) -> None:
         if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
             ctx.warn(line, f"trace {trace.id}: a tool call needs at least a 'name'")
             continue
-        call = new_call(spec.get("id"), spec["name"], spec.get("arguments"))
+        if isinstance(spec.get("input"), str) and "arguments" not in spec:
+            # A text action's input (ReAct "Action Input:"), not JSON arguments.
+            call = ToolCall(id=str(spec.get("id") or ""), name=spec["name"], arguments_raw=spec["input"], arguments=spec["input"])
+        else:
+            call = new_call(spec.get("id"), spec["name"], spec.get("arguments"))
         if not call.id:
             call.id = f"r{number}.c{len(rnd.tool_calls) + 1}"
         if call.id in entry.pending:

@@ -24,10 +24,14 @@ def _num(value: int | None) -> str:
     return "?" if value is None else f"{value:,}"
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}" + ("" if abs(number) == 1 else "s")
+
+
 def _saving_line(saved: dict[str, Any], trace: dict[str, Any]) -> str:
     parts = [
-        f"{saved['llm_calls']} LLM calls{_pct(saved['llm_calls'], trace['rounds'])}",
-        f"{saved['tool_calls']} tool calls{_pct(saved['tool_calls'], trace['tool_calls'])}",
+        f"{_count(saved['llm_calls'], 'LLM call')}{_pct(saved['llm_calls'], trace['rounds'])}",
+        f"{_count(saved['tool_calls'], 'tool call')}{_pct(saved['tool_calls'], trace['tool_calls'])}",
         f"{_num(saved['tokens'])} tokens{' (estimated)' if saved['tokens_estimated'] else ''}{_pct(saved['tokens'], trace['tokens'])}",
     ]
     if saved["seconds"] is not None:
@@ -132,7 +136,7 @@ def render_report(console: Console, report: ReplayReport, *, quiet_traces: bool 
     console.print(Text("Summary", style="bold underline"))
     console.print(
         Text(
-            f"  {totals['traces']} traces · {totals['traces_with_fires']} with fires · "
+            f"  {_count(totals['traces'], 'trace')} · {totals['traces_with_fires']} with fires · "
             f"{totals['traces_stopped']} stopped by the policy"
             + (f" · {totals['no_answer_to_forced_answer']} no answer → forced answer" if totals["no_answer_to_forced_answer"] else "")
         )

@@ -1,0 +1,200 @@
+"""`tracecheck replay`, `guards`, `guard`, `schema report` and configuration, through the CLI."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from conftest import write_jsonl
+
+QUERIES = ["天气", "今日天气 气温", "今日天气 气温 晴雨", "今日天气 气温 晴雨 风力"]
+
+
+def weather_events(trace="weather"):
+    events = [{"type": "labels", "trace": trace, "labels": {"outcome": "failure"}}]
+    t = 1_772_615_700
+    for i, q in enumerate(QUERIES, 1):
+        events.append(
+            {
+                "type": "round",
+                "trace": trace,
+                "started_at": t,
+                "ended_at": t + 2,
+                "tool_calls": [{"id": f"c{i}", "name": "web_search", "arguments": json.dumps({"query": q}, ensure_ascii=False)}],
+                "usage": {"input_tokens": 600 * i, "output_tokens": 30},
+            }
+        )
+        events.append(
+            {
+                "type": "result",
+                "trace": trace,
+                "call_id": f"c{i}",
+                "content": f"1. 北京天气预报 https://weather.example/bj/{i} | [bold]x[/bold]",
+                "started_at": t + 2,
+                "ended_at": t + 7,
+            }
+        )
+        t += 7
+    events.append({"type": "round", "trace": trace, "started_at": t, "ended_at": t + 3, "text": "晴，25°C", "usage": {"input_tokens": 3000, "output_tokens": 40}})
+    return events
+
+
+@pytest.fixture
+def weather(tmp_path):
+    return write_jsonl(tmp_path / "weather.jsonl", weather_events())
+
+
+def replay_json(cli, *args):
+    result = cli("replay", "--format", "json", *args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)  # stdout holds the JSON and nothing else
+
+
+def test_terminal_report_shows_fires_reasons_savings_and_totals(cli, weather):
+    result = cli("replay", str(weather))
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert "weather" in out and "outcome=failure" in out
+    assert "P001 similar-query-stagnation" in out and "round  3 before tools STOP" in out
+    assert "containment {今,天,日,晴,气,温,雨} vs {今,天,日,气,温} = 1.00 ≥ 0.8" in out
+    assert "policy: stop at round 3 before tools (P001) → saves 1 LLM call (20%)" in out
+    assert "Summary" in out and "1 trace · 1 with fires · 1 stopped by the policy" in out
+    assert "[bold]x[/bold]" not in out  # result text is not printed in the report, and never as markup
+
+
+def test_json_report_has_the_documented_fields_and_validates_against_its_schema(cli, weather):
+    jsonschema = pytest.importorskip("jsonschema")
+    data = replay_json(cli, str(weather))
+    schema = json.loads(cli("schema", "report").stdout)
+    jsonschema.validate(data, schema)
+    (trace,) = data["traces"]
+    assert trace["id"] == "weather" and trace["file"].endswith("weather.jsonl") and trace["line"] == 1
+    assert trace["format"] == "native" and trace["labels"] == {"outcome": "failure"} and trace["rounds"] == 5
+    fire = next(f for f in trace["fires"] if f["code"] == "P001")
+    assert {k: fire[k] for k in ("code", "name", "round", "phase", "action")} == {
+        "code": "P001",
+        "name": "similar-query-stagnation",
+        "round": 3,
+        "phase": "before_tools",
+        "action": "stop",
+    }
+    policy = trace["policy"]
+    assert policy["stopped_at"] == 3 and policy["action"] == "stop"
+    assert set(policy["saved"]) >= {"llm_calls", "tool_calls", "tokens", "tokens_estimated", "seconds"}
+    assert policy["saved"]["tool_calls"] == 2 and policy["saved"]["llm_calls"] == 1
+
+
+def test_jsonl_and_markdown_formats(cli, weather):
+    rows = [json.loads(line) for line in cli("replay", "-f", "jsonl", str(weather)).stdout.splitlines()]
+    assert [r["type"] for r in rows] == ["trace", "totals"] and rows[0]["policy"]["stopped_at"] == 3
+    md = cli("replay", "-f", "markdown", str(weather)).stdout
+    assert md.startswith("# tracecheck replay") and "| P001 similar-query-stagnation | 3 | before_tools | stop |" in md
+
+
+def test_a_disabled_guard_changes_nothing_byte_for_byte(cli, weather):
+    without = cli("replay", "-f", "json", "--ignore", "R002", str(weather)).stdout
+    disabled = cli("replay", "-f", "json", "--set", "R002.enabled=false", str(weather)).stdout
+    assert without == disabled
+    assert without != cli("replay", "-f", "json", str(weather)).stdout  # R002 does fire on this trace
+
+
+def test_select_ignore_and_set_change_what_fires(cli, weather):
+    only_r = replay_json(cli, "--select", "R", str(weather))
+    assert {f["code"] for f in only_r["traces"][0]["fires"]} <= {"R001", "R002"}
+    later = replay_json(cli, "--select", "P001", "--set", "P001.threshold=3", str(weather))
+    assert [f["round"] for f in later["traces"][0]["fires"]] == [4]
+    jaccard = replay_json(cli, "--select", "similar-query-stagnation", "--set", "P001.metric=jaccard", str(weather))
+    assert jaccard["traces"][0]["fires"] == []
+
+
+def test_config_file_is_read_and_the_command_line_beats_it(cli, weather, tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.tracecheck]\nselect = ["P001"]\n[tool.tracecheck.guards.similar-query-stagnation]\nthreshold = 3\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    from_file = replay_json(cli, str(weather))
+    assert [(f["code"], f["round"]) for f in from_file["traces"][0]["fires"]] == [("P001", 4)]
+    assert from_file["guards"][0]["options"]["threshold"] == 3
+    overridden = replay_json(cli, "--set", "P001.threshold=2", str(weather))
+    assert [(f["code"], f["round"]) for f in overridden["traces"][0]["fires"]] == [("P001", 3)]
+    own = tmp_path / "strict.toml"
+    own.write_text('select = ["R001"]\n')
+    assert replay_json(cli, "--config", str(own), str(weather))["guards"][0]["code"] == "R001"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--select", "Z999"], "unknown guard 'Z999'"),
+        (["--set", "P001.nope=1"], "P001 has no option 'nope'"),
+        (["--set", "P001.containment=high"], "P001.containment in --set: 'high' is not a valid float"),
+        (["--set", "P001.containment=1.5"], "above the maximum 1.0"),
+        (["--set", "P001.tokenizer=spaces"], "'spaces' is not one of char, jieba"),
+        (["--set", "P001threshold"], "--set expects GUARD.OPTION=VALUE"),
+        (["--format", "xml"], "unknown report format 'xml'"),
+        (["--config", "missing.toml"], "config file 'missing.toml' not found"),
+    ],
+)
+def test_bad_configuration_is_exit_code_2_naming_the_problem(cli, weather, args, message):
+    result = cli("replay", *args, str(weather))
+    assert result.exit_code == 2
+    assert message in result.stderr
+
+
+def test_bad_config_file_key_is_named(cli, weather, tmp_path):
+    bad = tmp_path / "tracecheck.toml"
+    bad.write_text('[guards.P001]\nthreshhold = 3\n')
+    result = cli("replay", "--config", str(bad), str(weather))
+    assert result.exit_code == 2 and "P001 has no option 'threshhold'" in result.stderr
+
+
+def test_guards_lists_every_guard_and_guard_explains_one(cli):
+    listing = cli("guards").stdout.splitlines()
+    codes = [line.split()[0] for line in listing]
+    assert codes[:3] == ["P001", "P002", "P003"] and "R001" in codes and "B003" in codes
+    text = cli("guard", "P001").stdout
+    assert "similar-query-stagnation" in text and "containment = 0.8" in text and "tokenizer = 'char'" in text
+    assert "Examples (each one runs as a test):" in text and "round 3 before tools: stop" in text
+    assert cli("guard", "similar-query-stagnation").stdout == text
+    assert cli("guard", "X123").exit_code == 2
+
+
+def test_tokenizer_comparison_shows_both_and_jieba_missing_gives_the_install_command(cli, weather, monkeypatch):
+    both = replay_json(cli, "--tokenizer", "char,jieba", str(weather))
+    comparison = both["tokenizer_comparison"]
+    assert comparison["tokenizers"] == ["char", "jieba"]
+    runs = {r["tokenizer"]: r for r in comparison["traces"][0]["runs"]}
+    assert runs["char"]["fires_at"] == 3 and len(runs["jieba"]["scores"]) == 5
+
+    from tracecheck import tokenizers
+
+    tokenizers._jieba_cut.cache_clear()
+    monkeypatch.setitem(sys.modules, "jieba", None)  # as if the extra were not installed
+    try:
+        result = cli("replay", "--tokenizer", "char,jieba", str(weather))
+    finally:
+        tokenizers._jieba_cut.cache_clear()
+    assert result.exit_code == 2
+    assert "pip install 'tracecheck[jieba]'" in result.stderr
+
+
+def test_jieba_is_not_imported_by_help_or_a_char_replay(tmp_path, weather):
+    import subprocess
+
+    code = (
+        "import sys\nfrom tracecheck.cli.main import app\n"
+        "from typer.testing import CliRunner\n"
+        f"CliRunner().invoke(app, ['replay', {str(weather)!r}])\n"
+        "assert 'jieba' not in sys.modules, 'jieba imported'\n"
+        "print('ok')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.stdout.strip() == "ok", proc.stderr
+    helped = subprocess.run(
+        [sys.executable, "-c", "import sys\nfrom tracecheck.cli.main import app\nimport tracecheck.readers\nprint(sorted(m for m in sys.modules if m.startswith('tracecheck.readers.') or m == 'jieba'))"],
+        capture_output=True,
+        text=True,
+    )
+    assert helped.stdout.strip() == "[]", helped.stdout + helped.stderr

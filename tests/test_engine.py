@@ -1,0 +1,144 @@
+"""The replay engine through the library API: policy vs alone, savings, prefixes."""
+
+from __future__ import annotations
+
+import pytest
+
+from tracecheck.config import load_settings
+from tracecheck.engine.costs import estimate_tokens
+from tracecheck.engine.replay import replay_trace
+from tracecheck.guards.base import Action, Phase
+from tracecheck.guards.examples import Call, Example, answer, calls, search
+from tracecheck.guards.p001_similar_query_stagnation import SimilarQueryStagnation
+from tracecheck.guards.r001_identical_call_streak import IdenticalCallStreak
+from tracecheck.model import Usage
+from tracecheck.similarity import containment, jaccard
+from tracecheck.tokenizers import char_tokens
+
+T0 = 1_772_615_700.0
+
+
+def timed(example: Example, llm: float = 2.0, tool: float = 5.0, usage: bool = True):
+    """The example's trace with timestamps (each round: LLM `llm` s, then tools `tool` s)
+    and usage (input grows by 600 per round, 30 output)."""
+    trace = example.trace()
+    now = T0
+    for rnd in trace.rounds:
+        rnd.started_at, rnd.ended_at = now, now + llm
+        now += llm
+        if usage:
+            rnd.usage = Usage(input_tokens=600 * rnd.index, output_tokens=30)
+        if rnd.tool_calls:
+            for call in rnd.tool_calls:
+                call.result.started_at, call.result.ended_at = now, now + tool
+            now += tool
+    return trace
+
+
+WEATHER = Example(
+    "weather",
+    (
+        search("天气"),
+        search("今日天气 气温"),
+        search("今日天气 气温 晴雨"),
+        search("今日天气 气温 晴雨 风力"),
+        search("北京今日天气 气温"),
+        answer("无法确定今日天气。"),
+    ),
+)
+
+
+def test_containment_sees_rewording_jaccard_does_not_and_whitespace_never_does():
+    a, b = frozenset(char_tokens("北京天气")), frozenset(char_tokens("北京今日天气 气温"))
+    assert a == {"北", "京", "天", "气"} and len(b) == 7
+    assert containment(a, b) == 1.0
+    assert jaccard(a, b) == pytest.approx(4 / 7)
+    assert jaccard(a, b) < 0.8 <= containment(a, b)
+    # Split on whitespace only, Chinese phrases are whole tokens and share nothing.
+    assert containment(frozenset("北京天气".split()), frozenset("北京今日天气 气温".split())) == 0.0
+
+
+def test_stop_before_tools_saves_the_rest_less_one_forced_answer():
+    trace = timed(WEATHER)
+    result = replay_trace(trace, [SimilarQueryStagnation()])
+    stop = result.policy.stop
+    assert (stop.code, stop.round, stop.phase, stop.action) == ("P001", 3, Phase.BEFORE_TOOLS, Action.STOP)
+    saved = result.policy.saved
+    # Rounds 4-6 never happen (3 LLM calls) but one forced answer is made: 2 saved.
+    assert saved.llm_calls == 2
+    # Round 3's search never runs, nor those of rounds 4 and 5.
+    assert saved.tool_calls == 3
+    # Tokens of rounds 4..6 (2430 + 3030 + 3630) less the forced answer: round 3's
+    # context (1800 + 30) + the closing prompt (40) + the real answer's 30 output tokens.
+    assert saved.forced_answer_tokens == 1800 + 30 + 40 + 30
+    assert saved.tokens == 2430 + 3030 + 3630 - 1900 and not saved.tokens_estimated
+    # Time from round 3's response (T0+16) to the end (T0+37), less one 2 s answer.
+    assert saved.seconds == pytest.approx(21 - 2)
+    assert result.totals.llm_calls == 6 and result.totals.seconds == pytest.approx(37)
+
+
+def test_abort_is_charged_no_forced_answer_and_a_run_without_answer_is_flagged():
+    looping = Example(
+        "no answer",
+        tuple(calls(Call("query_db", {"status": "pending"}, "[]")) for _ in range(5)),
+    )
+    trace = timed(looping)
+    trace.error = "Token limit exceeded"
+    result = replay_trace(trace, [IdenticalCallStreak()])
+    assert [(f.round, f.action) for f in result.fires] == [(2, Action.HINT), (3, Action.STOP)]
+    assert result.policy.outcome_change == "no answer → forced answer"
+    # No real answer to copy: a typical answer is charged, and the saving is what is left.
+    assert result.policy.saved.llm_calls == 1 and result.policy.saved.tool_calls == 3
+
+
+def test_tokens_are_estimated_from_text_with_a_growing_context_when_usage_is_missing():
+    trace = timed(WEATHER, usage=False)
+    result = replay_trace(trace, [SimilarQueryStagnation()])
+    inputs = [c.input_tokens for c in result.costs]
+    assert inputs[0] == 0 and all(b > a for a, b in zip(inputs, inputs[1:]))
+    assert result.totals.tokens_estimated and result.policy.saved.tokens_estimated
+    assert estimate_tokens("北京天气") == 4 and estimate_tokens("weather today") == 3
+
+
+def test_policy_stops_at_the_first_stop_while_each_guard_is_also_replayed_alone():
+    example = Example(
+        "two loops",
+        (
+            calls(Call("query_db", {"status": "pending"}, "[]")),
+            calls(Call("query_db", {"status": "pending"}, "[]")),
+            calls(Call("query_db", {"status": "pending"}, "[]")),
+            search("天气"),
+            search("今日天气"),
+            search("今日天气 气温"),
+            answer(),
+        ),
+    )
+    result = replay_trace(timed(example), [SimilarQueryStagnation(), IdenticalCallStreak()])
+    assert [(f.code, f.round, f.action.value) for f in result.fires] == [
+        ("R001", 2, "hint"),
+        ("R001", 3, "stop"),
+        ("P001", 6, "stop"),
+    ]
+    assert result.policy.stop.code == "R001" and result.policy.stopped_at == 3
+    assert result.fires[2].saved.llm_calls == 0  # P001 alone: round 6 stop, round 7 replaced
+
+
+@pytest.mark.parametrize("k", range(1, 7))
+def test_replaying_a_prefix_gives_the_same_verdicts_as_the_whole_replay(k):
+    settings = load_settings(select=["ALL"])
+    whole = replay_trace(timed(WEATHER), settings.build())
+    prefix = timed(WEATHER)
+    prefix.rounds = prefix.rounds[:k]
+    part = replay_trace(prefix, settings.build())
+
+    def verdicts(result):
+        return [(f.code, f.round, f.phase, f.action, f.reason) for f in result.fires if f.round <= k]
+
+    assert verdicts(part) == verdicts(whole)
+
+
+def test_guard_objects_are_reusable_after_reset():
+    guard = SimilarQueryStagnation()
+    first = replay_trace(timed(WEATHER), [guard])
+    second = replay_trace(timed(WEATHER), [guard])
+    assert [(f.round, f.reason) for f in first.fires] == [(f.round, f.reason) for f in second.fires]
