@@ -36,6 +36,8 @@ def explain_guard(guard: type[Guard]) -> str:
         lines.append(f"  - {example.title}")
         if example.options:
             lines.append(f"    options: {example.options}")
+        if example.metadata:
+            lines.append(f"    run metadata: {_args(example.metadata)}")
         for number, step in enumerate(example.steps, 1):
             if step.calls:
                 shown = "; ".join(

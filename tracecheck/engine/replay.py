@@ -10,6 +10,7 @@ stop is the earliest of those.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -124,6 +125,13 @@ def _policy(trace: Trace, fires: list[Fire]) -> PolicyResult:
             call = next((c for c in trace.rounds[fire.round - 1].tool_calls if c.id == fire.call_id), None)
             if call is not None and call.result is not None and call.result.seconds is not None:
                 policy.blocked_seconds += call.result.seconds
+    if policy.blocked_calls:
+        # A blocked call is not executed: its tool call and its time are saved too.
+        base = dataclasses.replace(policy.saved) if policy.saved is not None else Saving()
+        base.tool_calls += policy.blocked_calls
+        if base.seconds is not None or stop is None:
+            base.seconds = (base.seconds or 0.0) + policy.blocked_seconds
+        policy.saved = base
     if stop is not None:
         if not trace.answered:
             policy.outcome_change = (

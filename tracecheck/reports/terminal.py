@@ -11,6 +11,7 @@ from ..engine.batch import ReplayReport
 from ..textsafe import one_line, plain
 from .data import report_data
 
+PHASE_ORDER = {"before_tools": 0, "after_tools": 1, "final": 2}
 ACTION_STYLES = {"hint": "cyan", "block": "yellow", "reject": "magenta", "stop": "bold red", "abort": "bold red"}
 
 
@@ -50,7 +51,7 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
         head.append("  ")
         head.append_text(plain(f"outcome={outcome}", "magenta"))
     console.print(head)
-    facts = f"  {trace['rounds']} rounds · {trace['tool_calls']} tool calls · {_num(trace['tokens'])} tokens"
+    facts = f"  {_count(trace['rounds'], 'round')} · {_count(trace['tool_calls'], 'tool call')} · {_num(trace['tokens'])} tokens"
     if trace["tokens_estimated"]:
         facts += " (estimated)"
     if trace["seconds"] is not None:
@@ -61,19 +62,24 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
     if not trace["fires"]:
         console.print(Text("  no guard fired", style="green"))
         return
+    policy = trace["policy"]
+    stop_at = (policy["stopped_at"], PHASE_ORDER.get(policy["phase"], 0)) if policy["stopped_at"] else None
     for fire in trace["fires"]:
+        # Fires after the policy's stop are what that guard would do alone.
+        after_stop = stop_at is not None and (fire["round"], PHASE_ORDER[fire["phase"]]) > stop_at
         line = Text("  ")
         line.append(f"{fire['code']} ", style="bold")
         line.append(f"{fire['name']:<28}", style="dim")
         line.append(f" round {fire['round']:>2} {fire['phase'].replace('_', ' '):<12} ")
         line.append(f"{fire['action'].upper():<6}", style=ACTION_STYLES.get(fire["action"], ""))
+        if after_stop:
+            line.append("  (alone, after the policy's stop)", style="dim")
         console.print(line)
-        console.print(Text("      ").append_text(plain(one_line(fire["reason"], 240))))
-    policy = trace["policy"]
+        console.print(Text("      ").append_text(plain(one_line(fire["reason"], 240), "dim" if after_stop else "")))
     if policy["stopped_at"] is None:
         summary = Text("  policy: no stop", style="dim")
         if policy["blocked_calls"]:
-            summary.append(f"; {policy['blocked_calls']} call(s) blocked")
+            summary.append(f"; {_count(policy['blocked_calls'], 'call')} blocked → saves {_saving_line(policy['saved'], trace)}")
         console.print(summary)
         return
     text = Text("  policy: ", style="bold")
@@ -86,7 +92,7 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
     if policy["saved"]["forced_answer_tokens"] is not None:
         notes.append(f"one forced answer charged: ~{policy['saved']['forced_answer_tokens']:,} tokens (estimate)")
     if policy["blocked_calls"]:
-        notes.append(f"{policy['blocked_calls']} call(s) blocked before the stop")
+        notes.append(f"{_count(policy['blocked_calls'], 'call')} blocked before the stop (included)")
     if notes:
         console.print(Text("          " + "; ".join(notes), style="dim"))
     if policy["outcome_change"]:

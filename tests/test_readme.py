@@ -1,0 +1,32 @@
+"""Claims the README makes that a command can show."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from conftest import ROOT
+
+
+def readme() -> str:
+    return (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_the_native_example_reads_cleanly_and_meets_its_own_expectation(tmp_path, cli):
+    block = re.search(r"```jsonl\n(.*?)```", readme(), re.S).group(1)
+    path = tmp_path / "example.jsonl"
+    path.write_text(block, encoding="utf-8")
+    result = cli("replay", "--format", "json", "--strict", str(path))
+    assert result.exit_code == 0, result.output
+    import json
+
+    (trace,) = json.loads(result.stdout)["traces"]
+    assert trace["labels"]["outcome"] == "failure"
+    assert [(f["code"], f["round"], f["action"]) for f in trace["fires"] if f["code"] == "P001"] == [("P001", 3, "stop")]
+    assert not [f for f in trace["fires"] if f["code"] == "R001"]
+
+
+def test_ci_runs_exactly_the_readme_test_command():
+    command = re.search(r"run the tests:\n\n```bash\n(.*?)\n```", readme(), re.S).group(1).strip()
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert command in ci.splitlines()
