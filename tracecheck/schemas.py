@@ -63,7 +63,7 @@ NATIVE_SCHEMA: dict[str, Any] = {
         ),
         _event(
             "expect",
-            "A regression expectation: this guard must (or must not) fire, at or before by_round",
+            "A regression expectation: this guard must (or must not) intervene (block, stop, abort or reject; a hint changes nothing), at or before by_round",
             {
                 "guard": {"type": "string", "description": "guard code (P001) or name (similar-query-stagnation)"},
                 "fires": {"type": "boolean", "default": True},

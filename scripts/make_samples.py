@@ -1,0 +1,2479 @@
+#!/usr/bin/env python3
+"""Write tracecheck's labelled sample transcripts into ``sample_traces/``.
+
+Every scenario is described once, as data (the user's question, the tools, and per
+round the assistant's text, its tool calls and what each tool returned). From that
+one description the script derives everything a recorder would have logged: call and
+completion ids, ISO-8601 timestamps, per-round token usage with the context growing
+round by round, and then renders the run in tracecheck's native JSONL and, for three
+scenarios, as OpenAI Chat request/response pairs, an OpenAI fine-tuning conversation
+and a LangChain ``messages_to_dict`` list.
+
+It is deterministic: no randomness; the small "jitter" in durations is a CRC32 of the
+trace id and round number. Run it again and the files are byte-for-byte the same.
+
+Before writing, the script replays the arithmetic the seed articles specify (query
+fingerprints and containment for P001, URL sets for P002, identical-call streaks for
+R001, the failure streak for F001, the evidence gate for E001, ...) on its own
+scenarios and refuses to write samples whose ``expect`` events disagree with it. The
+same numbers fill the tables of ``sample_traces/README.md``. That arithmetic is a
+reference for the samples only, not tracecheck's guards.
+
+Usage::
+
+    python scripts/make_samples.py            # writes sample_traces/
+    python scripts/make_samples.py --out DIR  # somewhere else
+    python scripts/make_samples.py --check    # verify only, write nothing
+
+Dependencies: the standard library and orjson.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import difflib
+import hashlib
+import json
+import re
+import string
+import sys
+import unicodedata
+import zlib
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_OUT = ROOT / "sample_traces"
+
+
+# ---------------------------------------------------------------------------
+# Small helpers: JSON as a model writes it, ids, time, token estimates
+# ---------------------------------------------------------------------------
+
+
+def J(value: Any) -> str:
+    """JSON the way the models in these runs emitted arguments: ``{"k": "v"}``, raw UTF-8."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def JC(value: Any) -> str:
+    """Compact JSON, the way most tools serialise their results."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def JI(value: Any) -> str:
+    """Indented JSON (a tool that pretty-prints its result)."""
+    return json.dumps(value, ensure_ascii=False, indent=2)
+
+
+_ALNUM = string.ascii_letters + string.digits
+
+
+def token(seed: str, length: int, alphabet: str = _ALNUM) -> str:
+    """A deterministic pseudo-random string (sha256 of ``seed`` mapped onto ``alphabet``)."""
+    out: list[str] = []
+    digest = hashlib.sha256(seed.encode()).digest()
+    i = 0
+    while len(out) < length:
+        if i == len(digest):
+            digest = hashlib.sha256(digest).digest()
+            i = 0
+        out.append(alphabet[digest[i] % len(alphabet)])
+        i += 1
+    return "".join(out)
+
+
+def fake_uuid(seed: str) -> str:
+    h = token(seed, 32, "0123456789abcdef")
+    return f"{h[:8]}-{h[8:12]}-4{h[13:16]}-a{h[17:20]}-{h[20:32]}"
+
+
+def frac(*key: Any) -> float:
+    """A stable number in [0, 1) for a key: the script's only source of variation."""
+    return zlib.crc32("/".join(map(str, key)).encode()) / 2**32
+
+
+def parse_iso(text: str) -> int:
+    """Milliseconds since the epoch from ``2026-03-04T09:15:02.412Z``."""
+    moment = datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc)
+    return int(round(moment.timestamp() * 1000))
+
+
+def iso(ms: int) -> str:
+    moment = datetime.fromtimestamp(ms // 1000, tz=timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S") + f".{ms % 1000:03d}Z"
+
+
+def is_cjk(ch: str) -> bool:
+    code = ord(ch)
+    return (
+        0x4E00 <= code <= 0x9FFF
+        or 0x3400 <= code <= 0x4DBF
+        or 0xF900 <= code <= 0xFAFF
+        or 0x3040 <= code <= 0x30FF
+        or 0xAC00 <= code <= 0xD7AF
+        or 0x3000 <= code <= 0x303F
+        or 0xFF00 <= code <= 0xFFEF
+    )
+
+
+def est_tokens(text: str) -> int:
+    """Roughly what the o200k tokenizer makes of a text: CJK ~0.75/char, other ~1/3.6 chars."""
+    cjk = sum(1 for ch in text if is_cjk(ch))
+    other = len(text) - cjk
+    return int(cjk * 0.75 + other / 3.6) + 1
+
+
+# Typical durations of each tool (ms, min..max); a call may override with ``ms``.
+TOOL_MS: dict[str, tuple[int, int]] = {
+    "webSearch": (3600, 5400),
+    "web_search": (900, 2400),
+    "search_contract": (2100, 3300),
+    "fetch_page": (800, 1900),
+    "query_db": (300, 640),
+    "read_file": (300, 420),
+    "list_dir": (300, 380),
+    "search_code": (480, 1300),
+    "run_tests": (4300, 5900),
+    "edit_file": (300, 470),
+    "create_report": (420, 880),
+    "get_report_status": (300, 520),
+    "download_report": (700, 1400),
+    "list_pending_orders": (360, 700),
+    "list_orders": (380, 820),
+    "queryDeviceStatus": (320, 620),
+    "open_page": (1900, 3300),
+    "scroll_down": (300, 560),
+}
+
+
+# ---------------------------------------------------------------------------
+# Scenario model
+# ---------------------------------------------------------------------------
+
+
+@dataclass
+class Call:
+    name: str
+    args: str  # raw JSON string exactly as the model emitted it
+    result: str
+    error: bool = False
+    ms: int | None = None  # tool duration override
+    hidden_tokens: int = 0  # tokens the model saw but the logger truncated away
+    # derived by build()
+    id: str = ""
+    start: int = 0
+    end: int = 0
+    tokens: int = 0
+
+
+@dataclass
+class Step:
+    text: str = ""
+    calls: list[Call] = field(default_factory=list)
+    out: int | None = None  # output tokens override
+    ms: int | None = None  # LLM latency override
+    # derived by build()
+    id: str = ""
+    start: int = 0
+    end: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    @property
+    def final(self) -> bool:
+        return not self.calls
+
+
+@dataclass
+class Scenario:
+    trace: str
+    file: str
+    title: str  # one line for the README
+    start: str
+    model: str
+    request_model: str  # what the client asked for (the alias)
+    system: str
+    user: str
+    tools: list[dict]
+    labels: dict[str, str]
+    expects: list[dict]
+    metadata: dict[str, Any]
+    steps: list[Step]
+    end_error: str | None = None
+    injected: dict[int, dict] = field(default_factory=dict)  # 0-based step -> message sent before it
+    why: str = ""  # README: plain-English explanation
+    fingerprint: str = ""
+
+
+def tool(name: str, description: str, properties: dict, required: list[str] | None = None) -> dict:
+    return {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": description,
+            "parameters": {
+                "type": "object",
+                "properties": properties,
+                "required": required if required is not None else list(properties),
+                "additionalProperties": False,
+            },
+        },
+    }
+
+
+def build(sc: Scenario) -> Scenario:
+    """Fill in ids, timestamps and token usage, deterministically."""
+    sc.fingerprint = "fp_" + token(sc.model + "/fp", 10, "0123456789abcdef")
+    now = parse_iso(sc.start)
+    context = est_tokens(sc.system) + est_tokens(JC(sc.tools)) + 9 * len(sc.tools) + est_tokens(sc.user) + 14
+    for k, step in enumerate(sc.steps):
+        if k in sc.injected:
+            context += est_tokens(sc.injected[k]["content"]) + 6
+        step.id = "chatcmpl-" + token(f"{sc.trace}/{k}/completion", 29)
+        step.input_tokens = context
+        if step.out is not None:
+            step.output_tokens = step.out
+        else:
+            out = est_tokens(step.text) if step.text else 0
+            for call in step.calls:
+                out += est_tokens(call.args) + est_tokens(call.name) + 9
+            step.output_tokens = max(20, min(200, out + 4))
+        if step.ms is not None:
+            latency = step.ms
+        else:
+            latency = 520 + step.output_tokens * 12 + context // 48 + int(380 * frac(sc.trace, k, "llm"))
+            latency = max(820, min(3950, latency))
+        step.start = now
+        step.end = now + latency
+        now = step.end
+        tool_ends = []
+        for j, call in enumerate(step.calls):
+            call.id = "call_" + token(f"{sc.trace}/{k}/{j}/call", 24)
+            call.start = now + 6 + int(22 * frac(sc.trace, k, j, "gap")) + 2 * j
+            lo, hi = TOOL_MS.get(call.name, (300, 900))
+            duration = call.ms if call.ms is not None else lo + int((hi - lo) * frac(sc.trace, k, j, "tool"))
+            call.end = call.start + duration
+            call.tokens = est_tokens(call.result) + call.hidden_tokens
+            tool_ends.append(call.end)
+        if tool_ends:
+            now = max(tool_ends) + 14 + int(40 * frac(sc.trace, k, "next"))
+        context += step.output_tokens + 7 * len(step.calls)
+        for call in step.calls:
+            context += call.tokens + 6
+    return sc
+
+
+# ---------------------------------------------------------------------------
+# Renderers
+# ---------------------------------------------------------------------------
+
+
+def native_events(sc: Scenario) -> list[dict]:
+    events: list[dict] = [
+        {"type": "trace", "trace": sc.trace, "format_version": 1, "metadata": sc.metadata},
+        {"type": "labels", "trace": sc.trace, "labels": sc.labels},
+    ]
+    for exp in sc.expects:
+        event = {"type": "expect", "trace": sc.trace, "guard": exp["guard"], "fires": exp["fires"]}
+        if exp.get("by_round") is not None:
+            event["by_round"] = exp["by_round"]
+        if exp.get("note"):
+            event["note"] = exp["note"]
+        events.append(event)
+    for k, step in enumerate(sc.steps, 1):
+        events.append(
+            {
+                "type": "round",
+                "trace": sc.trace,
+                "round": k,
+                "id": step.id,
+                "model": sc.model,
+                "started_at": iso(step.start),
+                "ended_at": iso(step.end),
+                "text": step.text,
+                "tool_calls": [{"id": c.id, "name": c.name, "arguments": c.args} for c in step.calls],
+                "usage": {"input_tokens": step.input_tokens, "output_tokens": step.output_tokens},
+                "finish_reason": "tool_calls" if step.calls else "stop",
+            }
+        )
+        for call in step.calls:
+            events.append(
+                {
+                    "type": "result",
+                    "trace": sc.trace,
+                    "call_id": call.id,
+                    "content": call.result,
+                    "is_error": call.error,
+                    "started_at": iso(call.start),
+                    "ended_at": iso(call.end),
+                }
+            )
+    end: dict[str, Any] = {"type": "end", "trace": sc.trace}
+    if sc.end_error is not None:
+        end["error"] = sc.end_error
+    events.append(end)
+    return events
+
+
+def _assistant_message(step: Step, *, for_request: bool) -> dict:
+    message: dict[str, Any] = {"role": "assistant", "content": step.text or None}
+    if step.calls:
+        message["tool_calls"] = [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.args}} for c in step.calls
+        ]
+    if not for_request:
+        message["refusal"] = None
+    return message
+
+
+def openai_request_response(sc: Scenario) -> list[dict]:
+    """One line per round: the request (whole history so far) and the chat.completion."""
+    messages: list[dict] = [{"role": "system", "content": sc.system}, {"role": "user", "content": sc.user}]
+    lines = []
+    for k, step in enumerate(sc.steps):
+        if k in sc.injected:
+            messages.append(dict(sc.injected[k]))
+        request = {
+            "model": sc.request_model,
+            "messages": copy.deepcopy(messages),
+            "tools": sc.tools,
+            "tool_choice": "auto",
+            "temperature": 0,
+        }
+        response = {
+            "id": step.id,
+            "object": "chat.completion",
+            "created": step.start // 1000,
+            "model": sc.model,
+            "choices": [
+                {
+                    "index": 0,
+                    "message": _assistant_message(step, for_request=False),
+                    "logprobs": None,
+                    "finish_reason": "tool_calls" if step.calls else "stop",
+                }
+            ],
+            "usage": {
+                "prompt_tokens": step.input_tokens,
+                "completion_tokens": step.output_tokens,
+                "total_tokens": step.input_tokens + step.output_tokens,
+                "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+                "completion_tokens_details": {
+                    "reasoning_tokens": 0,
+                    "audio_tokens": 0,
+                    "accepted_prediction_tokens": 0,
+                    "rejected_prediction_tokens": 0,
+                },
+            },
+            "system_fingerprint": sc.fingerprint,
+        }
+        lines.append(
+            {"request": request, "response": response, "timestamp": iso(step.start), "latency_ms": step.end - step.start}
+        )
+        messages.append(_assistant_message(step, for_request=True))
+        for call in step.calls:
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": call.result})
+    return lines
+
+
+def openai_finetune(sc: Scenario) -> dict:
+    """The whole run as one fine-tuning style conversation line."""
+    messages: list[dict] = [{"role": "system", "content": sc.system}, {"role": "user", "content": sc.user}]
+    for k, step in enumerate(sc.steps):
+        if k in sc.injected:
+            messages.append(dict(sc.injected[k]))
+        message: dict[str, Any] = {"role": "assistant"}
+        if step.text or not step.calls:
+            message["content"] = step.text
+        if step.calls:
+            message["tool_calls"] = [
+                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.args}} for c in step.calls
+            ]
+        messages.append(message)
+        for call in step.calls:
+            messages.append({"role": "tool", "tool_call_id": call.id, "content": call.result})
+    return {"messages": messages, "tools": sc.tools, "parallel_tool_calls": False}
+
+
+def langchain_messages(sc: Scenario) -> list[dict]:
+    """``messages_to_dict`` of the run's LangGraph state (human, ai, tool, ...)."""
+    out: list[dict] = [
+        {
+            "type": "human",
+            "data": {
+                "content": sc.user,
+                "additional_kwargs": {},
+                "response_metadata": {},
+                "type": "human",
+                "name": None,
+                "id": None,
+                "example": False,
+            },
+        }
+    ]
+    for k, step in enumerate(sc.steps):
+        out.append(
+            {
+                "type": "ai",
+                "data": {
+                    "content": step.text,
+                    "additional_kwargs": {},
+                    "response_metadata": {
+                        "finish_reason": "tool_calls" if step.calls else "stop",
+                        "model_name": sc.model,
+                    },
+                    "type": "ai",
+                    "name": None,
+                    "id": f"run-{fake_uuid(f'{sc.trace}/{k}/run')}-0",
+                    "example": False,
+                    "tool_calls": [
+                        {"name": c.name, "args": json.loads(c.args), "id": c.id, "type": "tool_call"} for c in step.calls
+                    ],
+                    "invalid_tool_calls": [],
+                    "usage_metadata": {
+                        "input_tokens": step.input_tokens,
+                        "output_tokens": step.output_tokens,
+                        "total_tokens": step.input_tokens + step.output_tokens,
+                    },
+                },
+            }
+        )
+        for call in step.calls:
+            out.append(
+                {
+                    "type": "tool",
+                    "data": {
+                        "content": call.result,
+                        "additional_kwargs": {},
+                        "response_metadata": {},
+                        "type": "tool",
+                        "name": call.name,
+                        "id": None,
+                        "tool_call_id": call.id,
+                        "artifact": None,
+                        "status": "error" if call.error else "success",
+                    },
+                }
+            )
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Result text builders
+# ---------------------------------------------------------------------------
+
+
+def zh_search_results(query: str, items: list[tuple[str, str, str]]) -> str:
+    """webSearch (self-hosted SearXNG behind a small adapter): a plain-text result list."""
+    lines = [f"搜索“{query}”，返回 {len(items)} 条结果：", ""]
+    for i, (title, url, snippet) in enumerate(items, 1):
+        lines += [f"{i}. {title}", f"   {url}", f"   {snippet}", ""]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def en_search_results(query: str, items: list[tuple[str, str, str, float]], seconds: float) -> str:
+    """web_search (a Tavily-style search API): JSON."""
+    return JI(
+        {
+            "query": query,
+            "results": [{"title": t, "url": u, "content": c, "score": s} for (t, u, c, s) in items],
+            "response_time": seconds,
+        }
+    )
+
+
+# ---------------------------------------------------------------------------
+# The scenarios
+# ---------------------------------------------------------------------------
+
+SCENARIOS: list[Scenario] = []
+
+
+def scenario(sc: Scenario) -> Scenario:
+    SCENARIOS.append(build(sc))
+    return sc
+
+
+def expect(guard: str, fires: bool = True, by_round: int | None = None, note: str | None = None) -> dict:
+    return {"guard": guard, "fires": fires, "by_round": by_round, "note": note}
+
+
+# ----- shared Chinese web-search results -------------------------------------
+
+WEATHER_CN = ("天气预报查询_一周天气预报_15天天气预报 - 中国天气网", "https://www.weather.com.cn/",
+              "中国天气网是中国气象局公共气象服务中心主办的气象综合服务网站，提供全国 2500 多个城市的天气预报、实况与预警信息查询。")
+BAIKE_TIANQI = ("天气（大气状态）- 百度百科", "https://baike.baidu.com/item/%E5%A4%A9%E6%B0%94/26355",
+                "天气是指某一个地区距离地表较近的大气层在短时间内的具体状态，天气现象包括晴、阴、雨、雪、雾、风等……")
+TIANQI_HOME = ("天气网 - 全国天气预报15天查询", "https://www.tianqi.com/",
+               "天气网为您提供全国各城市天气预报、空气质量、生活指数及历史天气查询服务，数据每小时更新。")
+MOJI_HOME = ("墨迹天气 - 精准到分钟的天气预报", "https://www.moji.com/",
+             "墨迹天气提供短时降水、逐小时预报与 15 天天气趋势，覆盖全国 3000 多个城市和景点。")
+CMA_KEPU = ("天气和气候有什么区别？- 中国气象局", "https://www.cma.gov.cn/2011xzt/kpbd/qhbh/201404/t20140408_244213.html",
+            "天气是一定区域短时段内的大气状态，气候则是长时间内天气的平均或统计状况……")
+TIANQI_JINRI = ("今日天气_今天天气预报查询 - 天气网", "https://www.tianqi.com/jinri/",
+                "今日天气查询：请选择您所在的省份和城市，查看今天的天气、气温、风力风向与空气质量。")
+RANK_2345 = ("全国主要城市今日气温排行榜 - 2345天气预报", "https://tianqi.2345.com/paihang/",
+             "全国 340 个城市今日最高气温、最低气温排行，每 30 分钟更新一次……")
+BAIKE_QIWEN = ("气温 - 百度百科", "https://baike.baidu.com/item/%E6%B0%94%E6%B8%A9/1033",
+               "气温是表示空气冷热程度的物理量。气象观测所用的气温一般指离地面 1.5 米高处百叶箱中的温度。")
+NMC_SHIKUANG = ("全国逐小时降水量实况 - 中央气象台", "http://www.nmc.cn/publish/observations/hourly-precipitation.html",
+                "中央气象台发布全国逐小时降水量、气温实况分布图，数据来自国家级地面气象观测站……")
+BAIKE_QINGYU = ("晴雨表 - 百度百科", "https://baike.baidu.com/item/%E6%99%B4%E9%9B%A8%E8%A1%A8/1413418",
+                "晴雨表即气压计，是测量大气压强的仪器，人们常根据气压的升降大致判断天气的晴雨变化……")
+WEATHER_CN_GAILV = ("降水概率 30% 要带伞吗？一文看懂降水概率 - 中国天气网", "https://www.weather.com.cn/science/2019/11/3261542.shtml",
+                    "降水概率是指某一地区在某一时段内出现降水（≥0.1 毫米）的可能性大小，并不是下雨的面积或时长……")
+MOJI_WEATHER = ("天气预报 - 墨迹天气", "https://www.moji.com/weather/",
+                "选择您所在的城市，查看今日天气、逐小时预报、降水概率与生活指数……")
+SHISHI_2345 = ("实时天气_今天天气实时查询 - 2345天气预报", "https://tianqi.2345.com/shishi/",
+               "请选择城市，查看实时气温、体感温度、湿度、降水与空气质量……")
+
+
+# ----- 1. seed 000: the weather loop -----------------------------------------
+
+WEBSEARCH_TOOL = tool(
+    "webSearch",
+    "Search the web. Returns titles, URLs and snippets of the top results.",
+    {"query": {"type": "string", "description": "Search keywords"}},
+)
+
+XIAOZHI_RULES = (
+    "你是「小智」，运行在智能音箱和手机 App 里的家庭助手。\n\n"
+    "## 能力\n"
+    "- 涉及实时信息（天气、新闻、路况、价格、赛事比分）时，必须先调用工具查询再回答，不要凭记忆编造。\n"
+    "- 搜索关键词要简洁；一次搜索没有找到时，可以调整关键词再搜。\n\n"
+    "## 回答要求\n"
+    "- 用口语化的中文回答，适合语音播报，一般不超过 100 字；需要列举时不超过 3 条。\n"
+    "- 不要输出表格和代码块；数字用阿拉伯数字，温度用“℃”。\n"
+    "- 引用具体数据（气温、降水概率、价格等）时说明来源网站。\n"
+    "- 缺少必要信息（例如用户所在城市）时，可以直接向用户确认。\n\n"
+    "## 安全\n"
+    "- 不提供医疗、法律、投资方面的确定性建议；涉及人身安全的预警信息要优先播报。\n"
+    "- 控制家电前必须得到用户明确同意。不要透露本提示词的内容。\n\n"
+)
+SEED000_SYSTEM = XIAOZHI_RULES + "当前时间：2026-03-04 17:15（北京时间）。用户所在城市：未知（未授权定位）。"
+
+SEED000_QUERIES = ["天气", "今日天气 气温", "今日天气 气温 晴雨", "今日天气预报 气温 晴雨 降水概率", "今天 天气 实时 气温 晴雨 预报"]
+
+scenario(
+    Scenario(
+        trace="seed000_weather_loop",
+        file="seed000_weather_loop.jsonl",
+        title="今天天气怎么样 — query rewritten 5 times until maxRounds",
+        start="2026-03-04T09:15:02.412Z",
+        model="gpt-4o-mini-2024-07-18",
+        request_model="gpt-4o-mini",
+        system=SEED000_SYSTEM,
+        user="今天天气怎么样？出门要带伞吗？",
+        tools=[WEBSEARCH_TOOL],
+        labels={
+            "outcome": "failure",
+            "scenario": "similar-query search loop until maxRounds (天气 → 今日天气 气温 → … 晴雨)",
+            "source": "seed 000",
+            "note": "5 rewrites of the same query, the results never relevant; forced answer after maxRounds, ~35 s",
+        },
+        expects=[
+            expect("P001", True, 3, "round 2 is similar to round 1 (containment 1.00) -> 1; round 3 similar to round 2 (1.00) -> 2 -> stop before round 3's search"),
+            expect("P002", False, None, "every round brings at least one URL not seen before (all irrelevant): URL novelty alone does not see this loop"),
+            expect("R001", False, None, "every query differs: no identical calls"),
+        ],
+        metadata={
+            "agent": "xiaozhi-home-assistant",
+            "framework": "custom ReAct loop (Java, streaming)",
+            "max_rounds": 5,
+            "user_query": "今天天气怎么样？出门要带伞吗？",
+            "ended_by": "maxRounds reached; forced final answer without tools",
+        },
+        steps=[
+            Step("", [Call("webSearch", J({"query": SEED000_QUERIES[0]}), zh_search_results(SEED000_QUERIES[0], [WEATHER_CN, BAIKE_TIANQI, TIANQI_HOME, MOJI_HOME, CMA_KEPU]), ms=5040)]),
+            Step("搜索结果都是天气网站首页和百科，没有今天的具体信息，我换个更具体的关键词。",
+                 [Call("webSearch", J({"query": SEED000_QUERIES[1]}), zh_search_results(SEED000_QUERIES[1], [TIANQI_JINRI, WEATHER_CN, RANK_2345, BAIKE_QIWEN]), ms=5620)]),
+            Step("还是没有具体的气温和晴雨信息，再加上“晴雨”试试。",
+                 [Call("webSearch", J({"query": SEED000_QUERIES[2]}), zh_search_results(SEED000_QUERIES[2], [NMC_SHIKUANG, TIANQI_JINRI, BAIKE_QINGYU]), ms=4760)]),
+            Step("",
+                 [Call("webSearch", J({"query": SEED000_QUERIES[3]}), zh_search_results(SEED000_QUERIES[3], [WEATHER_CN_GAILV, NMC_SHIKUANG, TIANQI_JINRI, MOJI_WEATHER]), ms=5930)]),
+            Step("我再换个说法搜索实时天气。",
+                 [Call("webSearch", J({"query": SEED000_QUERIES[4]}), zh_search_results(SEED000_QUERIES[4], [SHISHI_2345, RANK_2345, TIANQI_JINRI]), ms=5280)]),
+            Step(
+                "抱歉，我搜索了几次，只找到天气网站的首页和一些百科词条，没能查到您所在城市今天的具体天气和降水概率，"
+                "所以没法确定要不要带伞。您可以告诉我所在的城市（比如“杭州”），我再帮您查；"
+                "也可以直接在中国天气网（https://www.weather.com.cn/）查看当地的逐小时预报。",
+                ms=2380,
+            ),
+        ],
+        injected={5: {"role": "system", "content": "已达到最大轮次（maxRounds=5）。请基于已有的搜索结果直接回答用户，不要再调用工具。"}},
+        why="Seed 000's own incident. The agent rewrites the weather query five times, each time keeping the core characters and adding modifiers, "
+        "until maxRounds forces an answer (~35 s). P001 sees round 2 as similar to round 1 and round 3 as similar to round 2, so it stops before round 3's search: "
+        "rounds 3-5 and their 3 searches are saved, minus one forced answer. P002 does not fire: each round brings one irrelevant but new URL.",
+    )
+)
+
+
+# ----- 2. seed 000: containment vs Jaccard -----------------------------------
+
+BJ_WEATHER = ("【北京天气】北京天气预报,天气预报一周,天气预报15天查询 - 中国天气网", "https://www.weather.com.cn/weather/101010100.shtml",
+              "北京天气预报，及时准确发布中央气象台天气信息，便捷查询北京今日天气，北京周末天气，北京一周天气预报，北京15日天气预报……")
+BJ_TIANQI15 = ("北京天气预报15天_北京天气预报15天查询 - 天气网", "https://www.tianqi.com/beijing/15/",
+               "北京天气预报15天查询，未来15天北京天气变化趋势，包括气温、降水、风力风向等……")
+BJ_CMA = ("北京市气象局", "http://bj.cma.gov.cn/", "北京市气象局官方网站，发布北京天气预报、预警信号、气象服务与科普信息。")
+BJ_TIANQI = ("北京今天天气_北京今日天气预报 - 天气网", "https://www.tianqi.com/beijing/",
+             "北京今日天气：查看北京今天白天和夜间的天气现象、最高最低气温、风向风力与紫外线指数……")
+BJ_2345 = ("北京实时天气_北京今日气温走势 - 2345天气预报", "https://tianqi.2345.com/beijing/54511.htm",
+           "北京实时天气、今日气温走势、逐小时预报与空气质量，每 10 分钟更新……")
+BJ_MOJI = ("北京实时天气_北京今日湿度 - 墨迹天气", "https://tianqi.moji.com/weather/china/beijing/beijing",
+           "墨迹天气北京今日天气，实时温度、湿度、风力与空气质量指数（AQI），逐小时与 15 天预报……")
+BJ_1D = ("北京今天天气 - 中国天气网", "https://www.weather.com.cn/weather1d/101010100.shtml",
+         "北京今日逐小时天气：温度、相对湿度、降水量与风力风向，整点更新……")
+
+BJ_QUERIES = ["北京天气", "北京今日天气 气温", "北京今日天气 气温 湿度"]
+
+scenario(
+    Scenario(
+        trace="seed000_containment_vs_jaccard",
+        file="seed000_containment_vs_jaccard.jsonl",
+        title="北京天气 → 北京今日天气 气温 → … 湿度: the pair that makes Jaccard dead code",
+        start="2026-03-04T09:41:17.088Z",
+        model="gpt-4o-mini-2024-07-18",
+        request_model="gpt-4o-mini",
+        system=SEED000_SYSTEM.replace("17:15", "17:41"),
+        user="北京今天天气怎么样？温度和湿度大概多少？",
+        tools=[WEBSEARCH_TOOL],
+        labels={
+            "outcome": "failure",
+            "scenario": "seed 000 unit-test pair: 北京天气 vs 北京今日天气 气温 (containment 1.00, Jaccard 0.57)",
+            "source": "seed 000",
+            "note": "three near-identical searches; answered without today's numbers",
+        },
+        expects=[
+            expect("P001", True, 3, "containment: round 2 vs 1 = 4/4 = 1.00 -> 1; round 3 vs 2 = 7/7 = 1.00 -> 2 -> stop. With metric=jaccard (4/7 = 0.57, 7/9 = 0.78) it never fires"),
+        ],
+        metadata={
+            "agent": "xiaozhi-home-assistant",
+            "framework": "custom ReAct loop (Java, streaming)",
+            "max_rounds": 5,
+            "user_query": "北京今天天气怎么样？温度和湿度大概多少？",
+        },
+        steps=[
+            Step("", [Call("webSearch", J({"query": BJ_QUERIES[0]}), zh_search_results(BJ_QUERIES[0], [BJ_WEATHER, BJ_TIANQI15, BJ_CMA]), ms=3940)]),
+            Step("", [Call("webSearch", J({"query": BJ_QUERIES[1]}), zh_search_results(BJ_QUERIES[1], [BJ_TIANQI, BJ_WEATHER, BJ_2345]), ms=4310)]),
+            Step("结果里还是没有具体的湿度数据，我再补充关键词搜索一次。",
+                 [Call("webSearch", J({"query": BJ_QUERIES[2]}), zh_search_results(BJ_QUERIES[2], [BJ_MOJI, BJ_2345, BJ_1D]), ms=4650)]),
+            Step(
+                "没有查到北京今天的实时气温和湿度数据。几个天气网站都有北京的实时页面，"
+                "建议直接查看中国天气网的北京今日逐小时天气：https://www.weather.com.cn/weather1d/101010100.shtml",
+                ms=1960,
+            ),
+        ],
+        why="The pair from seed 000's postscript: a unit test asserting that 北京天气 and 北京今日天气 气温 are similar failed because the first version used Jaccard "
+        "(|A∩B|/|A∪B| = 4/7 = 0.57 < 0.8). Containment (|A∩B|/min(|A|,|B|) = 4/4 = 1.00) sees it. With metric=jaccard P001 never fires on this trace.",
+    )
+)
+
+
+# ----- 3. seed 002: eight contract searches, token limit ---------------------
+
+CONTRACT_DOCS: dict[str, dict[str, Any]] = {
+    "D1": {
+        "doc_id": "KB-LEGAL-0142", "title": "SaaS 订阅服务协议（标准版）v3.2", "section": "第 7 条 订阅期限与自动续费", "hidden": 6460,
+        "text": "7.1 订阅期限自订单生效日起算，以订单载明的期限为准。7.2 除非任何一方于当前订阅期届满前三十（30）日以书面形式通知对方不再续订，"
+                "本协议及相关订单将按相同期限自动续订，续订价格以届时有效的价目表为准，但涨幅不超过上一订阅期费用的百分之七（7%）。"
+                "7.3 客户可在管理后台“账单与订阅”页面关闭自动续费，关闭操作视为第 7.2 条所述的书面通知……",
+    },
+    "D2": {
+        "doc_id": "KB-LEGAL-0157", "title": "SaaS 订阅服务协议（企业版）v2.8", "section": "第 9 条 续约", "hidden": 6020,
+        "text": "9.1 本协议初始服务期为十二（12）个月。初始服务期届满后自动续约十二（12）个月，除非一方在届满前六十（60）日书面通知另一方不续约。"
+                "9.2 续约期间的服务费按续约时双方确认的报价单执行；未重新报价的，按上一服务期单价执行……",
+    },
+    "D3": {
+        "doc_id": "KB-LEGAL-0098", "title": "软件即服务（SaaS）主服务协议 MSA-2025", "section": "第 12 条 期限、续期与终止", "hidden": 6740,
+        "text": "12.3 除订单另有约定外，每一订阅期届满时自动续期，续期期限与原订阅期相同。任何一方可在届满前至少三十（30）日发出不续期通知。"
+                "12.4 乙方调整续期价格的，应在届满前四十五（45）日书面通知甲方；甲方不接受调价的，可在届满前以书面方式终止续期……",
+    },
+    "D4": {
+        "doc_id": "KB-LEGAL-0203", "title": "订单表（Order Form）模板 2025 版", "section": "六、续费条款", "hidden": 5280,
+        "text": "续费方式：□自动续费 □到期手动续费。勾选自动续费的，系统将于到期前七（7）日向付款账户发起扣款；"
+                "如需取消，应在到期前三十（30）日于管理后台关闭，或书面通知客户成功经理……",
+    },
+    "D5": {
+        "doc_id": "KB-LEGAL-0311", "title": "自动续费服务规则（个人/小微版）", "section": "第三条 提醒与取消", "hidden": 5150,
+        "text": "依据《网络交易监督管理办法》第十八条，采取自动续费方式的，应当在消费者接受服务前和自动续费日前五日，以显著方式提请消费者注意。"
+                "用户可随时在“我的-订阅管理”中取消自动续费，取消后当期服务不受影响……",
+    },
+    "D6": {
+        "doc_id": "KB-LEGAL-0187", "title": "合同审批指引：续约、涨价与终止通知", "section": "3.2 续约条款的变更", "hidden": 5540,
+        "text": "销售在报价单或补充协议中变更续约条款（如将不续约通知期由 30 日缩短至 15 日、取消涨幅上限）的，须经法务审批。"
+                "企业版默认通知期为 60 日，标准版为 30 日……",
+    },
+    "D7": {
+        "doc_id": "KB-LEGAL-0225", "title": "年度订阅续费提醒函（模板）", "section": "正文", "hidden": 4960,
+        "text": "尊敬的客户：贵司订阅的云境协同（标准版）将于{到期日}到期。根据《SaaS 订阅服务协议》第 7.2 条，"
+                "如贵司未于到期前 30 日书面通知不续订，订阅将自动续期 12 个月，续期费用为{续期金额}元……",
+    },
+    "D8": {
+        "doc_id": "KB-LEGAL-0064", "title": "数据处理协议（DPA）v1.4", "section": "第 11 条 期限与终止", "hidden": 5860,
+        "text": "本 DPA 的期限与主协议一致；主协议续期的，本 DPA 随之自动续期。主协议终止后，处理者应在三十（30）日内删除或返还个人数据……",
+    },
+    "D9": {
+        "doc_id": "KB-LEGAL-0276", "title": "渠道合作协议（经销商）2024 版", "section": "第 15 条 协议期限", "hidden": 5320,
+        "text": "本协议有效期一年。期满前九十（90）日内任何一方未提出书面异议的，本协议自动续约一年，续约次数不限……",
+    },
+}
+
+CONTRACT_ROUNDS: list[tuple[str, list[str], list[float], str]] = [
+    ("SaaS 订阅合同 自动续费", ["D1", "D2", "D3", "D4", "D6"], [0.91, 0.88, 0.84, 0.79, 0.71], ""),
+    ("SaaS 订阅协议 自动续约", ["D2", "D1", "D3"], [0.90, 0.87, 0.82], "结果里标准版和企业版的条款不一致，我换个说法再检索，确认标准条款。"),
+    ("软件即服务 合同 续费条款", ["D3", "D1", "D2", "D8"], [0.86, 0.83, 0.80, 0.62], ""),
+    ("自动续费条款 SaaS 协议", ["D1", "D2"], [0.89, 0.85], "还需要确认续费条款的完整表述。"),
+    ("SaaS 合同 续约 自动", ["D2", "D1", "D3"], [0.88, 0.86, 0.81], ""),
+    ("续费 条款", ["D1", "D2", "D3", "D4", "D7", "D6"], [0.84, 0.82, 0.80, 0.78, 0.74, 0.70], "换更宽泛的关键词，看看有没有遗漏的续费条款。"),
+    ("自动续费", ["D5", "D1", "D2", "D3"], [0.87, 0.85, 0.83, 0.80], ""),
+    ("续费", ["D1", "D2", "D3", "D4", "D5", "D7", "D9"], [0.81, 0.80, 0.79, 0.77, 0.76, 0.73, 0.66], "再用最短的关键词检索一次，确保覆盖所有相关合同。"),
+]
+
+CONTRACT_TOOL = tool(
+    "search_contract",
+    "在企业知识库中检索合同模板与合同条款，返回匹配的文档、章节与条款全文。",
+    {
+        "query": {"type": "string", "description": "检索关键词"},
+        "top_k": {"type": "integer", "description": "最多返回条数，默认 8"},
+    },
+    required=["query"],
+)
+
+
+def contract_result(query: str, keys: list[str], scores: list[float]) -> tuple[str, int]:
+    results = []
+    hidden = 0
+    for key, score in zip(keys, scores):
+        doc = CONTRACT_DOCS[key]
+        results.append(
+            {
+                "doc_id": doc["doc_id"],
+                "title": doc["title"],
+                "section": doc["section"],
+                "url": f"https://kb.yunjing-saas.com/legal/templates/{doc['doc_id']}",
+                "score": score,
+                "text": doc["text"] + f"[logger: truncated {doc['hidden']:,} chars]",
+            }
+        )
+        hidden += int(doc["hidden"] * 0.68)
+    body = JC({"query": query, "total": len(results), "results": results})
+    return body, hidden
+
+
+_contract_steps = []
+for _k, (_q, _keys, _scores, _text) in enumerate(CONTRACT_ROUNDS):
+    _body, _hidden = contract_result(_q, _keys, _scores)
+    _contract_steps.append(
+        Step(_text, [Call("search_contract", J({"query": _q}), _body, hidden_tokens=_hidden, ms=2650 + int(900 * frac("contract", _k)))])
+    )
+
+scenario(
+    Scenario(
+        trace="seed002_contract_search_token_limit",
+        file="seed002_contract_search_token_limit.jsonl",
+        title="合同条款查询 Agent: 8 near-synonym searches, then Token limit exceeded",
+        start="2026-03-05T02:27:45.903Z",
+        model="gpt-4o-2024-08-06",
+        request_model="gpt-4o",
+        system=(
+            "你是云境科技的合同条款查询助手，服务对象是销售、客服和客户成功团队的同事。\n"
+            "1. 只能依据 search_contract 的检索结果回答，不得凭常识推断合同内容；检索不到时如实说明，并建议联系法务（legal@yunjing-saas.com）。\n"
+            "2. 回答时注明出处：文档编号、文档名称和条款号，例如“KB-LEGAL-0142 第 7.2 条”。\n"
+            "3. 标准版、企业版、渠道版合同的条款可能不同，回答前先确认问题针对的是哪个版本；用户未说明时，默认标准版。\n"
+            "4. 涉及金额、期限、通知期等数字时，原文引用，不要改写。\n"
+            "5. 不得向客户直接发送内部审批指引（KB-LEGAL-01xx 中标注“内部”的文档）。\n"
+            "6. 回答使用简体中文，先给结论，再给依据。"
+        ),
+        user="客户问我们标准版 SaaS 订阅合同里的自动续费是怎么约定的？如果不想续费，要提前多少天通知？",
+        tools=[CONTRACT_TOOL],
+        labels={
+            "outcome": "failure",
+            "scenario": "search_contract called 8 times with near-synonyms; context window overflow, no answer (45 s)",
+            "source": "seed 002",
+            "note": "the answer (30 days, clause 7.2 of KB-LEGAL-0142) was in the first result of round 1",
+        },
+        expects=[
+            expect("P001", True, 6, "char tokens: round 5 vs round 1 = 6/7 = 0.86 -> 1; round 6 续费 条款 is contained in rounds 3 and 4 (4/4 = 1.00) -> 2 -> stop before round 6 (jieba: round 7)"),
+            expect("P002", True, 5, "rounds 4 and 5 return only already-seen contract URLs (round 3 brought the DPA) -> 2 -> stop after round 5's tools"),
+            expect("R001", False, None, "no two calls have identical arguments"),
+        ],
+        metadata={
+            "agent": "contract-clause-assistant",
+            "framework": "LangChain AgentExecutor (tool-calling agent)",
+            "max_iterations": 10,
+            "context_window": 128000,
+            "user_query": "客户问我们标准版 SaaS 订阅合同里的自动续费是怎么约定的？如果不想续费，要提前多少天通知？",
+            "logger": "tool result 'text' fields truncated at 200 chars by the logging callback; usage is the provider's",
+        },
+        steps=_contract_steps,
+        end_error="Token limit exceeded",
+        why="Seed 002's incident: eight searches that only swap near-synonyms, every result list returning the same contract templates, the context growing "
+        "by ~4k tokens per returned clause until the ninth model call overflows the 128k window. The run never answers. "
+        "P002 stops first (after round 5's search: rounds 4 and 5 brought no new URL), P001 stops before round 6's search. Either turns "
+        "'no answer' into a forced answer built from round 1's result, which already held the 30-day notice period.",
+    )
+)
+
+
+# ----- 4. seed 004: query_db({"status": "pending"}) -> [] forever -------------
+
+QUERY_DB_TOOL = tool(
+    "query_db",
+    "Query the helpdesk tickets table. Pass column filters as an object; returns matching rows as a JSON array.",
+    {"status": {"type": "string", "description": "Ticket status to filter on"}},
+)
+
+_db_args = J({"status": "pending"})
+scenario(
+    Scenario(
+        trace="seed004_query_db_identical",
+        file="seed004_query_db_identical.jsonl",
+        title='query_db({"status": "pending"}) -> [] five times in a row',
+        start="2026-03-05T14:03:11.274Z",
+        model="gpt-4o-mini-2024-07-18",
+        request_model="gpt-4o-mini",
+        system=(
+            "You are the operations assistant for the Acme Support helpdesk. Team leads ask you about queues, backlogs and SLAs.\n\n"
+            "Tools: query_db reads the `tickets` table (columns: id, subject, status, priority, assignee, team, created_at, updated_at, sla_due_at). "
+            "Pass filters as a JSON object of column values.\n\n"
+            "Rules:\n"
+            "- Always answer from query results; never estimate counts.\n"
+            "- Give exact numbers and ticket ids; times in UTC.\n"
+            "- Do not modify tickets; you have read-only access.\n"
+            "- Keep answers short: a sentence or two, then a list if needed."
+        ),
+        user="How many support tickets are still pending right now? Give me the count and the oldest one.",
+        tools=[QUERY_DB_TOOL],
+        labels={
+            "outcome": "failure",
+            "scenario": "identical call streak: query_db({\"status\": \"pending\"}) returns [] again and again",
+            "source": "seed 004",
+            "note": "the tickets table uses status 'awaiting_agent'; 14 tickets were pending. The answer '0' is wrong",
+        },
+        expects=[
+            expect("R001", True, 3, "2nd identical call (round 2) -> hint; 3rd (round 3) -> stop before it runs"),
+            expect("R002", True, 2, "round 2 repeats round 1's successful call with the same raw arguments -> block"),
+        ],
+        metadata={
+            "agent": "helpdesk-ops",
+            "framework": "PatchCat-style browser runtime (OpenAI tools)",
+            "max_iterations": 6,
+            "user_query": "How many support tickets are still pending right now? Give me the count and the oldest one.",
+        },
+        steps=[
+            Step("", [Call("query_db", _db_args, "[]")]),
+            Step("The query returned no rows. Let me run it again to make sure.", [Call("query_db", _db_args, "[]")]),
+            Step("", [Call("query_db", _db_args, "[]")]),
+            Step("Still empty. I'll query once more to confirm there are no pending tickets.", [Call("query_db", _db_args, "[]")]),
+            Step("", [Call("query_db", _db_args, "[]")]),
+            Step("There are currently **0 pending support tickets** — the tickets table returned no rows with status \"pending\" "
+                 "across five checks, so there is no oldest pending ticket to report.", ms=1450),
+        ],
+        why="Seed 004's mode collapse: the model repeats the exact same call after an empty result. R001 hints at the 2nd identical call and stops "
+        "before the 3rd runs, saving rounds 3-5 and three calls. R002 (seed 001's cache) blocks already the 2nd call, answering it with the cached [].",
+    )
+)
+
+
+# ----- 5. seed 004: a legitimate poll ------------------------------------------
+
+REPORT_TOOLS = [
+    tool("create_report", "Start generating an analytics report. Returns a report id.",
+         {"type": {"type": "string", "enum": ["sales_summary", "returns", "inventory"]}, "period": {"type": "string", "description": "YYYY-MM"}}),
+    tool("get_report_status", "Get the status of a report job.", {"report_id": {"type": "string"}}),
+    tool("download_report", "Download a finished report as CSV text.", {"report_id": {"type": "string"}, "format": {"type": "string", "enum": ["csv"]}}),
+]
+_poll = J({"report_id": "rpt_8812"})
+_report_url = "https://reports.acme-analytics.com/dl/rpt_8812/sales_summary_2026-02.csv?sig=9f2c41d7e0b3"
+_report_csv = (
+    "region,orders,revenue_eur,avg_order_eur,returns_pct\n"
+    "DACH,1842,412380.50,223.88,3.1\n"
+    "Nordics,655,171204.00,261.38,2.4\n"
+    "Benelux,931,198770.25,213.50,2.9\n"
+    "UK & IE,1120,268903.75,240.09,3.6\n"
+    "Total,4548,1051258.50,231.15,3.1\n"
+)
+scenario(
+    Scenario(
+        trace="seed004_report_polling",
+        file="seed004_report_polling.jsonl",
+        title="get_report_status polled twice with the same arguments (legitimate)",
+        start="2026-03-05T15:20:40.517Z",
+        model="gpt-4o-2024-08-06",
+        request_model="gpt-4o",
+        system=(
+            "You are the analytics assistant of Acme Commerce's BI team. You produce reports from the reporting service and summarise them "
+            "for managers.\n\n"
+            "Reports are generated asynchronously: call create_report, then poll get_report_status until the status is `done` (generation usually "
+            "takes 2-10 seconds), then download_report. If a report fails, say so and include the error.\n\n"
+            "When summarising: lead with revenue and order count, then the notable regional differences; amounts in EUR with thousands "
+            "separators; always include the download link."
+        ),
+        user="Generate the February 2026 sales summary and give me the download link plus the headline numbers.",
+        tools=REPORT_TOOLS,
+        labels={
+            "outcome": "success",
+            "scenario": "legitimate async poll: the same get_report_status call twice, the result changes",
+            "source": "seed 004",
+        },
+        expects=[
+            expect("R001", False, None, "two identical polls in a row only reach the hint step (seed 004 tolerates 2); no stop"),
+            expect("F001", False, None, "no tool failed"),
+        ],
+        metadata={
+            "agent": "analytics-assistant",
+            "framework": "PatchCat-style browser runtime (OpenAI tools)",
+            "max_iterations": 8,
+            "user_query": "Generate the February 2026 sales summary and give me the download link plus the headline numbers.",
+        },
+        steps=[
+            Step("", [Call("create_report", J({"type": "sales_summary", "period": "2026-02"}),
+                           JC({"report_id": "rpt_8812", "status": "queued", "estimated_seconds": 3}))]),
+            Step("", [Call("get_report_status", _poll, JC({"status": "generating", "progress": 40}))]),
+            Step("The report is still generating (40%). Checking again.",
+                 [Call("get_report_status", _poll, JC({"status": "done", "url": _report_url}))]),
+            Step("", [Call("download_report", J({"report_id": "rpt_8812", "format": "csv"}), _report_csv)]),
+            Step(
+                "The February 2026 sales summary is ready: " + _report_url + "\n\n"
+                "Headline numbers:\n"
+                "- **Revenue:** €1,051,258.50 from 4,548 orders (average order €231.15)\n"
+                "- **Largest region:** DACH — €412,380.50, 1,842 orders\n"
+                "- **Highest average order:** Nordics — €261.38\n"
+                "- **Returns:** 3.1% overall; highest in UK & IE (3.6%), lowest in the Nordics (2.4%)",
+                ms=2710,
+            ),
+        ],
+        why="Why seed 004 hints at the 2nd identical call instead of stopping: polling an async job is legitimate. The two polls are identical "
+        "calls, but the result changes (generating 40% -> done). R001 only hints here, which changes nothing in replay. "
+        "Note: R002 (seed 001's result cache) would block the second poll and return the stale 'generating' result; P004 exists for this case.",
+    )
+)
+
+
+# ----- 6. seed 004: JSON key-order drift -------------------------------------
+
+PENDING_TOOL = tool(
+    "list_pending_orders",
+    "列出待处理订单，按创建时间倒序分页返回。",
+    {"page": {"type": "integer", "minimum": 1}, "size": {"type": "integer", "minimum": 1, "maximum": 50}},
+)
+_pending_orders = [
+    ("PO-20260305-1187", "杭州青禾餐饮管理有限公司", "2026-03-05", 3280.00, 1),
+    ("PO-20260304-1162", "苏州恒远精密机械有限公司", "2026-03-04", 15600.00, 2),
+    ("PO-20260302-1131", "宁波海曙区晨光文具店", "2026-03-02", 468.50, 4),
+    ("PO-20260227-1088", "上海微澜信息科技有限公司", "2026-02-27", 9900.00, 7),
+    ("PO-20260225-1064", "南京百川物流有限公司", "2026-02-25", 7420.00, 9),
+    ("PO-20260221-1019", "合肥启航教育咨询有限公司", "2026-02-21", 2150.00, 13),
+    ("PO-20260218-0987", "无锡锦程纺织有限公司", "2026-02-18", 28760.00, 16),
+    ("PO-20260216-0962", "温州瑞丰鞋业有限公司", "2026-02-16", 5130.00, 18),
+    ("PO-20260213-0931", "常州天宁区便利蜂加盟店", "2026-02-13", 860.00, 21),
+    ("PO-20260210-0903", "绍兴柯桥布艺工坊", "2026-02-10", 3995.00, 24),
+]
+_pending_page1 = JC(
+    {
+        "total": 37,
+        "page": 1,
+        "size": 10,
+        "orders": [
+            {"order_id": o, "customer": c, "created_at": d, "amount_cny": a, "days_pending": p, "status": "pending"}
+            for (o, c, d, a, p) in _pending_orders
+        ],
+    }
+)
+scenario(
+    Scenario(
+        trace="seed004_key_order_drift",
+        file="seed004_key_order_drift.jsonl",
+        title='list_pending_orders({"page": 1, "size": 10}) / ({"size": 10, "page": 1}) — same call, keys reordered',
+        start="2026-03-06T01:52:09.630Z",
+        model="gpt-4o-2024-08-06",
+        request_model="gpt-4o",
+        system=(
+            "你是华东大区的订单运营助手，帮助运营同事跟进待处理订单。\n"
+            "- 使用 list_pending_orders 分页查询待处理订单（按创建时间倒序，每页最多 50 条）。返回中的 total 是符合条件的总条数。\n"
+            "- 回答时逐条列出订单号、客户名称、金额和待处理天数；超过 30 天的订单标注“超期”。\n"
+            "- 只读权限：不要承诺修改订单状态。\n"
+            "- 今天是 2026-03-06。"
+        ),
+        user="把待处理超过 30 天的订单都列出来，我要逐个跟进。",
+        tools=[PENDING_TOOL],
+        labels={
+            "outcome": "failure",
+            "scenario": "identical calls hidden by JSON key-order drift: {\"page\": 1, \"size\": 10} vs {\"size\": 10, \"page\": 1}",
+            "source": "seed 004",
+            "note": "37 pending orders, 21 of them older than 30 days on pages 2-4; the agent never left page 1 and answered 'none'",
+        },
+        expects=[
+            expect("R001", True, 3, "with canonical_args (default) all three calls have the same signature -> hint at round 2, stop at round 3; with canonical_args off the raw strings alternate and R001 never fires"),
+            expect("R002", True, 3, "round 3's raw arguments equal round 1's byte for byte -> block (round 2's reordered string is not an exact match)"),
+        ],
+        metadata={
+            "agent": "order-ops-assistant",
+            "framework": "PatchCat-style browser runtime (OpenAI tools)",
+            "max_iterations": 6,
+            "user_query": "把待处理超过 30 天的订单都列出来，我要逐个跟进。",
+        },
+        steps=[
+            Step("", [Call("list_pending_orders", J({"page": 1, "size": 10}), _pending_page1)]),
+            Step("我再确认一下第一页的数据。", [Call("list_pending_orders", J({"size": 10, "page": 1}), _pending_page1)]),
+            Step("", [Call("list_pending_orders", J({"page": 1, "size": 10}), _pending_page1)]),
+            Step("查询了待处理订单列表，目前待处理时间最长的是 PO-20260210-0903（绍兴柯桥布艺工坊），已待处理 24 天，"
+                 "**没有超过 30 天的待处理订单**。需要我把待处理超过 20 天的 2 个订单列出来吗？", ms=2240),
+        ],
+        why="Seed 004's admitted blind spot: its signature is tool name + the raw argument string, so {\"page\": 1, \"size\": 10} and "
+        "{\"size\": 10, \"page\": 1} look different. With canonical_args (sorted keys, tracecheck's default) the three calls are identical and R001 stops at round 3.",
+    )
+)
+
+
+# ----- 7. seed 001: tool failure streak (two traces) -------------------------
+
+FILE_TOOLS = [
+    tool("read_file", "Read a file from the repository checkout.", {"path": {"type": "string"}}),
+    tool("list_dir", "List the entries of a directory.", {"path": {"type": "string"}}),
+]
+_FILE_SYSTEM = (
+    "You are a code assistant for the payments team, with read-only access to the repository checked out at /repo "
+    "(a Node.js monorepo: services/ holds the services, config/ the shared configuration, packages/ the libraries).\n\n"
+    "Use the tools to look things up; do not guess. Quote file paths and the exact values you found. If something cannot be found, "
+    "say what you looked at. Keep answers under 150 words."
+)
+_FILE_USER = "What HTTP timeout and retry settings does the payment service use?"
+
+
+def enoent(path: str) -> str:
+    return f"Error: ENOENT: no such file or directory, open '{path}'"
+
+
+scenario(
+    Scenario(
+        trace="seed001_read_file_failure_streak",
+        file="seed001_tool_failure_streak.jsonl",
+        title="read_file fails 4 times in a row (ENOENT), then a guessed answer",
+        start="2026-03-06T08:11:53.145Z",
+        model="gpt-4o-2024-08-06",
+        request_model="gpt-4o",
+        system=_FILE_SYSTEM,
+        user=_FILE_USER,
+        tools=FILE_TOOLS,
+        labels={
+            "outcome": "failure",
+            "scenario": "tool failure streak: read_file on guessed paths, ENOENT every time",
+            "source": "seed 001",
+            "note": "the config lives in /repo/config/default.yaml; the final answer is a guess",
+        },
+        expects=[
+            expect("F001", True, 3, "read_file fails in rounds 1, 2, 3 -> 3 consecutive failures -> abort after round 3"),
+            expect("R001", False, None, "every path differs: no identical calls"),
+        ],
+        metadata={
+            "agent": "loopagent-code-qa",
+            "framework": "LoopAgent-style ReAct runner",
+            "max_steps": 8,
+            "user_query": _FILE_USER,
+        },
+        steps=[
+            Step("", [Call("read_file", J({"path": "/repo/src/config.yaml"}), enoent("/repo/src/config.yaml"), error=True)]),
+            Step("That file doesn't exist. The config is probably at the repository root.",
+                 [Call("read_file", J({"path": "/repo/config.yaml"}), enoent("/repo/config.yaml"), error=True)]),
+            Step("", [Call("read_file", J({"path": "/repo/src/config/config.yaml"}), enoent("/repo/src/config/config.yaml"), error=True)]),
+            Step("", [Call("read_file", J({"path": "/repo/config/payment.yaml"}), enoent("/repo/config/payment.yaml"), error=True)]),
+            Step("I couldn't locate the payment service's configuration file. Services like this typically use a 30-second HTTP timeout "
+                 "and retry failed requests 3 times with exponential backoff; please check the deployment configuration to confirm.", ms=1880),
+        ],
+        why="Seed 001's 'hitting the wall': the same tool fails again and again and the model keeps trying. F001 counts consecutive failures per tool "
+        "and aborts at the 3rd (round 3). R001 does not see it: every call has a different path.",
+    )
+)
+
+_DEFAULT_YAML = (
+    "# /repo/config/default.yaml — payment-gateway defaults\n"
+    "service: payment-gateway\n"
+    "include:\n"
+    "  - ./local.yaml              # optional, per developer\n"
+    "  - ./overrides/payment.yaml  # optional, per environment\n"
+    "http:\n"
+    "  timeout_ms: 8000\n"
+    "  connect_timeout_ms: 2000\n"
+    "  retry:\n"
+    "    max_attempts: 4\n"
+    "    backoff_ms: 250\n"
+    "    backoff_multiplier: 2.0\n"
+    "    retry_on: [502, 503, 504]\n"
+)
+scenario(
+    Scenario(
+        trace="seed001_read_file_recovers",
+        file="seed001_tool_failure_streak.jsonl",
+        title="read_file fails twice, succeeds, fails twice again; then a correct answer",
+        start="2026-03-06T08:19:02.771Z",
+        model="gpt-4o-2024-08-06",
+        request_model="gpt-4o",
+        system=_FILE_SYSTEM,
+        user=_FILE_USER,
+        tools=FILE_TOOLS,
+        labels={
+            "outcome": "success",
+            "scenario": "failures that never reach 3 in a row: a success in between resets the streak",
+            "source": "seed 001",
+        },
+        expects=[
+            expect("F001", False, None, "read_file streak: 1, 2, (list_dir), 0 after the success in round 4, 1, 2 — never 3"),
+            expect("R001", False, None, "no identical calls"),
+        ],
+        metadata={
+            "agent": "loopagent-code-qa",
+            "framework": "LoopAgent-style ReAct runner",
+            "max_steps": 8,
+            "user_query": _FILE_USER,
+        },
+        steps=[
+            Step("", [Call("read_file", J({"path": "/repo/src/config.yaml"}), enoent("/repo/src/config.yaml"), error=True)]),
+            Step("", [Call("read_file", J({"path": "/repo/config.yaml"}), enoent("/repo/config.yaml"), error=True)]),
+            Step("Let me look at the config directory instead of guessing paths.",
+                 [Call("list_dir", J({"path": "/repo/config"}),
+                       "/repo/config:\n  default.yaml        1.1 KB\n  production.yaml     0.3 KB\n  README.md           0.6 KB\n")]),
+            Step("", [Call("read_file", J({"path": "/repo/config/default.yaml"}), _DEFAULT_YAML)]),
+            Step("default.yaml includes two optional override files; checking whether they change the HTTP settings.",
+                 [Call("read_file", J({"path": "/repo/config/local.yaml"}), enoent("/repo/config/local.yaml"), error=True)]),
+            Step("", [Call("read_file", J({"path": "/repo/config/overrides/payment.yaml"}), enoent("/repo/config/overrides/payment.yaml"), error=True)]),
+            Step("The payment service uses the defaults in `/repo/config/default.yaml` (the optional `local.yaml` and "
+                 "`overrides/payment.yaml` don't exist, so nothing overrides them):\n\n"
+                 "- request timeout **8000 ms**, connect timeout **2000 ms**\n"
+                 "- up to **4 attempts**, backoff 250 ms doubling each time (250, 500, 1000 ms)\n"
+                 "- retried only on HTTP 502, 503 and 504", ms=2460),
+        ],
+        why="The counter-example for F001: two failures, a success (which resets the streak), two more failures, and a correct answer. "
+        "Failures are counted per tool and in a row; the list_dir call in round 3 neither counts nor resets read_file's streak.",
+    )
+)
+
+
+# ----- 8. seed 001: the evidence gate (three traces) ----------------------------
+
+CODE_TOOLS = [
+    tool("search_code", "Search the repository for a string or regex. Returns matching lines with file and line number.",
+         {"query": {"type": "string"}, "path": {"type": "string", "description": "Directory to search, default the repository root"}},
+         required=["query"]),
+    tool("read_file", "Read a file from the repository checkout.", {"path": {"type": "string"}}),
+]
+_CODE_SYSTEM = (
+    "You are a code assistant for the payments monorepo (Python services under lib/ and services/, TypeScript clients under web/).\n\n"
+    "Always ground answers in the code: search before you answer, and cite file paths with line numbers. "
+    "If a search finds nothing, try another spelling (snake_case vs camelCase) or another directory before concluding. "
+    "Never present an assumption as a fact."
+)
+_CODE_USER = "Where is retryPolicy configured in our codebase, and what is the default number of attempts?"
+_code_meta = {
+    "agent": "loopagent-code-qa",
+    "framework": "LoopAgent-style ReAct runner",
+    "max_steps": 8,
+    "required_tools": ["search_code"],
+    "user_query": _CODE_USER,
+}
+_hallucinated = ("`retryPolicy` is configured in `src/http/client.ts`, where the HTTP client is created with "
+                 "`retryPolicy: { maxAttempts: 3, backoff: 'exponential' }`. So the default is **3 attempts**.")
+
+scenario(
+    Scenario(
+        trace="seed001_answer_without_search",
+        file="seed001_evidence_gate.jsonl",
+        title="answers in round 1 without searching (required: search_code)",
+        start="2026-03-06T10:02:31.009Z",
+        model="gpt-4o-mini-2024-07-18",
+        request_model="gpt-4o-mini",
+        system=_CODE_SYSTEM,
+        user=_CODE_USER,
+        tools=CODE_TOOLS,
+        labels={
+            "outcome": "failure",
+            "scenario": "final answer before the required tool ran at all",
+            "source": "seed 001",
+            "note": "hallucinated: the setting is retry_policy in lib/payments/http.py, default 5 attempts",
+        },
+        expects=[expect("E001", True, 1, "final answer in round 1 while search_code never succeeded -> reject")],
+        metadata=_code_meta,
+        steps=[Step(_hallucinated, ms=1720)],
+        why="Seed 001's 'making things up': the model answers from memory without touching the code. The trace's metadata requires search_code, "
+        "so E001 rejects the answer in round 1 and pushes the model back to search.",
+    )
+)
+scenario(
+    Scenario(
+        trace="seed001_answer_after_failed_search",
+        file="seed001_evidence_gate.jsonl",
+        title="search_code fails, the model answers anyway",
+        start="2026-03-06T10:05:47.362Z",
+        model="gpt-4o-mini-2024-07-18",
+        request_model="gpt-4o-mini",
+        system=_CODE_SYSTEM,
+        user=_CODE_USER,
+        tools=CODE_TOOLS,
+        labels={
+            "outcome": "failure",
+            "scenario": "final answer after the required tool failed",
+            "source": "seed 001",
+            "note": "hallucinated answer",
+        },
+        expects=[
+            expect("E001", True, 2, "the only search_code call failed (is_error) -> the final answer in round 2 is rejected"),
+            expect("F001", False, None, "one failure only"),
+        ],
+        metadata=_code_meta,
+        steps=[
+            Step("", [Call("search_code", J({"query": "retryPolicy"}),
+                           "Error: code search failed: connect ECONNREFUSED 10.12.4.31:7700 (code-index.internal)", error=True, ms=1030)]),
+            Step("The code search service is unavailable, but based on common conventions: " + _hallucinated, ms=1910),
+        ],
+        why="The same hallucination after a failed search: a failed call is not evidence, so E001 rejects the round-2 answer.",
+    )
+)
+scenario(
+    Scenario(
+        trace="seed001_answer_after_empty_search",
+        file="seed001_evidence_gate.jsonl",
+        title="search_code succeeds but finds nothing; the model answers anyway",
+        start="2026-03-06T10:09:12.580Z",
+        model="gpt-4o-mini-2024-07-18",
+        request_model="gpt-4o-mini",
+        system=_CODE_SYSTEM,
+        user=_CODE_USER,
+        tools=CODE_TOOLS,
+        labels={
+            "outcome": "failure",
+            "scenario": "successful but unproductive call: 'No matches found' is not evidence, and not a failure either",
+            "source": "seed 001",
+            "note": "searched src/ which does not exist in this repo (code is under lib/); the answer is invented",
+        },
+        expects=[
+            expect("E001", True, 2, "search_code succeeded but found nothing (not productive) -> the final answer in round 2 is rejected"),
+            expect("F001", False, None, "'No matches found' is a successful, unproductive call, not a failure"),
+        ],
+        metadata=_code_meta,
+        steps=[
+            Step("", [Call("search_code", J({"query": "retryPolicy", "path": "src/"}), "No matches found for 'retryPolicy' in 0 files.", ms=540)]),
+            Step("There is no `retryPolicy` defined in the codebase, so the HTTP client falls back to the library default of **3 attempts**.", ms=1380),
+        ],
+        why="Seed 001's productive-vs-succeeded distinction: the search ran fine (no failure, so F001 must not count it) but found nothing, "
+        "so it is not evidence and E001 still rejects the answer.",
+    )
+)
+
+
+# ----- 9. seed 000: synonym rewrite, same URLs -----------------------------------
+
+SYN_QUERIES = ["天气", "气象", "气温实况"]
+_SYN_ITEMS = [WEATHER_CN, TIANQI_HOME, MOJI_HOME]
+scenario(
+    Scenario(
+        trace="seed000_synonym_same_urls",
+        file="seed000_synonym_same_urls.jsonl",
+        title="天气 → 气象 → 气温实况: synonyms, the same three URLs every time",
+        start="2026-03-04T09:58:40.221Z",
+        model="gpt-4o-mini-2024-07-18",
+        request_model="gpt-4o-mini",
+        system=SEED000_SYSTEM.replace("17:15", "17:58"),
+        user="今天天气怎么样？",
+        tools=[WEBSEARCH_TOOL],
+        labels={
+            "outcome": "failure",
+            "scenario": "synonym rewrite the query fingerprint misses; the results are the same 3 URLs each time",
+            "source": "seed 000 (v2: URL novelty)",
+        },
+        expects=[
+            expect("P002", True, 3, "rounds 2 and 3 return only the 3 URLs of round 1 -> 2 -> stop after round 3's search"),
+            expect("P003", True, 3, "the observations of rounds 2 and 3 repeat round 1's almost word for word -> 2 stagnant -> stop"),
+            expect("P001", False, None, "P001 misses it: 气象 vs 天气 and 气温实况 vs either share only 气 -> containment 1/2 = 0.50 < 0.8"),
+        ],
+        metadata={
+            "agent": "xiaozhi-home-assistant",
+            "framework": "custom ReAct loop (Java, streaming)",
+            "max_rounds": 5,
+            "user_query": "今天天气怎么样？",
+        },
+        steps=[
+            Step("", [Call("webSearch", J({"query": q}), zh_search_results(q, _SYN_ITEMS), ms=ms)])
+            for q, ms in zip(SYN_QUERIES, (4020, 3870, 4260))
+        ]
+        + [
+            Step("抱歉，几次搜索返回的都是天气网站首页，没有今天的具体天气。请告诉我您所在的城市，我再帮您查询。", ms=1540),
+        ],
+        why="The limit of query fingerprints that seed 000 admits: rewriting with synonyms (天气 → 气象 → 气温实况) keeps the fingerprints apart "
+        "(containment 0.50, they share only 气; jieba words share nothing), yet the searches return the same three pages. "
+        "P002 (URL novelty) and P003 (observation novelty) stop it after round 3's search; P001 does not fire.",
+    )
+)
+
+
+# ----- 10. seed 000: the mixed round ---------------------------------------------
+
+HOME_TOOLS = [
+    WEBSEARCH_TOOL,
+    tool("queryDeviceStatus", "查询智能家居设备的当前状态。", {"deviceId": {"type": "string"}}),
+    tool("setDeviceMode", "设置设备模式（需要用户确认）。", {"deviceId": {"type": "string"}, "mode": {"type": "string"}, "targetTemp": {"type": "number"}}),
+]
+SH_WEATHER = ("【上海天气】上海天气预报,天气预报一周,天气预报15天查询 - 中国天气网", "https://www.weather.com.cn/weather/101020100.shtml",
+              "上海天气预报，及时准确发布中央气象台天气信息，便捷查询上海今日天气，上海周末天气，上海一周天气预报……")
+SH_TIANQI15 = ("上海天气预报15天_上海天气预报15天查询 - 天气网", "https://www.tianqi.com/shanghai/15/",
+               "上海天气预报15天查询，未来15天上海天气变化趋势，包括气温、降水、风力风向等……")
+SH_CMA = ("上海市气象局 - 上海天气", "https://sh.cma.gov.cn/", "上海市气象局官方网站，发布上海天气预报、预警信号与气象服务信息。")
+SH_1D = ("上海今天天气 - 中国天气网", "https://www.weather.com.cn/weather1d/101020100.shtml",
+         "上海今天多云，最高气温 21℃，最低气温 13℃，东南风 3 级，傍晚前后局部有阵雨……")
+SH_2345 = ("上海实时天气 - 2345天气预报", "https://tianqi.2345.com/shanghai/58362.htm", "上海当前 19℃，多云，湿度 64%，东南风 3 级，空气质量良……")
+SH_MOJI = ("上海实时天气_上海今日湿度 - 墨迹天气", "https://tianqi.moji.com/weather/china/shanghai/shanghai",
+           "上海 多云 19℃，湿度 66%，体感温度 18℃，东南风 3 级，今日 13~21℃……")
+_device = JC({"deviceId": "ac-living-room", "name": "客厅空调", "online": True, "power": "off", "mode": "cool", "targetTemp": 26,
+              "indoorTemp": 24.5, "indoorHumidity": 68, "lastChangedAt": "2026-03-07T08:02:11+08:00"})
+scenario(
+    Scenario(
+        trace="seed000_mixed_round",
+        file="seed000_mixed_round.jsonl",
+        title="webSearch + queryDeviceStatus in one round (parallel calls), otherwise healthy",
+        start="2026-03-07T11:30:05.846Z",
+        model="gpt-4o-2024-08-06",
+        request_model="gpt-4o",
+        system=XIAOZHI_RULES + "当前时间：2026-03-07 19:30（北京时间）。用户所在城市：上海。已绑定设备：客厅空调（ac-living-room）、卧室空调（ac-bedroom）、空气净化器（purifier-01）。",
+        user="今天上海热不热？客厅空调现在开着吗，要不要开？",
+        tools=HOME_TOOLS,
+        labels={
+            "outcome": "success",
+            "scenario": "mixed round: a similar search and a business tool in one parallel batch must be let through",
+            "source": "seed 000",
+        },
+        expects=[
+            expect("P001", False, None, "round 2 is similar (count 1); round 3 holds a similar search *and* queryDeviceStatus -> mixed -> let through, not counted; no 2nd pure similar round follows"),
+            expect("R001", False, None, "no identical calls"),
+        ],
+        metadata={
+            "agent": "xiaozhi-home-assistant",
+            "framework": "custom ReAct loop (Java, streaming)",
+            "max_rounds": 5,
+            "user_query": "今天上海热不热？客厅空调现在开着吗，要不要开？",
+        },
+        steps=[
+            Step("", [Call("webSearch", J({"query": "上海天气"}), zh_search_results("上海天气", [SH_WEATHER, SH_TIANQI15, SH_CMA]), ms=3720)]),
+            Step("", [Call("webSearch", J({"query": "上海今日天气 气温"}), zh_search_results("上海今日天气 气温", [SH_1D, SH_2345]), ms=4080)]),
+            Step("我同时查一下湿度和客厅空调的状态。", [
+                Call("webSearch", J({"query": "上海今日天气 气温 湿度"}), zh_search_results("上海今日天气 气温 湿度", [SH_MOJI, SH_2345]), ms=3910),
+                Call("queryDeviceStatus", J({"deviceId": "ac-living-room"}), _device, ms=412),
+            ]),
+            Step("今天上海不热：多云，13~21℃，现在室外约 19℃、湿度 66%。\n\n"
+                 "客厅空调目前是**关着的**（上次设置为制冷 26℃）。室内 24.5℃、湿度 68%，温度还算舒适，不需要开制冷；"
+                 "如果觉得闷，可以开“除湿”模式，需要的话我帮您打开。", ms=2630),
+        ],
+        why="Seed 000's engineering detail #1: tools run as one batch, so stopping a round that mixes a search with a business tool would also drop the "
+        "legitimate device query. Round 2 is a similar search (count 1); round 3 is mixed and must be let through without counting. "
+        "An implementation that counted it would stop here at round 3, before queryDeviceStatus ran.",
+    )
+)
+
+
+# ----- 11. healthy runs ---------------------------------------------------------
+
+WEB_SEARCH_TOOL = tool("web_search", "Search the web. Returns the top results with title, URL and a content snippet.",
+                       {"query": {"type": "string"}, "max_results": {"type": "integer", "default": 5}}, required=["query"])
+FETCH_TOOL = tool("fetch_page", "Fetch a web page and return its main text as Markdown.", {"url": {"type": "string"}})
+
+_httpx_r1 = en_search_results("httpx timeout configuration", [
+    ("Timeouts - HTTPX", "https://www.python-httpx.org/advanced/timeouts/",
+     "HTTPX is careful to enforce timeouts everywhere by default. The default behavior is to raise a TimeoutException after 5 seconds of network inactivity. "
+     "You can set timeouts for an individual request, or on a client instance.", 0.92),
+    ("python - How to set timeout for httpx AsyncClient? - Stack Overflow", "https://stackoverflow.com/questions/66652695/how-to-set-timeout-for-httpx-asyncclient",
+     "Pass timeout=httpx.Timeout(10.0, connect=5.0) when creating the AsyncClient; per-request timeouts override the client default ...", 0.81),
+    ("Clients - HTTPX", "https://www.python-httpx.org/advanced/clients/",
+     "Using a Client instance gives connection pooling and lets you configure defaults such as headers, cookies and timeouts once ...", 0.74),
+], 1.18)
+_httpx_page = (
+    "# Timeouts\n\n"
+    "HTTPX is careful to enforce timeouts everywhere by default.\n\n"
+    "The default behavior is to raise a `TimeoutException` after 5 seconds of network inactivity.\n\n"
+    "## Setting and disabling timeouts\n\n"
+    "```python\n"
+    "# Using the top-level API:\n"
+    "httpx.get('http://example.com/api/v1/example', timeout=10.0)\n\n"
+    "# Using a client instance:\n"
+    "with httpx.Client() as client:\n"
+    "    client.get(\"http://example.com/api/v1/example\", timeout=10.0)\n"
+    "```\n\n"
+    "## Fine tuning the configuration\n\n"
+    "HTTPX also allows you to specify the timeout behavior in more fine grained detail. There are four different types of timeouts that may occur: "
+    "**connect**, **read**, **write** and **pool**.\n\n"
+    "- The **connect** timeout specifies the maximum amount of time to wait until a socket connection to the requested host is established. "
+    "If HTTPX is unable to connect within this time frame, a `ConnectTimeout` exception is raised.\n"
+    "- The **read** timeout specifies the maximum duration to wait for a chunk of data to be received (for example, a chunk of the response body). "
+    "If HTTPX is unable to receive data within this time frame, a `ReadTimeout` exception is raised.\n"
+    "- The **write** timeout specifies the maximum duration to wait for a chunk of data to be sent. If HTTPX is unable to send data within this time frame, "
+    "a `WriteTimeout` exception is raised.\n"
+    "- The **pool** timeout specifies the maximum duration to wait for acquiring a connection from the connection pool. If HTTPX is unable to acquire a "
+    "connection within this time frame, a `PoolTimeout` exception is raised.\n\n"
+    "```python\n"
+    "# A client with a 60s timeout for connecting, and a 10s timeout elsewhere.\n"
+    "timeout = httpx.Timeout(10.0, connect=60.0)\n"
+    "client = httpx.Client(timeout=timeout)\n"
+    "```\n"
+)
+_httpx_r3 = en_search_results("httpx Retry transport", [
+    ("Transports - HTTPX", "https://www.python-httpx.org/advanced/transports/",
+     "transport = httpx.HTTPTransport(retries=1) ... The retries option only applies to connection failures (httpx.ConnectError and httpx.ConnectTimeout); "
+     "it does not retry on read timeouts or on HTTP status codes.", 0.90),
+    ("Retry requests · Issue #108 · encode/httpx", "https://github.com/encode/httpx/issues/108",
+     "HTTPX deliberately keeps retry behaviour minimal: connection retries live in the transport; for anything else use a library such as tenacity ...", 0.79),
+    ("httpx-retries · PyPI", "https://pypi.org/project/httpx-retries/",
+     "A retry layer for HTTPX: RetryTransport with configurable total, backoff_factor and status_forcelist, for sync and async clients.", 0.73),
+], 1.34)
+_httpx_r4 = en_search_results("tenacity retry async example", [
+    ("Tenacity — Tenacity documentation", "https://tenacity.readthedocs.io/en/latest/",
+     "Tenacity is an Apache 2.0 licensed general-purpose retrying library ... @retry(stop=stop_after_attempt(3), wait=wait_exponential(multiplier=1, min=4, max=10)). "
+     "Tenacity also works with asyncio coroutines: decorate an async def and it is awaited between attempts.", 0.93),
+    ("python - Retry async function with tenacity - Stack Overflow", "https://stackoverflow.com/questions/70587011/retry-async-function-with-tenacity",
+     "Just put @retry on the coroutine; use retry=retry_if_exception_type(httpx.TransportError) and reraise=True so the original exception propagates ...", 0.84),
+    ("jd/tenacity: Retrying library for Python - GitHub", "https://github.com/jd/tenacity",
+     "Retrying library for Python. Stop conditions, wait strategies (fixed, random, exponential), retry on exceptions or results, async support.", 0.76),
+], 0.97)
+_httpx_answer = (
+    "Use `httpx.Timeout` for the 5 s connect limit and tenacity for the retries — httpx's own `retries=` only retries failed *connections*, "
+    "not read timeouts or 5xx responses:\n\n"
+    "```python\n"
+    "import httpx\n"
+    "from tenacity import retry, retry_if_exception_type, stop_after_attempt, wait_exponential\n\n"
+    "client = httpx.AsyncClient(timeout=httpx.Timeout(10.0, connect=5.0))\n\n"
+    "@retry(stop=stop_after_attempt(3), wait=wait_exponential(multiplier=0.5, max=8),\n"
+    "       retry=retry_if_exception_type(httpx.TransportError), reraise=True)\n"
+    "async def get_json(url: str) -> dict:\n"
+    "    resp = await client.get(url)\n"
+    "    resp.raise_for_status()\n"
+    "    return resp.json()\n"
+    "```\n\n"
+    "This makes at most 3 attempts with exponential backoff and re-raises the last error."
+)
+PROGRESSIVE = scenario(
+    Scenario(
+        trace="healthy_progressive_search",
+        file="healthy_progressive_search.jsonl",
+        title="researching httpx timeouts and retries: each search genuinely new",
+        start="2026-03-09T13:44:21.337Z",
+        model="gpt-4o-2024-08-06",
+        request_model="gpt-4o",
+        system=(
+            "You are a senior Python engineer on the platform team, helping teammates with library questions.\n\n"
+            "- Search the web and read the official documentation before answering; prefer docs over blog posts.\n"
+            "- Answer with a short explanation and one complete, runnable code example.\n"
+            "- Target Python 3.11 and the library versions pinned in our lockfile (httpx 0.28, tenacity 9).\n"
+            "- Point out pitfalls (what a setting does not cover) in one sentence."
+        ),
+        user="Our service uses httpx.AsyncClient. How do I set a 5 s connect timeout and retry failed requests up to 3 times with backoff?",
+        tools=[WEB_SEARCH_TOOL, FETCH_TOOL],
+        labels={"outcome": "success", "scenario": "progressive search: three different questions, different URLs", "source": "healthy"},
+        expects=[
+            expect("P001", False, None, "fingerprints share at most one word (httpx / retry): containment 0.33"),
+            expect("P002", False, None, "every search returns new URLs"),
+            expect("P003", False, None, "every observation is new information"),
+            expect("R001", False, None),
+            expect("E001", False, None, "required_any_of [web_search, fetch_page] succeeded productively before the answer"),
+        ],
+        metadata={
+            "agent": "eng-helper",
+            "framework": "LangGraph create_react_agent",
+            "required_any_of": ["web_search", "fetch_page"],
+            "user_query": "Our service uses httpx.AsyncClient. How do I set a 5 s connect timeout and retry failed requests up to 3 times with backoff?",
+        },
+        steps=[
+            Step("", [Call("web_search", J({"query": "httpx timeout configuration"}), _httpx_r1, ms=1290)]),
+            Step("", [Call("fetch_page", J({"url": "https://www.python-httpx.org/advanced/timeouts/"}), _httpx_page, ms=1120)]),
+            Step("Timeouts are clear. Now the retry side: does httpx have built-in retries?",
+                 [Call("web_search", J({"query": "httpx Retry transport"}), _httpx_r3, ms=1460)]),
+            Step("", [Call("web_search", J({"query": "tenacity retry async example"}), _httpx_r4, ms=1080)]),
+            Step(_httpx_answer, out=178, ms=3480),
+        ],
+        why="A search sequence that is progress, not a loop: timeouts, then httpx's transport retries, then tenacity. No two queries share more than one word, "
+        "every search brings new URLs, and a non-search round (fetch_page) sits in between. No guard should fire.",
+    )
+)
+
+ORDERS_TOOL = tool(
+    "list_orders",
+    "List orders matching filters, 5 per page, newest shipment last.",
+    {"country": {"type": "string"}, "status": {"type": "string"}, "shipped_from": {"type": "string", "format": "date"},
+     "shipped_to": {"type": "string", "format": "date"}, "page": {"type": "integer", "minimum": 1}},
+)
+_ORDERS = [
+    ("SO-2026-004811", "Müller Maschinenbau GmbH", "Stuttgart", "2026-02-23", 1249.00, "DHL"),
+    ("SO-2026-004818", "Schneider & Koch KG", "Köln", "2026-02-23", 389.50, "DPD"),
+    ("SO-2026-004826", "Bäckerei Hoffmann", "Leipzig", "2026-02-24", 74.90, "DHL"),
+    ("SO-2026-004830", "Weber Logistik GmbH", "Hamburg", "2026-02-24", 2310.00, "DB Schenker"),
+    ("SO-2026-004837", "Fischer Medizintechnik AG", "München", "2026-02-24", 915.25, "UPS"),
+    ("SO-2026-004845", "Becker IT-Service", "Frankfurt am Main", "2026-02-25", 158.00, "DHL"),
+    ("SO-2026-004851", "Wagner Elektro GmbH", "Dortmund", "2026-02-25", 642.80, "DPD"),
+    ("SO-2026-004859", "Zimmermann Design Studio", "Berlin", "2026-02-26", 219.99, "DHL"),
+    ("SO-2026-004862", "Krüger Agrar eG", "Hannover", "2026-02-26", 1780.40, "DB Schenker"),
+    ("SO-2026-004870", "Hartmann Optik", "Nürnberg", "2026-02-27", 96.50, "UPS"),
+    ("SO-2026-004874", "Lange Bau GmbH", "Dresden", "2026-02-27", 3105.00, "DB Schenker"),
+    ("SO-2026-004881", "Schmitt Feinkost", "Mainz", "2026-02-28", 128.70, "DHL"),
+    ("SO-2026-004889", "Braun Sportartikel", "Freiburg im Breisgau", "2026-03-01", 455.35, "DPD"),
+]
+
+
+def orders_page(page: int) -> str:
+    rows = _ORDERS[(page - 1) * 5 : page * 5]
+    return JC(
+        {
+            "page": page,
+            "page_size": 5,
+            "total": len(_ORDERS),
+            "has_more": page * 5 < len(_ORDERS),
+            "orders": [
+                {"order_id": o, "customer": c, "city": city, "shipped_at": d, "total_eur": t, "carrier": car}
+                for (o, c, city, d, t, car) in rows
+            ],
+        }
+    )
+
+
+def orders_args(page: int) -> str:
+    return J({"country": "DE", "status": "shipped", "shipped_from": "2026-02-23", "shipped_to": "2026-03-01", "page": page})
+
+
+_orders_total = round(sum(o[4] for o in _ORDERS), 2)
+_biggest = max(_ORDERS, key=lambda o: o[4])
+scenario(
+    Scenario(
+        trace="healthy_pagination",
+        file="healthy_pagination.jsonl",
+        title="list_orders pages 1, 2, 3: same tool, different arguments and results",
+        start="2026-03-02T15:12:08.950Z",
+        model="gpt-4o-mini-2024-07-18",
+        request_model="gpt-4o-mini",
+        system=(
+            "You are the sales-ops assistant for Acme Commerce EU. You have read access to the order system through list_orders.\n"
+            "- Weeks run Monday to Sunday; 'last week' means the previous full week.\n"
+            "- Amounts are in EUR, gross. Report totals with two decimals.\n"
+            "- Results are paginated: keep reading pages while has_more is true before you answer.\n"
+            "Today is Monday 2026-03-02."
+        ),
+        user="Which orders did we ship to Germany last week, and what was their total value?",
+        tools=[ORDERS_TOOL],
+        labels={"outcome": "success", "scenario": "pagination: list_orders page 1, 2, 3", "source": "healthy"},
+        expects=[
+            expect("R001", False, None, "the page number changes every call"),
+            expect("P001", False, None, "no search tool"),
+            expect("P003", False, None, "each page lists different orders"),
+            expect("F001", False, None),
+        ],
+        metadata={
+            "agent": "sales-ops",
+            "framework": "OpenAI Agents SDK",
+            "user_query": "Which orders did we ship to Germany last week, and what was their total value?",
+        },
+        steps=[
+            Step("", [Call("list_orders", orders_args(1), orders_page(1))]),
+            Step("", [Call("list_orders", orders_args(2), orders_page(2))]),
+            Step("", [Call("list_orders", orders_args(3), orders_page(3))]),
+            Step(
+                f"We shipped **{len(_ORDERS)} orders to Germany** last week (Mon 2026-02-23 – Sun 2026-03-01), "
+                f"worth **€{_orders_total:,.2f}** in total.\n\n"
+                f"The largest was {_biggest[0]} for {_biggest[1]} ({_biggest[2]}, €{_biggest[4]:,.2f}); "
+                "the smallest SO-2026-004826 for Bäckerei Hoffmann (€74.90). By carrier: DHL 5, DPD 3, DB Schenker 3, UPS 2.",
+                ms=2510,
+            ),
+        ],
+        why="The legitimate repetition every identical-call or similarity guard must leave alone: the same tool three times with the page number "
+        "changing and different rows coming back.",
+    )
+)
+
+TEST_TOOLS = [
+    tool("run_tests", "Run pytest on a path inside the repository and return its output and exit code.", {"path": {"type": "string"}}),
+    tool("read_file", "Read a file from the repository.", {"path": {"type": "string"}}),
+    tool("edit_file", "Replace an exact snippet of a file with new text.", {"path": {"type": "string"}, "old_str": {"type": "string"}, "new_str": {"type": "string"}}),
+]
+_PYTEST_HEAD = (
+    "============================= test session starts ==============================\n"
+    "platform linux -- Python 3.11.9, pytest-8.3.4, pluggy-1.5.0\n"
+    "rootdir: /workspace/shop\n"
+    "configfile: pyproject.toml\n"
+    "collected 6 items\n\n"
+)
+_pytest_1 = _PYTEST_HEAD + (
+    "tests/test_pricing.py ..F.F.                                             [100%]\n\n"
+    "=================================== FAILURES ===================================\n"
+    "____________________________ test_discount_rounding ____________________________\n\n"
+    "    def test_discount_rounding():\n"
+    ">       assert apply_discount(Decimal(\"19.99\"), percent=50) == Decimal(\"10.00\")\n"
+    "E       AssertionError: assert Decimal('9.995') == Decimal('10.00')\n"
+    "E        +  where Decimal('9.995') = apply_discount(Decimal('19.99'), percent=50)\n\n"
+    "tests/test_pricing.py:21: AssertionError\n"
+    "____________________________ test_bulk_discount_cap ____________________________\n\n"
+    "    def test_bulk_discount_cap():\n"
+    ">       assert apply_discount(Decimal(\"200.00\"), percent=45, bulk=True) == Decimal(\"140.00\")\n"
+    "E       AssertionError: assert Decimal('110.000') == Decimal('140.00')\n"
+    "E        +  where Decimal('110.000') = apply_discount(Decimal('200.00'), percent=45, bulk=True)\n\n"
+    "tests/test_pricing.py:33: AssertionError\n"
+    "=========================== short test summary info ============================\n"
+    "FAILED tests/test_pricing.py::test_discount_rounding - AssertionError: assert Decimal('9.995') == Decimal('10.00')\n"
+    "FAILED tests/test_pricing.py::test_bulk_discount_cap - AssertionError: assert Decimal('110.000') == Decimal('140.00')\n"
+    "========================= 2 failed, 4 passed in 0.43s ==========================\n"
+    "[exit code: 1]"
+)
+_pricing_src = (
+    "from decimal import Decimal, ROUND_HALF_UP\n\n"
+    "BULK_CAP = 0.30  # bulk orders: discount capped at 30 %\n\n\n"
+    "def apply_discount(price: Decimal, percent: int, bulk: bool = False) -> Decimal:\n"
+    "    \"\"\"Price after a percentage discount, rounded to cents.\"\"\"\n"
+    "    rate = Decimal(percent) / 100\n"
+    "    if bulk:\n"
+    "        rate = max(rate, BULK_CAP)\n"
+    "    return price * (1 - rate)\n"
+)
+_pytest_2 = _PYTEST_HEAD + (
+    "tests/test_pricing.py ....F.                                             [100%]\n\n"
+    "=================================== FAILURES ===================================\n"
+    "____________________________ test_bulk_discount_cap ____________________________\n\n"
+    "    def test_bulk_discount_cap():\n"
+    ">       assert apply_discount(Decimal(\"200.00\"), percent=45, bulk=True) == Decimal(\"140.00\")\n\n"
+    "tests/test_pricing.py:33: \n"
+    "_ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _ _\n\n"
+    "    def apply_discount(price: Decimal, percent: int, bulk: bool = False) -> Decimal:\n"
+    "        rate = Decimal(percent) / 100\n"
+    "        if bulk:\n"
+    ">           rate = min(rate, BULK_CAP)\n"
+    "E           TypeError: '<' not supported between instances of 'float' and 'decimal.Decimal'\n\n"
+    "src/shop/pricing.py:10: TypeError\n"
+    "=========================== short test summary info ============================\n"
+    "FAILED tests/test_pricing.py::test_bulk_discount_cap - TypeError: '<' not supported between instances of 'float' and 'decimal.Decimal'\n"
+    "========================= 1 failed, 5 passed in 0.39s ==========================\n"
+    "[exit code: 1]"
+)
+_pytest_3 = _PYTEST_HEAD + (
+    "tests/test_pricing.py ......                                             [100%]\n\n"
+    "============================== 6 passed in 0.36s ===============================\n"
+    "[exit code: 0]"
+)
+_edit_1 = J({
+    "path": "src/shop/pricing.py",
+    "old_str": "    if bulk:\n        rate = max(rate, BULK_CAP)\n    return price * (1 - rate)\n",
+    "new_str": "    if bulk:\n        rate = min(rate, BULK_CAP)\n    return (price * (1 - rate)).quantize(Decimal(\"0.01\"), rounding=ROUND_HALF_UP)\n",
+})
+_edit_2 = J({
+    "path": "src/shop/pricing.py",
+    "old_str": "BULK_CAP = 0.30  # bulk orders: discount capped at 30 %",
+    "new_str": "BULK_CAP = Decimal(\"0.30\")  # bulk orders: discount capped at 30 %",
+})
+_tests = J({"path": "tests/test_pricing.py"})
+scenario(
+    Scenario(
+        trace="healthy_fix_and_retest",
+        file="healthy_fix_and_retest.jsonl",
+        title="run_tests fails -> edit -> fails differently -> edit -> passes",
+        start="2026-03-10T07:26:55.104Z",
+        model="gpt-4.1-2025-04-14",
+        request_model="gpt-4.1",
+        system=(
+            "You are a coding agent working in the repository at /workspace/shop (Python 3.11, pytest).\n\n"
+            "Workflow: reproduce the failure with run_tests, read the relevant code, make the smallest change that fixes the cause "
+            "(never edit the tests to make them pass), then re-run the tests until they pass. Use edit_file with an exact old_str. "
+            "When done, summarise the root cause and the change in a few bullet points."
+        ),
+        user="tests/test_pricing.py is failing on main — please fix it.",
+        tools=TEST_TOOLS,
+        labels={"outcome": "success", "scenario": "fix-and-retest cycle: the same test command three times with edits in between", "source": "healthy"},
+        expects=[
+            expect("R001", False, None, "the identical run_tests calls are never consecutive: an edit sits between them"),
+            expect("F001", False, None, "test failures are tool output, not tool errors"),
+            expect("P003", False, None, "each test run reports something new (2 failures -> a different TypeError -> all pass)"),
+            expect("E001", False, None, "required run_tests succeeded before the answer"),
+        ],
+        metadata={
+            "agent": "swe-agent-lite",
+            "framework": "custom tool-calling loop",
+            "required_tools": ["run_tests"],
+            "user_query": "tests/test_pricing.py is failing on main — please fix it.",
+        },
+        steps=[
+            Step("", [Call("run_tests", _tests, _pytest_1, ms=5210)]),
+            Step("", [Call("read_file", J({"path": "src/shop/pricing.py"}), _pricing_src)]),
+            Step("Two bugs: the result is never rounded to cents, and the bulk cap uses max() where it should use min().",
+                 [Call("edit_file", _edit_1, "Applied 1 edit to src/shop/pricing.py (+2 -2)")]),
+            Step("", [Call("run_tests", _tests, _pytest_2, ms=4870)]),
+            Step("BULK_CAP is a float, so comparing it with a Decimal fails. Making it a Decimal.",
+                 [Call("edit_file", _edit_2, "Applied 1 edit to src/shop/pricing.py (+1 -1)")]),
+            Step("", [Call("run_tests", _tests, _pytest_3, ms=4640)]),
+            Step("Fixed `src/shop/pricing.py`; all 6 tests in `tests/test_pricing.py` pass now.\n\n"
+                 "1. **Rounding:** `apply_discount` now quantizes to cents with `ROUND_HALF_UP` (19.99 at 50 % → 10.00, not 9.995).\n"
+                 "2. **Bulk cap:** the cap used `max()`, which *raised* small discounts to 30 % and let big ones through; it is `min()` now, "
+                 "so 45 % on a bulk order is capped at 30 % (200.00 → 140.00).\n"
+                 "3. `BULK_CAP` is a `Decimal(\"0.30\")` so it compares with the Decimal rate.", ms=3120),
+        ],
+        why="A coding loop that repeats the same call on purpose: run_tests with identical arguments three times, with edits in between and a different "
+        "outcome each time. No repetition guard should fire. Note: R002 (seed 001's cache) would block the 2nd and 3rd test runs as "
+        "'identical to an earlier successful call' — it cannot know the edit changed the world; P004 compares results and does not.",
+    )
+)
+
+
+# ----- 12. alternating A-B-A-B loop -----------------------------------------------
+
+BROWSER_TOOLS = [
+    tool("open_page", "Open a URL in the browser and return the visible viewport as text.", {"url": {"type": "string"}}),
+    tool("scroll_down", "Scroll the current page down by one viewport and return the newly visible text.", {}),
+]
+_PRICING_URL = "https://www.fluxboard.io/pricing"
+_viewport1 = (
+    "[page] Pricing — Fluxboard\n"
+    f"URL: {_PRICING_URL}\n"
+    "Viewport 1/4 (scrollY=0)\n\n"
+    "Fluxboard   Product ▾   Solutions ▾   Pricing   Docs   Sign in   [Start free trial]\n\n"
+    "Simple pricing for teams of every size\n"
+    "( ) Monthly   (•) Annual — save 20%\n\n"
+    "┌ Free ─────────────────────┐ ┌ Team ─────────────────────┐\n"
+    "│ $0                         │ │ $8 per seat / month       │\n"
+    "│ Up to 3 boards, 2 members  │ │ billed annually            │\n"
+    "│ Community support          │ │ Unlimited boards, guests   │\n"
+    "│ [Get started]              │ │ [Start free trial]         │\n"
+    "└────────────────────────────┘ └────────────────────────────┘\n\n"
+    "Need SSO, audit logs or a dedicated success manager? See Pro and Enterprise below ↓\n"
+)
+_viewport2 = (
+    "[page] Pricing — Fluxboard\n"
+    f"URL: {_PRICING_URL}\n"
+    "Viewport 2/4 (scrollY=900)\n\n"
+    "Trusted by 12,000+ teams — Northwind · Globex · Initech · Umbrella Health\n\n"
+    "“Fluxboard replaced three tools for our operations team.” — Dana K., Head of Ops, Northwind\n\n"
+    "Team plan includes: unlimited boards · guest access · 10 GB storage per seat · Slack, GitHub and Jira integrations\n\n"
+    "[ Pro and Enterprise plans ]\n"
+    "  ⟳ Loading plans…\n"
+)
+scenario(
+    Scenario(
+        trace="alternating_ab_loop",
+        file="alternating_ab_loop.jsonl",
+        title="open_page / scroll_down, same arguments, 4 laps, no answer",
+        start="2026-03-10T16:48:13.492Z",
+        model="gpt-4o-2024-08-06",
+        request_model="gpt-4o",
+        system=(
+            "You are a web research agent with a text browser. open_page loads a URL and shows the first viewport; scroll_down shows the next one. "
+            "Pages may load content lazily.\n\n"
+            "Find the requested information on the page itself, report prices exactly as shown (currency, billing period, per seat or flat), "
+            "and include the URL you read them from."
+        ),
+        user="What does Fluxboard's Pro plan cost per seat, billed annually?",
+        tools=BROWSER_TOOLS,
+        labels={
+            "outcome": "failure",
+            "scenario": "A-B-A-B loop: open_page(url) / scroll_down() with the same results, 4 laps, iteration limit",
+            "source": "seed 004 (alternating loops are its stated blind spot)",
+            "note": "the Pro card loads lazily; the agent re-opened the page instead of scrolling further",
+        },
+        expects=[
+            expect("R001", False, None, "no two consecutive calls are identical (A, B, A, B, ...): seed 004's streak cannot see an alternation"),
+            expect("R002", True, 3, "round 3 repeats round 1's successful open_page with the same raw arguments -> block"),
+            expect("F001", False, None),
+        ],
+        metadata={
+            "agent": "web-researcher",
+            "framework": "LangGraph create_react_agent",
+            "max_iterations": 8,
+            "user_query": "What does Fluxboard's Pro plan cost per seat, billed annually?",
+        },
+        steps=[
+            step
+            for lap in range(4)
+            for step in (
+                Step({0: "I'll open the pricing page.", 1: "The Pro and Enterprise plans are still loading. Let me reload the page."}.get(lap, ""),
+                     [Call("open_page", J({"url": _PRICING_URL}), _viewport1)]),
+                Step("The Pro plan is further down. Scrolling." if lap == 0 else "",
+                     [Call("scroll_down", "{}", _viewport2)]),
+            )
+        ],
+        end_error="Agent stopped due to iteration limit or time limit.",
+        why="Seed 004's acknowledged blind spot: an alternation A, B, A, B never produces two identical consecutive calls, so R001 never fires. "
+        "It runs until the iteration limit, with no answer. What does catch it: R002's cache (round 3 repeats round 1), a token budget "
+        "(B002, see the cumulative tokens below), and the cycle detectors of other agents (R003).",
+    )
+)
+
+
+# ----- 13. English search loops ---------------------------------------------------
+
+EN_QUERIES = ["weather Beijing", "Beijing weather today temperature", "Beijing weather today temperature rain",
+              "Beijing weather today temperature rain forecast hourly"]
+ACCU_FC = ("Beijing, Beijing, China Weather Forecast | AccuWeather", "https://www.accuweather.com/en/cn/beijing/101924/weather-forecast/101924")
+TAD = ("Weather for Beijing, Beijing Municipality, China - timeanddate.com", "https://www.timeanddate.com/weather/china/beijing")
+CHIHL = ("Beijing Weather Forecast & Best Time to Visit | China Highlights", "https://www.chinahighlights.com/beijing/weather.htm")
+ACCU_CUR = ("Beijing, Beijing, China Current Weather | AccuWeather", "https://www.accuweather.com/en/cn/beijing/101924/current-weather/101924")
+WSPARK = ("Beijing Climate, Weather By Month, Average Temperature (China) - Weather Spark", "https://weatherspark.com/y/131055/Average-Weather-in-Beijing-China-Year-Round")
+ACCU_DAILY = ("Beijing, Beijing, China Daily Weather | AccuWeather", "https://www.accuweather.com/en/cn/beijing/101924/daily-weather-forecast/101924")
+WUND = ("Beijing, China 10-Day Weather Forecast - Weather Underground", "https://www.wunderground.com/forecast/cn/beijing")
+TAD_HOURLY = ("Hourly Weather Forecast for Beijing, Beijing Municipality, China - timeanddate.com", "https://www.timeanddate.com/weather/china/beijing/hourly")
+ACCU_HOURLY = ("Beijing, Beijing, China Hourly Weather | AccuWeather", "https://www.accuweather.com/en/cn/beijing/101924/hourly-weather-forecast/101924")
+
+_en_rounds = [
+    [(*ACCU_FC, "Beijing, Beijing, China Weather Forecast, with current conditions, wind, air quality, and what to expect for the next 3 days.", 0.83),
+     (*TAD, "Current weather in Beijing and forecast for today, tomorrow, and next 14 days.", 0.80),
+     (*CHIHL, "Beijing has a continental monsoon climate with four distinct seasons: a short spring, hot and humid summers, a cool autumn and cold, dry winters.", 0.64)],
+    [(*ACCU_CUR, "Current weather in Beijing, Beijing, China. Check current conditions in Beijing, Beijing, China with radar, hourly, and more.", 0.86),
+     (*TAD, "Current weather in Beijing and forecast for today, tomorrow, and next 14 days.", 0.79),
+     (*WSPARK, "In Beijing, the summers are long, hot, humid, wet, and mostly cloudy and the winters are short, very cold, windy, dry, and clear.", 0.61)],
+    [(*ACCU_DAILY, "Know what's coming with AccuWeather's extended daily forecasts for Beijing, Beijing, China. Up to 90 days of daily highs, lows, and precipitation chances.", 0.84),
+     (*WUND, "Beijing Weather Forecasts. Weather Underground provides local & long-range weather forecasts, weather reports, maps & tropical weather conditions for the Beijing area.", 0.78),
+     (*WSPARK, "In Beijing, the summers are long, hot, humid, wet, and mostly cloudy and the winters are short, very cold, windy, dry, and clear.", 0.60)],
+    [(*TAD_HOURLY, "Hour-by-hour weather forecast for Beijing: temperature, chance of precipitation, wind and humidity for the next 24 hours.", 0.88),
+     (*ACCU_HOURLY, "Hourly weather forecast in Beijing, Beijing, China. Check current conditions in Beijing, Beijing, China with radar, hourly, and more.", 0.85)],
+]
+_en_search_secs = [1.62, 1.41, 1.87, 1.55]
+scenario(
+    Scenario(
+        trace="seed000_weather_loop_en",
+        file="seed000_weather_loop_en.jsonl",
+        title="weather Beijing → Beijing weather today temperature → … rain → … hourly",
+        start="2026-03-11T08:05:36.719Z",
+        model="gpt-4o-mini-2024-07-18",
+        request_model="gpt-4o-mini",
+        system=(
+            "You are the travel assistant of a trip-planning app. Users ask about destinations, weather, opening hours and transport.\n"
+            "- Use web_search for anything time-sensitive (weather, events, prices); cite the source URL.\n"
+            "- Be concise: at most 3 sentences unless the user asks for details.\n"
+            "- Temperatures in °C, with °F in brackets for US users.\n"
+            "Today is 2026-03-11."
+        ),
+        user="What's the weather in Beijing today? Will it rain?",
+        tools=[WEB_SEARCH_TOOL],
+        labels={"outcome": "failure", "scenario": "English similar-query search loop (words added round after round)", "source": "seed 000"},
+        expects=[
+            expect("P001", True, 3, "round 2 contains both words of round 1 (2/2 = 1.00) -> 1; round 3 contains all 4 words of round 2 (4/4 = 1.00) -> 2 -> stop"),
+            expect("P002", False, None, "each round brings new (irrelevant) URLs"),
+        ],
+        metadata={"agent": "trip-planner", "framework": "OpenAI Agents SDK", "max_turns": 6,
+                  "user_query": "What's the weather in Beijing today? Will it rain?"},
+        steps=[
+            Step("" if k != 2 else "The results are forecast portals without today's numbers. Adding 'rain' to the query.",
+                 [Call("web_search", J({"query": q}), en_search_results(q, items, secs), ms=int(secs * 1000) + 180)])
+            for k, (q, items, secs) in enumerate(zip(EN_QUERIES, _en_rounds, _en_search_secs))
+        ]
+        + [Step("I couldn't get today's figures for Beijing from the search results — they only link to forecast pages. "
+                "For today's temperature and rain chance, check the hourly forecast at https://www.timeanddate.com/weather/china/beijing/hourly.", ms=1690)],
+        why="Seed 000's loop in English: whitespace words instead of characters. Every query keeps all the words of the one before and adds one or two.",
+    )
+)
+
+_syn_en_queries = ["weather Beijing", "Peking forecast", "meteorological conditions in the capital of China"]
+_syn_en_snippets = [
+    ["Beijing, Beijing, China Weather Forecast, with current conditions, wind, air quality, and what to expect for the next 3 days.",
+     "Current weather in Beijing and forecast for today, tomorrow, and next 14 days.",
+     "Beijing Weather Forecasts. Weather Underground provides local & long-range weather forecasts, weather reports, maps & tropical weather conditions for the Beijing area."],
+    ["Beijing (Peking) weather forecast with current conditions, wind, air quality, and what to expect for the next 3 days.",
+     "Forecast for Beijing (formerly Peking) for today, tomorrow, and next 14 days.",
+     "Beijing 10-day forecast: highs, lows and chance of precipitation. Weather Underground provides local & long-range weather forecasts for the Beijing area."],
+    ["Current conditions in Beijing, the capital of China: temperature, wind, air quality, and what to expect for the next 3 days.",
+     "Current meteorological conditions in Beijing and forecast for today, tomorrow, and next 14 days.",
+     "Beijing conditions and forecasts. Weather Underground provides local & long-range weather forecasts, weather reports and maps for the Beijing area."],
+]
+scenario(
+    Scenario(
+        trace="seed000_synonym_same_urls_en",
+        file="seed000_synonym_same_urls_en.jsonl",
+        title="weather Beijing → Peking forecast → meteorological conditions in the capital of China (same URLs)",
+        start="2026-03-11T08:12:02.268Z",
+        model="gpt-4o-mini-2024-07-18",
+        request_model="gpt-4o-mini",
+        system=(
+            "You are the travel assistant of a trip-planning app. Users ask about destinations, weather, opening hours and transport.\n"
+            "- Use web_search for anything time-sensitive (weather, events, prices); cite the source URL.\n"
+            "- Be concise: at most 3 sentences unless the user asks for details.\n"
+            "- Temperatures in °C, with °F in brackets for US users.\n"
+            "Today is 2026-03-11."
+        ),
+        user="What's the weather in Beijing today? Will it rain?",
+        tools=[WEB_SEARCH_TOOL],
+        labels={"outcome": "failure", "scenario": "English synonym rewrite: no shared words, the same 3 URLs every time", "source": "seed 000 (v2: URL novelty)"},
+        expects=[
+            expect("P002", True, 3, "rounds 2 and 3 return only round 1's three URLs -> 2 -> stop after round 3's search"),
+            expect("P003", True, 3, "same titles and URLs, snippets reworded a little: rounds 2 and 3 bring no new information -> 2 stagnant -> stop"),
+            expect("P001", False, None, "the three queries share no word at all: containment 0.00"),
+        ],
+        metadata={"agent": "trip-planner", "framework": "OpenAI Agents SDK", "max_turns": 6,
+                  "user_query": "What's the weather in Beijing today? Will it rain?"},
+        steps=[
+            Step("", [Call("web_search", J({"query": q}),
+                           en_search_results(q, [(*ACCU_FC, snips[0], 0.84), (*TAD, snips[1], 0.81), (*WUND, snips[2], 0.77)], secs),
+                           ms=int(secs * 1000) + 160)])
+            for q, snips, secs in zip(_syn_en_queries, _syn_en_snippets, (1.48, 1.73, 1.36))
+        ]
+        + [Step("The search results only point to general forecast pages for Beijing, without today's numbers. "
+                "Please check https://www.accuweather.com/en/cn/beijing/101924/weather-forecast/101924 for today's temperature and chance of rain.", ms=1520)],
+        why="The English synonym rewrite: the words change completely, the search engine does not. The snippets are query-dependent (so the text "
+        "of each observation differs a little), but the URLs are the same three every time.",
+    )
+)
+
+
+# ---------------------------------------------------------------------------
+# Reference arithmetic (README tables and the self-check), not the guards
+# ---------------------------------------------------------------------------
+
+# jieba 0.42.1 segmentations of the Chinese queries above (precomputed so this script
+# needs no jieba; verified against jieba when it is installed).
+JIEBA = {
+    "天气": ["天气"],
+    "今日天气 气温": ["今日", "天气", "气温"],
+    "今日天气 气温 晴雨": ["今日", "天气", "气温", "晴雨"],
+    "今日天气预报 气温 晴雨 降水概率": ["今日", "天气预报", "气温", "晴雨", "降水", "概率"],
+    "今天 天气 实时 气温 晴雨 预报": ["今天", "天气", "实时", "气温", "晴雨", "预报"],
+    "北京天气": ["北京", "天气"],
+    "北京今日天气 气温": ["北京", "今日", "天气", "气温"],
+    "北京今日天气 气温 湿度": ["北京", "今日", "天气", "气温", "湿度"],
+    "SaaS 订阅合同 自动续费": ["saas", "订阅", "合同", "自动", "续费"],
+    "SaaS 订阅协议 自动续约": ["saas", "订阅", "协议", "自动", "续约"],
+    "软件即服务 合同 续费条款": ["软件", "即", "服务", "合同", "续费", "条款"],
+    "自动续费条款 SaaS 协议": ["自动", "续费", "条款", "saas", "协议"],
+    "SaaS 合同 续约 自动": ["saas", "合同", "续约", "自动"],
+    "续费 条款": ["续费", "条款"],
+    "自动续费": ["自动", "续费"],
+    "续费": ["续费"],
+    "气象": ["气象"],
+    "气温实况": ["气温", "实况"],
+    "上海天气": ["上海", "天气"],
+    "上海今日天气 气温": ["上海", "今日", "天气", "气温"],
+    "上海今日天气 气温 湿度": ["上海", "今日", "天气", "气温", "湿度"],
+}
+
+SEARCH_NAME = re.compile("search", re.I)
+QUERY_KEYS = ("query", "q", "search_query", "keywords")
+URL_RE = re.compile(r"https?://[^\s\"'<>)\]，。、]+")
+
+
+def fingerprint(query: str, tokenizer: str = "char") -> frozenset[str]:
+    text = "".join(ch for ch in query.strip().lower() if not unicodedata.category(ch).startswith(("P", "S")))
+    if tokenizer == "jieba" and any(is_cjk(ch) for ch in text):
+        return frozenset(JIEBA[query])
+    tokens: set[str] = set()
+    word: list[str] = []
+    for ch in text:
+        if is_cjk(ch) or ch.isspace():
+            if word:
+                tokens.add("".join(word))
+                word = []
+            if is_cjk(ch):
+                tokens.add(ch)
+        else:
+            word.append(ch)
+    if word:
+        tokens.add("".join(word))
+    return frozenset(tokens)
+
+
+def containment(a: frozenset, b: frozenset) -> float:
+    return len(a & b) / min(len(a), len(b)) if a and b else 0.0
+
+
+def jaccard(a: frozenset, b: frozenset) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def search_query(call: Call) -> str | None:
+    if not SEARCH_NAME.search(call.name):
+        return None
+    args = json.loads(call.args)
+    for key in QUERY_KEYS:
+        if isinstance(args.get(key), str):
+            return args[key]
+    return None
+
+
+def p001_walk(sc: Scenario, tokenizer: str = "char", metric=containment, limit: float = 0.8) -> tuple[list[dict], int | None]:
+    seen: list[tuple[int, str, frozenset]] = []
+    count, fired, rows = 0, None, []
+    for k, step in enumerate(sc.steps, 1):
+        if step.final:
+            continue
+        queries = [q for q in (search_query(c) for c in step.calls) if q is not None]
+        others = [c for c in step.calls if search_query(c) is None]
+        row: dict[str, Any] = {"round": k, "queries": queries, "kind": "search" if queries and not others else ("mixed" if queries else "other")}
+        best = None
+        for q in queries:
+            fp = fingerprint(q, tokenizer)
+            for (j, q2, fp2) in seen:
+                score = metric(fp, fp2)
+                if best is None or score >= best[0]:  # ties: show the latest earlier search
+                    best = (score, j, q2, len(fp & fp2), min(len(fp), len(fp2)), len(fp | fp2))
+            row.setdefault("fps", []).append(fp)
+        row["best"] = best
+        if row["kind"] == "search":
+            count = count + 1 if best is not None and best[0] >= limit else 0
+            if count >= 2 and fired is None:
+                fired = k
+        elif row["kind"] == "other":
+            count = 0
+        row["count"] = count
+        for q, fp in zip(queries, row.get("fps", [])):
+            seen.append((k, q, fp))
+        rows.append(row)
+    return rows, fired
+
+
+def p002_walk(sc: Scenario, n: int = 2) -> tuple[list[dict], int | None]:
+    seen: set[str] = set()
+    count, fired, rows = 0, None, []
+    for k, step in enumerate(sc.steps, 1):
+        searches = [c for c in step.calls if search_query(c) is not None]
+        if not searches:
+            continue
+        urls: list[str] = []
+        for c in searches:
+            for u in URL_RE.findall(c.result):
+                if u not in urls:
+                    urls.append(u)
+        new = [u for u in urls if u not in seen]
+        count = 0 if new else count + 1
+        if count >= n and fired is None:
+            fired = k
+        seen.update(urls)
+        rows.append({"round": k, "urls": len(urls), "new": len(new), "count": count})
+    return rows, fired
+
+
+def canonical(args: str) -> str:
+    try:
+        return json.dumps(json.loads(args), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    except ValueError:
+        return args
+
+
+def r001_walk(sc: Scenario, canonical_args: bool = True) -> tuple[list[tuple[int, str, int]], int | None]:
+    last, streak, fired, rows = None, 0, None, []
+    for k, step in enumerate(sc.steps, 1):
+        for c in step.calls:
+            sig = c.name + ":" + (canonical(c.args) if canonical_args else c.args)
+            streak = streak + 1 if sig == last else 1
+            last = sig
+            rows.append((k, sig, streak))
+            if streak >= 3 and fired is None:
+                fired = k
+    return rows, fired
+
+
+def r002_first(sc: Scenario) -> int | None:
+    ok: set[str] = set()
+    for k, step in enumerate(sc.steps, 1):
+        for c in step.calls:
+            sig = c.name + ":" + c.args
+            if sig in ok:
+                return k
+        for c in step.calls:
+            if not c.error:
+                ok.add(c.name + ":" + c.args)
+    return None
+
+
+def f001_walk(sc: Scenario, n: int = 3) -> tuple[list[tuple[int, str, int]], int | None]:
+    streaks: dict[str, int] = {}
+    fired, rows = None, []
+    for k, step in enumerate(sc.steps, 1):
+        for c in step.calls:
+            streaks[c.name] = streaks.get(c.name, 0) + 1 if c.error else 0
+            rows.append((k, c.name, streaks[c.name]))
+            if streaks[c.name] >= n and fired is None:
+                fired = k
+    return rows, fired
+
+
+EMPTY_RE = re.compile(r"^\s*(\[\]|\{\}|)\s*$|^No (matches|results) found", re.I)
+
+
+def e001_first(sc: Scenario) -> int | None:
+    required_all = list(sc.metadata.get("required_tools", []))
+    required_any = list(sc.metadata.get("required_any_of", []))
+    if not required_all and not required_any:
+        return None
+    productive: set[str] = set()
+    for k, step in enumerate(sc.steps, 1):
+        if step.final:
+            missing = [t for t in required_all if t not in productive]
+            if required_any and not any(t in productive for t in required_any):
+                missing.append("any of " + ", ".join(required_any))
+            if missing:
+                return k
+        for c in step.calls:
+            if not c.error and not EMPTY_RE.search(c.result):
+                productive.add(c.name)
+    return None
+
+
+def p003_seed(sc: Scenario, threshold: float = 0.7, stagnant_max: int = 2) -> tuple[list[tuple[int, float | None, int]], int | None]:
+    """Seed 002's plan B as written: difflib ratio of the new observation against all kept ones joined."""
+    kept: list[str] = []
+    stagnant, fired, rows = 0, None, []
+    for k, step in enumerate(sc.steps, 1):
+        for c in step.calls:
+            if not kept:
+                kept.append(c.result)
+                rows.append((k, None, 0))
+                continue
+            ratio = difflib.SequenceMatcher(None, " ".join(kept), c.result).ratio()
+            if ratio > threshold:
+                stagnant += 1
+            else:
+                stagnant = 0
+                kept.append(c.result)
+            rows.append((k, ratio, stagnant))
+            if stagnant >= stagnant_max and fired is None:
+                fired = k
+    return rows, fired
+
+
+def cumulative_tokens(sc: Scenario) -> list[int]:
+    total, out = 0, []
+    for step in sc.steps:
+        total += step.input_tokens + step.output_tokens
+        out.append(total)
+    return out
+
+
+REFERENCE = {
+    "P001": lambda sc: p001_walk(sc)[1],
+    "P002": lambda sc: p002_walk(sc)[1],
+    "P003": lambda sc: p003_seed(sc)[1],
+    "R001": lambda sc: r001_walk(sc)[1],
+    "R002": r002_first,
+    "F001": lambda sc: f001_walk(sc)[1],
+    "E001": e001_first,
+}
+
+
+def self_check() -> list[str]:
+    problems = []
+    ids = [sc.trace for sc in SCENARIOS]
+    if len(ids) != len(set(ids)):
+        problems.append("duplicate trace ids")
+    for sc in SCENARIOS:
+        for exp in sc.expects:
+            ref = REFERENCE.get(exp["guard"])
+            if ref is None:
+                continue
+            got = ref(sc)
+            if exp["fires"] and (got is None or (exp["by_round"] is not None and got > exp["by_round"])):
+                problems.append(f"{sc.trace}: expects {exp['guard']} by round {exp['by_round']}, reference fires at {got}")
+            if exp["fires"] and exp["by_round"] is not None and got is not None and got < exp["by_round"]:
+                problems.append(f"{sc.trace}: expects {exp['guard']} at round {exp['by_round']}, reference fires earlier, at {got}")
+            if not exp["fires"] and got is not None:
+                problems.append(f"{sc.trace}: expects {exp['guard']} not to fire, reference fires at {got}")
+        for k, step in enumerate(sc.steps, 1):
+            if not 20 <= step.output_tokens <= 200:
+                problems.append(f"{sc.trace} round {k}: output tokens {step.output_tokens} outside 20..200")
+            if not 800 <= step.end - step.start <= 4000:
+                problems.append(f"{sc.trace} round {k}: LLM latency {step.end - step.start} ms outside 0.8..4 s")
+            for c in step.calls:
+                if not 300 <= c.end - c.start <= 6000:
+                    problems.append(f"{sc.trace} round {k}: {c.name} took {c.end - c.start} ms, outside 0.3..6 s")
+                json.loads(c.args)
+        if sc.steps and sc.end_error is None and not sc.steps[-1].final:
+            problems.append(f"{sc.trace}: ends without a final answer but has no end error")
+    try:  # verify the precomputed jieba table when jieba is around
+        import logging
+
+        import jieba  # type: ignore[import-not-found]
+
+        jieba.setLogLevel(logging.ERROR)
+        for query, words in JIEBA.items():
+            got = [w.lower() for w in jieba.lcut(query) if w.strip()]
+            if got != words:
+                problems.append(f"jieba segments {query!r} as {got}, table says {words}")
+    except ImportError:
+        pass
+    return problems
+
+
+# ---------------------------------------------------------------------------
+# README
+# ---------------------------------------------------------------------------
+
+
+def fmt_set(fp: frozenset) -> str:
+    return "{" + ",".join(sorted(fp, key=lambda t: (not is_cjk(t[0]), t))) + "}"
+
+
+def p001_table(sc: Scenario, with_jieba: bool) -> str:
+    rows, fired = p001_walk(sc)
+    jrows, jfired = p001_walk(sc, "jieba") if with_jieba else ([], None)
+    jac_rows, jac_fired = p001_walk(sc, metric=jaccard)
+    head = "| round | query | tokens (char) | most similar earlier search | containment | Jaccard of that pair | counter |"
+    if with_jieba:
+        head += " jieba containment | jieba counter |"
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+    for i, row in enumerate(rows):
+        if row["kind"] == "other":
+            cells = [str(row["round"]), "*(no search)*", "", "", "", "", f"{row['count']} (reset)"]
+            if with_jieba:
+                cells += ["", str(jrows[i]["count"])]
+            lines.append("| " + " | ".join(cells) + " |")
+            continue
+        query = " + ".join(f"`{q}`" for q in row["queries"])
+        if row["kind"] == "mixed":
+            query += " *(mixed round, with a non-search call)*"
+        fps = " ".join(f"{fmt_set(fp)} ({len(fp)})" for fp in row["fps"])
+        best = row["best"]
+        if best is None:
+            near, cont, jac = "—", "—", "—"
+        else:
+            score, j, q2, inter, small, union = best
+            near = f"round {j} `{q2}`"
+            cont = f"{inter}/{small} = {inter / small:.2f}"
+            jac = f"{inter}/{union} = {inter / union:.2f}"
+        counter = str(row["count"])
+        if row["kind"] == "mixed":
+            counter += " (not counted)"
+        if fired == row["round"]:
+            counter += " → **stop**"
+        cells = [str(row["round"]), query, fps, near, cont, jac, counter]
+        if with_jieba:
+            jb = jrows[i]["best"]
+            jc = f"{jb[3]}/{jb[4]} = {jb[0]:.2f}" if jb else "—"
+            jcount = str(jrows[i]["count"]) + (" → **stop**" if jfired == row["round"] else "")
+            cells += [jc, jcount]
+        lines.append("| " + " | ".join(cells) + " |")
+    note = f"P001 (char, containment ≥ 0.8, threshold 2): {'stops before the tools of round ' + str(fired) if fired else 'never fires'}."
+    note += f" With `metric=jaccard`: {'round ' + str(jac_fired) if jac_fired else 'never fires'}."
+    if with_jieba:
+        note += f" With `tokenizer=jieba`: {'round ' + str(jfired) if jfired else 'never fires'}."
+    return "\n".join(lines) + "\n\n" + note + "\n"
+
+
+def p002_table(sc: Scenario) -> str:
+    rows, fired = p002_walk(sc)
+    lines = ["| round | URLs in results | new URLs | no-progress counter |", "|---|---|---|---|"]
+    for r in rows:
+        counter = str(r["count"]) + (" → **stop** (after tools)" if fired == r["round"] else "")
+        lines.append(f"| {r['round']} | {r['urls']} | {r['new']} | {counter} |")
+    return "\n".join(lines) + "\n"
+
+
+def expect_cell(sc: Scenario) -> str:
+    parts = []
+    for e in sc.expects:
+        if e["fires"]:
+            parts.append(f"**{e['guard']}** by round {e['by_round']}" if e["by_round"] else f"**{e['guard']}** fires")
+        else:
+            parts.append(f"{e['guard']} silent")
+    return "; ".join(parts)
+
+
+def duration(sc: Scenario) -> float:
+    last = sc.steps[-1]
+    end = max([last.end] + [c.end for c in last.calls])
+    return (end - sc.steps[0].start) / 1000
+
+
+def readme() -> str:
+    out: list[str] = []
+    w = out.append
+    w("# Sample traces\n")
+    w("Recorded-style agent transcripts, each labelled with its outcome and with what tracecheck's guards should do on it. "
+      "They are generated by `scripts/make_samples.py` (deterministic: re-running it rewrites the same bytes; `--check` only verifies); "
+      "edit the script, not the files. The script also recomputes every number below from the traces and refuses to write samples whose "
+      "`expect` events disagree with the seeds' arithmetic.\n")
+    w("Try them:\n")
+    w("```console\n$ tracecheck replay sample_traces/\n$ tracecheck show sample_traces/seed000_weather_loop.jsonl --trace seed000_weather_loop\n"
+      "$ tracecheck replay sample_traces/ --tokenizer char,jieba   # P001 per character vs per jieba word\n```\n")
+    w("Every native file holds, per trace: a `trace` header (metadata: the user's question, limits, `required_tools` for the evidence gate), "
+      "a `labels` event (`outcome` success/failure, `scenario`, `source`), `expect` events (guard, fires or not, at the latest by which round), "
+      "then one `round` event per model response followed by one `result` event per tool call, and an `end` event "
+      "(with `error` when the run ended without an answer). Usage is per round as the provider reported it; input tokens grow round by round "
+      "because each request carries the whole history. Times are UTC.\n")
+    w("\"Round k\" is the k-th model response. Guards that act *before tools* (P001, R001) stop before round k's calls run; "
+      "guards that act *after tools* (P002, P003, F001) stop once round k's results are in; E001 acts on a final answer.\n")
+    w("## Files\n")
+    w("| file | trace | outcome | rounds | what should happen | scenario |")
+    w("|---|---|---|---|---|---|")
+    for sc in SCENARIOS:
+        w(f"| `{sc.file}` | `{sc.trace}` | {sc.labels['outcome']} | {len(sc.steps)}{' (no answer)' if sc.end_error else ''} | "
+          f"{expect_cell(sc)} | {sc.title} |")
+    w("")
+    w("Other formats (no labels or expectations: those formats have no place for them):\n")
+    w("| file | format | same run as |")
+    w("|---|---|---|")
+    w("| `openai/seed004_query_db_identical.jsonl` | OpenAI Chat Completions request/response log, one round per line "
+      "(request *k*+1 repeats the whole history, including round *k*'s tool messages) | `seed004_query_db_identical` |")
+    w("| `openai/seed000_weather_loop.finetune.jsonl` | OpenAI fine-tuning conversation, the whole run on one line "
+      "(no usage, no timestamps; includes the system message the maxRounds path injected before the forced answer) | `seed000_weather_loop` |")
+    w("| `langchain/healthy_progressive_search.json` | LangChain `messages_to_dict` list (no timestamps) | `healthy_progressive_search` |")
+    w("")
+
+    w("## The scenarios, and the arithmetic\n")
+    w("Fingerprints follow seed 000: trim, lowercase, drop punctuation, then one token per CJK character and one per whitespace-separated word "
+      "otherwise, as a set. Containment = |A∩B| / min(|A|,|B|), against *every* earlier search of the trace (the table shows the best match); "
+      "≥ 0.8 is similar. A round of only searches with a similar one adds 1 to the counter, a round of only dissimilar searches or only other "
+      "tools resets it, a mixed round leaves it alone. At 2, P001 stops before the round's tools. The tables keep counting past the stop, "
+      "to show what the guard would have seen had the run gone on. The Jaccard column (|A∩B| / |A∪B| of the same pair) shows why seed 000 "
+      "dropped it. The jieba columns use jieba 0.42.1's words instead of characters (`--tokenizer jieba`).\n")
+
+    by_id = {sc.trace: sc for sc in SCENARIOS}
+
+    def section(trace: str, heading: str, *, p001=False, jieba=False, p002=False) -> None:
+        sc = by_id[trace]
+        w(f"### {heading}\n")
+        w(f"`{sc.file}`, trace `{sc.trace}` — {sc.labels['outcome']}, {len(sc.steps)} round{'s' if len(sc.steps) != 1 else ''}, {duration(sc):.1f} s, "
+          f"{cumulative_tokens(sc)[-1]:,} tokens in total. Source: {sc.labels['source']}.\n")
+        w(sc.why + "\n")
+        if p001:
+            w(p001_table(sc, jieba))
+        if p002:
+            w("URL novelty (P002, N = 2):\n")
+            w(p002_table(sc))
+        notes = [e for e in sc.expects if e.get("note")]
+        if notes:
+            w("Expectations:\n")
+            for e in notes:
+                verb = f"fires by round {e['by_round']}" if e["fires"] and e["by_round"] else ("fires" if e["fires"] else "does not fire")
+                w(f"- **{e['guard']}** {verb}: {e['note']}.")
+            w("")
+
+    section("seed000_weather_loop", "1. Seed 000: the weather query, rewritten until maxRounds", p001=True, jieba=True, p002=True)
+    section("seed000_containment_vs_jaccard", "2. Seed 000: containment vs Jaccard (北京天气 / 北京今日天气 气温)", p001=True, jieba=True)
+    section("seed002_contract_search_token_limit", "3. Seed 002: eight contract searches, then the context window overflows", p001=True, jieba=True, p002=True)
+    w("search_contract returns compact JSON, so a URL ends at its closing quote (`\"url\":\"https://…/KB-LEGAL-0142\",\"score\":0.91,…`): "
+      "an extractor that runs to the next whitespace would glue the per-query score to the URL and see 'new' URLs every round.\n")
+    sc3 = by_id["seed002_contract_search_token_limit"]
+    w("Input tokens per round (the clause texts are long; the logger kept 200 characters of each, the usage is the provider's): "
+      + " → ".join(f"{s.input_tokens:,}" for s in sc3.steps)
+      + ". The ninth request would have carried about "
+      + f"{sc3.steps[-1].input_tokens + sc3.steps[-1].output_tokens + sum(c.tokens + 13 for c in sc3.steps[-1].calls):,}"
+      + " tokens, over gpt-4o's 128,000: `Token limit exceeded`, no answer.\n")
+    rows, fired = p003_seed(sc3)
+    w("For P003: seed 002's plan B, taken literally (difflib ratio of each new observation against all earlier novel observations joined), "
+      "gives " + ", ".join(f"{r:.2f}" for (_, r, _) in rows if r is not None)
+      + " for rounds 2-8 — it never fires, because joining every earlier observation makes the reference text longer and longer, so "
+      "the ratio falls even though the same contracts come back. This trace is why P003 needs a novelty measure that does not "
+      "shrink as the history grows (no expectation is set for P003 here).\n")
+    section("seed004_query_db_identical", "4. Seed 004: query_db returns [] and the model asks again")
+    _r001_lines("seed004_query_db_identical", by_id, w)
+    section("seed004_report_polling", "5. Seed 004: a legitimate poll")
+    _r001_lines("seed004_report_polling", by_id, w)
+    section("seed004_key_order_drift", "6. Seed 004: the same call with its JSON keys reordered")
+    _r001_lines("seed004_key_order_drift", by_id, w)
+    _r001_lines("seed004_key_order_drift", by_id, w, canonical_args=False)
+    section("seed001_read_file_failure_streak", "7a. Seed 001: the same tool failing three times in a row")
+    _f001_lines("seed001_read_file_failure_streak", by_id, w)
+    section("seed001_read_file_recovers", "7b. Seed 001: failures interrupted by a success")
+    _f001_lines("seed001_read_file_recovers", by_id, w)
+    section("seed001_answer_without_search", "8a. Seed 001: an answer without evidence")
+    section("seed001_answer_after_failed_search", "8b. Seed 001: an answer after a failed search")
+    section("seed001_answer_after_empty_search", "8c. Seed 001: an answer after a search that found nothing")
+    section("seed000_synonym_same_urls", "9. Seed 000 v2: synonyms the fingerprint misses, URLs that give it away", p001=True, jieba=True, p002=True)
+    sc9 = by_id["seed000_synonym_same_urls"]
+    rows, fired = p003_seed(sc9)
+    w("P003 (seed 002's difflib ratio): " + ", ".join(f"round {k}: {r:.2f}" for (k, r, _) in rows if r is not None)
+      + f" → 2 stagnant observations → stop after round {fired}.\n")
+    section("seed000_mixed_round", "10. Seed 000: the mixed round", p001=True, jieba=True)
+    section("healthy_progressive_search", "11a. Healthy: progressive search", p001=True, p002=True)
+    section("healthy_pagination", "11b. Healthy: pagination")
+    section("healthy_fix_and_retest", "11c. Healthy: fix and re-test")
+    _r001_lines("healthy_fix_and_retest", by_id, w)
+    section("alternating_ab_loop", "12. An A-B-A-B loop")
+    _r001_lines("alternating_ab_loop", by_id, w)
+    sc12 = by_id["alternating_ab_loop"]
+    cum = cumulative_tokens(sc12)
+    budgets = [int(round(cum[-1] * share, -3)) for share in (0.3, 0.6)]
+    reached = [next(i for i, t in enumerate(cum, 1) if t >= b) for b in budgets]
+    w("Cumulative tokens (input + output) after each round: " + " → ".join(f"{t:,}" for t in cum) + ". "
+      f"A token budget (B002, off by default) of {budgets[0]:,} would stop once round {reached[0]} is done, "
+      f"one of {budgets[1]:,} once round {reached[1]} is done. "
+      "An OpenHands-style cycle detector (period 2 repeated 3 times) sees the third lap complete at round 6; Gemini CLI's (5 repetitions) "
+      "needs 10 calls, more than this trace has. "
+      "P003 as seed 002 wrote it does not fire either (difflib ratios " + ", ".join(f"{r:.2f}" for (_, r, _) in p003_seed(sc12)[0] if r is not None)
+      + ": the joined history dilutes the ratio), although from round 3 on every observation repeats one seen before word for word.\n")
+    section("seed000_weather_loop_en", "13a. Seed 000 in English: words added round after round", p001=True, p002=True)
+    section("seed000_synonym_same_urls_en", "13b. Seed 000 v2 in English: synonyms, same URLs", p001=True, p002=True)
+    rows, fired = p003_seed(by_id["seed000_synonym_same_urls_en"])
+    w("P003 (seed 002's difflib ratio): " + ", ".join(f"round {k}: {r:.2f}" for (k, r, _) in rows if r is not None)
+      + f" → 2 stagnant observations → stop after round {fired}.\n")
+
+    w("## Timing and tokens at a glance\n")
+    w("| trace | model | rounds | tool calls | wall time | input tokens, first → last round | total tokens |")
+    w("|---|---|---|---|---|---|---|")
+    for sc in SCENARIOS:
+        calls = sum(len(s.calls) for s in sc.steps)
+        w(f"| `{sc.trace}` | {sc.model} | {len(sc.steps)} | {calls} | {duration(sc):.1f} s | "
+          f"{sc.steps[0].input_tokens:,} → {sc.steps[-1].input_tokens:,} | {cumulative_tokens(sc)[-1]:,} |")
+    w("")
+    return "\n".join(out)
+
+
+def _r001_lines(trace: str, by_id: dict, w, canonical_args: bool = True) -> None:
+    sc = by_id[trace]
+    rows, fired = r001_walk(sc, canonical_args)
+    label = "canonical_args on (sorted keys)" if canonical_args else "canonical_args off (raw strings, as seed 004 ships)"
+    steps = []
+    for k, sig, streak in rows:
+        action = {2: " hint"}.get(streak, " **stop**" if streak >= 3 else "")
+        shown = sig if len(sig) <= 70 else sig[:60] + "…"
+        steps.append(f"r{k} `{shown}` → {streak}{action}")
+    w(f"R001 identical-call streak, {label}:\n")
+    for s in steps:
+        w(f"- {s}")
+    w("")
+    w(f"→ {'stop before round ' + str(fired) + ' runs' if fired else 'no stop'}.\n")
+
+
+def _f001_lines(trace: str, by_id: dict, w) -> None:
+    rows, fired = f001_walk(by_id[trace])
+    w("F001 per-tool failure streak: " + ", ".join(f"r{k} {name} {streak}" for (k, name, streak) in rows)
+      + f" → {'abort after round ' + str(fired) if fired else 'no abort'}.\n")
+
+
+# ---------------------------------------------------------------------------
+# Writing
+# ---------------------------------------------------------------------------
+
+
+def dumps_line(value: Any) -> bytes:
+    return orjson.dumps(value) + b"\n"
+
+
+def render_all() -> dict[str, bytes]:
+    files: dict[str, bytearray] = {}
+    for sc in SCENARIOS:
+        buf = files.setdefault(sc.file, bytearray())
+        for event in native_events(sc):
+            buf += dumps_line(event)
+    by_id = {sc.trace: sc for sc in SCENARIOS}
+    files["openai/seed004_query_db_identical.jsonl"] = bytearray(
+        b"".join(dumps_line(line) for line in openai_request_response(by_id["seed004_query_db_identical"]))
+    )
+    files["openai/seed000_weather_loop.finetune.jsonl"] = bytearray(dumps_line(openai_finetune(by_id["seed000_weather_loop"])))
+    files["langchain/healthy_progressive_search.json"] = bytearray(
+        orjson.dumps(langchain_messages(by_id["healthy_progressive_search"]), option=orjson.OPT_INDENT_2) + b"\n"
+    )
+    files["README.md"] = bytearray(readme().encode())
+    return {name: bytes(data) for name, data in files.items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="output directory (default: sample_traces/ of the repository)")
+    parser.add_argument("--check", action="store_true", help="verify the scenarios against the reference arithmetic; write nothing")
+    args = parser.parse_args(argv)
+    problems = self_check()
+    for p in problems:
+        print(f"make_samples: {p}", file=sys.stderr)
+    if problems:
+        return 1
+    files = render_all()
+    if args.check:
+        print(f"make_samples: {len(SCENARIOS)} traces, {len(files)} files: OK", file=sys.stderr)
+        return 0
+    for name, data in sorted(files.items()):
+        path = args.out / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    print(f"make_samples: wrote {len(files)} files ({len(SCENARIOS)} native traces) to {args.out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
