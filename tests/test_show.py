@@ -64,3 +64,17 @@ def test_standard_input_is_read_with_dash(cli):
     text = "".join(json.dumps(e) + "\n" for e in HOSTILE)
     result = cli("show", "-", input=text)
     assert result.exit_code == 0 and "trace evil" in result.stdout
+
+
+def test_show_explains_each_guard_round_by_round(cli):
+    from conftest import SAMPLES
+
+    path = str(SAMPLES / "seed000_mixed_round.jsonl")
+    out = cli("show", path).stdout
+    assert "P001 round=similar search: +1 no_progress=1" in out
+    assert "P001 round=mixed round: let through, not counted no_progress=1" in out
+    assert "tokens={上,今,天,日,气,海,温} best=1.00 against=上海天气" in out
+    stopped = cli("show", str(SAMPLES / "seed000_weather_loop.jsonl")).stdout
+    assert "! P001 STOP (before tools)" in stopped and "■ the policy stops here (P001 stop)" in stopped
+    plain = cli("show", "--no-guards", path).stdout
+    assert "P001" not in plain and "round  3" in plain

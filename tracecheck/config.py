@@ -41,7 +41,7 @@ class Settings:
         return cls(options={g.code: g.Options() for g in guards}, selected={g.code for g in guards})
 
     def enabled(self) -> list[type[Guard]]:
-        return [g for g in all_guards() if g.code in self.selected and self.options[g.code].enabled]
+        return [g for g in all_guards() if g.code in self.selected and not g.is_off(self.options[g.code])]
 
     def build(self) -> list[Guard]:
         """Fresh guard objects for one replay, in registry order."""

@@ -92,7 +92,8 @@ class Round:
 
 @dataclass(slots=True)
 class Expectation:
-    """A regression expectation: guard ``guard`` must (or must not) fire.
+    """A regression expectation: guard ``guard`` must (or must not) intervene
+    (block, stop, abort or reject; a hint changes nothing).
 
     ``by_round`` is the latest round at which a required fire may happen; ``None``
     means "anywhere in the trace".

@@ -57,9 +57,13 @@ def trace_summary(trace: Trace) -> Text:
     if len(starts) >= 2:
         facts.append(f"{max(starts) - min(starts):.1f}s")
     head.append(" · ".join(facts))
-    if trace.labels:
+    if "outcome" in trace.labels:
         head.append("  ")
-        head.append_text(plain(" ".join(f"{k}={v}" for k, v in sorted(trace.labels.items())), "magenta"))
+        head.append_text(plain(f"outcome={trace.labels['outcome']}", "magenta"))
+    for key, value in sorted(trace.labels.items()):
+        if key != "outcome":
+            head.append("\n  ")
+            head.append_text(plain(f"{key}: {one_line(value, 200)}", "dim magenta"))
     if trace.error is not None:
         head.append("\n  ")
         head.append("ended without an answer: ", style="bold red")

@@ -84,6 +84,11 @@ class RoundBudget(Guard):
     summary = "Past max_rounds, withhold tools and force a final answer; abort if a required-evidence window runs out. Off by default."
     source = "seeds 001, 002"
     Options = B001Options
+
+    @classmethod
+    def is_off(cls, options) -> bool:
+        return not options.enabled or options.max_rounds <= 0
+
     examples = (
         Example(
             "With max_rounds 3, the fourth tool round is stopped before its tools run",

@@ -57,6 +57,11 @@ class TokenBudget(Guard):
     summary = "Stop once the run's cumulative tokens reach a budget. Off (0) by default."
     source = "seed 004"
     Options = B002Options
+
+    @classmethod
+    def is_off(cls, options) -> bool:
+        return not options.enabled or options.budget <= 0
+
     examples = (
         Example(
             "Reading large files (~310 tokens each) passes a 900-token budget after round 3",

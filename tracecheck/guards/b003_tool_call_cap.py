@@ -54,6 +54,11 @@ class ToolCallCap(Guard):
     summary = "Stop with a forced answer before the run exceeds N calls of the capped tools (e.g. 3 searches). Off by default."
     source = "seed 002"
     Options = B003Options
+
+    @classmethod
+    def is_off(cls, options) -> bool:
+        return not options.enabled or options.max_calls <= 0
+
     examples = (
         Example(
             "Seed 002: with a cap of 3 searches, the fourth never runs",

@@ -103,6 +103,12 @@ class Guard:
         self.options = dataclasses.replace(base, **overrides) if overrides else base
         self.reset()
 
+    @classmethod
+    def is_off(cls, options: GuardOptions) -> bool:
+        """Whether these options switch the guard off (budgets of 0); an off guard is
+        not built at all, so it cannot fire and adds nothing to reports."""
+        return not options.enabled
+
     def reset(self, context: RunContext | None = None) -> None:
         """Forget everything: a new run starts."""
 

@@ -103,6 +103,7 @@ class SimilarQueryStagnation(Guard):
         self.history: list[tuple[str, frozenset[str]]] = []
         self.count = 0
         self.last_scores: list[dict[str, Any]] = []
+        self.last_round = ""  # how the last round counted: for `show`
 
     def fingerprint(self, query: str) -> frozenset[str]:
         return frozenset(self.tokenize(query))
@@ -121,6 +122,7 @@ class SimilarQueryStagnation(Guard):
         self.last_scores = []
         if not searches:
             self.count = 0  # a round of only business tools is progress
+            self.last_round = "no search: reset"
             return []
         new: list[tuple[str, frozenset[str]]] = []
         similar_hit: dict[str, Any] | None = None
@@ -142,11 +144,14 @@ class SimilarQueryStagnation(Guard):
         mixed = len(searches) != len(rnd.tool_calls)
         self.history.extend(new)
         if mixed:
+            self.last_round = "mixed round: let through, not counted"
             return []
         if similar_hit is None:
             self.count = 0
+            self.last_round = "dissimilar searches: reset"
             return []
         self.count += 1
+        self.last_round = "similar search: +1"
         if self.count < opts.threshold:
             return []
         reason = (
@@ -157,5 +162,10 @@ class SimilarQueryStagnation(Guard):
         return [Verdict(Action.STOP, reason, details={**similar_hit, "count": self.count})]
 
     def state(self) -> dict[str, Any]:
-        return {"no_progress": self.count, "fingerprints": len(self.history), "scores": self.last_scores}
+        return {
+            "round": self.last_round,
+            "no_progress": self.count,
+            "fingerprints": len(self.history),
+            "scores": self.last_scores,
+        }
 
