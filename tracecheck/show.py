@@ -21,6 +21,10 @@ def _clock(value: float | None) -> str:
     return datetime.fromtimestamp(value, tz=timezone.utc).strftime("%H:%M:%S.%f")[:-3]
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number:,} {noun}" + ("" if number == 1 else "s")
+
+
 def _seconds(value: float | None) -> str:
     return "?" if value is None else f"{value:.1f}s"
 
@@ -47,7 +51,7 @@ def trace_summary(trace: Trace) -> Text:
     head.append_text(plain(f"{where} · {trace.format}", "dim"))
     head.append("\n  ")
     calls = sum(len(r.tool_calls) for r in trace.rounds)
-    facts = [f"{len(trace.rounds)} rounds", f"{calls} tool calls"]
+    facts = [_count(len(trace.rounds), "round"), _count(calls, "tool call")]
     measured = [r.usage.total for r in trace.rounds if r.usage is not None and r.usage.total is not None]
     if measured:
         facts.append(f"{sum(measured):,} tokens")

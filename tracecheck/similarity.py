@@ -1,7 +1,17 @@
-"""Set and text similarity measures used by the no-progress guards."""
+"""Set and text similarity measures used by the no-progress guards.
+
+P001 compares query fingerprints (sets) by containment or Jaccard. P003 asks how much
+of a new tool observation was already observed; seed 002 measures it with difflib:
+``SequenceMatcher(None, " ".join(previous), new).ratio()``. That search is quadratic,
+so P003 uses :class:`NgramIndex` by default, which returns the same ratio from an index
+of the history, and keeps :class:`DifflibHistory` (the seed's code) selectable.
+"""
 
 from __future__ import annotations
 
+import re
+from bisect import bisect_left
+from collections import Counter
 from difflib import SequenceMatcher
 
 SET_METRICS = ("containment", "jaccard")
@@ -32,34 +42,274 @@ def difflib_ratio(previous: str, new: str) -> float:
     return SequenceMatcher(None, previous, new).ratio()
 
 
-class NgramIndex:
-    """A fast stand-in for difflib's ratio against a growing text.
+class DifflibHistory:
+    """Seed 002's plan B as written: every novel observation is kept, and a new one is
+    compared with all of them joined by a space, with difflib's ratio."""
 
-    ratio = 2·M / (|previous| + |new|), where M is the number of characters of ``new``
-    covered by a character n-gram that also occurs in ``previous`` (difflib's M counts
-    characters of matching blocks). Linear time; the index grows as text is added.
-    """
+    metric = "difflib"
 
-    def __init__(self, n: int = 4) -> None:
-        self.n = n
-        self.grams: set[str] = set()
-        self.length = 0
-        self._tail = ""
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self._joined: str | None = ""
+
+    @property
+    def text(self) -> str:
+        if self._joined is None:
+            self._joined = " ".join(self.parts)
+        return self._joined
+
+    @property
+    def length(self) -> int:
+        return len(self.text)
 
     def add(self, text: str) -> None:
-        # Observations are joined with a space, as the seed joins them.
-        joined = (self._tail + " " + text) if self.length else text
-        n = self.n
-        self.grams.update(joined[i : i + n] for i in range(len(joined) - n + 1))
-        self.length += len(text) + (1 if self.length else 0)
-        self._tail = joined[-(n - 1) :] if n > 1 else ""
+        self.parts.append(text)
+        self._joined = None
 
     def ratio(self, new: str) -> float:
-        if not new or not self.length:
-            return 0.0
-        n = self.n
-        covered = bytearray(len(new))
-        for i in range(len(new) - n + 1):
-            if new[i : i + n] in self.grams:
-                covered[i : i + n] = b"\x01" * n
-        return 2 * sum(covered) / (self.length + len(new))
+        return difflib_ratio(self.text, new)
+
+
+def novelty_history(metric: str) -> NgramIndex | DifflibHistory:
+    """An empty history for P003's ``metric`` (``ngram`` or ``difflib``)."""
+    if metric == "difflib":
+        return DifflibHistory()
+    if metric == "ngram":
+        return NgramIndex()
+    raise ValueError(f"unknown novelty metric {metric!r}; choose one of: {', '.join(NOVELTY_METRICS)}")
+
+
+# --- the fast measure ---------------------------------------------------------------
+#
+# difflib's ratio is 2·M / (|a| + |b|), where M is the size of the matching blocks that
+# get_matching_blocks() finds: the longest match of the whole pair, then recursively the
+# longest match left of it and right of it. Two details make M hard to guess with a plain
+# "how much of b occurs in a" count, and both decide real cases:
+#
+# * the blocks are an alignment, in order: search results that come back reordered
+#   share every character but match only in part;
+# * autojunk: for |b| >= 200, a character occurring more than |b|/100 + 1 times in b is
+#   "popular". A longest match is chosen by its run of non-popular ("core") characters
+#   alone and only then extended over equal characters of any kind. In English almost
+#   every lowercase letter is popular, so difflib picks blocks by their digits, capitals
+#   and rare letters; in Chinese only the commonest characters and punctuation are.
+#
+# NgramIndex therefore reproduces difflib's recursion step for step and only replaces
+# the expensive part, finding the longest core match inside a rectangle
+# a[alo:ahi] × b[blo:bhi]:
+#
+# * core matches of at least n characters are found once per observation from the
+#   n-gram index of the history (positions in a) and clipped to each rectangle;
+# * when a rectangle holds none, its longest core match is shorter than n: one scan of
+#   a[alo:ahi] against the (1..n-1)-grams of b finds the first one in difflib's order.
+#
+# Ties are broken as difflib breaks them (earliest end in a, then in b), so M, and the
+# ratio, are difflib's own. Cost: indexing is linear in the text; each observation costs
+# O(|b|·cap) for the anchors plus the recursion. What could make the recursion
+# superlinear is a large region without any shared n-gram (genuinely new text), where
+# difflib finds a long tail of one- and two-character coincidences. That part is
+# capped by a work budget (``budget`` × (|a| + |b|) steps); past it the remaining
+# coincidences are not searched for, the ratio can only come out lower than difflib's
+# (the observation looks more novel, never less) and ``exact`` says so.
+
+
+def _popular(b: str) -> frozenset[str]:
+    """difflib's autojunk: characters of b occurring more than len(b)//100 + 1 times."""
+    if len(b) < 200:
+        return frozenset()
+    limit = len(b) // 100 + 1
+    return frozenset(ch for ch, count in Counter(b).items() if count > limit)
+
+
+def _core_runs(b: str, popular: frozenset[str]) -> list[tuple[int, int]]:
+    """Maximal runs of b free of popular characters, as (start, end)."""
+    if not popular:
+        return [(0, len(b))] if b else []
+    cls = "".join(re.escape(ch) for ch in sorted(popular))
+    return [m.span() for m in re.finditer(f"[^{cls}]+", b)]
+
+
+def _common_prefix(a: str, i: int, b: str, j: int, limit: int) -> int:
+    """len of the common prefix of a[i:] and b[j:], at most ``limit``. Galloping over
+    slice comparisons, so a long shared block costs O(log) Python steps, not O(len)."""
+    if limit <= 0 or a[i] != b[j]:
+        return 0
+    lo, step = 1, 1
+    while lo + step <= limit and a[i + lo : i + lo + step] == b[j + lo : j + lo + step]:
+        lo += step
+        step *= 2
+    hi = min(limit, lo + step - 1)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[i + lo : i + mid] == b[j + lo : j + mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: str, i: int, b: str, j: int, limit: int) -> int:
+    """len of the common suffix of a[:i] and b[:j], at most ``limit``."""
+    if limit <= 0 or a[i - 1] != b[j - 1]:
+        return 0
+    lo, step = 1, 1
+    while lo + step <= limit and a[i - lo - step : i - lo] == b[j - lo - step : j - lo]:
+        lo += step
+        step *= 2
+    hi = min(limit, lo + step - 1)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[i - mid : i - lo] == b[j - mid : j - lo]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+class NgramIndex:
+    """difflib's ratio against a growing history, from an n-gram index (see above).
+
+    ``add(text)`` appends an observation (joined with a space, as the seed joins them);
+    ``ratio(new)`` is ``SequenceMatcher(None, history, new).ratio()``. ``n`` is the
+    anchor length, ``cap`` the positions kept per n-gram of the history (a gram repeated
+    more often, boilerplate, is found again from the unique grams next to it) and
+    ``budget`` the work allowed per character before the tail of short coincidences is
+    left out (``exact`` is then False for that call).
+    """
+
+    metric = "ngram"
+
+    def __init__(self, n: int = 3, cap: int = 256, budget: float = 24.0) -> None:
+        if n < 2:
+            raise ValueError("n must be at least 2")
+        self.n = n
+        self.cap = cap
+        self.budget = budget
+        self.text = ""
+        self.parts = 0
+        self.grams: dict[str, list[int]] = {}
+        self.exact = True
+
+    @property
+    def length(self) -> int:
+        return len(self.text)
+
+    def add(self, text: str) -> None:
+        start = len(self.text)
+        self.text = f"{self.text} {text}" if self.parts else text
+        self.parts += 1
+        a, n, cap, grams = self.text, self.n, self.cap, self.grams
+        # Grams that straddle the joining space belong to the history too.
+        for i in range(max(0, start - n + 1), len(a) - n + 1):
+            gram = a[i : i + n]
+            where = grams.get(gram)
+            if where is None:
+                grams[gram] = [i]
+            elif len(where) < cap:
+                where.append(i)
+
+    def ratio(self, new: str) -> float:
+        total = len(self.text) + len(new)
+        return 2.0 * self.matches(new) / total if total else 1.0
+
+    def matches(self, b: str) -> int:
+        """M: the number of characters in difflib's matching blocks of (history, b)."""
+        a = self.text
+        la, lb, n = len(a), len(b), self.n
+        self.exact = True
+        if not la or not lb:
+            return 0
+        popular = _popular(b)
+        runs = _core_runs(b, popular)
+        budget = int(self.budget * (la + lb)) + 4096
+        work = 0
+
+        # Every maximal core match of at least n characters, as (i, j, size): found from
+        # its first n-gram, or from a later one and extended back when the first is one
+        # of the boilerplate grams past ``cap``.
+        segments: list[tuple[int, int, int]] = []
+        reached: dict[int, int] = {}  # diagonal i-j -> end in b of the last segment on it
+        grams = self.grams
+        for rs, re_ in runs:
+            for j in range(rs, re_ - n + 1):
+                where = grams.get(b[j : j + n])
+                if where is None:
+                    continue
+                work += len(where)
+                for i in where:
+                    if reached.get(i - j, -1) > j:
+                        continue
+                    back = _common_suffix(a, i, b, j, min(i, j - rs))
+                    size = _common_prefix(a, i, b, j, min(la - i, re_ - j))
+                    reached[i - j] = j + size
+                    segments.append((i - back, j - back, back + size))
+
+        short: dict[int, dict[str, list[int]]] | None = None
+        found = 0
+        stack = [(0, la, 0, lb, segments)]
+        while stack:
+            alo, ahi, blo, bhi, candidates = stack.pop()
+            work += len(candidates)
+            best: tuple[tuple[int, int, int], int, int, int] | None = None
+            inside: list[tuple[int, int, int]] = []
+            for i0, j0, size in candidates:
+                d = i0 - j0
+                js = max(j0, blo, alo - d)
+                je = min(j0 + size, bhi, ahi - d)
+                if je - js >= n:
+                    inside.append((js + d, js, je - js))
+                    # difflib keeps the first longest: earliest end in a, then in b.
+                    key = (je - js, -(je + d), -je)
+                    if best is None or key > best[0]:
+                        best = (key, js + d, js, je - js)
+            if best is not None:
+                _, i, j, k = best
+            else:
+                if work > budget:
+                    self.exact = False  # leave this region's short coincidences out
+                    continue
+                if short is None:
+                    short = _short_grams(b, runs, n)
+                i, j, k = alo, blo, 0
+                for c in range(n - 1, 0, -1):
+                    table, last = short[c], bhi - c
+                    for ii in range(alo, ahi - c + 1):
+                        where = table.get(a[ii : ii + c])
+                        if where:
+                            x = bisect_left(where, blo)
+                            if x < len(where) and where[x] <= last:
+                                i, j, k = ii, where[x], c
+                                break
+                    work += (i - alo + 1) if k else (ahi - alo)
+                    if k:
+                        break
+            # Extend over equal characters, popular ones included, as difflib does; with
+            # no core match at all this is difflib's common prefix of the rectangle.
+            back = _common_suffix(a, i, b, j, min(i - alo, j - blo))
+            fwd = _common_prefix(a, i + k, b, j + k, min(ahi - i - k, bhi - j - k))
+            i, j, k = i - back, j - back, k + back + fwd
+            if not k:
+                continue
+            found += k
+            if alo < i and blo < j:
+                stack.append((alo, i, blo, j, inside))
+            if i + k < ahi and j + k < bhi:
+                stack.append((i + k, ahi, j + k, bhi, inside))
+        return found
+
+
+def _short_grams(b: str, runs: list[tuple[int, int]], n: int) -> dict[int, dict[str, list[int]]]:
+    """For c in 1..n-1: each c-gram of core characters of b -> its positions, ascending."""
+    tables: dict[int, dict[str, list[int]]] = {}
+    for c in range(1, n):
+        table: dict[str, list[int]] = {}
+        for rs, re_ in runs:
+            for j in range(rs, re_ - c + 1):
+                gram = b[j : j + c]
+                where = table.get(gram)
+                if where is None:
+                    table[gram] = [j]
+                else:
+                    where.append(j)
+        tables[c] = table
+    return tables

@@ -1,16 +1,26 @@
-"""Finding input files and turning them into a stream of JSON records with line numbers.
+"""Finding input files and turning them into a stream of records with line numbers.
 
 A file is either JSON Lines (each line one JSON value) or one JSON document (possibly
 pretty-printed over many lines). Which one is decided by the first non-blank line: if
 it parses on its own, the file is JSON Lines. Lines are read one at a time, so memory
 grows with the longest line (or the one document), never with the file.
+
+Two other kinds of input become a single record: a plain-text file whose first line is
+not JSON (a ``TextDocument``, e.g. a ReAct transcript) and a ZIP archive (a
+``ZipDocument``, e.g. Inspect's ``.eval`` logs). ``.gz``, ``.bz2`` and ``.xz`` files are
+decompressed as streams.
 """
 
 from __future__ import annotations
 
+import bz2
+import gzip
 import io
+import itertools
+import lzma
 import os
 import sys
+import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,9 +30,41 @@ import orjson
 
 from .diagnostics import Diagnostics
 
-# Files a directory walk picks up. Named files are read whatever their extension.
-SUPPORTED_SUFFIXES = (".jsonl", ".ndjson", ".json")
+# Files a directory walk picks up (also with a compression suffix). Named files are
+# read whatever their extension.
+SUPPORTED_SUFFIXES = (".jsonl", ".ndjson", ".json", ".traj", ".eval")
+COMPRESSED = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
 STDIN_NAME = "-"
+
+
+@dataclass(slots=True)
+class TextDocument:
+    """A whole plain-text file (not JSON), for text-transcript readers."""
+
+    text: str
+
+
+@dataclass(slots=True)
+class ZipDocument:
+    """A ZIP archive; readers open the members they know."""
+
+    path: str
+
+    def names(self) -> list[str]:
+        with zipfile.ZipFile(self.path) as archive:
+            return archive.namelist()
+
+    def read(self, member: str) -> bytes:
+        with zipfile.ZipFile(self.path) as archive:
+            return archive.read(member)
+
+
+def _suffixes(path: Path) -> tuple[str, str | None]:
+    """(content suffix, compression suffix) of a file name: a.jsonl.gz -> (.jsonl, .gz)."""
+    suffixes = [s.lower() for s in path.suffixes]
+    if suffixes and suffixes[-1] in COMPRESSED:
+        return (suffixes[-2] if len(suffixes) > 1 else ""), suffixes[-1]
+    return (suffixes[-1] if suffixes else ""), None
 
 
 @dataclass(slots=True)
@@ -42,7 +84,13 @@ class Source:
     def open(self) -> BinaryIO:
         if self.name == STDIN_NAME:
             return sys.stdin.buffer
+        _, compression = _suffixes(Path(self.name))
+        if compression is not None:
+            return COMPRESSED[compression](self.name, "rb")
         return open(self.name, "rb")
+
+    def is_zip(self) -> bool:
+        return self.name != STDIN_NAME and zipfile.is_zipfile(self.name)
 
 
 def expand_paths(paths: list[str], diagnostics: Diagnostics) -> list[Source]:
@@ -58,7 +106,7 @@ def expand_paths(paths: list[str], diagnostics: Diagnostics) -> list[Source]:
                 p
                 for p in sorted(path.rglob("*"))
                 if p.is_file()
-                and p.suffix.lower() in SUPPORTED_SUFFIXES
+                and _suffixes(p)[0] in SUPPORTED_SUFFIXES
                 and not any(part.startswith(".") for part in p.relative_to(path).parts)
             ]
             sources.extend(Source(str(p)) for p in found)
@@ -85,14 +133,18 @@ def read_records(source: Source, diagnostics: Diagnostics) -> Iterator[Record]:
     """Yield the JSON values of one input; bad lines become diagnostics, never exceptions."""
     name = source.name
     try:
+        if source.is_zip():
+            yield Record(1, ZipDocument(name))
+            return
         stream = source.open()
     except OSError as exc:
         diagnostics.warn(name, None, f"cannot open: {exc.strerror or exc}")
         return
     try:
         yield from _records(stream, name, diagnostics)
-    except OSError as exc:
-        diagnostics.warn(name, None, f"read error: {exc.strerror or exc}")
+    except (OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError) as exc:
+        # Truncated or corrupt compressed input: report it, keep what was read.
+        diagnostics.warn(name, None, f"read error: {getattr(exc, 'strerror', None) or exc}")
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()
@@ -118,7 +170,24 @@ def _records(stream: BinaryIO, name: str, diagnostics: Diagnostics) -> Iterator[
             # Not complete on its line: a multi-line JSON document.
             yield from _document(first_text, lineno, lines, name, diagnostics)
             return
-        yield from _json_lines(raw, lineno, lines, name, diagnostics, first_failed=True)
+        # A bad first line of a JSON Lines file, or plain text (a ReAct transcript)?
+        # Look at the next non-blank line.
+        ahead: list[bytes] = []
+        for nxt in lines:
+            ahead.append(nxt)
+            if nxt.strip():
+                break
+        if ahead and ahead[-1].strip():
+            try:
+                orjson.loads(ahead[-1])
+                is_jsonl = True
+            except orjson.JSONDecodeError:
+                is_jsonl = False
+            if is_jsonl:
+                yield from _json_lines(raw, lineno, itertools.chain(ahead, lines), name, diagnostics, first_failed=True)
+                return
+        rest = b"".join(itertools.chain(ahead, lines))
+        yield Record(lineno, TextDocument(first_text + _decode(rest, name, lineno + 1, diagnostics)))
         return
     yield Record(lineno, value)
     yield from _json_lines(None, lineno, lines, name, diagnostics)

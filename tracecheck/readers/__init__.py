@@ -7,13 +7,15 @@ their own modules, imported only when a file of that format is read.
 from __future__ import annotations
 
 import importlib
+import re
+import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from ..diagnostics import Diagnostics
 from ..model import Trace
-from ..sources import Record
+from ..sources import Record, TextDocument, ZipDocument
 
 
 @dataclass(slots=True)
@@ -91,6 +93,138 @@ def _is_langchain(value: Any) -> bool:
     return False
 
 
+def _is_claude_code(value: Any) -> bool:
+    item = _first(value)
+    if not isinstance(item, dict):
+        return False
+    kind = item.get("type")
+    if kind in ("user", "assistant", "system") and isinstance(item.get("message"), dict):
+        return "sessionId" in item or "uuid" in item
+    return kind in ("summary", "file-history-snapshot") and ("leafUuid" in item or "messageId" in item or "snapshot" in item)
+
+
+def _is_openai_agents(value: Any) -> bool:
+    item = _first(value)
+    if isinstance(item, dict) and isinstance(item.get("data"), list):  # a captured ingest POST body
+        item = _first(item["data"])
+    return isinstance(item, dict) and item.get("object") in ("trace", "trace.span")
+
+
+def _is_langsmith(value: Any) -> bool:
+    item = _first(value)
+    if not isinstance(item, dict):
+        return False
+    if isinstance(item.get("post"), list) or isinstance(item.get("patch"), list):
+        return True
+    return "run_type" in item and ("dotted_order" in item or "trace_id" in item or "parent_run_id" in item)
+
+
+def _is_otel(value: Any) -> bool:
+    item = _first(value)
+    return isinstance(item, dict) and isinstance(item.get("resourceSpans"), list)
+
+
+def _is_inspect(value: Any) -> bool:
+    if isinstance(value, ZipDocument):
+        try:
+            return "header.json" in value.names()
+        except (OSError, zipfile.BadZipFile):
+            return False
+    return isinstance(value, dict) and isinstance(value.get("eval"), dict) and ("samples" in value or "results" in value or "status" in value)
+
+
+def _is_swe_agent(value: Any) -> bool:
+    return isinstance(value, dict) and isinstance(value.get("trajectory"), list) and ("history" in value or "info" in value)
+
+
+def _is_openhands_event(obj: Any) -> bool:
+    return isinstance(obj, dict) and "source" in obj and ("action" in obj or "observation" in obj)
+
+
+def _is_openhands(value: Any) -> bool:
+    item = _first(value)
+    if _is_openhands_event(item):
+        return True
+    return isinstance(item, dict) and isinstance(item.get("history"), list) and (
+        not item["history"] or _is_openhands_event(_first(item["history"]))
+    )
+
+
+def _is_tau_bench(value: Any) -> bool:
+    item = _first(value)
+    return isinstance(item, dict) and "task_id" in item and ("traj" in item or "messages" in item) and "reward" in item
+
+
+def _mentions_mswea(messages: Any) -> bool:
+    if not isinstance(messages, list):
+        return False
+    for message in messages[:6]:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, str) and ("mswea_bash_command" in content or "<returncode>" in content):
+            return True
+    return False
+
+
+def _is_mini_swe_agent(value: Any) -> bool:
+    if isinstance(value, dict):
+        fmt = value.get("trajectory_format")
+        return (isinstance(fmt, str) and fmt.startswith("mini-swe-agent")) or _mentions_mswea(value.get("messages"))
+    return _mentions_mswea(value)
+
+
+_RESPONSES_ITEM_TYPES = ("function_call", "function_call_output", "reasoning", "web_search_call", "file_search_call", "computer_call", "custom_tool_call", "mcp_call", "code_interpreter_call", "local_shell_call")
+
+
+def _is_openai_responses(value: Any) -> bool:
+    item = _first(value)
+    if not isinstance(item, dict):
+        return False
+    if item.get("object") == "response":
+        return True
+    response = item.get("response")
+    if isinstance(response, dict) and response.get("object") == "response":
+        return True
+    if item.get("type") in _RESPONSES_ITEM_TYPES:
+        return True
+    # A flat item list that starts with a short-form or typed message.
+    return isinstance(value, list) and any(isinstance(v, dict) and v.get("type") in _RESPONSES_ITEM_TYPES for v in value[:20])
+
+
+_ANTHROPIC_BLOCKS = ("tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use")
+
+
+def _has_anthropic_blocks(messages: Any) -> bool:
+    if not isinstance(messages, list):
+        return False
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") in _ANTHROPIC_BLOCKS for b in content):
+            return True
+    return False
+
+
+def _is_anthropic(value: Any) -> bool:
+    item = _first(value)
+    if not isinstance(item, dict):
+        return False
+    if item.get("type") == "message" and item.get("role") == "assistant" and isinstance(item.get("content"), list):
+        return True  # a Messages API response object
+    response = item.get("response")
+    if isinstance(response, dict) and response.get("type") == "message":
+        return True
+    request = item.get("request") if isinstance(item.get("request"), dict) else item
+    return _has_anthropic_blocks(request.get("messages")) or (
+        isinstance(request.get("system"), (str, list)) and isinstance(request.get("messages"), list) and "model" in request
+    )
+
+
+def _is_react_text(value: Any) -> bool:
+    return isinstance(value, TextDocument) and bool(_REACT_ACTION.search(value.text))
+
+
+_REACT_ACTION = re.compile(r"^\s*(Action\s*\d*\s*:|Final Answer\s*:)", re.M)
+
+
 @dataclass(slots=True, frozen=True)
 class ReaderInfo:
     name: str
@@ -105,8 +239,20 @@ class ReaderInfo:
 # Order matters: the first reader whose sniff accepts the first record wins.
 READERS: tuple[ReaderInfo, ...] = (
     ReaderInfo("native", "native", _is_native, "tracecheck's own JSONL events"),
+    ReaderInfo("claude-code", "claude_code", _is_claude_code, "Claude Code session JSONL (entries grouped by message id)"),
+    ReaderInfo("openai-agents", "openai_agents", _is_openai_agents, "OpenAI Agents SDK trace/span export"),
+    ReaderInfo("langsmith", "langsmith", _is_langsmith, "LangSmith runs (one per line, any order) and {post, patch} ingest recordings"),
+    ReaderInfo("otel", "otel", _is_otel, "OpenTelemetry OTLP/JSON with GenAI or OpenInference attributes"),
+    ReaderInfo("inspect", "inspect_ai", _is_inspect, "Inspect AI eval logs (.json, zipped .eval)"),
+    ReaderInfo("swe-agent", "swe_agent", _is_swe_agent, "SWE-agent .traj trajectories"),
+    ReaderInfo("openhands", "openhands", _is_openhands, "OpenHands event streams and evaluation output.jsonl"),
+    ReaderInfo("tau-bench", "tau_bench", _is_tau_bench, "τ-bench / τ²-bench result arrays (reward as outcome)"),
+    ReaderInfo("mini-swe-agent", "mini_swe_agent", _is_mini_swe_agent, "mini-swe-agent message lists and .traj.json"),
+    ReaderInfo("openai-responses", "openai_responses", _is_openai_responses, "OpenAI Responses API: response objects or flat item lists"),
+    ReaderInfo("anthropic", "anthropic", _is_anthropic, "Anthropic Messages requests/responses (tool_use / tool_result blocks)"),
     ReaderInfo("langchain", "langchain", _is_langchain, "LangChain messages_to_dict / dumpd lists, AgentExecutor intermediate_steps"),
     ReaderInfo("openai-chat", "openai_chat", _is_openai_chat, "OpenAI Chat Completions: conversations, request/response logs, Batch output, message-per-line"),
+    ReaderInfo("react-text", "react_text", _is_react_text, "ReAct text transcripts (Thought / Action / Action Input / Observation)"),
 )
 
 READER_NAMES = tuple(r.name for r in READERS)
