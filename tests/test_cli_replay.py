@@ -88,7 +88,7 @@ def test_json_report_has_the_documented_fields_and_validates_against_its_schema(
 
 def test_jsonl_and_markdown_formats(cli, weather):
     rows = [json.loads(line) for line in cli("replay", "-f", "jsonl", str(weather)).stdout.splitlines()]
-    assert [r["type"] for r in rows] == ["trace", "totals"] and rows[0]["policy"]["stopped_at"] == 3
+    assert [r["type"] for r in rows] == ["header", "trace", "totals"] and rows[1]["policy"]["stopped_at"] == 3
     md = cli("replay", "-f", "markdown", str(weather)).stdout
     assert md.startswith("# tracecheck replay") and "| P001 similar-query-stagnation | 3 | before_tools | stop |" in md
 
@@ -163,9 +163,8 @@ def test_guards_lists_every_guard_and_guard_explains_one(cli):
 
 def test_tokenizer_comparison_shows_both_and_jieba_missing_gives_the_install_command(cli, weather, monkeypatch):
     both = replay_json(cli, "--tokenizer", "char,jieba", str(weather))
-    comparison = both["tokenizer_comparison"]
-    assert comparison["tokenizers"] == ["char", "jieba"]
-    runs = {r["tokenizer"]: r for r in comparison["traces"][0]["runs"]}
+    assert both["tokenizers"] == ["char", "jieba"]
+    runs = {r["tokenizer"]: r for r in both["traces"][0]["tokenizer_comparison"]["runs"]}
     assert runs["char"]["fires_at"] == 3 and len(runs["jieba"]["scores"]) == 5
 
     from tracecheck import tokenizers

@@ -67,7 +67,7 @@ def test_seed002_contract_loop_char_vs_jieba_and_no_answer_becomes_a_forced_answ
     assert (trace["policy"]["stopped_at"], trace["policy"]["phase"]) == (6, "before_tools")
     assert trace["policy"]["outcome_change"] == "no answer → forced answer"
     assert not trace["answered"] and trace["error"] == "Token limit exceeded"
-    (comparison,) = data["tokenizer_comparison"]["traces"]
+    comparison = trace["tokenizer_comparison"]
     runs = {r["tokenizer"]: r for r in comparison["runs"]}
     assert runs["char"]["fires_at"] == 6
     assert runs["jieba"]["fires_at"] != 6 and comparison["differs"]

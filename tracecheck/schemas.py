@@ -173,6 +173,24 @@ _TRACE = {
         "answered": {"type": "boolean"},
         "error": {"type": ["string", "null"]},
         "fires": {"type": "array", "items": _FIRE},
+        "tokenizer_comparison": {
+            "type": "object",
+            "properties": {
+                "differs": {"type": "boolean"},
+                "runs": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "tokenizer": {"type": "string"},
+                            "fires_at": {"type": ["integer", "null"], "description": "round P001 stops at"},
+                            "scores": {"type": "array", "items": {"type": ["number", "null"]}, "description": "best containment per round"},
+                        },
+                        "required": ["tokenizer", "fires_at", "scores"],
+                    },
+                },
+            },
+        },
         "policy": {
             "type": "object",
             "properties": {
@@ -198,7 +216,7 @@ _COUNTS = {
 REPORT_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": "https://tracecheck.dev/schema/replay-report-v1.json",
-    "title": "tracecheck replay report (--format json; --format jsonl writes one trace per line, then the totals)",
+    "title": "tracecheck replay report (--format json; --format jsonl writes a header line, one trace per line, warnings, then the totals)",
     "type": "object",
     "properties": {
         "schema_version": {"const": 1},
@@ -234,34 +252,10 @@ REPORT_SCHEMA: dict[str, Any] = {
                 "required": ["file", "line", "reason"],
             },
         },
-        "tokenizer_comparison": {
-            "type": "object",
-            "properties": {
-                "tokenizers": {"type": "array", "items": {"type": "string"}},
-                "traces": {
-                    "type": "array",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "trace": {"type": "string"},
-                            "differs": {"type": "boolean"},
-                            "runs": {
-                                "type": "array",
-                                "items": {
-                                    "type": "object",
-                                    "properties": {
-                                        "tokenizer": {"type": "string"},
-                                        "fires_at": {"type": ["integer", "null"]},
-                                        "scores": {"type": "array", "items": {"type": ["number", "null"]}},
-                                    },
-                                    "required": ["tokenizer", "fires_at", "scores"],
-                                },
-                            },
-                        },
-                        "required": ["trace", "differs", "runs"],
-                    },
-                },
-            },
+        "tokenizers": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "with --tokenizer a,b: P001 is also replayed per tokenizer (see each trace's tokenizer_comparison)",
         },
     },
     "required": ["schema_version", "tool", "traces", "totals", "warnings"],

@@ -179,7 +179,7 @@ class NgramIndex:
 
     metric = "ngram"
 
-    def __init__(self, n: int = 3, cap: int = 256, budget: float = 24.0) -> None:
+    def __init__(self, n: int = 4, cap: int = 256, budget: float = 24.0) -> None:
         if n < 2:
             raise ValueError("n must be at least 2")
         self.n = n
@@ -246,9 +246,12 @@ class NgramIndex:
 
         short: dict[int, dict[str, list[int]]] | None = None
         found = 0
-        stack = [(0, la, 0, lb, segments)]
+        # A rectangle's entry also carries the longest short match it can still hold:
+        # below a short match of length c nothing longer exists, and left of the
+        # first one (in difflib's order) nothing as long.
+        stack = [(0, la, 0, lb, segments, n - 1)]
         while stack:
-            alo, ahi, blo, bhi, candidates = stack.pop()
+            alo, ahi, blo, bhi, candidates, longest = stack.pop()
             work += len(candidates)
             best: tuple[tuple[int, int, int], int, int, int] | None = None
             inside: list[tuple[int, int, int]] = []
@@ -264,6 +267,7 @@ class NgramIndex:
                         best = (key, js + d, js, je - js)
             if best is not None:
                 _, i, j, k = best
+                left = right = n - 1
             else:
                 if work > budget:
                     self.exact = False  # leave this region's short coincidences out
@@ -271,7 +275,7 @@ class NgramIndex:
                 if short is None:
                     short = _short_grams(b, runs, n)
                 i, j, k = alo, blo, 0
-                for c in range(n - 1, 0, -1):
+                for c in range(longest, 0, -1):
                     table, last = short[c], bhi - c
                     for ii in range(alo, ahi - c + 1):
                         where = table.get(a[ii : ii + c])
@@ -283,6 +287,7 @@ class NgramIndex:
                     work += (i - alo + 1) if k else (ahi - alo)
                     if k:
                         break
+                left, right = k - 1, k
             # Extend over equal characters, popular ones included, as difflib does; with
             # no core match at all this is difflib's common prefix of the rectangle.
             back = _common_suffix(a, i, b, j, min(i - alo, j - blo))
@@ -292,9 +297,9 @@ class NgramIndex:
                 continue
             found += k
             if alo < i and blo < j:
-                stack.append((alo, i, blo, j, inside))
+                stack.append((alo, i, blo, j, inside, left))
             if i + k < ahi and j + k < bhi:
-                stack.append((i + k, ahi, j + k, bhi, inside))
+                stack.append((i + k, ahi, j + k, bhi, inside, right))
         return found
 
 

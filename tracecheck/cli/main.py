@@ -6,7 +6,10 @@ Heavy modules (readers, guards, jieba) are imported inside the commands, so
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import functools
+import io
 import os
 import sys
 from pathlib import Path
@@ -180,24 +183,40 @@ def replay(
     tokenizer: TokenizerOpt = None,
 ) -> None:
     """Replay traces through the guards: where each fires, what it would do, what it saves."""
-    from ..engine.batch import replay_paths
+    from ..diagnostics import Diagnostics
+    from ..engine.batch import replay_stream
+    from ..reports.data import TotalsAccumulator, header_data, item_data
 
     if format not in REPORT_FORMATS:
         raise TracecheckError(f"unknown report format {format!r}; choose one of: {', '.join(REPORT_FORMATS)}")
     settings = _settings(config, select, ignore, set_)
     names = _tokenizer_list(tokenizer)
+    if names:
+        settings = settings.with_option("P001", "tokenizer", names[0])
     err = _stderr()
-    with _progress(err) as advance:
-        report = replay_paths(paths, settings, input_format=input_format, tokenizers=names, on_file=advance)
-    for item in report.diagnostics:
+    diagnostics = Diagnostics()
+    totals = TotalsAccumulator()
+    with _report_writer(format, output, only_fires) as writer, _progress(err) as advance:
+        stream = replay_stream(paths, settings, input_format=input_format, tokenizers=names, diagnostics=diagnostics, on_file=advance)
+        started = False
+        for item in stream:
+            if not started:
+                writer.begin(header_data(settings, tuple(names)))
+                started = True
+            totals.add(item.result)
+            data = item_data(item)
+            if format == "terminal" or not only_fires or data["fires"]:
+                writer.trace(data)
+        if started:
+            writer.end(totals.data(), [dataclasses.asdict(d) for d in diagnostics])
+    for item in diagnostics:
         err.print(_plain(f"warning: {item}", "yellow"))
-    if strict and len(report.diagnostics):
-        err.print(_plain(f"error: {len(report.diagnostics)} input warning(s) and --strict was given", "bold red"))
-        raise typer.Exit(EXIT_ERROR)
-    if not report.results:
+    if not totals.traces:
         err.print(_plain("error: no traces found in " + ", ".join(paths), "bold red"))
         raise typer.Exit(EXIT_ERROR)
-    _write_report(report, format, output, only_fires)
+    if strict and len(diagnostics):
+        err.print(_plain(f"error: {len(diagnostics)} input warning(s) and --strict was given", "bold red"))
+        raise typer.Exit(EXIT_ERROR)
 
 
 REPORT_FORMATS = ("terminal", "json", "jsonl", "markdown")
@@ -235,40 +254,35 @@ class _progress:
             self.bar.stop()
 
 
-def _write_report(report, format: str, output: Path | None, only_fires: bool) -> None:
-    import orjson
+@contextlib.contextmanager
+def _report_writer(format: str, output: Path | None, only_fires: bool):
+    """The writer for a report format, on stdout or on ``output``."""
+    handle = open(output, "wb") if output is not None else None
+    try:
+        if format == "terminal":
+            from rich.console import Console
 
-    from ..reports.data import report_data
+            from ..reports.terminal import TerminalWriter
 
-    if format == "terminal":
-        from rich.console import Console
+            if handle is None:
+                console = Console(highlight=False, soft_wrap=True)
+            else:
+                console = Console(file=io.TextIOWrapper(handle, encoding="utf-8", write_through=True), highlight=False, soft_wrap=True, no_color=True)
+            yield TerminalWriter(console, only_fires=only_fires)
+            return
+        binary = handle if handle is not None else sys.stdout.buffer
+        if format == "markdown":
+            from ..reports.markdown import MarkdownWriter
 
-        from ..reports.terminal import render_report
-
-        if output is None:
-            render_report(Console(highlight=False, soft_wrap=True), report, quiet_traces=not only_fires)
+            yield MarkdownWriter(lambda text: binary.write(text.encode()))
         else:
-            with open(output, "w", encoding="utf-8") as handle:
-                render_report(Console(file=handle, highlight=False, width=120, no_color=True), report, quiet_traces=not only_fires)
-        return
-    data = report_data(report)
-    if only_fires:
-        data["traces"] = [t for t in data["traces"] if t["fires"]]
-    if format == "json":
-        payload = orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
-    elif format == "jsonl":
-        rows = [{"type": "trace", **t} for t in data["traces"]]
-        rows.append({"type": "totals", **data["totals"]})
-        payload = b"".join(orjson.dumps(r, option=orjson.OPT_APPEND_NEWLINE) for r in rows)
-    else:
-        from ..reports.markdown import render_markdown
+            from ..reports.machine import JsonlWriter, JsonWriter
 
-        payload = render_markdown(data).encode()
-    if output is None:
-        sys.stdout.buffer.write(payload)
-        sys.stdout.buffer.flush()
-    else:
-        output.write_bytes(payload)
+            yield (JsonWriter if format == "json" else JsonlWriter)(binary.write)
+        binary.flush()
+    finally:
+        if handle is not None:
+            handle.close()
 
 
 @command

@@ -13,7 +13,7 @@ Callable without the CLI::
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -80,7 +80,15 @@ def compare_tokenizers(trace: Trace, settings: Settings, tokenizers: Sequence[st
     return TokenizerComparison(trace.id, runs)
 
 
-def replay_paths(
+@dataclass(slots=True)
+class ReplayItem:
+    """One replayed trace: its result and, with several tokenizers, their comparison."""
+
+    result: TraceResult
+    comparison: TokenizerComparison | None = None
+
+
+def replay_stream(
     paths: Sequence[str],
     settings: Settings,
     *,
@@ -88,28 +96,46 @@ def replay_paths(
     tokenizers: Sequence[str] = (),
     diagnostics: Diagnostics | None = None,
     on_file: Callable[[int, int, str], Any] | None = None,
-) -> ReplayReport:
-    """Read every trace below ``paths`` and replay it through the enabled guards.
+) -> Iterator[ReplayItem]:
+    """Read every trace below ``paths`` and replay it through the enabled guards, one
+    trace at a time: memory grows with the largest trace, not with the input.
 
-    ``tokenizers`` with two or more names (e.g. ``("char", "jieba")``) replays P001 under
-    each and records where they disagree; the main replay uses the first one.
+    ``tokenizers`` with two or more names (e.g. ``("char", "jieba")``) also replays P001
+    under each and compares them; the main replay uses the first one.
     """
     check_input_format(input_format)
-    report = ReplayReport(diagnostics=diagnostics or Diagnostics(), settings=settings, tokenizers=tuple(tokenizers))
+    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
     if tokenizers:
         settings = settings.with_option(P001, "tokenizer", tokenizers[0])
-        report.settings = settings
-    sources = expand_paths(list(paths), report.diagnostics)
+    sources = expand_paths(list(paths), diagnostics)
     compare = len(tokenizers) > 1
     for number, source in enumerate(sources, 1):
         if on_file is not None:
             on_file(number, len(sources), source.name)
-        for trace in read_source(source, report.diagnostics, input_format):
+        for trace in read_source(source, diagnostics, input_format):
             result = replay_trace(trace, settings.build())
-            if compare:
-                report.comparisons.append(compare_tokenizers(trace, settings, tokenizers))
-            # Keep the summary, not the transcript: memory grows with the largest trace.
+            comparison = compare_tokenizers(trace, settings, tokenizers) if compare else None
+            # Keep the summary, not the transcript.
             result.trace = dataclasses.replace(trace, rounds=[])
             result.costs = []
-            report.results.append(result)
+            yield ReplayItem(result, comparison)
+
+
+def replay_paths(
+    paths: Sequence[str],
+    settings: Settings,
+    *,
+    input_format: str | None = None,
+    tokenizers: Sequence[str] = (),
+    diagnostics: Diagnostics | None = None,
+) -> ReplayReport:
+    """Like ``replay_stream``, collected into one report (every trace summary in memory)."""
+    report = ReplayReport(diagnostics=diagnostics or Diagnostics(), tokenizers=tuple(tokenizers))
+    report.settings = settings.with_option(P001, "tokenizer", tokenizers[0]) if tokenizers else settings
+    for item in replay_stream(
+        paths, settings, input_format=input_format, tokenizers=tokenizers, diagnostics=report.diagnostics
+    ):
+        report.results.append(item.result)
+        if item.comparison is not None:
+            report.comparisons.append(item.comparison)
     return report

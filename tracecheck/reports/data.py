@@ -10,7 +10,8 @@ import dataclasses
 from typing import Any
 
 from .. import __version__
-from ..engine.batch import ReplayReport
+from ..config import Settings
+from ..engine.batch import ReplayItem, ReplayReport, TokenizerComparison
 from ..engine.costs import Saving
 from ..engine.replay import Fire, TraceResult
 
@@ -86,49 +87,54 @@ def _share(part: float | None, whole: float | None) -> float | None:
     return round(part / whole, 4)
 
 
-def totals_data(report: ReplayReport) -> dict[str, Any]:
-    results = report.results
-    whole = {
-        "llm_calls": sum(r.totals.llm_calls for r in results),
-        "tool_calls": sum(r.totals.tool_calls for r in results),
-        "tokens": sum(r.totals.tokens for r in results),
-        "seconds": _round(sum(r.totals.seconds for r in results if r.totals.seconds is not None)),
-    }
-    saved = {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "seconds": 0.0}
-    estimated = False
-    for r in results:
-        s = r.policy.saved
-        if s is None:
-            continue
-        saved["llm_calls"] += s.llm_calls
-        saved["tool_calls"] += s.tool_calls
-        saved["tokens"] += s.tokens
-        saved["seconds"] += s.seconds or 0.0
-        estimated = estimated or s.tokens_estimated
-    saved["seconds"] = _round(saved["seconds"])
-    by_guard: dict[str, dict[str, int]] = {}
-    for r in results:
-        for f in r.fires:
-            entry = by_guard.setdefault(f.code, {"traces": 0, "fires": 0})
-            entry["fires"] += 1
-        for code in {f.code for f in r.fires}:
-            by_guard[code]["traces"] += 1
-    return {
-        "traces": len(results),
-        "traces_with_fires": sum(1 for r in results if r.fires),
-        "traces_stopped": sum(1 for r in results if r.policy.stop is not None),
-        "no_answer_to_forced_answer": sum(
-            1 for r in results if r.policy.outcome_change == "no answer → forced answer"
-        ),
-        "whole": whole,
-        "saved": {**saved, "tokens_estimated": estimated},
-        "share": {k: _share(saved[k], whole[k]) for k in ("llm_calls", "tool_calls", "tokens", "seconds")},
-        "by_guard": dict(sorted(by_guard.items())),
-    }
+class TotalsAccumulator:
+    """Run totals, added to one trace at a time (reports stream)."""
+
+    def __init__(self) -> None:
+        self.traces = self.with_fires = self.stopped = self.forced = 0
+        self.whole = {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "seconds": 0.0}
+        self.saved = {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "seconds": 0.0}
+        self.estimated = False
+        self.by_guard: dict[str, dict[str, int]] = {}
+
+    def add(self, result: TraceResult) -> None:
+        self.traces += 1
+        self.with_fires += bool(result.fires)
+        self.stopped += result.policy.stop is not None
+        self.forced += result.policy.outcome_change == "no answer → forced answer"
+        totals = result.totals
+        self.whole["llm_calls"] += totals.llm_calls
+        self.whole["tool_calls"] += totals.tool_calls
+        self.whole["tokens"] += totals.tokens
+        self.whole["seconds"] += totals.seconds or 0.0
+        saving = result.policy.saved
+        if saving is not None:
+            self.saved["llm_calls"] += saving.llm_calls
+            self.saved["tool_calls"] += saving.tool_calls
+            self.saved["tokens"] += saving.tokens
+            self.saved["seconds"] += saving.seconds or 0.0
+            self.estimated = self.estimated or saving.tokens_estimated
+        for fire in result.fires:
+            self.by_guard.setdefault(fire.code, {"traces": 0, "fires": 0})["fires"] += 1
+        for code in {f.code for f in result.fires}:
+            self.by_guard[code]["traces"] += 1
+
+    def data(self) -> dict[str, Any]:
+        whole = {**self.whole, "seconds": _round(self.whole["seconds"])}
+        saved = {**self.saved, "seconds": _round(self.saved["seconds"])}
+        return {
+            "traces": self.traces,
+            "traces_with_fires": self.with_fires,
+            "traces_stopped": self.stopped,
+            "no_answer_to_forced_answer": self.forced,
+            "whole": whole,
+            "saved": {**saved, "tokens_estimated": self.estimated},
+            "share": {k: _share(saved[k], whole[k]) for k in ("llm_calls", "tool_calls", "tokens", "seconds")},
+            "by_guard": dict(sorted(self.by_guard.items())),
+        }
 
 
-def guards_data(report: ReplayReport) -> list[dict[str, Any]]:
-    settings = report.settings
+def guards_data(settings: Settings | None) -> list[dict[str, Any]]:
     if settings is None:
         return []
     return [
@@ -137,26 +143,42 @@ def guards_data(report: ReplayReport) -> list[dict[str, Any]]:
     ]
 
 
-def comparison_data(report: ReplayReport) -> list[dict[str, Any]]:
-    return [
-        {
-            "trace": c.trace_id,
-            "differs": c.differs,
-            "runs": [{"tokenizer": r.tokenizer, "fires_at": r.fires_at, "scores": r.scores} for r in c.runs],
-        }
-        for c in report.comparisons
-    ]
+def comparison_data(comparison: TokenizerComparison) -> dict[str, Any]:
+    return {
+        "differs": comparison.differs,
+        "runs": [{"tokenizer": r.tokenizer, "fires_at": r.fires_at, "scores": r.scores} for r in comparison.runs],
+    }
 
 
-def report_data(report: ReplayReport) -> dict[str, Any]:
+def item_data(item: ReplayItem) -> dict[str, Any]:
+    data = trace_data(item.result)
+    if item.comparison is not None:
+        data["tokenizer_comparison"] = comparison_data(item.comparison)
+    return data
+
+
+def header_data(settings: Settings | None, tokenizers: tuple[str, ...]) -> dict[str, Any]:
     data: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "tracecheck", "version": __version__},
-        "guards": guards_data(report),
-        "traces": [trace_data(r) for r in report.results],
-        "totals": totals_data(report),
+        "guards": guards_data(settings),
+    }
+    if len(tokenizers) > 1:
+        data["tokenizers"] = list(tokenizers)
+    return data
+
+
+def report_data(report: ReplayReport) -> dict[str, Any]:
+    """The whole report of a collected replay (``replay_paths``) as one dict."""
+    totals = TotalsAccumulator()
+    traces = []
+    comparisons = {c.trace_id: c for c in report.comparisons}
+    for result in report.results:
+        totals.add(result)
+        traces.append(item_data(ReplayItem(result, comparisons.get(result.trace.id))))
+    return {
+        **header_data(report.settings, report.tokenizers),
+        "traces": traces,
+        "totals": totals.data(),
         "warnings": [dataclasses.asdict(d) for d in report.diagnostics],
     }
-    if report.comparisons:
-        data["tokenizer_comparison"] = {"tokenizers": list(report.tokenizers), "traces": comparison_data(report)}
-    return data

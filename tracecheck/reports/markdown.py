@@ -13,44 +13,46 @@ def _cell(text: Any) -> str:
     return value.replace("<", "&lt;").replace(">", "&gt;")
 
 
-def render_markdown(data: dict[str, Any]) -> str:
-    lines = ["# tracecheck replay", ""]
-    totals = data["totals"]
-    saved, whole, share = totals["saved"], totals["whole"], totals["share"]
+class MarkdownWriter:
+    """A fires table row per fire as traces stream in, the savings table at the end."""
 
-    def pct(key: str) -> str:
-        return f" ({share[key] * 100:.0f}%)" if share.get(key) is not None else ""
+    def __init__(self, write) -> None:
+        self.write = write
 
-    lines += [
-        f"{totals['traces']} traces · {totals['traces_with_fires']} with fires · {totals['traces_stopped']} stopped by the policy",
-        "",
-        "| saved | of | share |",
-        "|---|---|---|",
-        f"| {saved['llm_calls']} LLM calls | {whole['llm_calls']} | {pct('llm_calls').strip(' ()') or '-'} |",
-        f"| {saved['tool_calls']} tool calls | {whole['tool_calls']} | {pct('tool_calls').strip(' ()') or '-'} |",
-        f"| {saved['tokens']} tokens{' (some estimated)' if saved['tokens_estimated'] else ''} | {whole['tokens']} | {pct('tokens').strip(' ()') or '-'} |",
-        f"| {saved['seconds']}s | {whole['seconds']}s | {pct('seconds').strip(' ()') or '-'} |",
-        "",
-        "| trace | outcome | guard | round | phase | action | reason |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for trace in data["traces"]:
+    def begin(self, header: dict[str, Any]) -> None:
+        self.write(
+            "# tracecheck replay\n\n"
+            "| trace | outcome | guard | round | phase | action | reason |\n"
+            "|---|---|---|---|---|---|---|\n"
+        )
+
+    def trace(self, trace: dict[str, Any]) -> None:
         for fire in trace["fires"]:
-            lines.append(
-                "| "
-                + " | ".join(
-                    _cell(v)
-                    for v in (
-                        f"{trace['id']} ({trace['file']}:{trace['line']})",
-                        trace["labels"].get("outcome", ""),
-                        f"{fire['code']} {fire['name']}",
-                        fire["round"],
-                        fire["phase"],
-                        fire["action"],
-                        one_line(fire["reason"], 200),
-                    )
-                )
-                + " |"
+            cells = (
+                f"{trace['id']} ({trace['file']}:{trace['line']})",
+                trace["labels"].get("outcome", ""),
+                f"{fire['code']} {fire['name']}",
+                fire["round"],
+                fire["phase"],
+                fire["action"],
+                one_line(fire["reason"], 200),
             )
-    lines.append("")
-    return "\n".join(lines)
+            self.write("| " + " | ".join(_cell(v) for v in cells) + " |\n")
+
+    def end(self, totals: dict[str, Any], warnings: list[dict[str, Any]]) -> None:
+        saved, whole, share = totals["saved"], totals["whole"], totals["share"]
+
+        def pct(key: str) -> str:
+            return f"{share[key] * 100:.0f}%" if share.get(key) is not None else "-"
+
+        estimated = " (some estimated)" if saved["tokens_estimated"] else ""
+        self.write(
+            "\n"
+            f"{totals['traces']} traces · {totals['traces_with_fires']} with fires · "
+            f"{totals['traces_stopped']} stopped by the policy\n\n"
+            "| saved | of | share |\n|---|---|---|\n"
+            f"| {saved['llm_calls']} LLM calls | {whole['llm_calls']} | {pct('llm_calls')} |\n"
+            f"| {saved['tool_calls']} tool calls | {whole['tool_calls']} | {pct('tool_calls')} |\n"
+            f"| {saved['tokens']} tokens{estimated} | {whole['tokens']} | {pct('tokens')} |\n"
+            f"| {saved['seconds']}s | {whole['seconds']}s | {pct('seconds')} |\n"
+        )

@@ -7,9 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from ..engine.batch import ReplayReport
 from ..textsafe import one_line, plain
-from .data import report_data
 
 PHASE_ORDER = {"before_tools": 0, "after_tools": 1, "final": 2}
 ACTION_STYLES = {"hint": "cyan", "block": "yellow", "reject": "magenta", "stop": "bold red", "abort": "bold red"}
@@ -99,66 +97,92 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
         console.print(Text(f"          {policy['outcome_change']}", style="bold yellow"))
 
 
-def _comparison(console: Console, data: dict[str, Any]) -> None:
-    comparison = data.get("tokenizer_comparison")
-    if not comparison:
-        return
-    names = comparison["tokenizers"]
-    differing = [t for t in comparison["traces"] if t["differs"]]
-    console.print(Text(f"P001 tokenizer comparison ({' vs '.join(names)})", style="bold underline"))
-    if not differing:
-        console.print(Text(f"  the tokenizers agree on all {len(comparison['traces'])} traces", style="green"))
-        console.print()
-        return
-    for item in differing:
-        head = Text("  ")
-        head.append_text(plain(item["trace"], "bold cyan"))
-        head.append(
-            "  " + " · ".join(f"{r['tokenizer']}: {'stop at round ' + str(r['fires_at']) if r['fires_at'] else 'no stop'}" for r in item["runs"])
-        )
-        console.print(head)
-        rounds = len(item["runs"][0]["scores"])
-        header = "    round " + " ".join(f"{r['tokenizer']:>7}" for r in item["runs"])
-        console.print(Text(header, style="dim"))
-        for i in range(rounds):
-            cells = [r["scores"][i] for r in item["runs"]]
-            if all(c is None for c in cells):
-                continue
-            row = f"    {i + 1:>5} " + " ".join(f"{c:>7.2f}" if c is not None else f"{'-':>7}" for c in cells)
-            console.print(Text(row))
-    console.print()
+class TerminalWriter:
+    """Prints each trace as it is replayed, then the tokenizer comparison and totals."""
 
+    def __init__(self, console: Console, *, only_fires: bool = False) -> None:
+        self.console = console
+        self.only_fires = only_fires
+        self.tokenizers: list[str] = []
+        self.compared = 0
+        self.differing: list[tuple[str, dict[str, Any]]] = []
 
-def render_report(console: Console, report: ReplayReport, *, quiet_traces: bool = True) -> None:
-    data = report_data(report)
-    for trace in data["traces"]:
-        if not quiet_traces and not trace["fires"]:
-            continue
-        _trace_block(console, trace)
-        console.print()
-    _comparison(console, data)
-    totals = data["totals"]
-    whole, saved = totals["whole"], totals["saved"]
-    console.print(Text("Summary", style="bold underline"))
-    console.print(
-        Text(
-            f"  {_count(totals['traces'], 'trace')} · {totals['traces_with_fires']} with fires · "
-            f"{totals['traces_stopped']} stopped by the policy"
-            + (f" · {totals['no_answer_to_forced_answer']} no answer → forced answer" if totals["no_answer_to_forced_answer"] else "")
+    def begin(self, header: dict[str, Any]) -> None:
+        self.tokenizers = header.get("tokenizers", [])
+
+    def trace(self, trace: dict[str, Any]) -> None:
+        comparison = trace.get("tokenizer_comparison")
+        if comparison is not None:
+            self.compared += 1
+            if comparison["differs"]:
+                self.differing.append((trace["id"], comparison))
+        if self.only_fires and not trace["fires"]:
+            return
+        _trace_block(self.console, trace)
+        self.console.print()
+
+    def end(self, totals: dict[str, Any], warnings: list[dict[str, Any]]) -> None:
+        if self.tokenizers:
+            self._comparison()
+        self._summary(totals)
+
+    def _comparison(self) -> None:
+        console = self.console
+        console.print(Text(f"P001 tokenizer comparison ({' vs '.join(self.tokenizers)})", style="bold underline"))
+        if not self.differing:
+            console.print(Text(f"  the tokenizers agree on all {_count(self.compared, 'trace')}", style="green"))
+            console.print()
+            return
+        for trace_id, item in self.differing:
+            head = Text("  ")
+            head.append_text(plain(trace_id, "bold cyan"))
+            head.append(
+                "  "
+                + " · ".join(
+                    f"{r['tokenizer']}: {'stop at round ' + str(r['fires_at']) if r['fires_at'] else 'no stop'}"
+                    for r in item["runs"]
+                )
+            )
+            console.print(head)
+            console.print(Text("    round " + " ".join(f"{r['tokenizer']:>7}" for r in item["runs"]), style="dim"))
+            for i in range(len(item["runs"][0]["scores"])):
+                cells = [r["scores"][i] for r in item["runs"]]
+                if all(c is None for c in cells):
+                    continue
+                row = f"    {i + 1:>5} " + " ".join(f"{c:>7.2f}" if c is not None else f"{'-':>7}" for c in cells)
+                console.print(Text(row))
+        console.print(
+            Text(f"  {len(self.differing)} of {_count(self.compared, 'trace')} differ (best containment per search round)", style="dim")
         )
-    )
-    parts = [
-        f"{saved['llm_calls']:,} of {whole['llm_calls']:,} LLM calls{_pct(saved['llm_calls'], whole['llm_calls'])}",
-        f"{saved['tool_calls']:,} of {whole['tool_calls']:,} tool calls{_pct(saved['tool_calls'], whole['tool_calls'])}",
-        f"{saved['tokens']:,} of {whole['tokens']:,} tokens{_pct(saved['tokens'], whole['tokens'])}"
-        + (" (some estimated)" if saved["tokens_estimated"] else ""),
-        f"{saved['seconds']:.1f}s of {whole['seconds']:.1f}s{_pct(saved['seconds'], whole['seconds'])}",
-    ]
-    console.print(Text("  saved: " + " · ".join(parts)))
-    if totals["by_guard"]:
+        console.print()
+
+    def _summary(self, totals: dict[str, Any]) -> None:
+        console = self.console
+        whole, saved = totals["whole"], totals["saved"]
+        console.print(Text("Summary", style="bold underline"))
         console.print(
             Text(
-                "  fires: " + " · ".join(f"{code} {v['fires']} in {v['traces']} trace(s)" for code, v in totals["by_guard"].items()),
-                style="dim",
+                f"  {_count(totals['traces'], 'trace')} · {totals['traces_with_fires']} with fires · "
+                f"{totals['traces_stopped']} stopped by the policy"
+                + (
+                    f" · {totals['no_answer_to_forced_answer']} no answer → forced answer"
+                    if totals["no_answer_to_forced_answer"]
+                    else ""
+                )
             )
         )
+        parts = [
+            f"{saved['llm_calls']:,} of {whole['llm_calls']:,} LLM calls{_pct(saved['llm_calls'], whole['llm_calls'])}",
+            f"{saved['tool_calls']:,} of {whole['tool_calls']:,} tool calls{_pct(saved['tool_calls'], whole['tool_calls'])}",
+            f"{saved['tokens']:,} of {whole['tokens']:,} tokens{_pct(saved['tokens'], whole['tokens'])}"
+            + (" (some estimated)" if saved["tokens_estimated"] else ""),
+            f"{saved['seconds']:.1f}s of {whole['seconds']:.1f}s{_pct(saved['seconds'], whole['seconds'])}",
+        ]
+        console.print(Text("  saved: " + " · ".join(parts)))
+        if totals["by_guard"]:
+            console.print(
+                Text(
+                    "  fires: " + " · ".join(f"{code} {v['fires']} in {_count(v['traces'], 'trace')}" for code, v in totals["by_guard"].items()),
+                    style="dim",
+                )
+            )

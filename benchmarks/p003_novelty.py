@@ -1,0 +1,231 @@
+"""P003's two novelty measures side by side: seed 002's difflib ratio and the n-gram index.
+
+Prints
+1. the time of one novelty check (a new observation against the history) for histories
+   of growing size, difflib vs ngram, with the speed-up and both similarity values;
+2. how often the two make the same call (above / below P003's 0.7) on a generated
+   corpus of search runs: ranked results in Chinese and English, rendered as text,
+   Markdown or JSON, repeated, reordered, re-snippeted, partly replaced or new.
+
+Figures only: nothing here asserts on time, which depends on the machine. The agreement
+on the shipped samples is asserted by tests/test_guards_progress.py.
+
+    python benchmarks/p003_novelty.py [--sizes 1000,5000,20000,50000] [--runs 300] [--seed 0]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from tracecheck.similarity import NgramIndex, difflib_ratio  # noqa: E402
+
+THRESHOLD = 0.7
+HOSTS = ("docs.python.org", "zhuanlan.zhihu.com", "blog.csdn.net", "stackoverflow.com",
+         "www.gov.cn", "news.sina.com.cn", "github.com", "developer.mozilla.org")
+TERMS = ("SaaS", "API", "HTTP", "JSON", "2024年", "Q3", "GPT-4o", "ReAct", "v2.1", "CSV", "42%", "LangChain")
+
+
+def english_sentences() -> list[str]:
+    """Real English prose from the standard library's help topics (a fallback if absent)."""
+    try:
+        from pydoc_data.topics import topics
+    except ImportError:  # some distributions strip pydoc_data
+        topics = {"x": "The quick brown fox jumps over the lazy dog. " * 50}
+    out = []
+    for text in topics.values():
+        for sentence in re.split(r"(?<=[.!?])\s+", " ".join(text.split())):
+            if 40 <= len(sentence) <= 300:
+                out.append(sentence)
+    return out
+
+
+class Corpus:
+    """Search observations with the statistics that drive difflib: Zipf-distributed
+    Chinese characters and words, real English prose, boilerplate of result lists."""
+
+    def __init__(self, seed: int) -> None:
+        self.rng = random.Random(seed)
+        rng = self.rng
+        chars = [chr(c) for c in rng.sample(range(0x4E00, 0x9FA6), 2500)]
+        char_weights = [1 / (k + 1) for k in range(len(chars))]
+        words = {"".join(rng.choices(chars, char_weights, k=rng.choice((1, 2, 2, 2, 3, 4)))) for _ in range(4000)}
+        self.words = sorted(words)
+        rng.shuffle(self.words)
+        self.word_weights = [1 / (k + 1) ** 0.9 for k in range(len(self.words))]
+        self.english = english_sentences()
+        self.serial = 0
+
+    def sentence(self, lang: str) -> str:
+        rng = self.rng
+        if lang == "en":
+            return rng.choice(self.english)
+        parts = []
+        for _ in range(rng.randint(1, 3)):
+            clause = "".join(rng.choices(self.words, self.word_weights, k=rng.randint(3, 9)))
+            if rng.random() < 0.25:
+                clause += rng.choice(TERMS)
+            parts.append(clause)
+        return "，".join(parts) + "。"
+
+    def document(self, lang: str) -> dict:
+        self.serial += 1
+        title = self.sentence(lang)[: self.rng.randint(12, 60)]
+        url = f"https://{self.rng.choice(HOSTS)}/{self.serial:05d}/{self.rng.getrandbits(24):06x}"
+        return {"title": title, "url": url, "sentences": [self.sentence(lang) for _ in range(self.rng.randint(3, 9))]}
+
+    def render(self, docs: list[dict], style: str, window: int = 0, stamp: int = 0) -> str:
+        items = []
+        for rank, doc in enumerate(docs, 1):
+            sentences = doc["sentences"]
+            start = window % len(sentences)
+            snippet = " ".join(sentences[start:] + sentences[:start])[:300]
+            if stamp:
+                snippet = f"[{stamp + rank} min ago] {snippet}"
+            if style == "json":
+                items.append(json.dumps({"title": doc["title"], "url": doc["url"], "content": snippet}, ensure_ascii=False))
+            elif style == "markdown":
+                items.append(f"- [{doc['title']}]({doc['url']})\n  {snippet}")
+            else:
+                items.append(f"{rank}. {doc['title']}\n   {doc['url']}\n   {snippet}")
+        if style == "json":
+            return '{"results": [' + ", ".join(items) + "]}"
+        return "\n\n".join(items)
+
+    def run(self) -> list[str]:
+        """The observations of one search tool over one run."""
+        rng = self.rng
+        lang = rng.choice(("en", "zh"))
+        style = rng.choice(("text", "markdown", "json"))
+        pool = [self.document(lang) for _ in range(rng.randint(6, 24))]
+        current = rng.sample(pool, rng.randint(2, min(8, len(pool))))
+        observations = [self.render(current, style)]
+        for _ in range(rng.randint(1, 7)):
+            move = rng.choice(("same", "same", "reorder", "snippets", "partial", "new", "subset", "stamps"))
+            window, stamp = 0, 0
+            if move == "reorder":
+                current = current[:]
+                rng.shuffle(current)
+            elif move == "snippets":
+                window = rng.randint(1, 3)
+            elif move == "partial":
+                current = current[:]
+                for _ in range(rng.randint(1, max(1, len(current) // 2))):
+                    current[rng.randrange(len(current))] = rng.choice(pool)
+            elif move == "new":
+                current = rng.sample(pool, rng.randint(2, min(8, len(pool))))
+            elif move == "subset":
+                current = current[: rng.randint(1, len(current))]
+            elif move == "stamps":
+                stamp = rng.randint(1, 50)
+            observations.append(self.render(current, style, window, stamp))
+        return observations
+
+    def observation(self, lang: str, size: int, style: str = "text") -> str:
+        text, docs = "", []
+        while len(text) < size:
+            docs.append(self.document(lang))
+            text = self.render(docs, style)
+        return text[:size]
+
+
+def best_time(fn, repeat: int) -> tuple[float, object]:
+    best, value = float("inf"), None
+    for _ in range(repeat):
+        start = time.perf_counter()
+        value = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, value
+
+
+def timing(sizes: list[int], seed: int) -> None:
+    corpus = Corpus(seed)
+    print("1. One novelty check: a new observation (half the history's size) against the history")
+    print(f"{'lang':4} {'history':>8} {'new':>7} {'case':10} {'difflib ms':>11} {'ngram ms':>9} {'speed-up':>8} "
+          f"{'index ms':>9} {'difflib':>8} {'ngram':>8}  same call")
+    for lang in ("en", "zh"):
+        for size in sizes:
+            parts = [corpus.observation(lang, size // 2), corpus.observation(lang, size - size // 2 - 1)]
+            history = " ".join(parts)
+            index = NgramIndex()
+            start = time.perf_counter()
+            for part in parts:
+                index.add(part)
+            index_ms = (time.perf_counter() - start) * 1000
+            blocks = parts[1].split("\n\n")
+            corpus.rng.shuffle(blocks)
+            cut = len(parts[0]) // 3
+            cases = {
+                "near-dup": parts[0][:cut] + corpus.sentence(lang) + parts[0][cut:],
+                "reordered": "\n\n".join(blocks),
+                "novel": corpus.observation(lang, size // 2),
+            }
+            repeat = 3 if size <= 20000 else 1
+            for case, new in cases.items():
+                slow, reference = best_time(lambda: difflib_ratio(history, new), repeat)
+                fast, score = best_time(lambda: index.ratio(new), repeat)
+                same = (reference > THRESHOLD) == (score > THRESHOLD)
+                print(f"{lang:4} {len(history):8,} {len(new):7,} {case:10} {slow * 1000:11.1f} {fast * 1000:9.1f} "
+                      f"{slow / fast:7.1f}x {index_ms:9.1f} {reference:8.4f} {score:8.4f}  {'yes' if same else 'NO'}")
+    print("index ms: building the n-gram index of the history, paid once per kept observation (add), not per check.\n")
+
+
+def agreement(runs: int, seed: int) -> None:
+    corpus = Corpus(seed + 1)
+    checks = agree = equal = near = cut = 0
+    worst = 0.0
+    slow = fast = 0.0
+    sizes = []
+    for _ in range(runs):
+        kept: list[str] = []
+        index = NgramIndex()
+        for observation in corpus.run():
+            if not kept:  # the seed: the first observation is always new
+                kept.append(observation)
+                index.add(observation)
+                continue
+            history = " ".join(kept)
+            sizes.append(len(history) + len(observation))
+            start = time.perf_counter()
+            reference = difflib_ratio(history, observation)
+            slow += time.perf_counter() - start
+            start = time.perf_counter()
+            score = index.ratio(observation)
+            fast += time.perf_counter() - start
+            checks += 1
+            agree += (reference > THRESHOLD) == (score > THRESHOLD)
+            equal += reference == score
+            near += abs(reference - THRESHOLD) < 0.05
+            cut += not index.exact
+            worst = max(worst, abs(reference - score))
+            if reference <= THRESHOLD:  # the reference decides what is kept: same history for both
+                kept.append(observation)
+                index.add(observation)
+    sizes.sort()
+    print(f"2. Agreement on a generated corpus: {runs} runs, {checks} checks "
+          f"(history + new: median {sizes[len(sizes) // 2]:,} chars, max {sizes[-1]:,})")
+    print(f"   same call (both above or both at/below {THRESHOLD}): {agree}/{checks} = {agree / checks:.2%}")
+    print(f"   identical ratio: {equal}/{checks}; largest difference {worst:.2e}; "
+          f"checks within 0.05 of the threshold: {near}; checks past the work budget: {cut}")
+    print(f"   total time: difflib {slow:.2f} s, ngram {fast:.2f} s ({slow / fast:.1f}x)")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="1000,5000,20000,50000", help="history sizes in characters")
+    parser.add_argument("--runs", type=int, default=300, help="generated runs for the agreement figures")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    timing([int(s) for s in args.sizes.split(",")], args.seed)
+    agreement(args.runs, args.seed)
+
+
+if __name__ == "__main__":
+    main()

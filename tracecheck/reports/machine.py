@@ -1,0 +1,55 @@
+"""JSON and JSON Lines reports, written as traces stream in (stdout holds nothing else)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+
+def _dumps(value: Any) -> bytes:
+    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+
+
+class JsonWriter:
+    """One JSON document (``tracecheck schema report``), one trace object per line."""
+
+    def __init__(self, write) -> None:
+        self.write = write
+        self.first = True
+
+    def begin(self, header: dict[str, Any]) -> None:
+        self.write(b"{\n")
+        for key, value in header.items():
+            self.write(b'"' + key.encode() + b'": ' + _dumps(value) + b",\n")
+        self.write(b'"traces": [\n')
+
+    def trace(self, trace: dict[str, Any]) -> None:
+        self.write((b"" if self.first else b",\n") + _dumps(trace))
+        self.first = False
+
+    def end(self, totals: dict[str, Any], warnings: list[dict[str, Any]]) -> None:
+        self.write(b"\n],\n")
+        self.write(b'"totals": ' + _dumps(totals) + b",\n")
+        self.write(b'"warnings": ' + _dumps(warnings) + b"\n}\n")
+
+
+class JsonlWriter:
+    """A ``header`` line, a ``trace`` line per trace, ``warning`` lines, a ``totals`` line."""
+
+    def __init__(self, write) -> None:
+        self.write = write
+
+    def _line(self, kind: str, data: dict[str, Any]) -> None:
+        self.write(_dumps({"type": kind, **data}) + b"\n")
+
+    def begin(self, header: dict[str, Any]) -> None:
+        self._line("header", header)
+
+    def trace(self, trace: dict[str, Any]) -> None:
+        self._line("trace", trace)
+
+    def end(self, totals: dict[str, Any], warnings: list[dict[str, Any]]) -> None:
+        for warning in warnings:
+            self._line("warning", warning)
+        self._line("totals", totals)
