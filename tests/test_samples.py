@@ -64,7 +64,10 @@ def test_seed002_contract_loop_char_vs_jieba_and_no_answer_becomes_a_forced_answ
     (trace,) = data["traces"]
     # The seed's algorithm with per-character tokens: containment of rounds 5 and 6
     # against earlier searches crosses 0.8 twice in a row -> stop before round 6's search.
-    assert (trace["policy"]["stopped_at"], trace["policy"]["phase"]) == (6, "before_tools")
+    p001 = [(f["round"], f["phase"], f["action"]) for f in trace["fires"] if f["code"] == "P001"]
+    assert p001 == [(6, "before_tools", "stop")]
+    # The policy stops at the earliest stop: P002 sees no new contract URL in rounds 4 and 5.
+    assert (trace["policy"]["stopped_at"], trace["policy"]["phase"], trace["policy"]["code"]) == (5, "after_tools", "P002")
     assert trace["policy"]["outcome_change"] == "no answer → forced answer"
     assert not trace["answered"] and trace["error"] == "Token limit exceeded"
     comparison = trace["tokenizer_comparison"]

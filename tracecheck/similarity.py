@@ -105,12 +105,13 @@ def novelty_history(metric: str) -> NgramIndex | DifflibHistory:
 #
 # Ties are broken as difflib breaks them (earliest end in a, then in b), so M, and the
 # ratio, are difflib's own. Cost: indexing is linear in the text; each observation costs
-# O(|b|·cap) for the anchors plus the recursion. What could make the recursion
-# superlinear is a large region without any shared n-gram (genuinely new text), where
-# difflib finds a long tail of one- and two-character coincidences. That part is
-# capped by a work budget (``budget`` × (|a| + |b|) steps); past it the remaining
-# coincidences are not searched for, the ratio can only come out lower than difflib's
-# (the observation looks more novel, never less) and ``exact`` says so.
+# O(|b|·cap) for the anchors plus the recursion, which costs a few steps per character
+# on real observations (at most about 5 in benchmarks/p003_novelty.py) and grows with
+# the depth of difflib's recursion, deepest on genuinely new text full of one- and
+# two-character coincidences. A work budget (``budget`` × (|a| + |b|) steps) keeps it
+# linear whatever the input: past it the remaining regions are left out, so the ratio
+# can only come out lower than difflib's (the observation looks more novel, never
+# less), and ``exact`` says so.
 
 
 def _popular(b: str) -> frozenset[str]:
@@ -171,10 +172,14 @@ class NgramIndex:
 
     ``add(text)`` appends an observation (joined with a space, as the seed joins them);
     ``ratio(new)`` is ``SequenceMatcher(None, history, new).ratio()``. ``n`` is the
-    anchor length, ``cap`` the positions kept per n-gram of the history (a gram repeated
-    more often, boilerplate, is found again from the unique grams next to it) and
-    ``budget`` the work allowed per character before the tail of short coincidences is
-    left out (``exact`` is then False for that call).
+    anchor length (4 balances Chinese, where short anchors coincide often, against
+    English, where runs of non-popular characters are short); ``cap`` the positions kept
+    per n-gram of the history (a match that starts with a gram repeated more often is
+    still found from the grams after it); ``budget`` the work allowed per character.
+
+    ``exact`` tells whether the last ratio is guaranteed to be difflib's: it is False
+    when the budget ran out, or when ``new`` holds a gram that the history repeats more
+    than ``cap`` times (a short boilerplate match may then be missed).
     """
 
     metric = "ngram"
@@ -188,7 +193,9 @@ class NgramIndex:
         self.text = ""
         self.parts = 0
         self.grams: dict[str, list[int]] = {}
+        self.crowded: set[str] = set()  # grams seen more than ``cap`` times
         self.exact = True
+        self.work = 0
 
     @property
     def length(self) -> int:
@@ -207,6 +214,8 @@ class NgramIndex:
                 grams[gram] = [i]
             elif len(where) < cap:
                 where.append(i)
+            else:
+                self.crowded.add(gram)
 
     def ratio(self, new: str) -> float:
         total = len(self.text) + len(new)
@@ -216,7 +225,7 @@ class NgramIndex:
         """M: the number of characters in difflib's matching blocks of (history, b)."""
         a = self.text
         la, lb, n = len(a), len(b), self.n
-        self.exact = True
+        self.exact, self.work = True, 0
         if not la or not lb:
             return 0
         popular = _popular(b)
@@ -229,12 +238,15 @@ class NgramIndex:
         # of the boilerplate grams past ``cap``.
         segments: list[tuple[int, int, int]] = []
         reached: dict[int, int] = {}  # diagonal i-j -> end in b of the last segment on it
-        grams = self.grams
+        grams, crowded = self.grams, self.crowded
         for rs, re_ in runs:
             for j in range(rs, re_ - n + 1):
-                where = grams.get(b[j : j + n])
+                gram = b[j : j + n]
+                where = grams.get(gram)
                 if where is None:
                     continue
+                if crowded and gram in crowded:
+                    self.exact = False
                 work += len(where)
                 for i in where:
                     if reached.get(i - j, -1) > j:
@@ -265,13 +277,13 @@ class NgramIndex:
                     key = (je - js, -(je + d), -je)
                     if best is None or key > best[0]:
                         best = (key, js + d, js, je - js)
+            if work > budget:
+                self.exact = False  # leave the rest out: the ratio can only come out lower
+                continue
             if best is not None:
                 _, i, j, k = best
                 left = right = n - 1
             else:
-                if work > budget:
-                    self.exact = False  # leave this region's short coincidences out
-                    continue
                 if short is None:
                     short = _short_grams(b, runs, n)
                 i, j, k = alo, blo, 0
@@ -300,6 +312,7 @@ class NgramIndex:
                 stack.append((alo, i, blo, j, inside, left))
             if i + k < ahi and j + k < bhi:
                 stack.append((i + k, ahi, j + k, bhi, inside, right))
+        self.work = work
         return found
 
 

@@ -1,0 +1,238 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..model import Round, ToolCall
+from ..similarity import NOVELTY_METRICS, novelty_history
+from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
+from .examples import Call, Example, answer, calls, search
+from .signals import DEFAULT_SEARCH_TOOLS, matches_any
+
+
+@dataclass(frozen=True)
+class P003Options(GuardOptions):
+    similarity: float = option(
+        0.7, "Similarity to what was already observed above which an observation brings nothing new.", minimum=0.0, maximum=1.0
+    )
+    threshold: int = option(2, "Observations in a row without new information that stop the run.", minimum=1)
+    metric: str = option(
+        "ngram",
+        "ngram (difflib's ratio from an n-gram index, linear time) or difflib (the seed's SequenceMatcher, quadratic).",
+        choices=NOVELTY_METRICS,
+    )
+    tools: list[str] = option(
+        list(DEFAULT_SEARCH_TOOLS), "Glob patterns (any case) of the tools whose results are observed; ['*'] watches every tool."
+    )
+
+
+# Seed 002's scene: an internal contract knowledge base searched with near-synonyms.
+AUTO_RENEWAL = (
+    "1. 《SaaS 订阅服务协议》第 8.2 条 自动续费：订阅期满前 30 日未以书面形式通知终止的，本协议按原期限自动续订，费用按续订时的价目表计收。\n"
+    "   https://kb.example.com/contracts/saas-subscription#8.2\n"
+    "2. 《软件服务合同（标准版）》第 5 条 续约与终止：任何一方可在服务期满前 15 个工作日提出不续约，逾期未提出的视为同意续约一年。\n"
+    "   https://kb.example.com/contracts/software-service#5\n"
+    "3. 《企业订阅补充协议》第 3 条 价格调整：自动续费后的年度费用上调幅度不超过 10%，乙方须提前 45 日通知甲方。\n"
+    "   https://kb.example.com/contracts/enterprise-addendum#3"
+)
+# The same clauses as the next synonym brings them back: one dropped, a word changed.
+AUTO_RENEWAL_AGAIN = AUTO_RENEWAL.replace("自动续费：", "自动续约：").rsplit("\n3. ", 1)[0]
+AUTO_RENEWAL_ONCE_MORE = AUTO_RENEWAL.replace("第 8.2 条", "第八条第二款").replace("续约一年", "续约 12 个月")
+AUTO_RENEWAL_REORDERED = "\n".join(AUTO_RENEWAL.split("\n")[2:4] + AUTO_RENEWAL.split("\n")[0:2] + AUTO_RENEWAL.split("\n")[4:6])
+DATA_PROCESSING = (
+    "1. 《数据处理协议（DPA）》第 4 条 数据留存：合同终止后 30 日内，受托方应删除或返还全部个人信息，并出具删除证明。\n"
+    "   https://kb.example.com/contracts/dpa#4\n"
+    "2. 《服务等级协议（SLA）》第 2 条 可用性承诺：月度可用性低于 99.9% 时，按未达标时长折算服务抵扣券。\n"
+    "   https://kb.example.com/contracts/sla#2"
+)
+TERMINATION = (
+    "1. 《SaaS 订阅服务协议》第 12 条 提前解约：甲方提前解约的，已付费用不予退还；乙方违约导致解约的，按剩余服务期比例退款。\n"
+    "   https://kb.example.com/contracts/saas-subscription#12\n"
+    "2. 《保密协议（NDA）》第 6 条 保密期限：保密义务在协议终止后继续有效三年。\n"
+    "   https://kb.example.com/contracts/nda#6"
+)
+HTTPX = (
+    "1. Timeouts - HTTPX: HTTPX is careful to enforce timeouts everywhere by default. The default behavior is to raise "
+    "a TimeoutException after 5 seconds of network inactivity. https://www.python-httpx.org/advanced/timeouts/\n"
+    "2. Fine-tuning the configuration: httpx.Timeout(10.0, connect=60.0) sets a 60s connect timeout and 10s elsewhere. "
+    "https://www.python-httpx.org/advanced/timeouts/#fine-tuning-the-configuration"
+)
+HTTPX_AGAIN = HTTPX.replace("by default", "by default in all cases").replace("60s", "sixty-second")
+SETTINGS = "DEBUG=false\nDATABASE_URL=postgres://db:5432/app\nCACHE_TTL=300\n"
+
+
+class NoNewInformation(Guard):
+    """Stops a run whose tool observations stop bringing new information (seed 002, plan B).
+
+    **What it fires on.** After the tools of a round, each result of a watched tool
+    (``tools``: ``*search*`` by default, as seed 002 gates its search observations;
+    ``["*"]`` watches every tool) is compared with everything observed so far: the
+    seed's ``" ".join`` of the earlier novel observations. A similarity above
+    ``similarity`` (0.7) adds 1 to the stagnant count and the observation is *not*
+    kept; anything else resets the count to 0 and joins the history. The first
+    observation is always new. When the count reaches ``threshold`` (2) the guard says
+    ``stop`` after that round's tools: the agent answers from what it has. Several
+    watched calls in one round are taken one by one in call order, as the seed's
+    ``on_tool_end`` callback sees them; the round stops if the count reached the
+    threshold at any of them. A call flagged as failed is not an observation (LangChain
+    reports it through ``on_tool_error``; F001 watches failures).
+
+    **The measure.** Seed 002 uses ``difflib.SequenceMatcher(None, history, new)
+    .ratio()``, which is quadratic and grows with the whole history. ``metric=ngram``
+    (the default) computes the same ratio from an n-gram index of the history: the same
+    matching blocks, autojunk included, in linear time (see ``tracecheck.similarity``).
+    It agrees with difflib on the seed's cases and on every shipped sample;
+    ``metric=difflib`` keeps the seed's code as the reference.
+
+    **Why it matters.** A model that rewords a query eight times (SaaS 订阅合同 自动续费
+    → SaaS 订阅协议 自动续约 → …) gets back the same clauses each time. Whatever the
+    queries look like, the observations show that nothing new is coming in.
+
+    **Known misses.** The ratio divides by the length of the whole joined history, so
+    once two or three different observations are kept, even a verbatim repeat of one
+    of them scores about 2·|o| / (|history| + |o|), under 0.7: long runs dilute the
+    signal (the seed's contract trace is one). difflib aligns in order, so the same
+    results in another order look new (below). A result that differs only in
+    timestamps or counters throughout may also score low.
+    """
+
+    code = "P003"
+    name = "no-new-information"
+    summary = "Stop when tool observations stop bringing new information (difflib ratio > 0.7, fast measure by default)."
+    source = "seed 002 (plan B)"
+    Options = P003Options
+    examples = (
+        Example(
+            "The contract search brings back the same clauses twice in a row: stop after round 3's search",
+            (
+                search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
+                search("SaaS 订阅协议 自动续约", AUTO_RENEWAL_AGAIN, tool="search_contract"),
+                search("软件即服务 合同 续费条款", AUTO_RENEWAL_ONCE_MORE, tool="search_contract"),
+                search("自动续费条款 SaaS 协议", AUTO_RENEWAL, tool="search_contract"),
+                answer(),
+            ),
+            expect=((3, "after_tools", "stop"),),
+        ),
+        Example(
+            "The seed's difflib ratio, selected, makes the same call",
+            (
+                search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
+                search("SaaS 订阅协议 自动续约", AUTO_RENEWAL_AGAIN, tool="search_contract"),
+                search("软件即服务 合同 续费条款", AUTO_RENEWAL_ONCE_MORE, tool="search_contract"),
+                answer(),
+            ),
+            expect=((3, "after_tools", "stop"),),
+            options={"metric": "difflib"},
+        ),
+        Example(
+            "Genuinely new results keep the count at 0",
+            (
+                search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
+                search("数据处理协议 删除 留存", DATA_PROCESSING, tool="search_contract"),
+                search("提前解约 退款 保密期限", TERMINATION, tool="search_contract"),
+                answer(),
+            ),
+        ),
+        Example(
+            "New information in between resets the count",
+            (
+                search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
+                search("SaaS 订阅协议 自动续约", AUTO_RENEWAL_AGAIN, tool="search_contract"),
+                search("数据处理协议 删除 留存", DATA_PROCESSING, tool="search_contract"),
+                search("自动续费条款 SaaS 协议", AUTO_RENEWAL, tool="search_contract"),
+                answer(),
+            ),
+        ),
+        Example(
+            "Two near-identical observations in one round count one after the other",
+            (
+                search("httpx timeout", HTTPX),
+                calls(Call("web_search", {"query": "httpx default timeout"}, HTTPX_AGAIN), Call("web_search", {"query": "httpx timeout seconds"}, HTTPX)),
+                answer(),
+            ),
+            expect=((2, "after_tools", "stop"),),
+        ),
+        Example(
+            "Only watched tools are observed: the same file read three times is not a search",
+            tuple(calls(Call("read_file", {"path": ".env"}, SETTINGS)) for _ in range(3)) + (answer(),),
+        ),
+        Example(
+            "With tools ['*'] every observation counts",
+            tuple(calls(Call("read_file", {"path": ".env"}, SETTINGS)) for _ in range(3)) + (answer(),),
+            expect=((3, "after_tools", "stop"),),
+            options={"tools": ["*"]},
+        ),
+        Example(
+            "Known miss: the same clauses in another order score below 0.7 (difflib aligns in order)",
+            (
+                search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
+                search("SaaS 订阅协议 自动续约", AUTO_RENEWAL_REORDERED, tool="search_contract"),
+                search("软件即服务 合同 续费条款", AUTO_RENEWAL_REORDERED, tool="search_contract"),
+                answer(),
+            ),
+        ),
+    )
+
+    def reset(self, context: RunContext | None = None) -> None:
+        self.history = novelty_history(self.options.metric)
+        self.count = 0
+        self.kept = 0
+        self.last_scores: list[dict[str, Any]] = []
+
+    def _observations(self, rnd: Round) -> list[ToolCall]:
+        return [
+            c
+            for c in rnd.tool_calls
+            if c.result is not None and c.result.is_error is not True and matches_any(c.name, self.options.tools)
+        ]
+
+    def after_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
+        opts = self.options
+        self.last_scores = []
+        fired: dict[str, Any] | None = None
+        for call in self._observations(rnd):
+            text = call.result.content  # type: ignore[union-attr]
+            observed = self.history.length
+            if not self.kept:
+                score = None  # the first observation is always new
+                novel = True
+            else:
+                score = self.history.ratio(text)
+                novel = score <= opts.similarity
+            if novel:
+                self.count = 0
+                self.history.add(text)
+                self.kept += 1
+            else:
+                self.count += 1
+            entry = {
+                "call_id": call.id,
+                "tool": call.name,
+                "score": None if score is None else round(score, 4),
+                "novel": novel,
+                "stagnant": self.count,
+                "observed_chars": observed,
+            }
+            if opts.metric == "ngram" and score is not None:
+                entry["exact"] = self.history.exact  # type: ignore[union-attr]
+            self.last_scores.append(entry)
+            if fired is None and self.count >= opts.threshold:
+                fired = {**entry, "score": score}
+        if fired is None:
+            return []
+        reason = (
+            f"{fired['tool']} result is {fired['score']:.2f} similar to the {fired['observed_chars']:,} characters "
+            f"already observed ({opts.metric} ratio > {opts.similarity}); "
+            f"{fired['stagnant']} observations in a row without new information"
+        )
+        details = {**fired, "score": round(fired["score"], 4), "metric": opts.metric, "count": fired["stagnant"]}
+        return [Verdict(Action.STOP, reason, details=details)]
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "stagnant": self.count,
+            "scores": self.last_scores,
+            "observed_chars": self.history.length,
+            "observations": self.kept,
+            "metric": self.options.metric,
+        }
