@@ -130,6 +130,10 @@ def _is_inspect(value: Any) -> bool:
             return "header.json" in value.names()
         except (OSError, zipfile.BadZipFile):
             return False
+    if isinstance(value, TextDocument):
+        # A ZIP cut short loses its central directory and reads as text; the Inspect
+        # reader reports it as a truncated .eval rather than as an unknown format.
+        return value.text.startswith("PK\x03\x04")
     return isinstance(value, dict) and isinstance(value.get("eval"), dict) and ("samples" in value or "results" in value or "status" in value)
 
 
@@ -145,14 +149,29 @@ def _is_openhands(value: Any) -> bool:
     item = _first(value)
     if _is_openhands_event(item):
         return True
+    if isinstance(item, list) and len(item) == 2 and all(isinstance(e, dict) for e in item):
+        # The old format: [action, observation] pairs.
+        return "action" in item[0] and "observation" in item[1]
+    if isinstance(item, dict) and "instance_id" in item and "history" in item and item["history"] is None:
+        return True  # an evaluation line whose run produced no history
     return isinstance(item, dict) and isinstance(item.get("history"), list) and (
         not item["history"] or _is_openhands_event(_first(item["history"]))
     )
 
 
 def _is_tau_bench(value: Any) -> bool:
+    if isinstance(value, dict) and "task_id" not in value and isinstance(value.get("info"), dict):
+        # τ²-bench results: {timestamp, info, tasks, simulations} (the directory
+        # format's results.json has a simulation_index instead of simulations).
+        if isinstance(value.get("simulations"), list) or isinstance(value.get("simulation_index"), list):
+            return "tasks" in value
     item = _first(value)
-    return isinstance(item, dict) and "task_id" in item and ("traj" in item or "messages" in item) and "reward" in item
+    if not isinstance(item, dict) or "task_id" not in item:
+        return False
+    if "traj" in item:
+        return "reward" in item or "trial" in item
+    # A τ²-bench SimulationRun keeps its reward under reward_info.
+    return "messages" in item and ("reward" in item or "reward_info" in item or "termination_reason" in item)
 
 
 def _mentions_mswea(messages: Any) -> bool:

@@ -1,0 +1,356 @@
+"""mini-swe-agent trajectories: a bare message list, or ``{"info", "messages",
+"trajectory_format": "mini-swe-agent-1…"}`` (what ``save_traj``/``agent.save`` write).
+
+Messages are ``{"role", "content", "extra"?}``. One assistant message is one round.
+
+- **Text actions** (v1, and v2's text-based models): the fenced
+  ```` ```mswea_bash_command ```` block in the assistant text is one call named ``bash``
+  whose arguments are the command text, kept as a plain string (no JSON, no parse
+  error). Older versions fence with ```` ```bash ````; those blocks count only when the
+  trajectory never uses the ``mswea_bash_command`` fence (otherwise a ```` ```bash ````
+  block is just an example in the text). v2 records the parsed commands in
+  ``extra.actions``; they win over the regex when present.
+- **Tool calls** (v2's default): assistant ``tool_calls`` (the ``bash`` function with
+  ``{"command": ...}`` JSON arguments) answered by ``role: "tool"`` messages with a
+  ``tool_call_id``.
+- **Observations**: the user message after a text-action round answers its call:
+  ``<returncode>N</returncode><output>…</output>`` (v2 also ``extra.returncode``);
+  ``is_error`` = returncode ≠ 0. A timeout message ("The last command … timed out")
+  is an error too (``is_error`` True); any other text after a call leaves ``is_error``
+  None.
+- **Format errors**: mini-swe-agent runs a text response only when it holds exactly
+  one command. A response with none or several ran nothing: it is a round without
+  calls (its text keeps the commands; the harness pushed the model back, and a repeat
+  is the loop guards' business). v2 does not keep such responses as assistant
+  messages; its format-error user message carries the text (``extra.model_response``),
+  which becomes the round.
+- **Submission**: the command that printed ``COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT``
+  (or the older ``MINI_SWE_AGENT_FINAL_OUTPUT``) ended the run with its answer. When
+  the run did submit (exit status ``Submitted``, or — in a bare list — the message
+  after that command is the submission itself, not a ``<returncode>`` observation), that
+  round is a **final answer**: it keeps its text (the command is in it) and has no
+  tool calls; the submitted output goes into ``trace.metadata["submission"]``. A
+  submit command that did not end the run stays an ordinary call.
+- ``role: "exit"`` (v2) carries ``extra.exit_status`` / ``extra.submission``.
+
+Usage per round from the assistant message's ``extra.response.usage`` (LiteLLM's
+chat-completion usage: ``prompt_tokens`` already counts Anthropic cache reads and
+writes, so they are not added again; cached = ``prompt_tokens_details.cached_tokens``
+or ``cache_read_input_tokens``). ``info.model_stats`` holds no tokens (only
+``instance_cost``, ``api_calls``): it is kept as ``trace.metadata["model_stats"]``.
+
+Times (v2): ``extra.timestamp`` of an assistant message is when the response arrived
+(round end); the round starts at the timestamp of the message before it (the agent
+queries the model right after appending it). A call runs from its round's end to its
+observation's ``extra.timestamp``. v1 lists carry no times.
+
+Outcome from ``info.exit_status`` (else the ``exit`` message's): ``Submitted`` →
+``success``; any other status (``LimitsExceeded``, ``TimeExceeded``,
+``ContextWindowExceeded``, ``UserInterruption``, an exception name) → ``failure`` and
+``trace.error``; no status (a bare list, or a run saved mid-way) → no outcome. The
+status is also kept as the label ``exit_status``.
+
+Trace id: the file name without ``.traj``/``.json`` (and compression) suffixes; later
+documents of the same file get ``<stem>:<line>``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from ..model import Round, ToolCall, ToolResult, Trace
+from ..sources import Record
+from . import ReadContext
+from .common import as_int, content_text, finish_trace, make_usage, new_call, parse_time
+from .swe_agent import file_stem
+
+FORMAT = "mini-swe-agent"
+
+_MSWEA_FENCE = "```mswea_bash_command"
+_MSWEA_BLOCK = re.compile(r"```mswea_bash_command\s*\n(.*?)\n```", re.S)
+_BASH_BLOCK = re.compile(r"```bash\s*\n(.*?)\n```", re.S)
+_RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
+_SUBMIT_WORDS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
+_TIMEOUT_START = "The last command <command>"
+
+
+def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
+    first = True
+    for record in records:
+        try:
+            trace = _read_document(record.value, record.line, ctx, first)
+        except Exception as exc:  # one odd document must not cost the rest
+            ctx.warn(record.line, f"could not read this record ({type(exc).__name__}: {exc})")
+            continue
+        if trace is not None:
+            first = False
+            yield trace
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def litellm_usage(raw: Any):
+    """Usage from a LiteLLM chat-completion ``usage`` object.
+
+    LiteLLM's ``prompt_tokens`` for Anthropic already includes cache reads and writes
+    (OpenHands' and mini-swe-agent's logs show prompt = input + read + write); only
+    raw Anthropic numbers (``input_tokens``) leave them out, and then they are added.
+    """
+    if not isinstance(raw, dict):
+        return None
+    read_tokens = as_int(raw.get("cache_read_input_tokens"))
+    write_tokens = as_int(raw.get("cache_creation_input_tokens"))
+    prompt = as_int(raw.get("prompt_tokens"))
+    if prompt is None:
+        prompt = as_int(raw.get("input_tokens"))
+        if prompt is not None:
+            prompt += (read_tokens or 0) + (write_tokens or 0)
+    elif prompt < (read_tokens or 0) + (write_tokens or 0):
+        prompt += (read_tokens or 0) + (write_tokens or 0)  # cannot include them: add
+    output = raw.get("completion_tokens", raw.get("output_tokens"))
+    details_in = _dict(raw.get("prompt_tokens_details"))
+    details_out = _dict(raw.get("completion_tokens_details"))
+    cached = as_int(details_in.get("cached_tokens"))
+    if cached is None:
+        cached = read_tokens
+    return make_usage(prompt, output, cached, details_out.get("reasoning_tokens"))
+
+
+def _returncode(msg: dict) -> int | None:
+    code = as_int(_dict(msg.get("extra")).get("returncode"))
+    if code is None and isinstance(msg.get("returncode"), int):
+        code = msg["returncode"]
+    if code is None:
+        text = content_text(msg.get("content"))
+        found = _RETURNCODE.search(text)
+        if found:
+            code = int(found.group(1))
+    return code
+
+
+def _is_submit_command(command: str) -> bool:
+    return any(word in command for word in _SUBMIT_WORDS)
+
+
+def _bash_call(call_id: Any, command: str) -> ToolCall:
+    return ToolCall(id=str(call_id) if call_id else "", name="bash", arguments_raw=command, arguments=command)
+
+
+class _Builder:
+    __slots__ = ("trace", "ctx", "line", "fence", "by_id", "open_calls", "last_time", "submitted_by")
+
+    def __init__(self, trace: Trace, ctx: ReadContext, line: int, fence: re.Pattern) -> None:
+        self.trace = trace
+        self.ctx = ctx
+        self.line = line
+        self.fence = fence
+        self.by_id: dict[str, ToolCall] = {}
+        self.open_calls: list[ToolCall] = []  # the text-action call (0 or 1) the next user message answers
+        self.last_time: float | None = None
+        self.submitted_by: Round | None = None  # the round whose command printed the submission
+
+    def new_round(self, text: str, extra: dict) -> Round:
+        response = _dict(extra.get("response"))
+        choices = _list(response.get("choices"))
+        first_choice = _dict(choices[0]) if choices else {}
+        ended = parse_time(extra.get("timestamp"))
+        rnd = Round(
+            index=0,
+            text=text,
+            usage=litellm_usage(response.get("usage")),
+            started_at=self.last_time if ended is not None else None,
+            ended_at=ended,
+            finish_reason=_str(first_choice.get("finish_reason")),
+            line=self.line,
+            id=_str(response.get("id")),
+            model=_str(response.get("model")),
+        )
+        self.trace.rounds.append(rnd)
+        return rnd
+
+    def text_commands(self, text: str, extra: dict) -> list[tuple[Any, str]]:
+        """The commands that ran: v2's parsed actions, else the one fenced block."""
+        actions = extra.get("actions")
+        if isinstance(actions, list) and all(isinstance(a, dict) and isinstance(a.get("command"), str) for a in actions):
+            return [(a.get("tool_call_id"), a["command"]) for a in actions]
+        blocks = [m.strip() for m in self.fence.findall(text)]
+        return [(None, blocks[0])] if len(blocks) == 1 else []  # else a format error: nothing ran
+
+    def assistant(self, msg: dict) -> None:
+        extra = _dict(msg.get("extra"))
+        text = content_text(msg.get("content"))
+        rnd = self.new_round(text, extra)
+        self.open_calls = []
+        specs = [s for s in _list(msg.get("tool_calls")) if isinstance(s, dict)]
+        if specs:
+            for spec in specs:
+                function = _dict(spec.get("function"))
+                call = new_call(spec.get("id"), function.get("name"), function.get("arguments"))
+                if call.id:
+                    self.by_id[call.id] = call
+                rnd.tool_calls.append(call)
+        else:
+            commands = self.text_commands(text, extra)
+            for call_id, command in commands:
+                rnd.tool_calls.append(_bash_call(call_id, command))
+            self.open_calls = list(rnd.tool_calls)
+        self.last_time = rnd.ended_at if rnd.ended_at is not None else self.last_time
+
+    def format_error_message(self, extra: dict) -> None:
+        """v2: the response that broke the format is kept only inside this message."""
+        self.new_round(extra["model_response"], {"timestamp": extra.get("timestamp")})
+        self.open_calls = []
+
+    def user(self, msg: dict) -> None:
+        extra = _dict(msg.get("extra"))
+        moment = parse_time(extra.get("timestamp"))
+        if extra.get("interrupt_type") == "FormatError" and isinstance(extra.get("model_response"), str) and not self.open_calls:
+            self.format_error_message(extra)
+        elif self.open_calls:
+            self.answer_open_calls(msg, extra, moment)
+        if moment is not None:
+            self.last_time = moment
+
+    def answer_open_calls(self, msg: dict, extra: dict, moment: float | None) -> None:
+        text = content_text(msg.get("content"))
+        code = _returncode(msg)
+        rnd = self.trace.rounds[-1]
+        started = rnd.ended_at
+        call = self.open_calls.pop(0)
+        timed_out = text.lstrip().startswith(_TIMEOUT_START)
+        if code is None and not timed_out and extra.get("interrupt_type") is None and _is_submit_command(call.arguments_raw):
+            # v1: what follows the submit command is the submission (str(Submitted)),
+            # not an observation.
+            self.submitted_by = rnd
+        if code is not None:
+            is_error: bool | None = code != 0
+        elif timed_out or extra.get("interrupt_type"):
+            is_error = True
+        else:
+            is_error = None
+        call.result = ToolResult(
+            content=text,
+            is_error=is_error,
+            started_at=started if moment is not None else None,
+            ended_at=moment,
+            line=self.line,
+        )
+
+    def tool(self, msg: dict) -> None:
+        extra = _dict(msg.get("extra"))
+        moment = parse_time(extra.get("timestamp"))
+        call_id = msg.get("tool_call_id")
+        call = self.by_id.pop(str(call_id), None) if call_id is not None else None
+        if call is None:
+            self.ctx.warn(self.line, f"trace {self.trace.id}: tool result for unknown call id {call_id!r}")
+            return
+        code = _returncode(msg)
+        started = self.trace.rounds[-1].ended_at if self.trace.rounds else None
+        call.result = ToolResult(
+            content=content_text(msg.get("content")),
+            is_error=None if code is None else code != 0,
+            started_at=started if moment is not None else None,
+            ended_at=moment,
+            line=self.line,
+        )
+        if moment is not None:
+            self.last_time = moment
+
+
+# --- the document ----------------------------------------------------------------------------
+
+
+def _uses_mswea_fence(messages: list) -> bool:
+    return any(isinstance(m, dict) and _MSWEA_FENCE in content_text(m.get("content")) for m in messages)
+
+
+def _read_document(value: Any, line: int, ctx: ReadContext, first: bool) -> Trace | None:
+    info: dict = {}
+    if isinstance(value, dict):
+        messages = value.get("messages")
+        info = _dict(value.get("info"))
+        if not isinstance(messages, list):
+            ctx.warn(line, "JSON that is not a mini-swe-agent trajectory (no 'messages' list)")
+            return None
+    elif isinstance(value, list):
+        messages = value
+    else:
+        ctx.warn(line, "JSON that is not a mini-swe-agent trajectory (neither a message list nor an object)")
+        return None
+    stem = file_stem(ctx.file)
+    trace = Trace(id=stem if first else f"{stem}:{line}", format=FORMAT, file=ctx.file, line=line, end_line=line)
+    fence = _MSWEA_BLOCK if _uses_mswea_fence(messages) else _BASH_BLOCK
+    b = _Builder(trace, ctx, line, fence)
+    exit_extra: dict = {}
+    exit_content = None
+    for k, msg in enumerate(messages, 1):
+        if not isinstance(msg, dict):
+            ctx.warn(line, f"trace {trace.id}: message {k} is not an object")
+            continue
+        role = msg.get("role")
+        if role == "assistant":
+            b.assistant(msg)
+        elif role == "user":
+            b.user(msg)
+        elif role == "tool":
+            b.tool(msg)
+        elif role == "exit":
+            exit_extra = _dict(msg.get("extra"))
+            exit_content = content_text(msg.get("content"))
+        elif role != "system":
+            ctx.warn(line, f"trace {trace.id}: message {k} has an unknown role {role!r}")
+
+    status = _str(info.get("exit_status")) or _str(exit_extra.get("exit_status"))
+    submission = _str(info.get("submission")) or _str(exit_extra.get("submission"))
+    _final_answer(trace, b, status, submission)
+    stats = info.get("model_stats")
+    if isinstance(stats, dict) and stats:
+        trace.metadata["model_stats"] = stats
+    model = _str(_dict(_dict(info.get("config")).get("model")).get("model_name"))
+    if model:
+        trace.metadata["model"] = model
+    if status is not None:
+        trace.labels["exit_status"] = status
+        if status == "Submitted":
+            trace.labels["outcome"] = "success"
+        else:
+            trace.labels["outcome"] = "failure"
+            detail = (exit_content or "").strip().splitlines()
+            trace.error = f"{status}: {detail[0]}" if detail and detail[0] != status else status
+    return finish_trace(trace, ctx.diagnostics)
+
+
+def _final_answer(trace: Trace, b: _Builder, status: str | None, submission: str | None) -> None:
+    """Turn the round whose command submitted the run into the run's final answer."""
+    rnd = b.submitted_by
+    if rnd is None and status == "Submitted":
+        # v2: the submit command raised Submitted before any observation was written.
+        rnd = next(
+            (r for r in reversed(trace.rounds) if any(_is_submit_command(c.arguments_raw) for c in r.tool_calls)),
+            None,
+        )
+    if rnd is None or rnd is not (trace.rounds[-1] if trace.rounds else None):
+        if submission:
+            trace.metadata["submission"] = submission
+        return
+    printed = next((c.result.content for c in rnd.tool_calls if c.result is not None), None)
+    for call in rnd.tool_calls:
+        b.by_id.pop(call.id, None)
+    rnd.tool_calls = []
+    if submission or printed:
+        trace.metadata["submission"] = submission or printed

@@ -1,0 +1,432 @@
+"""OpenHands event streams and evaluation ``output.jsonl`` lines.
+
+Shapes:
+
+- an **event stream**: a JSON list of events ``{id, timestamp, source, message,
+  action | observation, args | content + extras, cause, tool_call_metadata,
+  llm_metrics?}`` (a saved trajectory) → one trace, id = the file name stem;
+- one **event per line** (JSON Lines) → one trace for the run of consecutive event
+  lines;
+- an **evaluation output** line ``{instance_id, instruction?, history: [events],
+  metrics, error, test_result, ...}`` → one trace per line (a JSON list of them gives
+  one per element), id = ``instance_id``; an instance that failed before the agent ran
+  (``history: null``) is a trace without rounds. The old evaluation format, ``history`` as
+  ``[action, observation]`` pairs, is read too (each pair answers itself).
+
+Rounds: one per distinct ``tool_call_metadata.model_response.id``. A response with
+several tool calls becomes several action events that share that id (and repeat its
+``usage``): they are one round, counted once. The round's text is the response's
+``choices[0].message.content`` (else the action's ``thought``). An agent ``message``,
+``finish`` or ``reject`` action without tool-call metadata is a round of its own with
+no calls (a final answer, for ``finish``); a ``finish``/``reject``/``message`` action
+*with* metadata adds no call to its round either, so a response that only finishes
+is a final answer. Older streams without any tool-call metadata: each agent action
+that runs something (``run``, ``run_ipython``, ``read``, ``edit``, ``browse``, ...) is
+a round with one call. System, state-change, recall and condensation events, null
+observations and user messages are no rounds (the first user message is kept as
+``trace.metadata["input"]``).
+
+Calls: an action event with ``tool_call_metadata``: name = ``function_name``,
+arguments = that call's ``arguments`` string in the model response, else the
+action's ``args`` object without ``thought``. Its result is the observation whose
+``cause`` is the action's ``id`` (else whose ``tool_call_id`` matches); content = the
+observation's ``content``. ``is_error``: an ``error`` observation → True; else the
+command's exit code (``extras.metadata.exit_code``, older ``extras.exit_code``) ≠ 0;
+else a boolean ``extras.error`` (browser) or ``success`` field; otherwise False,
+because OpenHands reports failed actions as ``error`` observations.
+
+Times: event timestamps are ISO without an offset (OpenHands writes local time; read
+as UTC like every naive timestamp, so durations are right). A round ends at its
+first action event and starts at the event before it (the observation or message
+that started the agent's step), or at end − latency when ``metrics.response_latencies``
+gives the response's latency. A call runs from its action event to its observation.
+
+Usage per round from ``model_response.usage`` (LiteLLM: ``prompt_tokens`` already
+includes Anthropic's cache reads and writes — the corpus shows prompt = input +
+cache_creation + cache_read — so they are not added again; cached =
+``prompt_tokens_details.cached_tokens`` or ``cache_read_input_tokens``). Else per
+response id from ``metrics.token_usages``; else the run total
+``metrics.accumulated_token_usage`` (or the last event's ``llm_metrics``) →
+``trace.usage_total``.
+
+Outcome: an evaluation line whose ``error`` is set → ``failure``; the error becomes
+``trace.error`` unless the run ended with a final answer (then it is kept as
+``trace.metadata["error"]``). Otherwise ``test_result.report.resolved`` (also
+``test_result.resolved`` / ``test_result.success``) → ``success`` / ``failure``. A
+stream whose last agent state is ``error`` → ``failure`` and ``trace.error`` (the state's
+``reason``, else the last environment error observation). Nothing else sets an outcome.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from ..model import Round, ToolCall, ToolResult, Trace
+from ..sources import Record
+from . import ReadContext
+from .common import as_int, content_text, finish_trace, make_usage, new_call, parse_time
+from .mini_swe_agent import litellm_usage
+from .swe_agent import file_stem
+
+FORMAT = "openhands"
+
+# Agent actions that end (or pause) the agent's turn with text instead of a tool run.
+_ANSWER_ACTIONS = ("message", "finish", "reject")
+# Agent actions that run something; in streams without tool-call metadata each is a call.
+_RUN_ACTIONS = (
+    "run",
+    "run_ipython",
+    "read",
+    "write",
+    "edit",
+    "browse",
+    "browse_interactive",
+    "think",
+    "call_tool_mcp",
+    "mcp",
+    "delegate",
+)
+
+
+def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
+    stream: _Builder | None = None
+    count = 0
+
+    def next_id(line: int) -> str:
+        stem = file_stem(ctx.file)
+        return stem if count == 0 else f"{stem}:{line}"
+
+    for record in records:
+        value, line = record.value, record.line
+        try:
+            if stream is not None and isinstance(value, dict) and not _is_eval_output(value) and not _is_event(value):
+                # A bad line inside an event-per-line stream: report it, keep the stream.
+                ctx.warn(line, f"trace {stream.trace.id}: not an OpenHands event")
+                continue
+            if _is_event(value):
+                if stream is None:
+                    stream = _Builder(next_id(line), line, ctx)
+                stream.event(value, line, len(stream.trace.rounds) + 1)
+                stream.trace.end_line = line
+                continue
+            if stream is not None:
+                count += 1
+                yield stream.finish()
+                stream = None
+            for trace in _read_value(value, line, ctx, next_id):
+                count += 1
+                yield trace
+        except Exception as exc:  # one odd record must not cost the rest
+            ctx.warn(line, f"could not read this record ({type(exc).__name__}: {exc})")
+    if stream is not None:
+        yield stream.finish()
+
+
+# --- helpers -----------------------------------------------------------------------------
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _id(value: Any) -> str | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int) or (isinstance(value, str) and value):
+        return str(value)
+    return None
+
+
+def _is_event(value: Any) -> bool:
+    return isinstance(value, dict) and "source" in value and ("action" in value or "observation" in value)
+
+
+def _is_eval_output(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    if isinstance(value.get("history"), list):
+        return True
+    # An instance that failed before the agent ran is written with "history": null.
+    return "instance_id" in value and value.get("history", ...) is None and ("error" in value or "test_result" in value)
+
+
+def _token_usage(raw: Any):
+    """OpenHands' own TokenUsage record (metrics.token_usages / accumulated_token_usage)."""
+    raw = _dict(raw)
+    return make_usage(raw.get("prompt_tokens"), raw.get("completion_tokens"), raw.get("cache_read_tokens"))
+
+
+def _is_error(obs: dict) -> bool:
+    if obs.get("observation") == "error":
+        return True
+    extras = _dict(obs.get("extras"))
+    # Newer versions nest the exit code in extras.metadata; -1 = still running at the timeout.
+    code = as_int(_dict(extras.get("metadata")).get("exit_code"))
+    if code is None:
+        code = as_int(extras.get("exit_code"))
+    if code is not None:
+        return code != 0
+    if isinstance(extras.get("error"), bool):
+        return extras["error"]
+    if isinstance(obs.get("success"), bool):
+        return not obs["success"]
+    return False
+
+
+class _Builder:
+    """One trace under construction from its events."""
+
+    def __init__(self, trace_id: str, line: int, ctx: ReadContext) -> None:
+        self.trace = Trace(id=trace_id, format=FORMAT, file=ctx.file, line=line, end_line=line)
+        self.ctx = ctx
+        self.by_response: dict[str, Round] = {}
+        self.by_event: dict[str, ToolCall] = {}  # action event id -> its call
+        self.by_call_id: dict[str, ToolCall] = {}
+        self.started: dict[int, float | None] = {}  # id(call) -> its action's time
+        self.last_time: float | None = None
+        self.agent_state: str | None = None
+        self.state_reason: str | None = None
+        self.env_error: str | None = None
+        self.llm_metrics: dict | None = None
+
+    # -- events --
+
+    def event(self, ev: Any, line: int, k: int, forced: ToolCall | None = None, paired: bool = False) -> ToolCall | None:
+        """Read one event; returns the call an action created (for old-style pairs)."""
+        # Old [action, observation] pairs may leave "source" out of the observation.
+        loose = paired and isinstance(ev, dict) and ("action" in ev or "observation" in ev)
+        if not (_is_event(ev) or loose):
+            self.ctx.warn(line, f"trace {self.trace.id}: history item {k} is not an OpenHands event")
+            return None
+        moment = parse_time(ev.get("timestamp"))
+        if isinstance(ev.get("llm_metrics"), dict):
+            self.llm_metrics = ev["llm_metrics"]
+        call = None
+        if "action" in ev:
+            call = self.action(ev, line, moment)
+        else:
+            self.observation(ev, line, moment, forced)
+        if moment is not None:
+            self.last_time = moment
+        return call
+
+    def new_round(self, ev: dict, line: int, moment: float | None, text: str, response: dict | None) -> Round:
+        response = response or {}
+        choices = _list(response.get("choices"))
+        choice = _dict(choices[0]) if choices else {}
+        rnd = Round(
+            index=0,
+            text=text,
+            usage=litellm_usage(response.get("usage")),
+            started_at=self.last_time if moment is not None else None,
+            ended_at=moment,
+            finish_reason=_str(choice.get("finish_reason")),
+            line=line,
+            id=_str(response.get("id")),
+            model=_str(response.get("model")),
+        )
+        self.trace.rounds.append(rnd)
+        return rnd
+
+    def action(self, ev: dict, line: int, moment: float | None) -> ToolCall | None:
+        kind = ev.get("action")
+        args = _dict(ev.get("args"))
+        source = ev.get("source")
+        if source != "agent":
+            if source == "user" and kind == "message" and "input" not in self.trace.metadata:
+                text = args.get("content") if isinstance(args.get("content"), str) else ev.get("message")
+                if isinstance(text, str):
+                    self.trace.metadata["input"] = text
+            return None
+        meta = ev.get("tool_call_metadata")
+        if isinstance(meta, dict):
+            return self.metadata_action(ev, kind, args, meta, line, moment)
+        if kind in _ANSWER_ACTIONS:
+            text = _first_text(args.get("final_thought"), args.get("content"), args.get("thought"), ev.get("message"))
+            self.new_round(ev, line, moment, text, None)
+            return None
+        if kind in _RUN_ACTIONS:
+            rnd = self.new_round(ev, line, moment, content_text(args.get("thought")), None)
+            call = new_call(None, kind, {k: v for k, v in args.items() if k != "thought"})
+            rnd.tool_calls.append(call)
+            self.register(ev, call, moment)
+            return call
+        return None  # system prompt, condensation, state changes, recall, ...
+
+    def metadata_action(self, ev: dict, kind: Any, args: dict, meta: dict, line: int, moment: float | None):
+        response = _dict(meta.get("model_response"))
+        key = _str(response.get("id"))
+        rnd = self.by_response.get(key) if key else None
+        if rnd is None:
+            choices = _list(response.get("choices"))
+            message = _dict(_dict(choices[0]).get("message")) if choices else {}
+            text = content_text(message.get("content")) or _first_text(args.get("thought"))
+            if kind in _ANSWER_ACTIONS and not text:
+                text = _first_text(args.get("final_thought"), args.get("content"), ev.get("message"))
+            rnd = self.new_round(ev, line, moment, text, response)
+            if key:
+                self.by_response[key] = rnd
+        if kind in _ANSWER_ACTIONS:
+            return None  # finishing is the answer, not a tool run
+        call_id = _id(meta.get("tool_call_id"))
+        arguments: Any = {k: v for k, v in args.items() if k != "thought"}
+        for choice in _list(response.get("choices")):
+            for spec in _list(_dict(_dict(choice).get("message")).get("tool_calls")):
+                if isinstance(spec, dict) and call_id is not None and _id(spec.get("id")) == call_id:
+                    found = _dict(spec.get("function")).get("arguments")
+                    if found is not None:
+                        arguments = found
+        call = new_call(call_id, meta.get("function_name") or kind, arguments)
+        rnd.tool_calls.append(call)
+        self.register(ev, call, moment)
+        return call
+
+    def register(self, ev: dict, call: ToolCall, moment: float | None) -> None:
+        event_id = _id(ev.get("id"))
+        if event_id is not None:
+            self.by_event[event_id] = call
+        if call.id:
+            self.by_call_id[call.id] = call
+        self.started[id(call)] = moment
+
+    def observation(self, ev: dict, line: int, moment: float | None, forced: ToolCall | None) -> None:
+        kind = ev.get("observation")
+        extras = _dict(ev.get("extras"))
+        if kind == "agent_state_changed":
+            state = extras.get("agent_state")
+            if isinstance(state, str):
+                self.agent_state = state
+                self.state_reason = _str(extras.get("reason"))
+            return
+        meta = _dict(ev.get("tool_call_metadata"))
+        call_id = _id(meta.get("tool_call_id"))
+        cause = _id(ev.get("cause"))
+        call = forced
+        if call is None and cause is not None:
+            call = self.by_event.pop(cause, None)
+        if call is None and call_id is not None:
+            call = self.by_call_id.get(call_id)
+            if call is not None and call.result is not None:
+                call = None
+        if call is None:
+            if call_id is not None:
+                self.ctx.warn(line, f"trace {self.trace.id}: tool result for unknown call id {call_id!r}")
+            elif kind == "error":
+                self.env_error = content_text(ev.get("content")) or _str(ev.get("message"))
+            return  # null observations, recall results, answers to non-calls
+        if call.result is not None:
+            self.ctx.warn(line, f"trace {self.trace.id}: a second observation for call {call.id or call.name!r} is ignored")
+            return
+        if call.id:
+            self.by_call_id.pop(call.id, None)
+        content = ev.get("content")
+        call.result = ToolResult(
+            content=content_text(content) if content is not None else content_text(ev.get("message")),
+            is_error=_is_error(ev),
+            started_at=self.started.pop(id(call), None) if moment is not None else None,
+            ended_at=moment,
+            line=line,
+        )
+
+    # -- the end --
+
+    def apply_metrics(self, metrics: Any) -> None:
+        metrics = _dict(metrics) or _dict(self.llm_metrics)
+        if not metrics:
+            return
+        by_id = {r.id: r for r in self.trace.rounds if r.id}
+        for entry in _list(metrics.get("token_usages")):
+            rnd = by_id.get(_str(_dict(entry).get("response_id")))
+            if rnd is not None and rnd.usage is None:
+                rnd.usage = _token_usage(entry)
+        for entry in _list(metrics.get("response_latencies")):
+            entry = _dict(entry)
+            rnd = by_id.get(_str(entry.get("response_id")))
+            latency = entry.get("latency")
+            if rnd is not None and rnd.ended_at is not None and isinstance(latency, (int, float)) and latency >= 0:
+                rnd.started_at = round(rnd.ended_at - float(latency), 6)
+        if all(r.usage is None for r in self.trace.rounds):
+            self.trace.usage_total = _token_usage(metrics.get("accumulated_token_usage"))
+        cost = metrics.get("accumulated_cost")
+        if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+            self.trace.metadata["accumulated_cost"] = cost
+
+    def finish(self, metrics: Any = None) -> Trace:
+        self.apply_metrics(metrics)
+        if self.agent_state == "error":
+            self.trace.labels["outcome"] = "failure"
+            self.trace.error = self.state_reason or self.env_error or "agent state: error"
+        return finish_trace(self.trace, self.ctx.diagnostics)
+
+
+def _first_text(*values: Any) -> str:
+    for value in values:
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+# --- records ---------------------------------------------------------------------------------
+
+
+def _read_value(value: Any, line: int, ctx: ReadContext, next_id) -> Iterator[Trace]:
+    if isinstance(value, list) and value and _is_event(value[0]):
+        b = _Builder(next_id(line), line, ctx)
+        for k, ev in enumerate(value, 1):
+            b.event(ev, line, k)
+        yield b.finish()
+    elif _is_eval_output(value):
+        yield _eval_output(value, line, ctx, next_id(line))
+    elif isinstance(value, list) and value and _is_eval_output(value[0]):
+        for k, item in enumerate(value):
+            if _is_eval_output(item):
+                yield _eval_output(item, line, ctx, f"{next_id(line)}#{k}")
+            else:
+                ctx.warn(line, f"item {k} is not an OpenHands evaluation output")
+    elif value == []:
+        ctx.warn(line, "empty list: no OpenHands events")
+    else:
+        ctx.warn(line, "JSON that matches no known OpenHands shape")
+
+
+def _eval_output(value: dict, line: int, ctx: ReadContext, fallback_id: str) -> Trace:
+    b = _Builder(_id(value.get("instance_id")) or fallback_id, line, ctx)
+    for k, item in enumerate(value.get("history") or [], 1):
+        if isinstance(item, list) and len(item) == 2:
+            # Old format: an [action, observation] pair; the observation answers the action.
+            call = b.event(item[0], line, k, paired=True)
+            b.event(item[1], line, k, forced=call, paired=True)
+        else:
+            b.event(item, line, k)
+    trace = b.trace
+    if isinstance(value.get("instruction"), str) and value["instruction"]:
+        trace.metadata["input"] = value["instruction"]
+    b.apply_metrics(value.get("metrics"))
+    error = _str(value.get("error"))
+    test_result = _dict(value.get("test_result"))
+    report = _dict(test_result.get("report"))
+    resolved = next(
+        (v for v in (report.get("resolved"), test_result.get("resolved"), test_result.get("success")) if isinstance(v, bool)),
+        None,
+    )
+    if error is not None:
+        trace.labels["outcome"] = "failure"
+        if trace.rounds and trace.rounds[-1].is_final:
+            trace.metadata["error"] = error
+        else:
+            trace.error = error
+    elif resolved is not None:
+        trace.labels["outcome"] = "success" if resolved else "failure"
+    elif b.agent_state == "error":
+        trace.labels["outcome"] = "failure"
+        trace.error = b.state_reason or b.env_error or "agent state: error"
+    return finish_trace(trace, ctx.diagnostics)

@@ -1,0 +1,319 @@
+"""SWE-agent ``.traj`` trajectories (one JSON document per file).
+
+A ``.traj`` holds ``trajectory[]`` (one step per executed action: ``action``,
+``observation``, ``response``, ``thought``, ``execution_time``, ``state``, maybe
+``query``), ``history[]`` (the messages the model saw: ``role``, ``content``,
+``agent``, ``message_type``, and in the function-calling variant assistant
+``tool_calls`` plus tool messages with a *list* ``tool_call_ids``), ``info``
+(``exit_status``, ``submission``, ``model_stats``) and ``replay_config``.
+
+Rounds (one per model response):
+
+- **function-calling variant** (some assistant history message has ``tool_calls``):
+  one round per assistant history message; its ``tool_calls`` are the calls; a tool
+  message answers the calls named in its ``tool_call_ids`` (SWE-agent reuses call
+  ids across rounds, so an id names the most recent open call). A user
+  ``observation`` message right after a round whose calls are still open answers
+  them in order. Demonstration messages (``is_demo``) are skipped.
+- **text-action variant**: one round per trajectory step; the step's ``response``
+  is the round text; its ``action`` is one call whose name is the command's first
+  word (``edit``, ``open``, ``python``, ``submit``, ...) and whose arguments are the
+  rest of the command as plain text (no JSON, no parse error); the result is the
+  step's ``observation``. A step without an action (a format error SWE-agent
+  re-queried) is a round without calls.
+- A step or message that SWE-agent wrote itself when it stopped the run
+  ("Exit due to cost limit", ...; no action, no tool call) is no model response:
+  it is left out and its text goes into ``trace.error``.
+- **submit**: the ``submit`` call of the last round of a run whose exit status is
+  ``submitted`` ended the run with its answer (the patch). That round is a final
+  answer (no tool calls, so guards see the run as answered); the patch goes into
+  ``trace.metadata["submission"]``. A ``submit`` the run went on after (a review
+  step) stays a call.
+
+SWE-agent has no error flag on observations (``is_error`` is ``None``) and no
+timestamps: rounds and results have no times. Per-step ``execution_time`` cannot
+be placed in time, so only its sum is kept, as ``trace.metadata["tool_seconds"]``.
+
+Usage: ``info.model_stats`` is a run total only: ``trace.usage_total`` with input =
+``tokens_sent`` and output = ``tokens_received``; rounds have ``None``. When both are 0
+although the run made API calls (replayed runs, models without token accounting),
+the numbers were not counted, and the total is unknown (``None``). ``model_stats`` is
+also kept as ``trace.metadata["model_stats"]``.
+
+Outcome from ``info.exit_status`` (also kept as the label ``exit_status``):
+
+- ``submitted``: the agent submitted on its own → ``outcome=success`` (whether the
+  patch resolves the issue is not in the file);
+- ``submitted (exit_cost)`` and the like: a limit or error stopped the model and
+  SWE-agent submitted the patch as it stood → ``failure``, and ``trace.error``;
+- any other status (``exit_cost``, ``exit_context``, ``exit_format``, ``exit_error``,
+  ``exit_command``, ``exit_forfeit``, ``early_exit``, ...) → ``failure`` and
+  ``trace.error``;
+- no status (a run saved while still going) → no outcome.
+
+Trace id: ``replay_config.problem_statement.id`` (the instance id), else the file
+name without ``.traj``/``.json`` and compression suffixes.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from ..model import Round, ToolCall, ToolResult, Trace
+from ..sources import Record
+from . import ReadContext
+from .common import as_int, content_text, finish_trace, make_usage, new_call
+
+FORMAT = "swe-agent"
+
+# What SWE-agent writes as the "response" of the step it adds when it stops a run
+# (handle_error_with_autosubmission); no model produced it.
+_HARNESS_EXIT_PREFIXES = ("Exit due to ", "Exiting due to ")
+_STRIP_SUFFIXES = (".gz", ".bz2", ".xz", ".json", ".jsonl", ".traj")
+
+
+def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
+    first = True
+    for record in records:
+        try:
+            trace = _read_document(record.value, record.line, ctx, first)
+        except Exception as exc:  # one odd document must not cost the rest
+            ctx.warn(record.line, f"could not read this record ({type(exc).__name__}: {exc})")
+            continue
+        if trace is not None:
+            first = False
+            yield trace
+
+
+# --- helpers ---------------------------------------------------------------------------
+
+
+def file_stem(file: str) -> str:
+    """The file name without the suffixes these tools use: x.traj.json.gz -> x."""
+    name = os.path.basename(file)
+    changed = True
+    while changed:
+        changed = False
+        for suffix in _STRIP_SUFFIXES:
+            if name.lower().endswith(suffix) and len(name) > len(suffix):
+                name = name[: -len(suffix)]
+                changed = True
+    return name
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _replay_config(value: Any) -> dict:
+    # Newer SWE-agent stores it as a JSON string (model_dump_json), older as an object.
+    if isinstance(value, str):
+        try:
+            value = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return {}
+    return _dict(value)
+
+
+def _is_harness_exit(text: Any, action: Any, has_calls: bool) -> bool:
+    return (
+        not has_calls
+        and not (isinstance(action, str) and action.strip())
+        and isinstance(text, str)
+        and text.startswith(_HARNESS_EXIT_PREFIXES)
+    )
+
+
+def _text_call(action: str) -> ToolCall:
+    """A text command as a call: first word is the tool, the rest its raw input."""
+    command = action.strip()
+    parts = command.split(None, 1)
+    name = parts[0] if parts else ""
+    rest = parts[1].strip() if len(parts) > 1 else ""
+    return ToolCall(id="", name=name, arguments_raw=rest, arguments=rest)
+
+
+# --- the two variants -------------------------------------------------------------------
+
+
+def _is_function_calling(history: list) -> bool:
+    return any(
+        isinstance(m, dict) and m.get("role") == "assistant" and not m.get("is_demo") and _list(m.get("tool_calls"))
+        for m in history
+    )
+
+
+def _rounds_from_history(trace: Trace, history: list, line: int, ctx: ReadContext) -> str | None:
+    """Rounds of the function-calling variant; returns the harness's exit message, if any."""
+    pending: dict[str, ToolCall] = {}
+    open_round: list[ToolCall] = []  # calls of the last round not answered yet, in order
+    harness_exit = None
+    for k, msg in enumerate(history, 1):
+        if not isinstance(msg, dict):
+            ctx.warn(line, f"trace {trace.id}: history item {k} is not an object")
+            continue
+        if msg.get("is_demo"):
+            continue
+        role = msg.get("role")
+        if role == "assistant":
+            specs = [s for s in _list(msg.get("tool_calls")) if isinstance(s, dict)]
+            content = msg.get("content")
+            if _is_harness_exit(content, msg.get("action"), bool(specs)):
+                harness_exit = content
+                open_round = []
+                continue
+            rnd = Round(index=0, text=content_text(content), line=line)
+            for spec in specs:
+                function = _dict(spec.get("function"))
+                call = new_call(spec.get("id"), function.get("name"), function.get("arguments"))
+                if call.id:
+                    pending[call.id] = call  # ids recur across rounds: the latest open call wins
+                rnd.tool_calls.append(call)
+            if not specs and _str(msg.get("action")) and msg["action"].strip():
+                rnd.tool_calls.append(_text_call(msg["action"]))
+            open_round = list(rnd.tool_calls)
+            trace.rounds.append(rnd)
+        elif role == "tool":
+            ids = msg.get("tool_call_ids")
+            if isinstance(ids, str):
+                ids = [ids]
+            if not isinstance(ids, list) or not ids:
+                single = msg.get("tool_call_id")
+                ids = [single] if single else []
+            content = content_text(msg.get("content"))
+            if not ids:
+                # No ids: answer the last round's open calls in order.
+                if open_round:
+                    call = open_round.pop(0)
+                    call.result = ToolResult(content=content, line=line)
+                    pending.pop(call.id, None)
+                else:
+                    ctx.warn(line, f"trace {trace.id}: tool message {k} answers no open call")
+                continue
+            for call_id in ids:
+                call = pending.pop(str(call_id), None)
+                if call is None:
+                    ctx.warn(line, f"trace {trace.id}: tool result for unknown call id {str(call_id)!r}")
+                    continue
+                call.result = ToolResult(content=content, line=line)
+                open_round = [c for c in open_round if c is not call]
+        elif role == "user" and msg.get("message_type") == "observation" and open_round:
+            # An observation without tool_call_ids still answers the open calls, in order.
+            call = open_round.pop(0)
+            call.result = ToolResult(content=content_text(msg.get("content")), line=line)
+            pending.pop(call.id, None)
+        # system prompt, the instance message, demonstrations: no round.
+    return harness_exit
+
+
+def _rounds_from_trajectory(trace: Trace, steps: list, line: int, ctx: ReadContext) -> str | None:
+    """Rounds of the text-action variant; returns the harness's exit message, if any."""
+    harness_exit = None
+    for k, step in enumerate(steps, 1):
+        if not isinstance(step, dict):
+            ctx.warn(line, f"trace {trace.id}: trajectory step {k} is not an object")
+            continue
+        action = step.get("action")
+        response = step.get("response")
+        text = response if isinstance(response, str) else step.get("thought")
+        if _is_harness_exit(text, action, False):
+            harness_exit = text
+            continue
+        rnd = Round(index=0, text=content_text(text), line=line)
+        if isinstance(action, str) and action.strip():
+            call = _text_call(action)
+            observation = step.get("observation")
+            call.result = ToolResult(content=content_text(observation), line=line)
+            rnd.tool_calls.append(call)
+        trace.rounds.append(rnd)
+    return harness_exit
+
+
+# --- the document --------------------------------------------------------------------------
+
+
+def _model_stats_usage(stats: dict, n_rounds: int):
+    sent, received = as_int(stats.get("tokens_sent")), as_int(stats.get("tokens_received"))
+    calls = as_int(stats.get("api_calls")) or 0
+    if not sent and not received and (calls > 0 or n_rounds > 0):
+        return None  # 0 tokens for real API calls: not counted, not zero
+    return make_usage(sent, received)
+
+
+def _read_document(value: Any, line: int, ctx: ReadContext, first: bool) -> Trace | None:
+    if not isinstance(value, dict) or not isinstance(value.get("trajectory"), list):
+        ctx.warn(line, "JSON that is not a SWE-agent trajectory (no 'trajectory' list)")
+        return None
+    info = _dict(value.get("info"))
+    config = _replay_config(value.get("replay_config"))
+    trace_id = _str(_dict(config.get("problem_statement")).get("id"))
+    if trace_id is None:
+        stem = file_stem(ctx.file)
+        trace_id = stem if first else f"{stem}:{line}"
+    trace = Trace(id=trace_id, format=FORMAT, file=ctx.file, line=line, end_line=line)
+
+    history = value.get("history")
+    if history is not None and not isinstance(history, list):
+        ctx.warn(line, f"trace {trace_id}: 'history' is not a list; reading the trajectory")
+        history = None
+    if history and _is_function_calling(history):
+        harness_exit = _rounds_from_history(trace, history, line, ctx)
+    else:
+        harness_exit = _rounds_from_trajectory(trace, value["trajectory"], line, ctx)
+
+    seconds = [s.get("execution_time") for s in value["trajectory"] if isinstance(s, dict)]
+    seconds = [float(s) for s in seconds if isinstance(s, (int, float)) and not isinstance(s, bool)]
+    if seconds:
+        trace.metadata["tool_seconds"] = round(sum(seconds), 6)
+
+    model_config = _dict(_dict(config.get("agent")).get("model"))
+    model = _str(model_config.get("name")) or _str(model_config.get("model_name"))  # 1.x / 0.x
+    if model:
+        trace.metadata["model"] = model
+    stats = _dict(info.get("model_stats"))
+    if stats:
+        trace.metadata["model_stats"] = stats
+        trace.usage_total = _model_stats_usage(stats, len(trace.rounds))
+
+    status = _str(info.get("exit_status"))
+    if status is not None:
+        trace.labels["exit_status"] = status
+    _apply_outcome(trace, status, info, harness_exit)
+    return finish_trace(trace, ctx.diagnostics)
+
+
+def _apply_outcome(trace: Trace, status: str | None, info: dict, harness_exit: str | None) -> None:
+    submitted = status == "submitted"
+    last = trace.rounds[-1] if trace.rounds else None
+    if (
+        last is not None
+        and (submitted or status is None)
+        and len(last.tool_calls) == 1
+        and last.tool_calls[0].name == "submit"
+    ):
+        # The submit that ended the run is its answer, not one more tool step.
+        call = last.tool_calls.pop()
+        patch = _str(info.get("submission")) or (call.result.content if call.result else None)
+        if patch:
+            trace.metadata["submission"] = patch
+    elif submitted and _str(info.get("submission")):
+        trace.metadata["submission"] = info["submission"]
+    if status is None:
+        return
+    if submitted:
+        trace.labels["outcome"] = "success"
+        return
+    trace.labels["outcome"] = "failure"
+    trace.error = f"{harness_exit} [{status}]" if harness_exit else status
