@@ -90,7 +90,7 @@ def test_jsonl_and_markdown_formats(cli, weather):
     rows = [json.loads(line) for line in cli("replay", "-f", "jsonl", str(weather)).stdout.splitlines()]
     assert [r["type"] for r in rows] == ["header", "trace", "totals"] and rows[1]["policy"]["stopped_at"] == 3
     md = cli("replay", "-f", "markdown", str(weather)).stdout
-    assert md.startswith("# tracecheck replay") and "| P001 similar-query-stagnation | 3 | before_tools | stop |" in md
+    assert md.startswith("# tracecheck replay") and "| P001 similar-query-stagnation | 3 | before\\_tools | stop |" in md
 
 
 def test_a_disabled_guard_changes_nothing_byte_for_byte(cli, weather):
@@ -155,7 +155,7 @@ def test_guards_lists_every_guard_and_guard_explains_one(cli):
     codes = [line.split()[0] for line in listing]
     assert codes[:3] == ["P001", "P002", "P003"] and "R001" in codes and "B003" in codes
     text = cli("guard", "P001").stdout
-    assert "similar-query-stagnation" in text and "containment = 0.8" in text and "tokenizer = 'char'" in text
+    assert "similar-query-stagnation" in text and "containment = 0.8" in text and 'tokenizer = "char"' in text
     assert "Examples (each one runs as a test):" in text and "round 3 before tools: stop" in text
     assert cli("guard", "similar-query-stagnation").stdout == text
     assert cli("guard", "X123").exit_code == 2

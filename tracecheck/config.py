@@ -16,6 +16,8 @@ An unknown guard, option or a bad value is a ``TracecheckError`` naming it (exit
 from __future__ import annotations
 
 import dataclasses
+import math
+import re
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -84,7 +86,7 @@ def _field(guard: type[Guard], name: str) -> dataclasses.Field:
     raise TracecheckError(f"{guard.code} has no option {name!r} (options: {known})")
 
 
-def _default_of(f: dataclasses.Field) -> Any:
+def option_default(f: dataclasses.Field) -> Any:
     if f.default is not dataclasses.MISSING:
         return f.default
     return f.default_factory()  # type: ignore[misc]
@@ -98,7 +100,7 @@ def coerce_option(guard: type[Guard], name: str, value: Any, where: str = "") ->
     """Convert a value (from TOML, or a command-line string) to the option's type and
     check its constraints."""
     f = _field(guard, name)
-    default = _default_of(f)
+    default = option_default(f)
     label = f"{guard.code}.{name}" + (f" in {where}" if where else "")
     try:
         if isinstance(default, bool):
@@ -119,7 +121,7 @@ def coerce_option(guard: type[Guard], name: str, value: Any, where: str = "") ->
             if isinstance(value, bool):
                 raise ValueError
             value = float(value) if isinstance(value, (str, int)) else value
-            if not isinstance(value, float):
+            if not isinstance(value, float) or not math.isfinite(value):
                 raise ValueError
         elif isinstance(default, list):
             if isinstance(value, str):
@@ -133,6 +135,13 @@ def coerce_option(guard: type[Guard], name: str, value: Any, where: str = "") ->
         kind = type(default).__name__ if not isinstance(default, list) else "list of strings"
         raise TracecheckError(f"{label}: {value!r} is not a valid {kind}") from None
     meta = f.metadata
+    if name.endswith("_patterns"):
+        # Regular expressions: a bad one is a config error now, not a crash mid-replay.
+        for pattern in value:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise TracecheckError(f"{label}: {pattern!r} is not a valid regular expression: {exc}") from None
     if "choices" in meta and value not in meta["choices"]:
         raise TracecheckError(f"{label}: {value!r} is not one of {', '.join(meta['choices'])}")
     if "minimum" in meta and value < meta["minimum"]:
@@ -216,8 +225,10 @@ def load_settings(
     ignore: Sequence[str] = (),
     sets: Sequence[str] = (),
     cwd: Path | None = None,
+    tokenizer: str | None = None,
 ) -> Settings:
-    """Defaults, then the config file, then the command line."""
+    """Defaults, then the config file, then the command line (``tokenizer`` is P001's,
+    as ``--tokenizer`` gives it)."""
     settings = Settings.defaults()
     if config is not None:
         path = Path(config)
@@ -239,4 +250,7 @@ def load_settings(
     for text in sets:
         guard, name, raw = parse_assignment(text)
         settings = settings.with_option(guard.code, name, coerce_option(guard, name, raw, "--set"))
+    if tokenizer is not None:
+        p001 = guard_by_key("P001")
+        settings = settings.with_option("P001", "tokenizer", coerce_option(p001, "tokenizer", tokenizer, "--tokenizer"))
     return settings

@@ -10,15 +10,24 @@ from typing import Any
 
 from rich.text import Text
 
-from .config import Settings
+from .config import Settings, option_default
 from .engine.replay import Fire, replay_trace
 from .guards.base import Guard, Phase
 from .model import Round, Trace
 from .textsafe import one_line, plain
 
 
-def _default(f: dataclasses.Field) -> Any:
-    return f.default if f.default is not dataclasses.MISSING else f.default_factory()  # type: ignore[misc]
+def toml_value(value: Any) -> str:
+    """An option value as it is written in the config file."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, str):
+        import orjson
+
+        return orjson.dumps(value).decode()
+    return str(value)
 
 
 def explain_guard(guard: type[Guard]) -> str:
@@ -29,7 +38,7 @@ def explain_guard(guard: type[Guard]) -> str:
         extra = ""
         if "choices" in f.metadata:
             extra = f" [{'|'.join(f.metadata['choices'])}]"
-        lines.append(f"  {f.name} = {_default(f)!r}{extra}")
+        lines.append(f"  {f.name} = {toml_value(option_default(f))}{extra}")
         lines.append(f"      {f.metadata.get('help', '')}")
     lines += ["", "Examples (each one runs as a test):"]
     for example in guard.examples:

@@ -12,12 +12,14 @@ import re
 
 from rich.text import Text
 
-# C0 controls except tab and newline, DEL, and the C1 range (8-bit CSI and friends).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+# C0 controls except tab and newline, DEL, the C1 range (8-bit CSI and friends), and
+# invisible format characters that reorder or hide text (bidi overrides, zero widths).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]")
 
 
 def _visible(match: re.Match[str]) -> str:
-    return f"\\x{ord(match.group()):02x}"
+    code = ord(match.group())
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def neutralize(text: str) -> str:

@@ -36,10 +36,10 @@ def is_cjk(ch: str) -> bool:
 
 
 def normalize(text: str) -> str:
-    """Trim, lowercase (NFKC folds full-width letters), and turn punctuation and symbols
-    into spaces so they separate words instead of gluing them."""
+    """Trim, lowercase (NFKC folds full-width letters), and turn punctuation, symbols and
+    control characters into spaces so they separate words instead of gluing them."""
     folded = unicodedata.normalize("NFKC", text).strip().lower()
-    return "".join(" " if unicodedata.category(ch)[0] in "PS" else ch for ch in folded)
+    return "".join(" " if unicodedata.category(ch)[0] in "PSC" else ch for ch in folded)
 
 
 def _split_runs(text: str) -> list[tuple[bool, str]]:

@@ -111,10 +111,12 @@ TokenizerOpt = Annotated[
 ]
 
 
-def _settings(config, select, ignore, sets):
+def _settings(config, select, ignore, sets, tokenizers=()):
     from ..config import load_settings
 
-    return load_settings(config=config, select=select or (), ignore=ignore or (), sets=sets or ())
+    return load_settings(
+        config=config, select=select or (), ignore=ignore or (), sets=sets or (), tokenizer=tokenizers[0] if tokenizers else None
+    )
 
 
 def _tokenizer_list(value: str | None) -> list[str]:
@@ -149,10 +151,7 @@ def show(
 
     settings = None
     if guards:
-        settings = _settings(config, select, ignore, set_)
-        names = _tokenizer_list(tokenizer)
-        if names:
-            settings = settings.with_option("P001", "tokenizer", names[0])
+        settings = _settings(config, select, ignore, set_, _tokenizer_list(tokenizer))
     traces, _ = load_or_exit(paths, input_format, strict)
     if trace is not None:
         traces = [t for t in traces if t.id == trace]
@@ -189,10 +188,8 @@ def replay(
 
     if format not in REPORT_FORMATS:
         raise TracecheckError(f"unknown report format {format!r}; choose one of: {', '.join(REPORT_FORMATS)}")
-    settings = _settings(config, select, ignore, set_)
     names = _tokenizer_list(tokenizer)
-    if names:
-        settings = settings.with_option("P001", "tokenizer", names[0])
+    settings = _settings(config, select, ignore, set_, names)
     err = _stderr()
     diagnostics = Diagnostics()
     totals = TotalsAccumulator()
@@ -254,10 +251,17 @@ class _progress:
             self.bar.stop()
 
 
+def _open_output(path: Path):
+    try:
+        return open(path, "wb")
+    except OSError as exc:
+        raise TracecheckError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
 @contextlib.contextmanager
 def _report_writer(format: str, output: Path | None, only_fires: bool):
     """The writer for a report format, on stdout or on ``output``."""
-    handle = open(output, "wb") if output is not None else None
+    handle = _open_output(output) if output is not None else None
     try:
         if format == "terminal":
             from rich.console import Console
@@ -321,7 +325,7 @@ def convert(
         count = write_native(traces, sys.stdout.buffer)
         sys.stdout.buffer.flush()
     else:
-        with open(output, "wb") as out:
+        with _open_output(output) as out:
             count = write_native(traces, out)
     _stderr().print(f"wrote {count} trace(s) to {output}", highlight=False, markup=False)
 

@@ -68,7 +68,7 @@ def compare_tokenizers(trace: Trace, settings: Settings, tokenizers: Sequence[st
 
         def observe(rnd, phase, guards, _scores=scores, _guard=guard):
             if phase is Phase.BEFORE_TOOLS:
-                best = [s["best"] for s in _guard.last_scores if s["against"] is not None]
+                best = [s["best"] for s in _guard.state()["scores"] if s["against"] is not None]
                 _scores.append(max(best) if best else None)
             elif phase is Phase.FINAL:
                 _scores.append(None)
@@ -101,14 +101,12 @@ def replay_stream(
     trace at a time: memory grows with the largest trace, not with the input.
 
     ``tokenizers`` with two or more names (e.g. ``("char", "jieba")``) also replays P001
-    under each and compares them; the main replay uses the first one.
+    alone under each and compares them (the main replay uses P001's own option).
     """
     check_input_format(input_format)
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
-    if tokenizers:
-        settings = settings.with_option(P001, "tokenizer", tokenizers[0])
     sources = expand_paths(list(paths), diagnostics)
-    compare = len(tokenizers) > 1
+    compare = len(tokenizers) > 1 and any(g.code == P001 for g in settings.enabled())
     for number, source in enumerate(sources, 1):
         if on_file is not None:
             on_file(number, len(sources), source.name)
@@ -130,8 +128,7 @@ def replay_paths(
     diagnostics: Diagnostics | None = None,
 ) -> ReplayReport:
     """Like ``replay_stream``, collected into one report (every trace summary in memory)."""
-    report = ReplayReport(diagnostics=diagnostics or Diagnostics(), tokenizers=tuple(tokenizers))
-    report.settings = settings.with_option(P001, "tokenizer", tokenizers[0]) if tokenizers else settings
+    report = ReplayReport(diagnostics=diagnostics or Diagnostics(), tokenizers=tuple(tokenizers), settings=settings)
     for item in replay_stream(
         paths, settings, input_format=input_format, tokenizers=tokenizers, diagnostics=report.diagnostics
     ):

@@ -141,7 +141,11 @@ def forced_answer_cost(trace: Trace, costs: list[RoundCost], index: int, after_t
     context = cost.input_tokens + cost.output_tokens + FORCED_ANSWER_PROMPT_TOKENS
     if after_tools:
         following = costs[index + 1] if index + 1 < len(costs) else None
-        context = (following.input_tokens if following and not following.estimated else context + cost.result_tokens)
+        context = (
+            following.input_tokens + FORCED_ANSWER_PROMPT_TOKENS
+            if following and not following.estimated
+            else context + cost.result_tokens
+        )
     if trace.answered:
         output = costs[-1].output_tokens
         seconds = costs[-1].llm_seconds

@@ -40,6 +40,7 @@ class PolicyResult:
     saved: Saving | None
     blocked_calls: int = 0
     blocked_seconds: float = 0.0
+    blocked_seconds_known: bool = False  # any blocked call had timestamps
     outcome_change: str | None = None  # e.g. "no answer → forced answer"
 
     @property
@@ -125,11 +126,12 @@ def _policy(trace: Trace, fires: list[Fire]) -> PolicyResult:
             call = next((c for c in trace.rounds[fire.round - 1].tool_calls if c.id == fire.call_id), None)
             if call is not None and call.result is not None and call.result.seconds is not None:
                 policy.blocked_seconds += call.result.seconds
+                policy.blocked_seconds_known = True
     if policy.blocked_calls:
         # A blocked call is not executed: its tool call and its time are saved too.
         base = dataclasses.replace(policy.saved) if policy.saved is not None else Saving()
         base.tool_calls += policy.blocked_calls
-        if base.seconds is not None or stop is None:
+        if policy.blocked_seconds_known and (base.seconds is not None or stop is None):
             base.seconds = (base.seconds or 0.0) + policy.blocked_seconds
         policy.saved = base
     if stop is not None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Round, ToolCall, ToolResult, Trace
-from ..readers.common import dump_json, parse_arguments
+from ..arguments import dump_json, parse_arguments
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,8 +40,9 @@ class NoNewUrls(Guard):
     on searches, and a business tool (a device query, a file read) says nothing about
     whether the searches are getting anywhere. A mixed round counts by its search calls;
     since the guard acts after the tools ran, stopping there cuts no legitimate call.
-    A search that returns no URL at all (an error, "no results") adds nothing new, so it
-    counts as a round without progress.
+    A search round whose results hold no URL at all (a code or knowledge-base search,
+    an error, "no results") is not judged either: without links there is nothing to
+    compare, and counting it would cut healthy runs of tools that never return links.
 
     **Why URLs.** Seed 000's query fingerprint (P001) has a ceiling: a synonym rewrite
     that shares no tokens (天气 → 气象 → 气温实况) has containment near 0 and slips
@@ -52,9 +53,8 @@ class NoNewUrls(Guard):
     itself. It complements P001 rather than replacing it.
 
     **Known misses.** A loop that brings one new but irrelevant URL every round (the
-    seed's own weather loop) resets the count each time: P001 catches that one. A
-    search tool that never returns links (a knowledge base answering in plain text)
-    makes every round look like no progress: leave it out of ``search_tools``. The same
+    seed's own weather loop) resets the count each time: P001 catches that one. Repeated
+    searches that find nothing at all are P003's and B003's business. The same
     page under two addresses (tracking parameters, mirrors) counts as new.
     """
 
@@ -97,14 +97,13 @@ class NoNewUrls(Guard):
             expect=((4, "after_tools", "stop"),),
         ),
         Example(
-            "Searches that find nothing bring no new URL",
+            "Searches that return no URL at all (a knowledge base, no results) are not judged",
             (
-                search("httpx timeout", _results(NEW_URLS[:2])),
-                search("httpx timeout retry backoff jitter", "No results found."),
+                search("retry policy", "src/net/retry.ts:12 export const retryPolicy"),
+                search("backoff jitter", "src/net/backoff.ts:4 export function jitter("),
                 search("httpx 超时 重试", "No results found."),
                 answer(),
             ),
-            expect=((3, "after_tools", "stop"),),
         ),
         Example(
             "A new URL in between starts the count again",
@@ -146,6 +145,8 @@ class NoNewUrls(Guard):
         new = urls - self.seen
         self.seen |= urls
         self.last_urls, self.last_new = len(urls), sorted(new)
+        if not urls:
+            return []  # no links to judge by: neither progress nor stagnation
         if new:
             self.count = 0
             return []

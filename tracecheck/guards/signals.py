@@ -36,7 +36,8 @@ def matches_any(name: str, patterns: Iterable[str]) -> bool:
 
 
 def query_text(call: ToolCall, keys: Sequence[str] = DEFAULT_QUERY_KEYS) -> str:
-    """The query of a search call: the first query-like argument, else the raw arguments."""
+    """The query of a search call: the first query-like argument; a plain-text input
+    (a ReAct "Action Input") as it is; "" when there is no query to fingerprint."""
     args = call.arguments
     if isinstance(args, dict):
         for key in keys:
@@ -47,6 +48,10 @@ def query_text(call: ToolCall, keys: Sequence[str] = DEFAULT_QUERY_KEYS) -> str:
                 return " ".join(str(v) for v in value)
     if isinstance(args, str):
         return args
+    if isinstance(args, dict) or call.arguments_error is None:
+        # No query argument: nothing to fingerprint. (The raw JSON would share its key
+        # names and fixed values between every call and look like the same search.)
+        return ""
     return call.arguments_raw
 
 
@@ -81,10 +86,8 @@ def _compiled(patterns: Sequence[str], what: str = "pattern") -> list[re.Pattern
 EMPTY_SCAN_CHARS = 500
 
 # JSON keys that flag a failed call in tool results that carry no format-level flag:
-# MCP's CallToolResult serialized whole ({"content": [...], "isError": true}), and
-# {"status": "error"} envelopes.
+# MCP's CallToolResult serialized whole ({"content": [...], "isError": true}).
 _ERROR_FLAG_KEYS = ("isError", "is_error")
-_ERROR_STATUSES = frozenset({"error", "failed", "failure"})
 
 
 def _json_value(text: str) -> tuple[bool, Any]:
@@ -106,10 +109,8 @@ def _json_failure(value: Any) -> bool:
         return False
     if value.get("error"):  # a non-empty error: message, object or code
         return True
-    if any(value.get(key) is True for key in _ERROR_FLAG_KEYS):
-        return True
-    status = value.get("status")
-    return isinstance(status, str) and status.strip().lower() in _ERROR_STATUSES
+    # A "status": "failed" field is not enough: a poll can successfully report a failed job.
+    return any(value.get(key) is True for key in _ERROR_FLAG_KEYS)
 
 
 def _json_empty(value: Any) -> bool:
@@ -130,7 +131,7 @@ class ResultClassifier:
     A result is a **failure** when the format flags it (``is_error``). Where the format
     cannot tell (``is_error`` is ``None``), when its text matches a failure pattern, or
     it is a JSON object with a non-empty ``error`` key (also ``"isError": true``, as an
-    MCP tool result serialized whole, or ``"status": "error"``). A flag the format did
+    MCP tool result serialized whole). A flag the format did
     record always wins over the text: a successful call may return a file that starts
     with "Error".
 

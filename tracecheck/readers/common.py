@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-import orjson
 
+from ..arguments import dump_json, parse_arguments
 from ..model import Round, ToolCall, Trace, Usage
 
 
@@ -49,38 +49,6 @@ def format_time(value: float | None) -> str | None:
     return moment.isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
-def dump_json(value: Any) -> str:
-    return orjson.dumps(value).decode()
-
-
-def parse_arguments(value: Any) -> tuple[str, Any, str | None]:
-    """(raw string, parsed value, parse error) from arguments as a format gives them.
-
-    Arguments come as a JSON string, an object, or a JSON string of a JSON string
-    (seen in OpenAI's own fine-tuning examples): decode twice when the first decode
-    yields a string that is itself JSON.
-    """
-    if value is None:
-        return "", None, None
-    if not isinstance(value, str):
-        return dump_json(value), value, None
-    raw = value
-    if not raw.strip():
-        return raw, {}, None
-    try:
-        parsed = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        return raw, None, f"arguments are not valid JSON: {exc}"
-    if isinstance(parsed, str):
-        inner = parsed.strip()
-        if inner[:1] in ("{", "["):
-            try:
-                parsed = orjson.loads(inner)
-            except orjson.JSONDecodeError:
-                pass
-    return raw, parsed, None
-
-
 def content_text(content: Any) -> str:
     """Text of a message content: a string, a list of parts, or any JSON value."""
     if content is None:
@@ -104,14 +72,15 @@ def content_text(content: Any) -> str:
 
 
 def as_int(value: Any) -> int | None:
+    """A count (never negative) from a number or a digit string; anything else is unknown."""
     if isinstance(value, bool) or value is None:
         return None
-    if isinstance(value, int):
-        return value
     if isinstance(value, float) and value.is_integer():
-        return int(value)
+        value = int(value)
     if isinstance(value, str) and value.strip().isdigit():
-        return int(value)
+        value = int(value)
+    if isinstance(value, int) and value >= 0:
+        return value
     return None
 
 

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..textsafe import neutralize, one_line
 
 
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~])")
+
+
 def _cell(text: Any) -> str:
-    """Untrusted text inside a table cell: no pipes, no newlines, no HTML."""
-    value = neutralize(str(text)).replace("|", "\\|").replace("\n", " ")
-    return value.replace("<", "&lt;").replace(">", "&gt;")
+    """Untrusted text inside a table cell: Markdown punctuation escaped (no links, code
+    spans or emphasis), no HTML, no newlines, no control characters."""
+    value = " ".join(neutralize(str(text)).split())
+    value = _MARKDOWN_SPECIAL.sub(r"\\\1", value)
+    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 class MarkdownWriter:

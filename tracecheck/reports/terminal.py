@@ -176,8 +176,9 @@ class TerminalWriter:
             f"{saved['tool_calls']:,} of {whole['tool_calls']:,} tool calls{_pct(saved['tool_calls'], whole['tool_calls'])}",
             f"{saved['tokens']:,} of {whole['tokens']:,} tokens{_pct(saved['tokens'], whole['tokens'])}"
             + (" (some estimated)" if saved["tokens_estimated"] else ""),
-            f"{saved['seconds']:.1f}s of {whole['seconds']:.1f}s{_pct(saved['seconds'], whole['seconds'])}",
         ]
+        if whole["seconds"]:
+            parts.append(f"{saved['seconds']:.1f}s of {whole['seconds']:.1f}s{_pct(saved['seconds'], whole['seconds'])}")
         console.print(Text("  saved: " + " · ".join(parts)))
         if totals["by_guard"]:
             console.print(
