@@ -133,7 +133,7 @@ def test_config_file_is_read_and_the_command_line_beats_it(cli, weather, tmp_pat
         (["--set", "P001.containment=1.5"], "above the maximum 1.0"),
         (["--set", "P001.tokenizer=spaces"], "'spaces' is not one of char, jieba"),
         (["--set", "P001threshold"], "--set expects GUARD.OPTION=VALUE"),
-        (["--format", "xml"], "unknown report format 'xml'"),
+        (["--format", "xml"], "'xml' is not one of 'terminal', 'json', 'jsonl', 'markdown'"),
         (["--config", "missing.toml"], "config file 'missing.toml' not found"),
     ],
 )

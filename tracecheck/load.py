@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Iterable, Iterator
 
 from .diagnostics import Diagnostics, TracecheckError
@@ -37,7 +38,12 @@ def read_source(source: Source, diagnostics: Diagnostics, input_format: str | No
             if rest:
                 ctx.warn(None, f"{rest} more record(s) skipped: the file's format was not recognised")
             return
-    yield from read_with(info, itertools.chain([first], records), ctx)
+    try:
+        yield from read_with(info, itertools.chain([first], records), ctx)
+    except Exception as exc:  # noqa: BLE001 - one file's reader bug must not lose the other files
+        if os.environ.get("TRACECHECK_DEBUG"):
+            raise
+        ctx.warn(None, f"the {info.name} reader failed ({type(exc).__name__}: {exc}); the rest of this file was skipped")
 
 
 def read_traces(

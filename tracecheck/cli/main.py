@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import enum
 import functools
 import io
 import os
@@ -30,10 +31,10 @@ app = typer.Typer(
 
 EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 
-PathsArg = Annotated[list[str], typer.Argument(help="Files or directories of transcripts; '-' reads standard input.")]
+PathsArg = Annotated[list[str], typer.Argument(metavar="PATH", help="Files or directories of transcripts; '-' reads standard input.")]
 InputFormatOpt = Annotated[
     Optional[str],
-    typer.Option("--input-format", help="Read every file as this format instead of sniffing (see 'tracecheck formats')."),
+    typer.Option("--input-format", metavar="FORMAT", help="Read every file as this format instead of sniffing (see 'tracecheck formats')."),
 ]
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Treat any input warning as an error (exit code 2).")]
 
@@ -75,39 +76,41 @@ def command(func):
     return app.command()(wrapper)
 
 
-def load_or_exit(paths: list[str], input_format: str | None, strict: bool):
-    """Read every trace, print input warnings to stderr, and apply --strict / no-traces rules."""
-    from ..diagnostics import Diagnostics
-    from ..load import read_traces
+def _finish_input(paths: list[str], diagnostics, strict: bool, traces: int) -> None:
+    """Print input warnings to stderr, then apply the no-traces and --strict rules (exit 2)."""
     from ..textsafe import plain
 
-    diagnostics = Diagnostics()
-    traces = list(read_traces(paths, diagnostics, input_format))
     err = _stderr()
     for item in diagnostics:
         err.print(plain(f"warning: {item}", "yellow"))
-    if strict and len(diagnostics):
-        err.print(plain(f"error: {len(diagnostics)} input warning(s) and --strict was given", "bold red"))
-        raise typer.Exit(EXIT_ERROR)
     if not traces:
         err.print(plain("error: no traces found in " + ", ".join(paths), "bold red"))
         raise typer.Exit(EXIT_ERROR)
-    return traces, diagnostics
+    if strict and len(diagnostics):
+        err.print(plain(f"error: {len(diagnostics)} input warning(s) and --strict was given", "bold red"))
+        raise typer.Exit(EXIT_ERROR)
+
+
+class ReportFormat(str, enum.Enum):
+    terminal = "terminal"
+    json = "json"
+    jsonl = "jsonl"
+    markdown = "markdown"
 
 
 ConfigOpt = Annotated[
-    Optional[str], typer.Option("--config", help="Config file (default: nearest tracecheck.toml or pyproject.toml [tool.tracecheck]).")
+    Optional[str], typer.Option("--config", metavar="FILE", help="Config file (default: nearest tracecheck.toml or pyproject.toml [tool.tracecheck]).")
 ]
 SelectOpt = Annotated[
-    Optional[list[str]], typer.Option("--select", help="Guards to run: codes, prefixes, names or ALL (repeatable, comma-separated).")
+    Optional[list[str]], typer.Option("--select", metavar="CODES", help="Guards to run: codes, prefixes, names or ALL (repeatable, comma-separated).")
 ]
-IgnoreOpt = Annotated[Optional[list[str]], typer.Option("--ignore", help="Guards not to run (repeatable, comma-separated).")]
+IgnoreOpt = Annotated[Optional[list[str]], typer.Option("--ignore", metavar="CODES", help="Guards not to run (repeatable, comma-separated).")]
 SetOpt = Annotated[
-    Optional[list[str]], typer.Option("--set", help="Set one guard option, e.g. --set P001.threshold=3 (repeatable).")
+    Optional[list[str]], typer.Option("--set", metavar="GUARD.OPTION=VALUE", help="Set one guard option, e.g. --set P001.threshold=3 (repeatable).")
 ]
 TokenizerOpt = Annotated[
     Optional[str],
-    typer.Option("--tokenizer", help="P001 tokenizer: char, jieba, or 'char,jieba' to replay both and compare."),
+    typer.Option("--tokenizer", metavar="NAMES", help="P001 tokenizer: char, jieba, or 'char,jieba' to replay both and compare."),
 ]
 
 
@@ -134,7 +137,7 @@ def _tokenizer_list(value: str | None) -> list[str]:
 @command
 def show(
     paths: PathsArg,
-    trace: Annotated[Optional[str], typer.Option("--trace", "-t", help="Show only the trace with this id.")] = None,
+    trace: Annotated[Optional[str], typer.Option("--trace", "-t", metavar="ID", help="Show only the trace with this id.")] = None,
     guards: Annotated[bool, typer.Option("--guards/--no-guards", help="Show each guard's state and fires per round.")] = True,
     input_format: InputFormatOpt = None,
     strict: StrictOpt = False,
@@ -152,26 +155,29 @@ def show(
     settings = None
     if guards:
         settings = _settings(config, select, ignore, set_, _tokenizer_list(tokenizer))
-    traces, _ = load_or_exit(paths, input_format, strict)
-    if trace is not None:
-        traces = [t for t in traces if t.id == trace]
-        if not traces:
-            raise TracecheckError(f"no trace with id {trace!r} (use 'tracecheck show' without --trace to list them)")
-    console = Console(highlight=False, soft_wrap=True)
-    for item in traces:
-        if settings is None:
-            render_trace(console, item)
-        else:
-            from ..explain import guard_annotator
+    from ..diagnostics import Diagnostics
+    from ..explain import guard_annotator
+    from ..load import read_traces
 
-            render_trace(console, item, guard_annotator(item, settings))
+    console = Console(highlight=False, soft_wrap=True)
+    diagnostics = Diagnostics()
+    seen = shown = 0
+    for item in read_traces(paths, diagnostics, input_format):  # one trace in memory at a time
+        seen += 1
+        if trace is not None and item.id != trace:
+            continue
+        shown += 1
+        render_trace(console, item, guard_annotator(item, settings) if settings is not None else None)
+    _finish_input(paths, diagnostics, strict, seen)
+    if trace is not None and not shown:
+        raise TracecheckError(f"no trace with id {trace!r} (use 'tracecheck show' without --trace to list them)")
 
 
 @command
 def replay(
     paths: PathsArg,
-    format: Annotated[str, typer.Option("--format", "-f", help="terminal, json, jsonl or markdown.")] = "terminal",
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", help="Write the report to this file.")] = None,
+    format: Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")] = ReportFormat.terminal,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="FILE", help="Write the report to this file.")] = None,
     only_fires: Annotated[bool, typer.Option("--only-fires", help="List only traces where a guard fired.")] = False,
     input_format: InputFormatOpt = None,
     strict: StrictOpt = False,
@@ -186,8 +192,7 @@ def replay(
     from ..engine.batch import replay_stream
     from ..reports.data import TotalsAccumulator, header_data, item_data
 
-    if format not in REPORT_FORMATS:
-        raise TracecheckError(f"unknown report format {format!r}; choose one of: {', '.join(REPORT_FORMATS)}")
+    format = format.value
     names = _tokenizer_list(tokenizer)
     settings = _settings(config, select, ignore, set_, names)
     err = _stderr()
@@ -206,23 +211,9 @@ def replay(
                 writer.trace(data)
         if started:
             writer.end(totals.data(), [dataclasses.asdict(d) for d in diagnostics])
-    for item in diagnostics:
-        err.print(_plain(f"warning: {item}", "yellow"))
-    if not totals.traces:
-        err.print(_plain("error: no traces found in " + ", ".join(paths), "bold red"))
-        raise typer.Exit(EXIT_ERROR)
-    if strict and len(diagnostics):
-        err.print(_plain(f"error: {len(diagnostics)} input warning(s) and --strict was given", "bold red"))
-        raise typer.Exit(EXIT_ERROR)
+    _finish_input(paths, diagnostics, strict, totals.traces)
 
 
-REPORT_FORMATS = ("terminal", "json", "jsonl", "markdown")
-
-
-def _plain(text: str, style: str = ""):
-    from ..textsafe import plain
-
-    return plain(text, style)
 
 
 class _progress:
@@ -291,11 +282,12 @@ def _report_writer(format: str, output: Path | None, only_fires: bool):
 
 @command
 def guards() -> None:
-    """List every guard: code, name, default state and summary."""
+    """List every guard: code, name, whether it is on by default, and its summary."""
     from ..guards import all_guards
 
     for guard in all_guards():
-        typer.echo(f"{guard.code}  {guard.name:<28} {guard.summary}")
+        state = "off" if guard.is_off(guard.Options()) else "on"
+        typer.echo(f"{guard.code}  {guard.name:<28} {state:<4} {guard.summary}")
 
 
 @command
@@ -319,14 +311,18 @@ def convert(
 ) -> None:
     """Convert transcripts of any supported format into tracecheck's native JSONL."""
     from ..convert import write_native
+    from ..diagnostics import Diagnostics
+    from ..load import read_traces
 
-    traces, _ = load_or_exit(paths, input_format, strict)
+    diagnostics = Diagnostics()
+    traces = read_traces(paths, diagnostics, input_format)  # streamed: one trace at a time
     if str(output) == "-":
         count = write_native(traces, sys.stdout.buffer)
         sys.stdout.buffer.flush()
     else:
         with _open_output(output) as out:
             count = write_native(traces, out)
+    _finish_input(paths, diagnostics, strict, count)
     _stderr().print(f"wrote {count} trace(s) to {output}", highlight=False, markup=False)
 
 

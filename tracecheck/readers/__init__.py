@@ -127,9 +127,11 @@ def _is_otel(value: Any) -> bool:
 def _is_inspect(value: Any) -> bool:
     if isinstance(value, ZipDocument):
         try:
-            return "header.json" in value.names()
+            names = value.names()
         except (OSError, zipfile.BadZipFile):
             return False
+        # header.json is written when an eval ends; a running or killed one has the journal.
+        return "header.json" in names or "_journal/start.json" in names
     if isinstance(value, TextDocument):
         # A ZIP cut short loses its central directory and reads as text; the Inspect
         # reader reports it as a truncated .eval rather than as an unknown format.

@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from typing import Any
 
-
 from ..arguments import dump_json, parse_arguments
 from ..model import Round, ToolCall, Trace, Usage
 

@@ -1,0 +1,659 @@
+"""Anthropic Messages API transcripts: requests, request/response logs, bare responses.
+
+Every record is recognised on its own, so one file may mix shapes:
+
+1. **conversation** ``{"model", "system", "tools", "messages": [...]}`` (a request holding
+   the whole run, as an agent would send it last): one trace per record; a JSON array
+   gives one trace per element. Trace id: the record's ``id``, ``conversation_id``,
+   ``thread_id``, ``session_id`` or ``trace_id`` (also looked up inside ``metadata``),
+   else ``<file name>:<line>`` (``#<index>`` appended for an array element).
+2. **request/response** ``{"request": {...}, "response": {message}}`` per model call, or
+   a request with its ``response`` beside ``messages`` (the formats.md example). Each
+   request resends the history, so a record continues an open trace when its messages
+   start with that trace's last request plus the last response's message (compared by
+   role, text, tool names and canonical inputs, tool-result ids and texts; thinking
+   blocks and ``cache_control`` marks are ignored, because clients drop or move them);
+   otherwise it starts a new trace (id as in shape 1, else ``<file name>:<line>``). Up
+   to 16 traces stay open at once, the least recently continued is closed first. Only
+   the messages new to a request are read, so tool results attach to the rounds that
+   called them; assistant messages no logged response produced are rounds without
+   usage. A request whose last message is an assistant message (a prefill) has that
+   text prepended to the response's round rather than counted as a round. Times: a
+   record's ``started_at``/``ended_at`` (or ``start_time``/``end_time``), else its
+   ``timestamp`` as the moment the response arrived, with ``latency_ms``/``duration_ms``
+   reaching back to the start. A record whose response is missing or an error object
+   (``{"type": "error", "error": {...}}``) sets ``trace.error`` until a later response
+   continues the trace (a retry).
+3. **bare responses** ``{"id": "msg_…", "type": "message", "role": "assistant", ...}``
+   (also ``{"response": {...}}`` with no request), one per line: consecutive ones form
+   one trace (id ``<file name>:<line of the first>``), one round each, in file order;
+   any record of another shape ends the group. Responses alone carry no tool results
+   (those live in the next request), so instead of one warning per call such a trace
+   gets one warning saying how many calls have no result.
+
+Blocks: ``text`` blocks are the round's text (adjacent blocks, e.g. text split around
+citations, are joined directly; blocks separated by other blocks with a newline).
+``thinking``/``redacted_thinking`` are neither text nor calls, and the API reports no
+separate count for them (thinking tokens are inside ``output_tokens``), so
+``reasoning_tokens`` stays ``None``. ``tool_use`` {id, name, input} is a call.
+``server_tool_use`` and ``mcp_tool_use`` are hosted calls whose results come inline as
+``web_search_tool_result`` (or any other ``*_tool_result``/``mcp_tool_result``) blocks
+of the same or a later (``pause_turn``) response; a web search result becomes one
+``title — url`` line per hit, an error content (``*_error``) is ``is_error=True``.
+User ``tool_result`` blocks {tool_use_id, content, is_error} attach to the calling
+round. ``is_error`` defaults to false in the API, but agents that never set it leave
+failures unflagged: a result without the field is ``False`` when some result of the
+same trace carries an explicit ``is_error``, else ``None`` (unknown, so failure
+patterns decide).
+
+Usage: ``input_tokens`` excludes cached tokens, so a round's input tokens are
+``input_tokens + cache_creation_input_tokens + cache_read_input_tokens`` and its cached
+tokens ``cache_read_input_tokens``. ``stop_reason`` becomes the finish reason:
+``end_turn``/``stop_sequence`` → ``stop``, ``tool_use`` → ``tool_calls``,
+``max_tokens`` → ``length``, ``refusal`` → ``content_filter``, others as written.
+
+Outcome: the format carries no grade. A trace whose run ended in an error gets
+``trace.error`` and ``outcome=failure``: a request that failed and was never retried,
+or a last response that stopped at ``max_tokens`` without an answer (with tool calls,
+whose input may be cut, or with no visible text; a cut but non-empty text answer stays
+an answer). Nothing sets ``success``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from ..model import Round, ToolCall, ToolResult, Trace, Usage
+from ..sources import Record
+from . import ReadContext
+from .common import as_int, dump_json, finish_trace, make_usage, new_call, parse_time
+
+FORMAT = "anthropic"
+
+NO_SHAPE = "JSON that matches no known Anthropic Messages shape"
+_ID_KEYS = ("id", "conversation_id", "thread_id", "session_id", "trace_id")
+_THREAD_KEYS = ("conversation_id", "thread_id", "session_id", "trace_id")
+_MAX_OPEN = 16
+
+# --- helpers shared with the Claude Code reader ------------------------------------------
+
+_FINISH = {
+    "end_turn": "stop",
+    "stop_sequence": "stop",
+    "tool_use": "tool_calls",
+    "max_tokens": "length",
+    "model_context_window_exceeded": "length",
+    "refusal": "content_filter",
+}
+CALL_BLOCKS = ("tool_use", "server_tool_use", "mcp_tool_use")
+TRUNCATED_ERROR = "the last response stopped at max_tokens without an answer"
+
+
+def finish_reason(stop_reason: Any) -> str | None:
+    if not isinstance(stop_reason, str) or not stop_reason:
+        return None
+    return _FINISH.get(stop_reason, stop_reason)
+
+
+def usage_from(value: Any) -> Usage | None:
+    """Messages API usage → Usage. Cached prompt tokens are added back into the input."""
+    if not isinstance(value, dict):
+        return None
+    parts = [as_int(value.get(key)) for key in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")]
+    known = [p for p in parts if p is not None]
+    return make_usage(sum(known) if known else None, value.get("output_tokens"), parts[2], None)
+
+
+def _is_server_result(kind: Any) -> bool:
+    return isinstance(kind, str) and (kind.endswith("_tool_result") or kind == "mcp_tool_result")
+
+
+def _drop_encrypted(value: Any) -> Any:
+    """Encrypted payloads are opaque base64 blobs: useless as text, noisy for similarity."""
+    if isinstance(value, dict):
+        return {k: _drop_encrypted(v) for k, v in value.items() if not (isinstance(k, str) and k.startswith("encrypted"))}
+    if isinstance(value, list):
+        return [_drop_encrypted(v) for v in value]
+    return value
+
+
+def content_blocks_text(content: Any) -> str:
+    """Text of a tool_result content: a string, or text/image/document blocks."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, dict):
+        content = [content]
+    if not isinstance(content, list):
+        return dump_json(content)
+    pieces = []
+    for block in content:
+        if isinstance(block, str):
+            pieces.append(block)
+        elif isinstance(block, dict):
+            kind = block.get("type")
+            if isinstance(block.get("text"), str):
+                pieces.append(block["text"])
+            elif kind in ("image", "document"):
+                pieces.append(f"[{kind}]")  # base64 data says nothing a guard can use
+            else:
+                pieces.append(dump_json(_drop_encrypted(block)))
+        else:
+            pieces.append(dump_json(block))
+    return "\n".join(pieces)
+
+
+def server_result(block: dict) -> tuple[str, bool | None]:
+    """(text, is_error) of an inline hosted-tool result block."""
+    content = block.get("content")
+    flag = block.get("is_error") if isinstance(block.get("is_error"), bool) else None
+    if isinstance(content, dict):
+        kind = content.get("type")
+        if isinstance(kind, str) and kind.endswith("_error"):
+            return str(content.get("error_code") or kind), True
+        return dump_json(_drop_encrypted(content)), (flag if flag is not None else False)
+    if isinstance(content, list):
+        lines = []
+        for item in content:
+            if isinstance(item, dict) and item.get("type") == "web_search_result":
+                title = item.get("title") if isinstance(item.get("title"), str) else ""
+                url = item.get("url") if isinstance(item.get("url"), str) else ""
+                lines.append(f"{title} — {url}" if title else url)
+            else:
+                lines.append(content_blocks_text([item]))
+        return "\n".join(lines), (flag if flag is not None else False)
+    return content_blocks_text(content), (flag if flag is not None else False)
+
+
+class CallTracker:
+    """Adds assistant and user blocks to rounds; pairs results with calls by id.
+
+    ``absent_is_false``: what a ``tool_result`` without ``is_error`` means. ``None``
+    defers the decision to :meth:`settle` (see the module docstring).
+    """
+
+    __slots__ = ("trace", "ctx", "pending", "answered", "flag_seen", "unflagged", "absent_is_false", "_text_round")
+
+    def __init__(self, trace: Trace, ctx: ReadContext, absent_is_false: bool | None = None) -> None:
+        self.trace = trace
+        self.ctx = ctx
+        self.pending: dict[str, tuple[ToolCall, float | None]] = {}
+        self.answered: set[str] = set()
+        self.flag_seen = False
+        self.unflagged: list[ToolResult] = []
+        self.absent_is_false = absent_is_false
+        self._text_round: Round | None = None  # the round whose last block was text
+
+    def warn(self, line: int | None, reason: str, where: str = "") -> None:
+        self.ctx.warn(line, f"trace {self.trace.id}: {reason}{where}")
+
+    def assistant_blocks(self, rnd: Round, content: Any, line: int, at: float | None = None, where: str = "") -> None:
+        if isinstance(content, str):
+            content = [{"type": "text", "text": content}]
+        if not isinstance(content, list):
+            if content is not None:
+                self.warn(line, "assistant content must be a string or a list of blocks; ignored", where)
+            return
+        taken = {call.id for call in rnd.tool_calls}
+        for block in content:
+            if not isinstance(block, dict):
+                self.warn(line, "content block that is not an object skipped", where)
+                continue
+            kind = block.get("type")
+            if kind == "text":
+                text = block.get("text")
+                if isinstance(text, str) and text:
+                    glue = "" if self._text_round is rnd or not rnd.text else "\n"
+                    rnd.text = rnd.text + glue + text
+                self._text_round = rnd
+                continue
+            if self._text_round is rnd:
+                self._text_round = None
+            if kind in CALL_BLOCKS:
+                cid = block.get("id")
+                if isinstance(cid, str) and cid in taken:
+                    continue  # the same block written again (Claude Code repeats entries)
+                name = block.get("name")
+                if not isinstance(name, str) or not name:
+                    self.warn(line, f"{kind} block without a name skipped", where)
+                    continue
+                call = new_call(cid, name, block.get("input"))
+                if not call.id:
+                    call.id = f"r{rnd.index}.c{len(rnd.tool_calls) + 1}"  # results are found by id
+                if call.id in self.pending:
+                    self.warn(line, f"call id {call.id!r} reused before its result arrived", where)
+                self.pending[call.id] = (call, at)
+                self.answered.discard(call.id)
+                rnd.tool_calls.append(call)
+                taken.add(call.id)
+            elif _is_server_result(kind):
+                text, flag = server_result(block)
+                self._attach(block.get("tool_use_id"), ToolResult(content=text, is_error=flag, ended_at=at, line=line), line, where)
+            # thinking, redacted_thinking and unknown block types are not text and not calls
+
+    def user_blocks(self, content: Any, line: int, at: float | None = None, where: str = "") -> None:
+        if not isinstance(content, list):
+            return  # a plain user turn
+        for block in content:
+            if not isinstance(block, dict) or block.get("type") != "tool_result":
+                continue
+            flag = block.get("is_error")
+            result = ToolResult(content=content_blocks_text(block.get("content")), ended_at=at, line=line)
+            if isinstance(flag, bool):
+                result.is_error = flag
+                self.flag_seen = True
+            elif self.absent_is_false is not None:
+                result.is_error = False if self.absent_is_false else None
+            if self._attach(block.get("tool_use_id"), result, line, where) and result.is_error is None:
+                self.unflagged.append(result)
+
+    def _attach(self, call_id: Any, result: ToolResult, line: int, where: str) -> bool:
+        if not isinstance(call_id, str) or not call_id:
+            self.warn(line, "tool result without a tool_use_id skipped", where)
+            return False
+        entry = self.pending.pop(call_id, None)
+        if entry is None:
+            if call_id in self.answered:
+                self.warn(line, f"second tool result for call id {call_id!r} ignored (the first is kept)", where)
+            else:
+                self.warn(line, f"tool result for unknown call id {call_id!r}", where)
+            return False
+        call, started = entry
+        result.started_at = started
+        call.result = result
+        self.answered.add(call_id)
+        return True
+
+    def settle(self) -> None:
+        """Results without an ``is_error`` are successes when the trace uses the flag."""
+        if self.flag_seen:
+            for result in self.unflagged:
+                result.is_error = False
+        self.unflagged.clear()
+
+
+def conclude(trace: Trace) -> None:
+    """The outcome rules shared by both Anthropic readers (see the module docstring)."""
+    if trace.error is None and trace.rounds:
+        last = trace.rounds[-1]
+        if last.finish_reason == "length" and (last.tool_calls or not last.text.strip()):
+            trace.error = TRUNCATED_ERROR
+    if trace.error is not None:
+        trace.labels["outcome"] = "failure"
+
+
+# --- small value helpers ---------------------------------------------------------------
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def _explicit_id(obj: Any, keys: tuple[str, ...]) -> str | None:
+    if not isinstance(obj, dict):
+        return None
+    for holder in (obj, obj.get("metadata")):
+        if isinstance(holder, dict):
+            for key in keys:
+                value = holder.get(key)
+                if isinstance(value, str) and value:
+                    return value
+                if isinstance(value, int) and not isinstance(value, bool):
+                    return str(value)
+    return None
+
+
+def _error_text(error: Any) -> str | None:
+    if error is None or error is False or error in ("", {}, []):
+        return None
+    if isinstance(error, str):
+        return error
+    if isinstance(error, dict):
+        inner = error.get("error")
+        if isinstance(inner, dict):  # {"type": "error", "error": {"type", "message"}}
+            return _error_text(inner)
+        message, kind = _str(error.get("message")), _str(error.get("type"))
+        if message and kind and kind != "error":
+            return f"{kind}: {message}"
+        if message or kind:
+            return message or kind
+    return dump_json(error)
+
+
+def _is_response(value: Any) -> bool:
+    if not isinstance(value, dict) or value.get("role", "assistant") != "assistant":
+        return False
+    # Some loggers drop "type"; a stop_reason next to content still marks a response.
+    return value.get("type") == "message" or ("stop_reason" in value and "content" in value)
+
+
+def _text_of(content: Any) -> str:
+    """A message's visible text, joined as rounds join it (used for a prefill)."""
+    if isinstance(content, str):
+        return content
+    parts: list[str] = []
+    adjacent = False
+    for block in content if isinstance(content, list) else ():
+        if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str):
+            if parts and not adjacent:
+                parts.append("\n")
+            parts.append(block["text"])
+            adjacent = True
+        else:
+            adjacent = False
+    return "".join(parts)
+
+
+def _canonical(value: Any) -> str:
+    if isinstance(value, str):
+        try:
+            value = orjson.loads(value)
+        except orjson.JSONDecodeError:
+            return value.strip()
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    except TypeError:
+        return repr(value)
+
+
+def _fingerprint(msg: Any) -> int:
+    """A message's identity when a later request resends it (see the module docstring)."""
+    if not isinstance(msg, dict):
+        return hash(("?", dump_json(msg)))
+    role = msg.get("role")
+    content = msg.get("content")
+    blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+    if not isinstance(blocks, list):
+        blocks = []
+    calls, texts, results = [], [], []
+    for block in blocks:
+        if not isinstance(block, dict):
+            continue
+        kind = block.get("type")
+        if kind in CALL_BLOCKS:
+            calls.append((str(block.get("name")), _canonical(block.get("input"))))
+        elif kind == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
+        elif kind == "tool_result":
+            results.append((str(block.get("tool_use_id")), content_blocks_text(block.get("content")).strip()))
+    if role == "assistant" and calls:
+        return hash(("assistant", tuple(calls)))
+    return hash((str(role), "".join(texts).strip(), tuple(results)))
+
+
+def _record_times(record: dict) -> tuple[float | None, float | None]:
+    def first(*keys: str) -> Any:
+        return next((record[k] for k in keys if record.get(k) is not None), None)
+
+    start = parse_time(first("started_at", "start_time", "startTime"))
+    end = parse_time(first("ended_at", "end_time", "endTime"))
+    if end is None:
+        end = parse_time(record.get("timestamp"))  # written when the response arrived
+    latency = first("latency_ms", "duration_ms")
+    if isinstance(latency, (int, float)) and not isinstance(latency, bool) and latency >= 0:
+        if start is None and end is not None:
+            start = round(end - latency / 1000.0, 6)
+        elif end is None and start is not None:
+            end = round(start + latency / 1000.0, 6)
+    return start, end
+
+
+class _NoResultNotices:
+    """Diagnostics that drop per-call "has no result" warnings (bare responses say it once)."""
+
+    def __init__(self, diagnostics) -> None:
+        self.diagnostics = diagnostics
+
+    def warn(self, file: str, line: int | None, reason: str) -> None:
+        if not reason.endswith(" has no result"):
+            self.diagnostics.warn(file, line, reason)
+
+
+# --- one trace being rebuilt -------------------------------------------------------------
+
+
+class _Conversation:
+    __slots__ = ("trace", "calls")
+
+    def __init__(self, trace: Trace, ctx: ReadContext) -> None:
+        self.trace = trace
+        self.calls = CallTracker(trace, ctx)
+
+    def add(self, msg: Any, line: int, number: int | None = None) -> None:
+        where = f" (message {number})" if number is not None else ""
+        if not isinstance(msg, dict):
+            self.calls.warn(line, "a message must be a JSON object; skipped", where)
+            return
+        role = msg.get("role")
+        if role == "assistant":
+            rnd = self.new_round(line, msg)
+            self.calls.assistant_blocks(rnd, msg.get("content"), line, where=where)
+        elif role == "user":
+            self.calls.user_blocks(msg.get("content"), line, where=where)
+        elif role != "system":  # some loggers keep the system prompt as a message
+            self.calls.warn(line, f"message with unknown role {role!r} skipped", where)
+
+    def new_round(self, line: int, msg: dict) -> Round:
+        rnd = Round(
+            index=len(self.trace.rounds) + 1,
+            line=line,
+            id=_str(msg.get("id")),
+            model=_str(msg.get("model")),
+            usage=usage_from(msg.get("usage")),
+            finish_reason=finish_reason(msg.get("stop_reason")),
+        )
+        self.trace.rounds.append(rnd)
+        return rnd
+
+    def response(self, body: dict, line: int, prefill: str = "") -> Round:
+        rnd = self.new_round(line, body)
+        rnd.text = prefill
+        if prefill:
+            self.calls._text_round = rnd  # the response continues the prefill's text
+        self.calls.assistant_blocks(rnd, body.get("content"), line)
+        return rnd
+
+
+class _Open:
+    """An open request/response trace and the history its next request must start with."""
+
+    __slots__ = ("conversation", "thread", "expected")
+
+    def __init__(self, conversation: _Conversation, thread: str | None) -> None:
+        self.conversation = conversation
+        self.thread = thread
+        self.expected: list[int] = []
+
+
+# --- the reader -------------------------------------------------------------------------
+
+
+def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
+    reader = _Reader(ctx)
+    for record in records:
+        try:
+            yield from reader.record(record.value, record.line)
+        except Exception as exc:  # one odd record must not cost the rest of the file
+            ctx.warn(record.line, f"could not read this record ({type(exc).__name__}: {exc})")
+    yield from reader.close()
+
+
+class _Reader:
+    def __init__(self, ctx: ReadContext) -> None:
+        self.ctx = ctx
+        self.base = os.path.basename(ctx.file) or ctx.file
+        self.open: list[_Open] = []  # least recently continued first
+        self.thread_uses: dict[str, int] = {}
+        self.bare: _Conversation | None = None
+
+    def new_trace(self, trace_id: str, line: int, shape: str, model: Any = None) -> Trace:
+        trace = Trace(id=trace_id, format=FORMAT, file=self.ctx.file, line=line, end_line=line)
+        trace.metadata["shape"] = shape
+        if _str(model):
+            trace.metadata["model"] = model
+        return trace
+
+    def finish(self, conversation: _Conversation, diagnostics=None) -> Trace:
+        conversation.calls.settle()
+        conclude(conversation.trace)
+        return finish_trace(conversation.trace, diagnostics or self.ctx.diagnostics)
+
+    def default_id(self, line: int, index: int | None) -> str:
+        return f"{self.base}:{line}" if index is None else f"{self.base}:{line}#{index}"
+
+    def record(self, value: Any, line: int) -> Iterator[Trace]:
+        if isinstance(value, list):
+            if value and all(isinstance(v, dict) and v.get("role") in ("user", "assistant") and v.get("type") != "message" for v in value):
+                yield from self.end_bare()
+                yield self.conversation({}, value, line, None)  # a dumped messages list
+                return
+            for index, item in enumerate(value):
+                yield from self.item(item, line, index)
+        else:
+            yield from self.item(value, line, None)
+
+    def item(self, value: Any, line: int, index: int | None) -> Iterator[Trace]:
+        where = "" if index is None else f" (array element {index})"
+        if _is_response(value):
+            self.bare_response(value, {}, line)
+            return
+        if not isinstance(value, dict):
+            yield from self.end_bare()
+            self.ctx.warn(line, NO_SHAPE + where)
+            return
+        request = value.get("request")
+        if not isinstance(request, dict) and "request" not in value and isinstance(value.get("messages"), list):
+            request = value
+        if not isinstance(request, dict) and _is_response(value.get("response")):
+            self.bare_response(value["response"], value, line)
+            return
+        yield from self.end_bare()
+        if not isinstance(request, dict):
+            self.ctx.warn(line, NO_SHAPE + where)
+        elif "response" in value or "error" in value:
+            yield from self.exchange(value, request, line, index)
+        elif isinstance(request.get("messages"), list):
+            yield self.conversation(request, request["messages"], line, index)
+        else:
+            self.ctx.warn(line, "request without a 'messages' list; record skipped" + where)
+
+    # shape 1 ------------------------------------------------------------------------------
+
+    def conversation(self, value: dict, messages: list, line: int, index: int | None) -> Trace:
+        trace_id = _explicit_id(value, _ID_KEYS) or self.default_id(line, index)
+        conversation = _Conversation(self.new_trace(trace_id, line, "conversation", value.get("model")), self.ctx)
+        for number, msg in enumerate(messages, 1):
+            conversation.add(msg, line, number)
+        return self.finish(conversation)
+
+    # shape 2 ------------------------------------------------------------------------------
+
+    def exchange(self, record: dict, request: dict, line: int, index: int | None) -> Iterator[Trace]:
+        messages = request.get("messages")
+        if not isinstance(messages, list):
+            self.ctx.warn(line, "request without a 'messages' list; record skipped")
+            return
+        response = record.get("response")
+        prefill_msg = None
+        if _is_response(response) and messages and isinstance(messages[-1], dict) and messages[-1].get("role") == "assistant":
+            prefill_msg = messages[-1]  # the response continues this message: one round, not two
+        body = messages[:-1] if prefill_msg is not None else messages
+        prints = [_fingerprint(m) for m in messages]
+        thread = _explicit_id(record, _THREAD_KEYS) or (_explicit_id(request, _THREAD_KEYS) if request is not record else None)
+        entry = self.find_open(prints, thread)
+        if entry is None:
+            if len(self.open) >= _MAX_OPEN:
+                yield self.finish(self.open.pop(0).conversation)
+            trace_id = self.exchange_id(thread, line, index)
+            entry = _Open(_Conversation(self.new_trace(trace_id, line, "request-response", request.get("model")), self.ctx), thread)
+            start = 0
+        else:
+            self.open.remove(entry)
+            start = len(entry.expected)
+        self.open.append(entry)
+        conversation = entry.conversation
+        trace = conversation.trace
+        trace.end_line = line
+        for number in range(start, len(body)):
+            conversation.add(body[number], line, number + 1)
+
+        if not _is_response(response):
+            entry.expected = prints  # a retry resends this same request
+            error = _error_text(record.get("error"))
+            if error is None and isinstance(response, dict) and (response.get("type") == "error" or "error" in response):
+                error = _error_text(response)
+            if error is not None:
+                trace.error = error
+            else:
+                self.ctx.warn(line, f"trace {trace.id}: response is not a Messages API message (type 'message')")
+            return
+        prefill = _text_of(prefill_msg.get("content")) if prefill_msg is not None else ""
+        rnd = conversation.response(response, line, prefill)
+        started, ended = _record_times(record)
+        rnd.started_at, rnd.ended_at = started, ended
+        if rnd.model is None and _str(request.get("model")):
+            rnd.model = request["model"]
+        sent = {"role": "assistant", "content": ([{"type": "text", "text": prefill}] if prefill else []) + list(response.get("content") or [])}
+        entry.expected = prints[: len(body)] + [_fingerprint(sent)]
+        trace.error = None
+
+    def find_open(self, prints: list[int], thread: str | None) -> _Open | None:
+        """The open trace whose history this request extends; the longest history wins."""
+        best = None
+        for candidate in self.open:
+            size = len(candidate.expected)
+            if (
+                candidate.thread == thread
+                and 0 < size <= len(prints)
+                and (best is None or size > len(best.expected))
+                and prints[:size] == candidate.expected
+            ):
+                best = candidate
+        return best
+
+    def exchange_id(self, thread: str | None, line: int, index: int | None) -> str:
+        if thread is None:
+            return self.default_id(line, index)
+        uses = self.thread_uses.get(thread, 0) + 1  # a thread restarted keeps ids unique
+        self.thread_uses[thread] = uses
+        return thread if uses == 1 else f"{thread}#{uses}"
+
+    # shape 3 ------------------------------------------------------------------------------
+
+    def bare_response(self, body: dict, record: dict, line: int) -> None:
+        if self.bare is None:
+            self.bare = _Conversation(self.new_trace(f"{self.base}:{line}", line, "responses"), self.ctx)
+        trace = self.bare.trace
+        trace.end_line = line
+        rnd = self.bare.response(body, line)
+        rnd.started_at, rnd.ended_at = _record_times(record)
+        if "model" not in trace.metadata and rnd.model:
+            trace.metadata["model"] = rnd.model
+
+    def end_bare(self) -> Iterator[Trace]:
+        if self.bare is None:
+            return
+        conversation, self.bare = self.bare, None
+        trace = conversation.trace
+        missing = sum(1 for call in trace.tool_calls() if call.result is None)
+        if missing:
+            self.ctx.warn(
+                trace.line,
+                f"trace {trace.id}: response objects alone carry no tool results; "
+                f"{missing} tool call(s) without a result",
+            )
+        yield self.finish(conversation, _NoResultNotices(self.ctx.diagnostics))
+
+    # end of file --------------------------------------------------------------------------
+
+    def close(self) -> Iterator[Trace]:
+        yield from self.end_bare()
+        entries = sorted(self.open, key=lambda e: e.conversation.trace.line or 0)
+        self.open.clear()
+        for entry in entries:
+            yield self.finish(entry.conversation)

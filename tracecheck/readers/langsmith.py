@@ -1,0 +1,619 @@
+"""LangSmith runs: ``client.list_runs`` dumps and recorded ingest payloads.
+
+Shapes read:
+
+- **one run per line** (``run.json()`` of each run ``client.list_runs`` returns): flat,
+  children not nested, in any order. A JSON array of runs, and a run carrying nested
+  ``child_runs`` (``read_run(..., load_child_runs=True)``), are flattened the same way.
+- **ingest recording** ``{"post": [runs], "patch": [updates]}`` (the body of the batch
+  endpoint), as one document or one batch per line. A patch is applied to the posted run
+  with the same id once the whole file is read (a patch may come in a later batch than
+  its post): every field it sets (``end_time``, ``outputs``, ``error``, ``extra``, ...)
+  replaces the posted one.
+
+The same run id seen twice is one run (later non-empty fields win), so a file that
+repeats runs still gives one round per model response.
+
+Grouping and order: runs are grouped by ``trace_id`` (= the root run's id; when absent,
+the id in the first ``dotted_order`` segment, else the root of the ``parent_run_id``
+chain) and ordered by ``dotted_order`` (the start time and id of every ancestor, then of
+the run: sorting it gives execution order); by start time when a run has none. Traces
+are yielded in order of their first line.
+
+Rounds: each ``llm`` run with an output is one round. Output shapes: LangChain
+``generations[0][0]`` (``message`` as ``dumpd`` AIMessage(Chunk) with ``tool_calls`` and
+``usage_metadata``, else ``text``), raw OpenAI chat/completions responses
+(``wrap_openai``: ``choices[0]``; ``usage_metadata`` or ``usage``), Responses API objects
+(``output`` items), Anthropic messages (``content`` blocks), and ``@traceable`` outputs
+in the documented LangChain/OpenAI message format (``messages`` list, ``message``, or
+the message itself). An ``llm`` run that failed with no output is no round (no model
+response exists); one that is still pending is warned about. Round id = run id.
+
+Tool executions: each ``tool`` run. Its result pairs with a call of an earlier round by
+the ``tool_call_id`` of the ToolMessage in ``outputs.output`` (LangGraph ``ToolNode``);
+without one, with the oldest unanswered call of the same name, else the oldest
+unanswered call of the latest round. A tool run that matches no call becomes a call of
+the latest round when that round made no native tool calls (a ReAct text agent, whose
+actions exist only as text): its ``inputs.input`` (LangChain writes ``str(args)``, a
+Python literal, which is re-encoded as JSON; free text stays text) or ``@traceable``
+input dict are the arguments. Otherwise it is warned about. ``is_error``: run ``status``
+"error" or a non-empty ``error`` (content = the error's first line when there is no
+output), or a ToolMessage with ``status: "error"`` -> True; a finished run otherwise ->
+False.
+
+``llm``/``tool`` runs nested inside another ``tool`` or ``llm`` run (a sub-agent used as
+a tool, a tool calling a tool) are part of that execution, not rounds or calls of this
+trace.
+
+Times: ``start_time``/``end_time`` (ISO-8601, naive = UTC, or epoch milliseconds in
+recordings). Usage per round: the message's ``usage_metadata``, else the output's
+``usage_metadata``/``usage``, else ``llm_output.token_usage``, else the run's own
+``prompt_tokens``/``completion_tokens`` (both 0 = unknown: the server writes 0 when it
+has no count). Chain runs are never summed; when no round has usage, the root run's
+own totals become ``trace.usage_total``.
+
+Outcome: a root run with ``status: "error"`` or a non-empty ``error`` ended without an
+answer: ``trace.error`` = the error's first line, ``labels["outcome"] = "failure"``.
+LangSmith has no documented success signal beyond "the root did not raise" (feedback
+scores are user-defined), so otherwise the outcome is left unset.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+
+from ..model import Round, ToolCall, ToolResult, Trace
+from ..sources import Record
+from . import ReadContext
+from .common import as_int, content_text, dump_json, finish_trace, make_usage, new_call, parse_time
+from .langchain import _ai_calls, _message, _text
+from .langchain import _usage as _lc_usage
+
+FORMAT = "langsmith"
+
+_NOT_A_RUN = "JSON that is not a LangSmith run (no 'id' and 'run_type') nor a {post, patch} batch"
+
+
+def _dict(value: Any) -> dict:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list:
+    return value if isinstance(value, list) else []
+
+
+def _str(value: Any) -> str | None:
+    if isinstance(value, (str, int)) and not isinstance(value, bool) and value != "":
+        return str(value)
+    return None
+
+
+def _first_line(text: Any) -> str:
+    lines = [line.strip() for line in str(text).strip().splitlines() if line.strip()]
+    return lines[0] if lines else str(text)
+
+
+def _has_error(run: dict) -> bool:
+    error = run.get("error")
+    return run.get("status") == "error" or (error is not None and str(error).strip() != "")
+
+
+# --- collecting runs -----------------------------------------------------------------
+
+
+class _Entry:
+    __slots__ = ("run", "line", "seq")
+
+    def __init__(self, run: dict, line: int, seq: int) -> None:
+        self.run = run
+        self.line = line
+        self.seq = seq
+
+
+def _empty(value: Any) -> bool:
+    return value is None or value == {} or value == [] or value == ""
+
+
+class _Collector:
+    def __init__(self, ctx: ReadContext) -> None:
+        self.ctx = ctx
+        self.runs: dict[str, _Entry] = {}
+        self.patches: list[tuple[int, dict]] = []
+
+    def add_run(self, run: dict, line: int) -> None:
+        run_id = _str(run.get("id"))
+        if run_id is None:
+            self.ctx.warn(line, "LangSmith run without an 'id'; skipped")
+            return
+        children = run.get("child_runs")
+        run = {k: v for k, v in run.items() if k != "child_runs"}
+        entry = self.runs.get(run_id)
+        if entry is None:
+            self.runs[run_id] = _Entry(run, line, len(self.runs))
+        else:
+            # The same run again (a repeated export): later non-empty fields win.
+            for key, value in run.items():
+                if not _empty(value) or key not in entry.run:
+                    entry.run[key] = value
+        for child in _list(children):
+            if isinstance(child, dict):
+                self.add_run(child, line)
+
+    def add_value(self, value: Any, line: int, where: str = "") -> None:
+        if isinstance(value, list):
+            for index, item in enumerate(value):
+                self.add_value(item, line, f" (array element {index})")
+            return
+        if not isinstance(value, dict):
+            self.ctx.warn(line, _NOT_A_RUN + where)
+            return
+        posts, patches = value.get("post"), value.get("patch")
+        if isinstance(posts, list) or isinstance(patches, list):
+            for item in _list(posts):
+                if isinstance(item, dict):
+                    self.add_run(item, line)
+                else:
+                    self.ctx.warn(line, "'post' item that is not a run object; skipped")
+            for item in _list(patches):
+                if isinstance(item, dict) and _str(item.get("id")) is not None:
+                    self.patches.append((line, item))
+                else:
+                    self.ctx.warn(line, "'patch' item without a run id; skipped")
+            return
+        if "run_type" in value and "id" in value:
+            self.add_run(value, line)
+            return
+        self.ctx.warn(line, _NOT_A_RUN + where)
+
+    def apply_patches(self) -> None:
+        for line, patch in self.patches:
+            run_id = str(patch["id"])
+            entry = self.runs.get(run_id)
+            if entry is None:
+                self.ctx.warn(line, f"patch for unknown run id {run_id!r} (no posted run); skipped")
+                continue
+            for key, value in patch.items():
+                if value is not None:
+                    entry.run[key] = value
+        self.patches.clear()
+
+
+# --- run structure ---------------------------------------------------------------------
+
+
+def _dotted_ids(run: dict) -> list[str] | None:
+    """Run ids along ``dotted_order`` (root first, the run itself last)."""
+    dotted = run.get("dotted_order")
+    if not isinstance(dotted, str) or not dotted:
+        return None
+    # Each segment is <YYYYMMDDTHHMMSSffffff>Z<run id>.
+    ids = [segment.partition("Z")[2] for segment in dotted.split(".")]
+    return ids if all(ids) else None
+
+
+def _ancestors(run: dict, runs: dict[str, _Entry]) -> list[str]:
+    ids = _dotted_ids(run)
+    if ids is not None:
+        return ids[:-1]
+    chain: list[str] = []
+    parent = _str(run.get("parent_run_id"))
+    while parent is not None and parent not in chain:
+        chain.append(parent)
+        entry = runs.get(parent)
+        parent = _str(entry.run.get("parent_run_id")) if entry is not None else None
+    chain.reverse()
+    return chain
+
+
+def _trace_key(run: dict, runs: dict[str, _Entry]) -> str:
+    trace_id = _str(run.get("trace_id"))
+    if trace_id is not None:
+        return trace_id
+    ancestors = _ancestors(run, runs)
+    if ancestors:
+        return ancestors[0]
+    return str(run["id"])
+
+
+def _order_key_time(entry: _Entry) -> tuple:
+    started = parse_time(entry.run.get("start_time"))
+    return (started if started is not None else float("inf"), entry.line, entry.seq)
+
+
+# --- model output ------------------------------------------------------------------------
+
+
+class _Output:
+    """What one llm run's output says: the round's content and the provider's numbers."""
+
+    __slots__ = ("text", "calls", "usage", "finish_reason", "model", "found")
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.calls: list[ToolCall] = []
+        self.usage = None
+        self.finish_reason: str | None = None
+        self.model: str | None = None
+        self.found = False
+
+
+def _usage_metadata(value: Any):
+    return _lc_usage({"usage_metadata": value}) if isinstance(value, dict) else None
+
+
+def _provider_usage(value: Any):
+    # OpenAI (prompt_tokens), Anthropic (input_tokens + cache), Bedrock: LangChain's reader knows them.
+    return _lc_usage({"response_metadata": {"usage": value}}) if isinstance(value, dict) else None
+
+
+def _plain_calls(message: dict) -> list[ToolCall]:
+    """Calls of a message in OpenAI, LangChain or Anthropic layout (not ``dumpd``)."""
+    calls: list[ToolCall] = []
+    for spec in _list(message.get("tool_calls")):
+        if not isinstance(spec, dict):
+            continue
+        function = spec.get("function")
+        if isinstance(function, dict):
+            calls.append(new_call(spec.get("id"), function.get("name"), function.get("arguments")))
+        else:
+            args = spec["args"] if "args" in spec else spec.get("arguments", spec.get("input"))
+            calls.append(new_call(spec.get("id"), spec.get("name"), args))
+    if calls:
+        return calls
+    content = message.get("content")
+    for block in _list(content):
+        if isinstance(block, dict) and block.get("type") == "tool_use":
+            calls.append(new_call(block.get("id"), block.get("name"), block.get("input")))
+    if not calls and isinstance(message.get("function_call"), dict):
+        legacy = message["function_call"]
+        calls.append(new_call(None, legacy.get("name"), legacy.get("arguments")))
+    return calls
+
+
+def _read_message(out: _Output, message: Any) -> bool:
+    """Fill ``out`` from one assistant message in any known layout."""
+    parsed = _message(message)
+    if parsed is not None:
+        kind, fields = parsed
+        if kind not in ("ai", "chat"):
+            return False
+        out.text = _text(fields.get("content"))
+        out.calls = _ai_calls(fields)
+        out.usage = _lc_usage(fields)
+        meta = _dict(fields.get("response_metadata"))
+        out.finish_reason = out.finish_reason or _str(meta.get("finish_reason")) or _str(meta.get("stop_reason"))
+        out.model = out.model or _str(meta.get("model_name")) or _str(meta.get("model"))
+        out.found = True
+        return True
+    if not isinstance(message, dict):
+        return False
+    if "content" not in message and "tool_calls" not in message and "function_call" not in message:
+        return False
+    out.text = _text(message.get("content"))
+    out.calls = _plain_calls(message)
+    out.usage = _usage_metadata(message.get("usage_metadata"))
+    out.found = True
+    return True
+
+
+def _is_assistant(message: Any) -> bool:
+    parsed = _message(message)
+    if parsed is not None:
+        return parsed[0] == "ai"
+    return isinstance(message, dict) and (message.get("role") in ("assistant", "ai") or message.get("type") in ("ai", "assistant"))
+
+
+def _read_responses_items(out: _Output, items: list) -> None:
+    texts = []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        kind = item.get("type")
+        if kind == "message":
+            content = item.get("content")
+            if isinstance(content, list):  # output_text parts
+                texts.extend(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
+            else:
+                texts.append(_text(content))
+        elif kind in ("function_call", "custom_tool_call"):
+            args = item.get("arguments") if kind == "function_call" else item.get("input")
+            out.calls.append(new_call(item.get("call_id") or item.get("id"), item.get("name"), args))
+    out.text = "\n".join(t for t in texts if t)
+    out.found = True
+
+
+def _llm_output(run: dict) -> _Output | None:
+    outputs = run.get("outputs")
+    if not isinstance(outputs, dict) or not outputs:
+        return None
+    out = _Output()
+    generations = outputs.get("generations")
+    if isinstance(generations, list) and generations:
+        first = generations[0]
+        if isinstance(first, list):
+            first = first[0] if first else None
+        if isinstance(first, dict):
+            if not _read_message(out, first.get("message")):
+                out.text = content_text(first.get("text"))
+                out.found = True
+            info = _dict(first.get("generation_info"))
+            out.finish_reason = out.finish_reason or _str(info.get("finish_reason"))
+        llm_output = _dict(outputs.get("llm_output"))
+        if out.usage is None:
+            for key in ("token_usage", "usage"):
+                out.usage = out.usage or _provider_usage(llm_output.get(key))
+        out.model = out.model or _str(llm_output.get("model_name")) or _str(llm_output.get("model"))
+    elif isinstance(outputs.get("choices"), list):  # wrap_openai: the raw chat/completions response
+        choice = outputs["choices"][0] if outputs["choices"] else None
+        if isinstance(choice, dict):
+            if not _read_message(out, choice.get("message")):
+                out.text = content_text(choice.get("text"))
+                out.found = True
+            out.finish_reason = _str(choice.get("finish_reason"))
+    elif isinstance(outputs.get("output"), list) and (outputs.get("object") == "response" or "usage_metadata" in outputs):
+        _read_responses_items(out, outputs["output"])  # wrap_openai on the Responses API
+        out.finish_reason = _str(outputs.get("status"))
+    elif isinstance(outputs.get("content"), list) and (outputs.get("role") == "assistant" or outputs.get("type") == "message"):
+        _read_message(out, outputs)  # wrap_anthropic: a Messages API response
+        out.finish_reason = _str(outputs.get("stop_reason"))
+    elif isinstance(outputs.get("messages"), list):
+        assistant = [m for m in outputs["messages"] if _is_assistant(m)]
+        if assistant:
+            _read_message(out, assistant[-1])
+    elif isinstance(outputs.get("message"), dict):
+        _read_message(out, outputs["message"])
+    elif _is_assistant(outputs) or "tool_calls" in outputs:
+        _read_message(out, outputs)
+    elif isinstance(outputs.get("output"), str):
+        out.text = outputs["output"]
+        out.found = True
+    if not out.found:
+        return None
+    if out.usage is None:
+        out.usage = _usage_metadata(outputs.get("usage_metadata")) or _provider_usage(outputs.get("usage"))
+    out.model = _str(outputs.get("model")) or out.model
+    return out
+
+
+def _run_usage(run: dict):
+    prompt, completion = as_int(run.get("prompt_tokens")), as_int(run.get("completion_tokens"))
+    if not prompt and not completion:
+        return None  # the server writes 0 where it counted nothing
+    return make_usage(
+        prompt,
+        completion,
+        _dict(run.get("prompt_token_details")).get("cache_read"),
+        _dict(run.get("completion_token_details")).get("reasoning"),
+    )
+
+
+def _model_name(run: dict) -> str | None:
+    meta = _dict(_dict(run.get("extra")).get("metadata"))
+    return _str(meta.get("ls_model_name"))
+
+
+# --- tool runs -----------------------------------------------------------------------------
+
+
+def _tool_result(run: dict, line: int) -> tuple[ToolResult, str | None]:
+    """The result of a tool run and the call id its ToolMessage names."""
+    outputs = _dict(run.get("outputs"))
+    output = outputs.get("output") if "output" in outputs else (outputs or None)
+    call_id = None
+    message_status = None
+    parsed = _message(output)
+    if parsed is not None and parsed[0] == "tool":
+        fields = parsed[1]
+        content = content_text(fields.get("content"))
+        call_id = _str(fields.get("tool_call_id"))
+        message_status = fields.get("status")
+    elif isinstance(output, str):
+        content = output
+    elif output is None:
+        content = ""
+    else:
+        content = content_text(output)
+    failed = _has_error(run)
+    if failed and not content and run.get("error"):
+        content = _first_line(run["error"])
+    if failed or message_status == "error":
+        is_error: bool | None = True
+    elif run.get("status") == "success" or run.get("end_time") is not None or message_status == "success":
+        is_error = False
+    else:
+        is_error = None
+    result = ToolResult(
+        content=content,
+        is_error=is_error,
+        started_at=parse_time(run.get("start_time")),
+        ended_at=parse_time(run.get("end_time")),
+        line=line,
+    )
+    return result, call_id
+
+
+def _python_literal(text: str) -> Any:
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
+        return None
+
+
+def _input_call(call_id: str | None, name: str, value: Any) -> ToolCall:
+    """A call rebuilt from a tool run's input (no model message recorded it)."""
+    if isinstance(value, str):
+        text = value.strip()
+        if text[:1] in ("{", "["):
+            try:
+                parsed = orjson.loads(text)
+            except orjson.JSONDecodeError:
+                parsed = _python_literal(text)  # LangChain writes str(dict)
+                if isinstance(parsed, (dict, list)):
+                    return ToolCall(id=call_id or "", name=name, arguments_raw=dump_json(parsed), arguments=parsed)
+            else:
+                if isinstance(parsed, (dict, list)):
+                    return ToolCall(id=call_id or "", name=name, arguments_raw=value, arguments=parsed)
+        # Free text (a ReAct "Action Input"): kept as text, not a JSON error.
+        return ToolCall(id=call_id or "", name=name, arguments_raw=value, arguments=value)
+    return new_call(call_id, name, value)
+
+
+def _tool_input(run: dict) -> Any:
+    inputs = run.get("inputs")
+    if isinstance(inputs, dict):
+        if set(inputs) == {"input"}:
+            return inputs["input"]
+        return inputs
+    return inputs
+
+
+# --- pairing tool runs with calls ----------------------------------------------------------
+
+
+class _Linker:
+    """Attaches tool results to the calls of earlier rounds."""
+
+    def __init__(self, trace: Trace, ctx: ReadContext, noun: str = "tool run") -> None:
+        self.trace = trace
+        self.ctx = ctx
+        self.noun = noun  # how warnings name a tool execution
+        self.by_id: dict[str, ToolCall] = {}
+        self.open: list[ToolCall] = []
+        self.last: Round | None = None
+        self.last_native = False
+
+    def add_round(self, rnd: Round) -> None:
+        self.trace.rounds.append(rnd)
+        self.last = rnd
+        self.last_native = bool(rnd.tool_calls)
+        for call in rnd.tool_calls:
+            self._register(call, rnd.line)
+
+    def _register(self, call: ToolCall, line: int | None) -> None:
+        if call.id:
+            if call.id in self.by_id and self.by_id[call.id].result is None:
+                self.ctx.warn(line, f"trace {self.trace.id}: call id {call.id!r} reused before its result arrived")
+            self.by_id[call.id] = call
+        self.open.append(call)
+
+    def _answer(self, call: ToolCall, result: ToolResult) -> None:
+        call.result = result
+        self.open.remove(call)
+
+    def add_result(self, name: str, call_id: str | None, result: ToolResult, make_call) -> None:
+        line = result.line
+        if call_id:
+            call = self.by_id.get(call_id)
+            if call is not None:
+                if call.result is None:
+                    self._answer(call, result)
+                else:
+                    self.ctx.warn(line, f"trace {self.trace.id}: second result for call id {call_id!r} ignored (the first is kept)")
+                return
+        else:
+            call = next((c for c in self.open if c.name == name), None)
+            if call is None and self.last is not None and self.last_native:
+                call = next((c for c in self.open if c in self.last.tool_calls), None)
+            if call is not None:
+                self._answer(call, result)
+                return
+        if self.last is not None and not self.last_native:
+            # The latest round made no native calls (text actions, or content not
+            # recorded): the tool execution is the only record of its call.
+            call = make_call()
+            call.result = result
+            self.last.tool_calls.append(call)
+            if call.id:
+                self.by_id[call.id] = call
+            return
+        if call_id:
+            self.ctx.warn(line, f"trace {self.trace.id}: tool result for unknown call id {call_id!r}")
+        elif self.last is None:
+            self.ctx.warn(line, f"trace {self.trace.id}: {self.noun} {name!r} before any model round; skipped")
+        else:
+            self.ctx.warn(line, f"trace {self.trace.id}: {self.noun} {name!r} matches no call awaiting a result; skipped")
+
+
+# --- building traces ---------------------------------------------------------------------
+
+
+def _build(trace_id: str, entries: list[_Entry], runs: dict[str, _Entry], ctx: ReadContext) -> Trace:
+    lines = [e.line for e in entries]
+    trace = Trace(id=trace_id, format=FORMAT, file=ctx.file, line=min(lines), end_line=max(lines))
+    if all(_dotted_ids(e.run) is not None for e in entries):
+        entries = sorted(entries, key=lambda e: (e.run["dotted_order"], e.seq))
+    else:
+        entries = sorted(entries, key=_order_key_time)
+
+    members = {str(e.run["id"]) for e in entries}
+    busy = {str(e.run["id"]) for e in entries if e.run.get("run_type") in ("llm", "tool")}
+    root = runs.get(trace_id) if trace_id in members else None
+    if root is None:
+        root = next((e for e in entries if _str(e.run.get("parent_run_id")) not in members), None)
+
+    linker = _Linker(trace, ctx)
+    for entry in entries:
+        run, line = entry.run, entry.line
+        kind = run.get("run_type")
+        if kind not in ("llm", "tool"):
+            continue
+        if any(a in busy for a in _ancestors(run, runs)):
+            continue  # inside another model call or tool execution
+        name = _str(run.get("name")) or ""
+        if kind == "llm":
+            out = _llm_output(run)
+            if out is None:
+                if not _has_error(run):
+                    ctx.warn(line, f"trace {trace_id}: llm run {run['id']} has no model output (still pending?); skipped")
+                continue
+            rnd = Round(
+                index=0,
+                text=out.text,
+                tool_calls=out.calls,
+                usage=out.usage or _run_usage(run),
+                started_at=parse_time(run.get("start_time")),
+                ended_at=parse_time(run.get("end_time")),
+                finish_reason=out.finish_reason,
+                line=line,
+                id=str(run["id"]),
+                model=out.model or _model_name(run),
+            )
+            linker.add_round(rnd)
+        else:
+            result, call_id = _tool_result(run, line)
+            linker.add_result(name, call_id, result, lambda: _input_call(call_id, name, _tool_input(run)))
+
+    if root is not None:
+        run = root.run
+        if _str(run.get("name")):
+            trace.metadata["name"] = run["name"]
+        meta = _dict(_dict(run.get("extra")).get("metadata"))
+        for key in ("thread_id", "session_id", "conversation_id"):
+            if _str(meta.get(key)):
+                trace.metadata["thread_id"] = str(meta[key])
+                break
+        if _has_error(run):
+            trace.error = _first_line(run.get("error") or "root run ended with status 'error'")
+            trace.labels["outcome"] = "failure"
+        if root.run.get("run_type") != "llm" and all(r.usage is None for r in trace.rounds):
+            trace.usage_total = _run_usage(run)
+    return finish_trace(trace, ctx.diagnostics)
+
+
+def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
+    # Runs come in any order and a trace is complete only at the end of the file.
+    collector = _Collector(ctx)
+    for record in records:
+        collector.add_value(record.value, record.line)
+    collector.apply_patches()
+
+    groups: dict[str, list[_Entry]] = {}
+    for entry in collector.runs.values():
+        groups.setdefault(_trace_key(entry.run, collector.runs), []).append(entry)
+    ordered = sorted(groups.items(), key=lambda item: min((e.line, e.seq) for e in item[1]))
+    for trace_id, entries in ordered:
+        yield _build(trace_id, entries, collector.runs, ctx)
