@@ -197,3 +197,19 @@ def test_jieba_is_not_imported_by_help_or_a_char_replay(tmp_path, weather):
         text=True,
     )
     assert helped.stdout.strip() == "[]", helped.stdout + helped.stderr
+
+
+def test_untrusted_text_is_inert_in_every_report_format(cli, tmp_path):
+    evil = "[red]x[/red]\x1b[2J\u202e`code` [link](http://e.vil) <b>|"
+    events = weather_events(trace=evil)
+    events[1]["tool_calls"][0]["name"] = "web_search" + evil
+    events.insert(0, {"type": "labels", "trace": evil, "labels": {"outcome": evil}})
+    path = write_jsonl(tmp_path / "evil.jsonl", events)
+    terminal = cli("replay", str(path)).stdout
+    assert "[red]x[/red]" in terminal and "\x1b" not in terminal and "\u202e" not in terminal
+    assert "\\x1b[2J" in terminal and "\\u202e" in terminal
+    md = cli("replay", "-f", "markdown", str(path)).stdout
+    assert "[link](http://e.vil)" not in md and "\\[link\\]\\(http://e.vil\\)" in md
+    assert "<b>" not in md and "\x1b" not in md and "\\`code\\`" in md
+    data = json.loads(cli("replay", "-f", "json", str(path)).stdout)
+    assert data["traces"][0]["id"] == evil  # JSON keeps the text exactly; escaping is the reader's job

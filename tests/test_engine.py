@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tracecheck.config import load_settings
@@ -77,7 +79,27 @@ def test_stop_before_tools_saves_the_rest_less_one_forced_answer():
     assert result.totals.llm_calls == 6 and result.totals.seconds == pytest.approx(37)
 
 
-def test_abort_is_charged_no_forced_answer_and_a_run_without_answer_is_flagged():
+def test_abort_is_charged_no_forced_answer():
+    from tracecheck.guards.f001_tool_failure_streak import ToolFailureStreak
+
+    failing = Example(
+        "failures",
+        tuple(calls(Call("read_file", {"path": "cfg.yaml"}, "Error: ENOENT", error=True)) for _ in range(4))
+        + (answer("I could not read the config."),),
+    )
+    result = replay_trace(timed(failing), [ToolFailureStreak()])
+    stop = result.policy.stop
+    assert (stop.code, stop.round, stop.phase, stop.action) == ("F001", 3, Phase.AFTER_TOOLS, Action.ABORT)
+    saved = result.policy.saved
+    # Rounds 4 and 5 never happen, and no forced answer replaces them.
+    assert saved.llm_calls == 2 and saved.tool_calls == 1 and saved.forced_answer_tokens is None
+    assert saved.tokens == (2400 + 30) + (3000 + 30)
+    # From the end of round 3's tool (T0 + 3*7) to the end of the run (T0 + 4*7 + 2).
+    assert saved.seconds == pytest.approx(9)
+    assert result.policy.outcome_change == "answer → aborted, no answer"
+
+
+def test_a_stop_in_a_run_without_answer_is_flagged_as_a_forced_answer():
     looping = Example(
         "no answer",
         tuple(calls(Call("query_db", {"status": "pending"}, "[]")) for _ in range(5)),
@@ -123,18 +145,33 @@ def test_policy_stops_at_the_first_stop_while_each_guard_is_also_replayed_alone(
     assert result.fires[2].saved.llm_calls == 0  # P001 alone: round 6 stop, round 7 replaced
 
 
-@pytest.mark.parametrize("k", range(1, 7))
-def test_replaying_a_prefix_gives_the_same_verdicts_as_the_whole_replay(k):
-    settings = load_settings(select=["ALL"])
-    whole = replay_trace(timed(WEATHER), settings.build())
-    prefix = timed(WEATHER)
-    prefix.rounds = prefix.rounds[:k]
-    part = replay_trace(prefix, settings.build())
+def _sample_traces():
+    from tracecheck.diagnostics import Diagnostics
+    from tracecheck.load import read_traces
 
-    def verdicts(result):
+    from conftest import SAMPLES
+
+    return list(read_traces([str(SAMPLES)], Diagnostics()))
+
+
+@pytest.mark.parametrize("trace", _sample_traces(), ids=lambda t: t.id)
+def test_replaying_a_prefix_gives_the_same_verdicts_as_the_whole_replay(trace):
+    # Every guard on, budgets included, on every sample: the first k rounds replayed
+    # alone give exactly the verdicts the whole replay gives for those rounds.
+    settings = load_settings(
+        select=["ALL"], sets=["B001.max_rounds=3", "B002.budget=5000", "B003.max_calls=2"], cwd=Path("/")
+    )
+    whole = replay_trace(trace, settings.build())
+
+    def verdicts(result, k):
         return [(f.code, f.round, f.phase, f.action, f.reason) for f in result.fires if f.round <= k]
 
-    assert verdicts(part) == verdicts(whole)
+    full_rounds = trace.rounds
+    for k in range(1, len(full_rounds) + 1):
+        trace.rounds = full_rounds[:k]
+        part = replay_trace(trace, settings.build())
+        assert verdicts(part, k) == verdicts(whole, k), f"first {k} rounds"
+    trace.rounds = full_rounds
 
 
 def test_guard_objects_are_reusable_after_reset():
