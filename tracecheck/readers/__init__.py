@@ -207,6 +207,12 @@ def _is_openai_responses(value: Any) -> bool:
         return True
     if item.get("type") in _RESPONSES_ITEM_TYPES:
         return True
+    # A typed message item (one item per line): its parts are input_text/output_text,
+    # where an Anthropic message has text/tool_use blocks.
+    content = item.get("content")
+    if item.get("type") == "message" and isinstance(content, list):
+        if any(isinstance(p, dict) and p.get("type") in ("input_text", "output_text") for p in content):
+            return True
     # A flat item list that starts with a short-form or typed message.
     return isinstance(value, list) and any(isinstance(v, dict) and v.get("type") in _RESPONSES_ITEM_TYPES for v in value[:20])
 

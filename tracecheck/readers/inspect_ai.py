@@ -125,7 +125,18 @@ def _read_log(doc: dict, line: int, ctx: ReadContext) -> Iterator[Trace]:
         if not isinstance(sample, dict):
             ctx.warn(line, f"sample {number} is not a JSON object; skipped")
             continue
-        yield _sample_trace(sample, header, line, ctx, None)
+        trace = _guarded(sample, header, line, ctx, None, f"sample {number}")
+        if trace is not None:
+            yield trace
+
+
+def _guarded(sample: dict, header: _Header, line: int, ctx: ReadContext, member: str | None, where: str) -> Trace | None:
+    """One sample's trace; a bug on one odd sample must not cost the other samples."""
+    try:
+        return _sample_trace(sample, header, line, ctx, member)
+    except Exception as exc:
+        ctx.warn(line, f"{where}: could not read this sample ({type(exc).__name__}: {exc}); skipped")
+        return None
 
 
 def _member_order(name: str) -> tuple:
@@ -137,6 +148,7 @@ def _member_order(name: str) -> tuple:
 
 
 def _read_archive(doc: ZipDocument, line: int, ctx: ReadContext) -> Iterator[Trace]:
+    # Opened once for all members (ZipDocument.read reopens the archive on every call).
     try:
         archive = zipfile.ZipFile(doc.path)
     except (OSError, zipfile.BadZipFile) as exc:
@@ -164,7 +176,9 @@ def _read_archive(doc: ZipDocument, line: int, ctx: ReadContext) -> Iterator[Tra
             if not isinstance(sample, dict):
                 ctx.warn(line, f"{member}: not a JSON object; skipped")
                 continue
-            yield _sample_trace(sample, header, line, ctx, member)
+            trace = _guarded(sample, header, line, ctx, member, member)
+            if trace is not None:
+                yield trace
 
 
 def _load_member(archive: zipfile.ZipFile, member: str, line: int, ctx: ReadContext) -> Any:
@@ -307,7 +321,7 @@ class _Sample:
         self.ctx = ctx
         self.where = where  # " (samples/x.json)" for archive members
         self.pending: dict[str, ToolCall] = {}  # calls by id, answered or not
-        self.unanswered: list[ToolCall] = []  # in call order, for id-less results
+        self.order: list[ToolCall] = []  # every call in call order, for id-less results
 
     def warn(self, reason: str) -> None:
         self.ctx.warn(self.trace.line, f"trace {self.trace.id}: {reason}{self.where}")
@@ -340,7 +354,7 @@ class _Sample:
             if call.id in self.pending and self.pending[call.id].result is None:
                 self.warn(f"{number}: call id {call.id!r} reused before its result arrived")
             self.pending[call.id] = call
-            self.unanswered.append(call)
+            self.order.append(call)
             rnd.tool_calls.append(call)
 
     def answer(self, call_id: Any, function: Any, result: ToolResult, number: str, strict: bool) -> bool:
@@ -355,13 +369,14 @@ class _Sample:
                 if strict:
                     self.warn(f"{number}: second tool result for call id {str(call_id)!r} ignored")
                 return False
+        elif not strict:
+            return False  # a backup source is trusted only where ids say which call it answers
         else:
             # No id: the oldest unanswered call, of the same function when named.
-            open_calls = [c for c in self.unanswered if c.result is None]
+            open_calls = [c for c in self.order if c.result is None]
             call = next((c for c in open_calls if c.name == function), open_calls[0] if open_calls else None)
             if call is None:
-                if strict:
-                    self.warn(f"{number}: tool result without a call id and no call awaiting a result")
+                self.warn(f"{number}: tool result without a call id and no call awaiting a result")
                 return False
         call.result = result
         return True
@@ -371,7 +386,6 @@ class _Sample:
     def from_events(self, events: list, line: int) -> None:
         scorer_spans: set[str] = set()
         scorer_steps = 0
-        tool_events: list[tuple[int, dict]] = []
         for number, event in enumerate(events, 1):
             if not isinstance(event, dict):
                 self.warn(f"event {number} is not a JSON object; skipped")
@@ -388,26 +402,28 @@ class _Sample:
                     continue  # a model-graded scorer's call, not the agent's
                 self.model_round(event, number, line)
             elif kind == "tool":
-                tool_events.append((number, event))
-        # Tool events follow their model event; reading them after all rounds also
-        # covers the odd log whose event order is not strict.
-        for number, event in tool_events:
-            started = parse_time(event.get("timestamp"))
-            ended = parse_time(event.get("completed"))
-            if ended is None:
-                ended = _plus(started, event.get("working_time"))
-            error = _error_message(event.get("error"))
-            content = _result_text(event.get("result"), self.att)
-            if not content and error:
-                content = error
-            result = ToolResult(
-                content=content,
-                is_error=error is not None or event.get("failed") is True,
-                started_at=started,
-                ended_at=ended,
-                line=line,
-            )
-            self.answer(event.get("id"), event.get("function"), result, f"event {number}", strict=True)
+                # In event order, so that a call id a provider reuses names the latest call.
+                self.tool_result(event, number, line)
+
+    def tool_result(self, event: dict, number: int, line: int) -> None:
+        if event.get("pending") is True:
+            return  # still running when the log was written: no result yet
+        started = parse_time(event.get("timestamp"))
+        ended = parse_time(event.get("completed"))
+        if ended is None:
+            ended = _plus(started, event.get("working_time"))
+        error = _error_message(event.get("error"))
+        content = _result_text(event.get("result"), self.att)
+        if not content and error:
+            content = error
+        result = ToolResult(
+            content=content,
+            is_error=error is not None or event.get("failed") is True,
+            started_at=started,
+            ended_at=ended,
+            line=line,
+        )
+        self.answer(event.get("id"), event.get("function"), result, f"event {number}", strict=True)
 
     def model_round(self, event: dict, number: int, line: int) -> None:
         output = event.get("output")

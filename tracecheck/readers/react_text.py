@@ -98,13 +98,12 @@ def _plain_call(name: str, text: str) -> ToolCall:
 class _Completion:
     """One LLM completion being collected."""
 
-    __slots__ = ("line", "thought", "action", "action_line", "input", "final", "has_input", "has_final")
+    __slots__ = ("line", "thought", "action", "input", "final", "has_input", "has_final")
 
     def __init__(self, line: int) -> None:
         self.line = line
         self.thought: list[str] = []
         self.action: str | None = None
-        self.action_line: int | None = None
         self.input: list[str] = []
         self.final: list[str] = []
         self.has_input = False
@@ -250,11 +249,15 @@ class _Parser:
 
     # lines ----------------------------------------------------------------------------
 
-    def run(self, text: str) -> list[Trace]:
+    def run(self, text: str) -> Iterator[Trace]:
         for offset, raw in enumerate(text.split("\n")):
             self.line(_ANSI.sub("", raw.rstrip("\r")), self.first_line + offset)
+            # Hand over finished transcripts as they come; keep the last one back, since
+            # the executor prints "Agent stopped ..." after its "> Finished chain.".
+            while len(self.done) > 1:
+                yield self.done.pop(0)
         self.close()
-        return self.done
+        yield from self.done
 
     def line(self, text: str, number: int) -> None:
         if _ENTER.match(text):
@@ -282,6 +285,9 @@ class _Parser:
                 return
             transcript = self.ensure_open(number)
             self.flush_observation()
+            comp = self.completion
+            if comp is not None and comp.action is None and not comp.has_input and not comp.has_final:
+                self.completion = None  # a thought cut off by the stop is no model step
             self.flush_completion()
             transcript.error = stripped
             transcript.end_line = number
@@ -319,7 +325,6 @@ class _Parser:
                 self.flush_completion()
             comp = self.start_completion(number)
             comp.action = rest
-            comp.action_line = number
             self.section = "action"
         elif kind == "input":
             comp = self.start_completion(number)

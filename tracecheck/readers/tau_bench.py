@@ -98,13 +98,14 @@ def _item(item: Any, line: int, ctx: ReadContext, where: str | None) -> Iterator
     if not isinstance(item, dict) or "task_id" not in item:
         ctx.warn(line, f"not a τ-bench result or τ²-bench simulation (no task_id); skipped{place}")
         return
-    if isinstance(item.get("traj"), list):
-        yield _tau1(item, line, ctx)
-    elif isinstance(item.get("messages"), list):
-        if "reward" in item and "reward_info" not in item and "termination_reason" not in item:
-            yield _tau1(item, line, ctx)  # a τ-bench result dumped with "messages"
-        else:
-            yield _tau2(item, line, ctx)
+    if isinstance(item.get("traj"), list) or isinstance(item.get("messages"), list):
+        tau2 = not isinstance(item.get("traj"), list) and (
+            "reward_info" in item or "termination_reason" in item or "reward" not in item
+        )  # else a τ-bench result, maybe dumped with "messages"
+        try:
+            yield _tau2(item, line, ctx) if tau2 else _tau1(item, line, ctx)
+        except Exception as exc:  # one odd item must not cost the rest of the array
+            ctx.warn(line, f"could not read this item ({type(exc).__name__}: {exc}); skipped{place}")
     elif item.get("ticks") is not None:
         ctx.warn(line, f"τ²-bench simulation of task {item['task_id']!r} has only full-duplex ticks, no messages; skipped{place}")
     else:
@@ -153,8 +154,9 @@ def _usage(value: Any):
 class _Run:
     """Turns one message list into rounds, calls and results."""
 
-    def __init__(self, trace: Trace, ctx: ReadContext, line: int) -> None:
+    def __init__(self, trace: Trace, ctx: ReadContext, line: int, text_actions: bool) -> None:
         self.trace = trace
+        self.text_actions = text_actions  # τ-bench act/react agents only
         self.ctx = ctx
         self.line = line
         self.pending: dict[str, ToolCall] = {}
@@ -233,7 +235,7 @@ class _Run:
         )
         self.text_action = None
         self.calls(msg, rnd, number)
-        if not rnd.tool_calls and isinstance(msg.get("content"), str):
+        if self.text_actions and not rnd.tool_calls and isinstance(msg.get("content"), str):
             self.text_call(msg["content"], rnd)
         self.trace.rounds.append(rnd)
 
@@ -313,7 +315,7 @@ def _tau1(item: dict, line: int, ctx: ReadContext) -> Trace:
     if isinstance(trial, int):
         trace.metadata["trial"] = trial
     messages = item.get("traj") if isinstance(item.get("traj"), list) else item.get("messages")
-    _Run(trace, ctx, line).add_all(messages)
+    _Run(trace, ctx, line, text_actions=True).add_all(messages)
     _outcome(trace, item.get("reward"))
     info = item.get("info") if isinstance(item.get("info"), dict) else {}
     error = info.get("error")
@@ -345,7 +347,7 @@ def _tau2(item: dict, line: int, ctx: ReadContext) -> Trace:
     for key in ("duration", "agent_cost", "user_cost"):
         if isinstance(item.get(key), (int, float)) and not isinstance(item.get(key), bool):
             meta[key] = item[key]
-    _Run(trace, ctx, line).add_all(item["messages"])
+    _Run(trace, ctx, line, text_actions=False).add_all(item["messages"])
     reward_info = item.get("reward_info")
     if isinstance(reward_info, dict):
         _outcome(trace, reward_info.get("reward"))
