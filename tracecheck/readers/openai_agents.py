@@ -57,7 +57,7 @@ from typing import Any
 
 import orjson
 
-from ..model import Round, ToolCall, ToolResult, Trace
+from ..model import Round, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
 from .common import content_text, dump_json, finish_trace, make_usage, new_call, parse_arguments, parse_time

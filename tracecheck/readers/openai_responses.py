@@ -66,6 +66,9 @@ round. Outcome: when the last response of a trace failed or was cancelled (or th
 request got an error instead of a response), ``trace.error`` is its error message and
 the outcome label is ``failure``; a later response in the chain (a retry) clears it.
 No other outcome is set: the format carries none.
+
+``trace.metadata``: ``shape`` (``responses`` or ``items``) and the first non-empty
+``metadata`` object of a response (``response_metadata``; task ids and the like).
 """
 
 from __future__ import annotations
@@ -502,8 +505,6 @@ class _Reader:
             elif kind == "hosted":
                 rnd.tool_calls.append(_hosted_call(item, line))
         rnd.text = "\n".join(texts)
-        if rnd.tool_calls:
-            rnd.finish_reason = "tool_calls"
         return rnd
 
     def client_call(self, item: dict) -> ToolCall:
