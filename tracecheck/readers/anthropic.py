@@ -508,7 +508,7 @@ class _Reader:
 
     def record(self, value: Any, line: int) -> Iterator[Trace]:
         if isinstance(value, list):
-            if value and all(isinstance(v, dict) and v.get("role") in ("user", "assistant") and v.get("type") != "message" for v in value):
+            if value and all(isinstance(v, dict) and v.get("role") in ("user", "assistant") and not _is_response(v) for v in value):
                 yield from self.end_bare()
                 yield self.conversation({}, value, line, None)  # a dumped messages list
                 return

@@ -19,8 +19,8 @@ Rounds: Claude Code writes one API response as several ``assistant`` entries, on
 content block, each repeating ``message.id``, ``requestId`` and the usage. Entries are
 grouped by ``message.id`` (else ``requestId``), even when tool-result entries come
 between them, so a round is one response and its tokens count once: the usage of the
-group's last entry (the final count), the last non-null ``stop_reason``. A block
-written twice (same ``tool_use`` id, same text) is taken once. Assistant entries the
+group's last entry (the final count), the last non-null ``stop_reason``. A
+``tool_use`` written twice (same id) is taken once. Assistant entries the
 CLI makes up itself (``model: "<synthetic>"``, ``isApiErrorMessage``) are not rounds.
 
 Results: ``tool_result`` blocks of ``user`` entries attach by ``tool_use_id``; the text
