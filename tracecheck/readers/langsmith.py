@@ -18,7 +18,8 @@ Grouping and order: runs are grouped by ``trace_id`` (= the root run's id; when 
 the id in the first ``dotted_order`` segment, else the root of the ``parent_run_id``
 chain) and ordered by ``dotted_order`` (the start time and id of every ancestor, then of
 the run: sorting it gives execution order); by start time when a run has none. Traces
-are yielded in order of their first line.
+are yielded in order of their first line, once the whole file is read (any line may
+still add a run, or a patch, to any trace).
 
 Rounds: each ``llm`` run with an output is one round. Output shapes: LangChain
 ``generations[0][0]`` (``message`` as ``dumpd`` AIMessage(Chunk) with ``tool_calls`` and
@@ -31,8 +32,8 @@ response exists); one that is still pending is warned about. Round id = run id.
 
 Tool executions: each ``tool`` run. Its result pairs with a call of an earlier round by
 the ``tool_call_id`` of the ToolMessage in ``outputs.output`` (LangGraph ``ToolNode``);
-without one, with the oldest unanswered call of the same name, else the oldest
-unanswered call of the latest round. A tool run that matches no call becomes a call of
+without one (``@traceable`` tools, AgentExecutor), with the oldest unanswered call of
+the same name, else the oldest unanswered call of the latest round. A tool run that matches no call becomes a call of
 the latest round when that round made no native tool calls (a ReAct text agent, whose
 actions exist only as text): its ``inputs.input`` (LangChain writes ``str(args)``, a
 Python literal, which is re-encoded as JSON; free text stays text) or ``@traceable``
@@ -70,7 +71,8 @@ from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
 from .common import as_int, content_text, dump_json, finish_trace, make_usage, new_call, parse_time
-from .langchain import _ai_calls, _message, _text
+from .langchain import _ai_calls, _text
+from .langchain import _message as _lc_message
 from .langchain import _usage as _lc_usage
 
 FORMAT = "langsmith"
@@ -95,6 +97,14 @@ def _str(value: Any) -> str | None:
 def _first_line(text: Any) -> str:
     lines = [line.strip() for line in str(text).strip().splitlines() if line.strip()]
     return lines[0] if lines else str(text)
+
+
+def _message(value: Any) -> tuple[str, dict] | None:
+    """LangChain's reading of a serialized message, guarded: its kind look-up needs a
+    hashable ``type`` (untrusted input may hold a list or an object there)."""
+    if isinstance(value, dict) and not isinstance(value.get("type"), (str, type(None))):
+        return None
+    return _lc_message(value)
 
 
 def _has_error(run: dict) -> bool:
@@ -564,11 +574,18 @@ def _build(trace_id: str, entries: list[_Entry], runs: dict[str, _Entry], ctx: R
         if any(a in busy for a in _ancestors(run, runs)):
             continue  # inside another model call or tool execution
         name = _str(run.get("name")) or ""
+        for key in ("start_time", "end_time"):
+            if run.get(key) not in (None, "") and parse_time(run[key]) is None:
+                ctx.warn(line, f"trace {trace_id}: run {run['id']}: bad {key} {run[key]!r}; ignored")
         if kind == "llm":
             out = _llm_output(run)
             if out is None:
-                if not _has_error(run):
+                if _has_error(run):
+                    continue  # the call failed: no model response, so no round
+                if _empty(run.get("outputs")):
                     ctx.warn(line, f"trace {trace_id}: llm run {run['id']} has no model output (still pending?); skipped")
+                else:
+                    ctx.warn(line, f"trace {trace_id}: llm run {run['id']}: outputs match no known model output shape; skipped")
                 continue
             rnd = Round(
                 index=0,

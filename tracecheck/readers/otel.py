@@ -6,7 +6,8 @@ Input: what the collector's file exporter writes, one ``ExportTraceServiceReques
 element). The spans of one trace may be spread over several lines in any order: spans
 are grouped by ``traceId`` (= the trace id) once the file is read, ordered by
 ``startTimeUnixNano``, and traces are yielded in order of their first line. A span id
-seen twice is read once. Traces with no GenAI, OpenInference or OpenLLMetry attribute at
+seen twice is read once. The whole file is read before the first trace is yielded, since
+any line may still add a span to any trace. Traces with no GenAI, OpenInference or OpenLLMetry attribute at
 all (plain HTTP/DB traces) are skipped with one summary warning.
 
 Attribute values are OTLP ``AnyValue`` objects (``stringValue``, ``intValue`` as a string
@@ -32,6 +33,8 @@ Rounds (one per inference span):
   ``cache_read_input_tokens``), reasoning tokens where given; OpenInference
   ``llm.token_count.prompt|completion``, ``.prompt_details.cache_read``,
   ``.completion_details.reasoning``. Round id: ``gen_ai.response.id``, else the span id.
+- An inference span with status ERROR and neither output nor usage is no round: the
+  call failed, no model response exists.
 - ``invoke_agent``/``create_agent``/CHAIN/AGENT spans are not rounds and their usage is
   never summed; when no round has usage, the root span's own usage becomes
   ``trace.usage_total``.
@@ -43,8 +46,9 @@ instrumentor stores a serialized ToolMessage there, whose ``content``, ``status`
 ``tool_call_id`` are unwrapped), OpenLLMetry ``traceloop.span.kind = tool`` spans
 (``traceloop.entity.name|input|output``). ``is_error``: span status code 2 (ERROR), an
 ``error.type`` attribute, or a ToolMessage with ``status: "error"`` -> True; else False.
-A tool span pairs with a call of an earlier round by call id, else with the oldest
-unanswered call of the same name, else the oldest unanswered call of the latest round.
+A tool span pairs with a call of an earlier round by its call id; one without a call id
+pairs with the oldest unanswered call of the same name, else the oldest unanswered call
+of the latest round.
 A tool span that matches no call becomes a call of the latest round when that round
 recorded no tool calls (content capture off, or a text agent); otherwise it is warned
 about. Inference or tool spans nested inside a tool span (a sub-agent used as a tool)
@@ -77,9 +81,9 @@ import orjson
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
-from .common import as_int, content_text, finish_trace, make_usage, new_call, parse_time
-from .langchain import _message, _text
-from .langsmith import _input_call, _Linker
+from .common import as_int, content_text, dump_json, finish_trace, make_usage, new_call, parse_time
+from .langchain import _text
+from .langsmith import _input_call, _Linker, _message
 
 FORMAT = "otel"
 
@@ -100,6 +104,14 @@ def _str(value: Any) -> str | None:
     if isinstance(value, (str, int)) and not isinstance(value, bool) and value != "":
         return str(value)
     return None
+
+
+def _structured_string(text: str) -> Any:
+    """A JSON text decoded, or the text itself when it is not JSON."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text
 
 
 def _structured(value: Any) -> Any:
@@ -368,7 +380,7 @@ def _message_content(message: dict) -> tuple[str, list[ToolCall]]:
                 if call is not None:
                     calls.append(call)
         return "\n".join(t for t in texts if t), calls
-    content = _structured(message.get("content"))
+    content = message.get("content")
     if isinstance(content, dict) and isinstance(_dict(content.get("text")).get("value"), str):
         text = content["text"]["value"]  # Azure AI Agents: {"text": {"value": ...}}
     elif content is None and isinstance(message.get("contents"), list):  # OpenInference
@@ -467,8 +479,7 @@ def _history(span: _Span) -> tuple[list[tuple[str, str]], set[str]]:
             continue
         for part in _list(message.get("parts")):
             if isinstance(part, dict) and part.get("type") == "tool_call_response" and _str(part.get("id")):
-                response = _structured(part.get("response"))
-                results.append((str(part["id"]), response if isinstance(response, str) else content_text(response)))
+                results.append((str(part["id"]), _text_value(part.get("response"))))
         if message.get("role") == "assistant":
             assistant_calls(message)
     for name, attrs in span.events:
@@ -476,8 +487,7 @@ def _history(span: _Span) -> tuple[list[tuple[str, str]], set[str]]:
         if name == "gen_ai.tool.message":
             call_id = _str(body.get("id")) or _str(body.get("tool_call_id"))
             if call_id:
-                content = _structured(body.get("content"))
-                results.append((call_id, content if isinstance(content, str) else content_text(content)))
+                results.append((call_id, _text_value(body.get("content"))))
         elif name == "gen_ai.assistant.message":
             assistant_calls(body)
     # Flat OpenAI-like message lists: OpenLLMetry's gen_ai.prompt.{i}.*, OpenInference's
@@ -492,7 +502,8 @@ def _history(span: _Span) -> tuple[list[tuple[str, str]], set[str]]:
             continue
         role = message.get("role")
         if role == "tool" and _str(message.get("tool_call_id")):
-            results.append((str(message["tool_call_id"]), content_text(message.get("content"))))
+            content = message.get("content")
+            results.append((str(message["tool_call_id"]), content if isinstance(content, str) else content_text(content)))
         elif role == "assistant":
             assistant_calls(message)
     return results, called
@@ -548,18 +559,20 @@ def _round(span: _Span, content: _Content) -> Round:
 # --- tool spans ---------------------------------------------------------------------------------
 
 
+def _text_value(value: Any) -> str:
+    """Content as text: a string as it is, a structured (kvlist/array) value as JSON."""
+    if value is None:
+        return ""
+    return value if isinstance(value, str) else dump_json(value)
+
+
 def _tool_output(value: Any) -> tuple[str, str | None, str | None]:
     """(content, ToolMessage status, ToolMessage call id) of a tool span's output value."""
-    if value is None:
-        return "", None, None
-    parsed = _structured(value)
-    message = _message(parsed)
+    message = _message(_structured(value))
     if message is not None and message[0] == "tool":  # a serialized LangChain ToolMessage
         fields = message[1]
         return content_text(fields.get("content")), _str(fields.get("status")), _str(fields.get("tool_call_id"))
-    if isinstance(value, str):
-        return value, None, None
-    return content_text(value), None, None
+    return _text_value(value), None, None
 
 
 def _tool(span: _Span) -> tuple[str, str | None, ToolResult, Any]:
@@ -581,7 +594,10 @@ def _tool(span: _Span) -> tuple[str, str | None, ToolResult, Any]:
         arguments = _structured(attrs.get("traceloop.entity.input"))
         if isinstance(arguments, dict) and not arguments.get("args") and isinstance(arguments.get("kwargs"), dict):
             arguments = arguments["kwargs"]
-        output = _structured(attrs.get("traceloop.entity.output"))
+        output = attrs.get("traceloop.entity.output")
+        if isinstance(output, str) and output.startswith('"'):
+            decoded = _structured_string(output)  # json.dumps of a string result
+            output = decoded if isinstance(decoded, str) else output
     content, status, message_call_id = _tool_output(output)
     failed = span.status_code == 2 or attrs.get("error.type") is not None or status == "error"
     if failed and not content:
