@@ -12,6 +12,9 @@ from .readers import READER_NAMES, ReadContext, read_with, reader_by_name, sniff
 from .sources import Source, display_name, expand_paths, read_records
 
 
+SNIFF_RECORDS = 5  # how many leading records may fail to match before a file is given up
+
+
 def check_input_format(name: str | None) -> None:
     if name is not None and reader_by_name(name) is None:
         raise TracecheckError(
@@ -20,26 +23,34 @@ def check_input_format(name: str | None) -> None:
 
 
 def read_source(source: Source, diagnostics: Diagnostics, input_format: str | None = None) -> Iterator[Trace]:
-    """Traces of one file. A file whose first value matches no format is reported and skipped."""
+    """Traces of one file. A file whose first few records match no format is reported and skipped."""
     shown = display_name(source.name)
     ctx = ReadContext(shown, diagnostics)
     records = read_records(source, diagnostics)
-    first = next(records, None)
-    if first is None:
-        return
     if input_format is not None:
         info = reader_by_name(input_format)
+        head: list = []
     else:
-        info = sniff(first.value)
+        # Sniff the first few records: a malformed first line must not hide a whole file.
+        head = []
+        info = None
+        for record in records:
+            head.append(record)
+            info = sniff(record.value)
+            if info is not None or len(head) >= SNIFF_RECORDS:
+                break
         if info is None:
-            ctx.warn(first.line, "JSON that matches no known transcript format (use --input-format to choose one)")
-            # Account for every other line too: count them, report once.
-            rest = sum(1 for _ in records)
-            if rest:
-                ctx.warn(None, f"{rest} more record(s) skipped: the file's format was not recognised")
+            if head:
+                ctx.warn(head[0].line, "JSON that matches no known transcript format (use --input-format to choose one)")
+                rest = len(head) - 1 + sum(1 for _ in records)
+                if rest:
+                    ctx.warn(None, f"{rest} more record(s) skipped: the file's format was not recognised")
             return
+        for record in head[:-1]:
+            ctx.warn(record.line, f"record that matches no {info.name} shape, skipped")
+        head = head[-1:]
     try:
-        yield from read_with(info, itertools.chain([first], records), ctx)
+        yield from read_with(info, itertools.chain(head, records), ctx)
     except Exception as exc:  # noqa: BLE001 - one file's reader bug must not lose the other files
         if os.environ.get("TRACECHECK_DEBUG"):
             raise

@@ -96,7 +96,8 @@ def _message(value: Any) -> tuple[str, dict] | None:
     if lc is not None:
         kind = _MESSAGE_KINDS.get(lc[0])
         return (kind, lc[1]) if kind else None
-    kind = _MESSAGE_KINDS.get(value.get("type"))  # type: ignore[arg-type]
+    kind_name = value.get("type")
+    kind = _MESSAGE_KINDS.get(kind_name) if isinstance(kind_name, str) else None
     if kind is None:
         return None
     if isinstance(value.get("data"), dict):
