@@ -19,6 +19,7 @@ from typing import Annotated, Optional
 import typer
 
 from ..diagnostics import TracecheckError
+from ..readers import READER_NAMES  # the registry only: no reader module is imported
 
 app = typer.Typer(
     name="tracecheck",
@@ -34,7 +35,7 @@ EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 PathsArg = Annotated[list[str], typer.Argument(metavar="PATH", help="Files or directories of transcripts; '-' reads standard input.")]
 InputFormatOpt = Annotated[
     Optional[str],
-    typer.Option("--input-format", metavar="FORMAT", help="Read every file as this format instead of sniffing (see 'tracecheck formats')."),
+    typer.Option("--input-format", metavar="FORMAT", help="Read every file as this format instead of sniffing: " + ", ".join(READER_NAMES) + "."),
 ]
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Treat any input warning as an error (exit code 2).")]
 
@@ -346,7 +347,7 @@ def formats() -> None:
     from ..readers import READERS
 
     for info in READERS:
-        typer.echo(f"{info.name:<14} {info.description}")
+        typer.echo(f"{info.name:<17} {info.description}")
 
 
 def run() -> None:
