@@ -62,7 +62,19 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
         return
     policy = trace["policy"]
     stop_at = (policy["stopped_at"], PHASE_ORDER.get(policy["phase"], 0)) if policy["stopped_at"] else None
-    for fire in trace["fires"]:
+    # The same soft action of the same guard many times (R002 blocking every lap of a
+    # loop) reads as one line with its rounds, not a screenful.
+    shown: set[int] = set()
+    fires = trace["fires"]
+    for index, fire in enumerate(fires):
+        if index in shown:
+            continue
+        repeats = [
+            j
+            for j in range(index + 1, len(fires))
+            if fires[j]["code"] == fire["code"] and fires[j]["action"] == fire["action"] and fire["action"] in ("hint", "block", "reject")
+        ]
+        shown.update(repeats)
         # Fires after the policy's stop are what that guard would do alone.
         after_stop = stop_at is not None and (fire["round"], PHASE_ORDER[fire["phase"]]) > stop_at
         line = Text("  ")
@@ -70,6 +82,9 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
         line.append(f"{fire['name']:<28}", style="dim")
         line.append(f" round {fire['round']:>2} {fire['phase'].replace('_', ' '):<12} ")
         line.append(f"{fire['action'].upper():<6}", style=ACTION_STYLES.get(fire["action"], ""))
+        if repeats:
+            rounds = ", ".join(str(fires[j]["round"]) for j in repeats)
+            line.append(f"  and {len(repeats)} more: round{'s' if len(repeats) > 1 else ''} {rounds}", style="dim")
         if after_stop:
             line.append("  (alone, after the policy's stop)", style="dim")
         console.print(line)
