@@ -63,7 +63,12 @@ def compare_tokenizers(trace: Trace, settings: Settings, tokenizers: Sequence[st
     guard_class = guard_by_key(P001)
     runs = []
     for name in tokenizers:
-        guard = guard_class(settings.with_option(P001, "tokenizer", name).options[P001])
+        options = settings.with_option(P001, "tokenizer", name).options[P001]
+        stop = next(
+            (f.round for f in replay_trace(trace, [guard_class(options)]).fires if f.action.ends_run), None
+        )
+        # Scores for every round, also after the stop: the same guard that never stops.
+        guard = guard_class(options, threshold=len(trace.rounds) + 1)
         scores: list[float | None] = []
 
         def observe(rnd, phase, guards, _scores=scores, _guard=guard):
@@ -73,8 +78,7 @@ def compare_tokenizers(trace: Trace, settings: Settings, tokenizers: Sequence[st
             elif phase is Phase.FINAL:
                 _scores.append(None)
 
-        result = replay_trace(trace, [guard], observe)
-        stop = next((f.round for f in result.fires if f.action.ends_run), None)
+        replay_trace(trace, [guard], observe)
         scores.extend([None] * (len(trace.rounds) - len(scores)))
         runs.append(TokenizerRun(name, stop, scores))
     return TokenizerComparison(trace.id, runs)

@@ -167,7 +167,11 @@ class TerminalWriter:
                 row = f"    {i + 1:>5} " + " ".join(f"{c:>7.2f}" if c is not None else f"{'-':>7}" for c in cells)
                 console.print(Text(row))
         console.print(
-            Text(f"  {len(self.differing)} of {_count(self.compared, 'trace')} differ (best containment per search round)", style="dim")
+            Text(
+                f"  the tokenizers differ on {len(self.differing)} of {_count(self.compared, 'trace')} "
+                "(scores: best similarity of each search round to an earlier search)",
+                style="dim",
+            )
         )
         console.print()
 
