@@ -50,6 +50,8 @@ class SimilarQueryStagnation(Guard):
 
     **Known misses.** A synonym rewrite that shares no characters (天气 → 气象 →
     气温实况) has containment near 0; P002 (no new URLs) catches it after the search.
+    A search call whose query is under another argument name has no fingerprint (it
+    counts as a dissimilar search): add the name to ``query_keys``.
     """
 
     code = "P001"
