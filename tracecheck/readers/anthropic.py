@@ -70,7 +70,7 @@ import orjson
 from ..model import Round, ToolCall, ToolResult, Trace, Usage
 from ..sources import Record
 from . import ReadContext
-from .common import as_int, dump_json, finish_trace, make_usage, new_call, parse_time
+from .common import as_int, as_str, dump_json, finish_trace, make_usage, new_call, parse_time
 
 FORMAT = "anthropic"
 
@@ -290,10 +290,6 @@ def conclude(trace: Trace) -> None:
 # --- small value helpers ---------------------------------------------------------------
 
 
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def _explicit_id(obj: Any, keys: tuple[str, ...]) -> str | None:
     if not isinstance(obj, dict):
         return None
@@ -317,7 +313,7 @@ def _error_text(error: Any) -> str | None:
         inner = error.get("error")
         if isinstance(inner, dict):  # {"type": "error", "error": {"type", "message"}}
             return _error_text(inner)
-        message, kind = _str(error.get("message")), _str(error.get("type"))
+        message, kind = as_str(error.get("message")), as_str(error.get("type"))
         if message and kind and kind != "error":
             return f"{kind}: {message}"
         if message or kind:
@@ -442,8 +438,8 @@ class _Conversation:
         rnd = Round(
             index=len(self.trace.rounds) + 1,
             line=line,
-            id=_str(msg.get("id")),
-            model=_str(msg.get("model")),
+            id=as_str(msg.get("id")),
+            model=as_str(msg.get("model")),
             usage=usage_from(msg.get("usage")),
             finish_reason=finish_reason(msg.get("stop_reason")),
         )
@@ -494,7 +490,7 @@ class _Reader:
     def new_trace(self, trace_id: str, line: int, shape: str, model: Any = None) -> Trace:
         trace = Trace(id=trace_id, format=FORMAT, file=self.ctx.file, line=line, end_line=line)
         trace.metadata["shape"] = shape
-        if _str(model):
+        if as_str(model):
             trace.metadata["model"] = model
         return trace
 
@@ -596,7 +592,7 @@ class _Reader:
         rnd = conversation.response(response, line, prefill)
         started, ended = _record_times(record)
         rnd.started_at, rnd.ended_at = started, ended
-        if rnd.model is None and _str(request.get("model")):
+        if rnd.model is None and as_str(request.get("model")):
             rnd.model = request["model"]
         sent = {"role": "assistant", "content": ([{"type": "text", "text": prefill}] if prefill else []) + list(response.get("content") or [])}
         entry.expected = prints[: len(body)] + [_fingerprint(sent)]

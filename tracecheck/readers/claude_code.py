@@ -57,7 +57,7 @@ from ..model import Round, Trace
 from ..sources import Record
 from . import ReadContext
 from .anthropic import CallTracker, conclude, content_blocks_text, finish_reason, usage_from
-from .common import finish_trace, parse_time
+from .common import as_str, finish_trace, parse_time
 
 FORMAT = "claude-code"
 
@@ -75,10 +75,6 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
             except Exception as exc:  # one odd entry must not cost the rest of the file
                 ctx.warn(record.line, f"could not read this entry ({type(exc).__name__}: {exc})")
     yield from reader.close()
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 class _Session:
@@ -114,7 +110,7 @@ class _Reader:
         if kind == "summary":
             text = value.get("summary")
             if isinstance(text, str):
-                self.summaries.append((line, text, _str(value.get("leafUuid"))))
+                self.summaries.append((line, text, as_str(value.get("leafUuid"))))
             else:
                 self.ctx.warn(line, "summary entry without a 'summary' text")
             return
@@ -122,13 +118,13 @@ class _Reader:
             if not isinstance(value.get("message"), dict):
                 self.ctx.warn(line, f"{kind} entry without a 'message' object skipped")
                 return
-        elif kind != "system" or not _str(value.get("sessionId")):
+        elif kind != "system" or not as_str(value.get("sessionId")):
             return  # snapshots, progress and queue bookkeeping: not part of the conversation
         key = self.key_of(value)
         session = self.sessions.get(key)
         if session is None:
             session = self.sessions[key] = self.new_session(key, value, line)
-        uuid = _str(value.get("uuid"))
+        uuid = as_str(value.get("uuid"))
         if uuid is not None:
             if uuid in session.uuids:
                 return  # the same entry copied again
@@ -144,13 +140,13 @@ class _Reader:
             session.last_time = moment
 
     def key_of(self, value: dict) -> tuple[str, str | None]:
-        session_id = _str(value.get("sessionId")) or self.base
+        session_id = as_str(value.get("sessionId")) or self.base
         if value.get("isSidechain") is not True:
             return (session_id, None)
-        agent = _str(value.get("agentId"))
+        agent = as_str(value.get("agentId"))
         if agent is not None:
             return (session_id, agent)
-        parent = self.owner.get(_str(value.get("parentUuid")) or "")
+        parent = self.owner.get(as_str(value.get("parentUuid")) or "")
         if parent is not None and parent[0] == session_id and parent[1] is not None:
             return parent  # the next entry of an inline sidechain run
         count = self.sidechains.get(session_id, 0) + 1
@@ -162,7 +158,7 @@ class _Reader:
         trace_id = session_id if agent is None else f"{session_id}/{agent}"
         trace = Trace(id=trace_id, format=FORMAT, file=self.ctx.file, line=line, end_line=line)
         for name in _META_KEYS:
-            if _str(value.get(name)):
+            if as_str(value.get(name)):
                 trace.metadata[name] = value[name]
         if agent is not None:
             trace.metadata["parent_session"] = session_id
@@ -175,18 +171,18 @@ class _Reader:
         message = value["message"]
         if value.get("isApiErrorMessage") is True:
             text = content_blocks_text(message.get("content")).strip()
-            session.api_error = text or _str(value.get("error")) or "API error"
+            session.api_error = text or as_str(value.get("error")) or "API error"
             return
         if message.get("model") == "<synthetic>":
             return  # written by the CLI (e.g. after an interrupt), not by the model
-        group = _str(message.get("id")) or _str(value.get("requestId")) or f"line {line}"
+        group = as_str(message.get("id")) or as_str(value.get("requestId")) or f"line {line}"
         rnd = session.rounds.get(group)
         if rnd is None:
             rnd = Round(
                 index=len(session.trace.rounds) + 1,
                 line=line,
-                id=_str(message.get("id")),
-                model=_str(message.get("model")),
+                id=as_str(message.get("id")),
+                model=as_str(message.get("model")),
                 started_at=session.last_time,
             )
             session.rounds[group] = rnd

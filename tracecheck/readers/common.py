@@ -1,7 +1,9 @@
-"""Helpers every reader shares: timestamps, tool arguments, content text, usage numbers."""
+"""Helpers every reader shares: timestamps, tool arguments, content text, usage numbers,
+small coercions of untrusted JSON values and file-name stems."""
 
 from __future__ import annotations
 
+import os
 from datetime import datetime, timezone
 from typing import Any
 
@@ -48,6 +50,43 @@ def format_time(value: float | None) -> str | None:
     return moment.isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
+# --- small coercions of untrusted JSON values ---------------------------------------------
+
+
+def as_dict(value: Any) -> dict:
+    """The value if it is a JSON object, else an empty dict (so ``.get`` is always safe)."""
+    return value if isinstance(value, dict) else {}
+
+
+def as_list(value: Any) -> list:
+    """The value if it is a JSON array, else an empty list (so iterating is always safe)."""
+    return value if isinstance(value, list) else []
+
+
+def as_str(value: Any) -> str | None:
+    """The value if it is a non-empty string, else None."""
+    return value if isinstance(value, str) and value else None
+
+
+def as_str_or_int(value: Any) -> str | None:
+    """A non-empty string, or an integer (not a bool) written as a string; else None.
+    For ids and names that some producers write as numbers."""
+    if isinstance(value, (str, int)) and not isinstance(value, bool) and value != "":
+        return str(value)
+    return None
+
+
+def first_of(obj: dict, keys: tuple[str, ...]) -> Any:
+    """The value of the first key in ``keys`` whose value is not None, else None."""
+    for key in keys:
+        if obj.get(key) is not None:
+            return obj[key]
+    return None
+
+
+# --- content text ---------------------------------------------------------------------------
+
+
 def content_text(content: Any) -> str:
     """Text of a message content: a string, a list of parts, or any JSON value."""
     if content is None:
@@ -68,6 +107,48 @@ def content_text(content: Any) -> str:
                 pieces.append(dump_json(part))
         return "\n".join(pieces)
     return dump_json(content)
+
+
+def visible_text(content: Any) -> str:
+    """Visible text of message content: strings and text blocks (a block without a ``type``
+    counts as text), joined by newlines with empty pieces left out; tool_use, thinking and
+    other non-text blocks are left out (they are calls or hidden reasoning). Content that is
+    neither a string nor a list reads as :func:`content_text` reads it."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        pieces = []
+        for part in content:
+            if isinstance(part, str):
+                pieces.append(part)
+            elif isinstance(part, dict) and part.get("type", "text") == "text" and isinstance(part.get("text"), str):
+                pieces.append(part["text"])
+        return "\n".join(p for p in pieces if p)
+    return content_text(content)
+
+
+# --- file names -----------------------------------------------------------------------------
+
+_STEM_SUFFIXES = (".gz", ".bz2", ".xz", ".json", ".jsonl", ".traj")
+
+
+def file_stem(file: str) -> str:
+    """The file name without the suffixes agent tools use: x.traj.json.gz -> x.
+    A name that is nothing but a suffix is kept as it is."""
+    name = os.path.basename(file)
+    changed = True
+    while changed:
+        changed = False
+        for suffix in _STEM_SUFFIXES:
+            if name.lower().endswith(suffix) and len(name) > len(suffix):
+                name = name[: -len(suffix)]
+                changed = True
+    return name
+
+
+# --- usage numbers --------------------------------------------------------------------------
 
 
 def as_int(value: Any) -> int | None:
@@ -91,6 +172,36 @@ def make_usage(
 ) -> Usage | None:
     usage = Usage(as_int(input_tokens), as_int(output_tokens), as_int(cached_tokens), as_int(reasoning_tokens))
     return None if usage.is_empty() else usage
+
+
+def litellm_usage(raw: Any) -> Usage | None:
+    """Usage from a LiteLLM chat-completion ``usage`` object.
+
+    LiteLLM's ``prompt_tokens`` for Anthropic already includes cache reads and writes
+    (OpenHands' and mini-swe-agent's logs show prompt = input + read + write); only
+    raw Anthropic numbers (``input_tokens``) leave them out, and then they are added.
+    """
+    if not isinstance(raw, dict):
+        return None
+    read_tokens = as_int(raw.get("cache_read_input_tokens"))
+    write_tokens = as_int(raw.get("cache_creation_input_tokens"))
+    prompt = as_int(raw.get("prompt_tokens"))
+    if prompt is None:
+        prompt = as_int(raw.get("input_tokens"))
+        if prompt is not None:
+            prompt += (read_tokens or 0) + (write_tokens or 0)
+    elif prompt < (read_tokens or 0) + (write_tokens or 0):
+        prompt += (read_tokens or 0) + (write_tokens or 0)  # cannot include them: add
+    output = raw.get("completion_tokens", raw.get("output_tokens"))
+    details_in = as_dict(raw.get("prompt_tokens_details"))
+    details_out = as_dict(raw.get("completion_tokens_details"))
+    cached = as_int(details_in.get("cached_tokens"))
+    if cached is None:
+        cached = read_tokens
+    return make_usage(prompt, output, cached, details_out.get("reasoning_tokens"))
+
+
+# --- calls and traces -----------------------------------------------------------------------
 
 
 def new_call(call_id: Any, name: Any, arguments: Any) -> ToolCall:
@@ -142,14 +253,22 @@ __all__ = [
     "ToolCall",
     "Trace",
     "Usage",
+    "as_dict",
     "as_int",
+    "as_list",
+    "as_str",
+    "as_str_or_int",
     "attach_result",
     "content_text",
     "dump_json",
+    "file_stem",
     "finish_trace",
+    "first_of",
     "format_time",
+    "litellm_usage",
     "make_usage",
     "new_call",
     "parse_arguments",
     "parse_time",
+    "visible_text",
 ]

@@ -28,13 +28,16 @@ from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
 from .common import (
+    as_dict,
     as_int,
+    as_list,
     attach_result,
     content_text,
     dump_json,
     finish_trace,
     make_usage,
     new_call,
+    visible_text,
 )
 
 FORMAT = "langchain"
@@ -88,7 +91,7 @@ def _lc_constructor(value: Any) -> tuple[str, dict] | None:
     return ident[-1], kwargs if isinstance(kwargs, dict) else {}
 
 
-def _message(value: Any) -> tuple[str, dict] | None:
+def parse_message(value: Any) -> tuple[str, dict] | None:
     """(kind, fields) of one serialized message in any of the three layouts, else None."""
     if not isinstance(value, dict):
         return None
@@ -135,7 +138,7 @@ def _step(value: Any) -> tuple[dict, Any] | None:
 
 
 def _is_conversation(value: Any) -> bool:
-    return isinstance(value, list) and bool(value) and _message(value[0]) is not None
+    return isinstance(value, list) and bool(value) and parse_message(value[0]) is not None
 
 
 def _record_id(value: Any) -> str | None:
@@ -179,36 +182,10 @@ def _default_id(ctx: ReadContext, line: int) -> str:
     return f"{os.path.basename(ctx.file)}:{line}"
 
 
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list:
-    return value if isinstance(value, list) else []
-
-
-def _text(content: Any) -> str:
-    """Visible text of message content: strings and text blocks; tool_use, thinking and
-    other non-text blocks are left out (they are calls or hidden reasoning)."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        pieces = []
-        for part in content:
-            if isinstance(part, str):
-                pieces.append(part)
-            elif isinstance(part, dict) and part.get("type", "text") == "text" and isinstance(part.get("text"), str):
-                pieces.append(part["text"])
-        return "\n".join(p for p in pieces if p)
-    return content_text(content)
-
-
 def _raw_usage(raw: dict):
     """Usage from a provider's own numbers in ``response_metadata``."""
-    details_in = _dict(raw.get("prompt_tokens_details"))
-    details_out = _dict(raw.get("completion_tokens_details"))
+    details_in = as_dict(raw.get("prompt_tokens_details"))
+    details_out = as_dict(raw.get("completion_tokens_details"))
     if "prompt_tokens" in raw or "completion_tokens" in raw:  # OpenAI
         return make_usage(
             raw.get("prompt_tokens"),
@@ -229,18 +206,18 @@ def _raw_usage(raw: dict):
     return None
 
 
-def _usage(fields: dict):
+def message_usage(fields: dict):
     meta = fields.get("usage_metadata")
     if isinstance(meta, dict):
         usage = make_usage(
             meta.get("input_tokens"),
             meta.get("output_tokens"),
-            _dict(meta.get("input_token_details")).get("cache_read"),
-            _dict(meta.get("output_token_details")).get("reasoning"),
+            as_dict(meta.get("input_token_details")).get("cache_read"),
+            as_dict(meta.get("output_token_details")).get("reasoning"),
         )
         if usage is not None:
             return usage
-    response = _dict(fields.get("response_metadata"))
+    response = as_dict(fields.get("response_metadata"))
     for key in ("token_usage", "usage"):
         if isinstance(response.get(key), dict):
             usage = _raw_usage(response[key])
@@ -257,12 +234,12 @@ def _first_str(mapping: dict, *keys: str) -> str | None:
 
 
 def _ai_round(fields: dict, line: int) -> Round:
-    response = _dict(fields.get("response_metadata"))
+    response = as_dict(fields.get("response_metadata"))
     msg_id = fields.get("id")
     return Round(
         index=0,  # numbered by finish_trace
-        text=_text(fields.get("content")),
-        usage=_usage(fields),
+        text=visible_text(fields.get("content")),
+        usage=message_usage(fields),
         finish_reason=_first_str(response, "finish_reason", "stop_reason", "done_reason"),
         line=line,
         id=str(msg_id) if isinstance(msg_id, (str, int)) and msg_id != "" else None,
@@ -270,15 +247,15 @@ def _ai_round(fields: dict, line: int) -> Round:
     )
 
 
-def _ai_calls(fields: dict) -> list[ToolCall]:
+def ai_calls(fields: dict) -> list[ToolCall]:
     """The calls of one AI message. ``tool_calls`` / ``invalid_tool_calls`` are what
     LangChain itself parsed; the raw provider copies (content ``tool_use`` blocks,
     ``additional_kwargs``) repeat them, so they are read only when those are empty."""
     calls: list[ToolCall] = []
-    for spec in _list(fields.get("tool_calls")):
+    for spec in as_list(fields.get("tool_calls")):
         if isinstance(spec, dict):
             calls.append(new_call(spec.get("id"), spec.get("name"), spec.get("args")))
-    for spec in _list(fields.get("invalid_tool_calls")):
+    for spec in as_list(fields.get("invalid_tool_calls")):
         if not isinstance(spec, dict):
             continue
         args = spec.get("args")
@@ -296,10 +273,10 @@ def _ai_calls(fields: dict) -> list[ToolCall]:
                 calls.append(new_call(block.get("id"), block.get("name"), block.get("input")))
     if calls:
         return calls
-    extra = _dict(fields.get("additional_kwargs"))
-    for spec in _list(extra.get("tool_calls")):
+    extra = as_dict(fields.get("additional_kwargs"))
+    for spec in as_list(extra.get("tool_calls")):
         if isinstance(spec, dict):
-            function = _dict(spec.get("function"))
+            function = as_dict(spec.get("function"))
             calls.append(new_call(spec.get("id"), function.get("name"), function.get("arguments")))
     if not calls and isinstance(extra.get("function_call"), dict):
         legacy = extra["function_call"]
@@ -314,7 +291,7 @@ def _add_message(b: _Builder, kind: str, fields: dict, line: int, ctx: ReadConte
         kind = "ai"
     if kind == "ai":
         rnd = _ai_round(fields, line)
-        for call in _ai_calls(fields):
+        for call in ai_calls(fields):
             b.register(call, line, ctx)
             rnd.tool_calls.append(call)
         trace.rounds.append(rnd)
@@ -337,7 +314,7 @@ def _add_message(b: _Builder, kind: str, fields: dict, line: int, ctx: ReadConte
         b.idless.remove(match)
         match.result = ToolResult(content=content_text(fields.get("content")), line=line)
     elif kind == "human" and "input" not in trace.metadata:
-        trace.metadata["input"] = _text(fields.get("content"))
+        trace.metadata["input"] = visible_text(fields.get("content"))
     # system, other chat roles and RemoveMessage carry nothing a round needs.
 
 
@@ -363,7 +340,7 @@ def _step_call(call_id: Any, name: Any, tool_input: Any) -> ToolCall:
 
 
 def _observation(value: Any) -> tuple[str, bool | None]:
-    message = _message(value)
+    message = parse_message(value)
     if message is not None and message[0] == "tool":  # a tool that returned a ToolMessage
         status = message[1].get("status")
         is_error = True if status == "error" else False if status == "success" else None
@@ -377,8 +354,8 @@ def _add_step(b: _Builder, action: dict, observation: Any, line: int) -> None:
     # Tool-calling agents keep the model's message in message_log; its parallel calls
     # become consecutive steps sharing it, which are one model response = one round.
     ai = None
-    for item in _list(action.get("message_log")):
-        message = _message(item)
+    for item in as_list(action.get("message_log")):
+        message = parse_message(item)
         if message is not None and message[0] == "ai":
             ai = message[1]
     key = None
@@ -416,7 +393,7 @@ def _add_steps(b: _Builder, steps: list, line: int, ctx: ReadContext) -> None:
 
 def _add_messages(b: _Builder, messages: list, line: int, ctx: ReadContext) -> None:
     for k, item in enumerate(messages, 1):
-        message = _message(item)
+        message = parse_message(item)
         if message is None:
             ctx.warn(line, f"trace {b.trace.id}: item {k} is not a LangChain message")
             continue
@@ -444,7 +421,7 @@ def _executor_result(value: dict, line: int, ctx: ReadContext) -> Trace:
 
 def _classify(value: Any) -> str | None:
     if isinstance(value, dict):
-        if _message(value) is not None:
+        if parse_message(value) is not None:
             return "message"
         if _step(value) is not None or _action(value) is not None:
             return "step"
@@ -457,7 +434,7 @@ def _classify(value: Any) -> str | None:
         if _step(value) is not None:
             return "step"
         first = value[0]
-        if _message(first) is not None:
+        if parse_message(first) is not None:
             return "messages"
         if _step(first) is not None:
             return "steps"
@@ -484,7 +461,7 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
             if stream is None:
                 stream = _Builder(_default_id(ctx, line), line, ctx, kind)
             if kind == "message":
-                message = _message(value)
+                message = parse_message(value)
                 _add_message(stream, message[0], message[1], line, ctx)
             else:
                 step = _step(value)

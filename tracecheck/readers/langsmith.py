@@ -70,41 +70,29 @@ import orjson
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
-from .common import as_int, content_text, dump_json, finish_trace, make_usage, new_call, parse_time
-from .langchain import _ai_calls, _text
-from .langchain import _message as _lc_message
-from .langchain import _usage as _lc_usage
+from .common import (
+    as_dict,
+    as_int,
+    as_list,
+    as_str_or_int,
+    content_text,
+    dump_json,
+    finish_trace,
+    make_usage,
+    new_call,
+    parse_time,
+    visible_text,
+)
+from .langchain import ai_calls, message_usage, parse_message
 
 FORMAT = "langsmith"
 
 _NOT_A_RUN = "JSON that is not a LangSmith run (no 'id' and 'run_type') nor a {post, patch} batch"
 
 
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list:
-    return value if isinstance(value, list) else []
-
-
-def _str(value: Any) -> str | None:
-    if isinstance(value, (str, int)) and not isinstance(value, bool) and value != "":
-        return str(value)
-    return None
-
-
 def _first_line(text: Any) -> str:
     lines = [line.strip() for line in str(text).strip().splitlines() if line.strip()]
     return lines[0] if lines else str(text)
-
-
-def _message(value: Any) -> tuple[str, dict] | None:
-    """LangChain's reading of a serialized message, guarded: its kind look-up needs a
-    hashable ``type`` (untrusted input may hold a list or an object there)."""
-    if isinstance(value, dict) and not isinstance(value.get("type"), (str, type(None))):
-        return None
-    return _lc_message(value)
 
 
 def _has_error(run: dict) -> bool:
@@ -135,7 +123,7 @@ class _Collector:
         self.patches: list[tuple[int, dict]] = []
 
     def add_run(self, run: dict, line: int) -> None:
-        run_id = _str(run.get("id"))
+        run_id = as_str_or_int(run.get("id"))
         if run_id is None:
             self.ctx.warn(line, "LangSmith run without an 'id'; skipped")
             return
@@ -149,7 +137,7 @@ class _Collector:
             for key, value in run.items():
                 if not _empty(value) or key not in entry.run:
                     entry.run[key] = value
-        for child in _list(children):
+        for child in as_list(children):
             if isinstance(child, dict):
                 self.add_run(child, line)
 
@@ -163,13 +151,13 @@ class _Collector:
             return
         posts, patches = value.get("post"), value.get("patch")
         if isinstance(posts, list) or isinstance(patches, list):
-            for item in _list(posts):
+            for item in as_list(posts):
                 if isinstance(item, dict):
                     self.add_run(item, line)
                 else:
                     self.ctx.warn(line, "'post' item that is not a run object; skipped")
-            for item in _list(patches):
-                if isinstance(item, dict) and _str(item.get("id")) is not None:
+            for item in as_list(patches):
+                if isinstance(item, dict) and as_str_or_int(item.get("id")) is not None:
                     self.patches.append((line, item))
                 else:
                     self.ctx.warn(line, "'patch' item without a run id; skipped")
@@ -210,17 +198,17 @@ def _ancestors(run: dict, runs: dict[str, _Entry]) -> list[str]:
     if ids is not None:
         return ids[:-1]
     chain: list[str] = []
-    parent = _str(run.get("parent_run_id"))
+    parent = as_str_or_int(run.get("parent_run_id"))
     while parent is not None and parent not in chain:
         chain.append(parent)
         entry = runs.get(parent)
-        parent = _str(entry.run.get("parent_run_id")) if entry is not None else None
+        parent = as_str_or_int(entry.run.get("parent_run_id")) if entry is not None else None
     chain.reverse()
     return chain
 
 
 def _trace_key(run: dict, runs: dict[str, _Entry]) -> str:
-    trace_id = _str(run.get("trace_id"))
+    trace_id = as_str_or_int(run.get("trace_id"))
     if trace_id is not None:
         return trace_id
     ancestors = _ancestors(run, runs)
@@ -252,18 +240,18 @@ class _Output:
 
 
 def _usage_metadata(value: Any):
-    return _lc_usage({"usage_metadata": value}) if isinstance(value, dict) else None
+    return message_usage({"usage_metadata": value}) if isinstance(value, dict) else None
 
 
 def _provider_usage(value: Any):
     # OpenAI (prompt_tokens), Anthropic (input_tokens + cache), Bedrock: LangChain's reader knows them.
-    return _lc_usage({"response_metadata": {"usage": value}}) if isinstance(value, dict) else None
+    return message_usage({"response_metadata": {"usage": value}}) if isinstance(value, dict) else None
 
 
 def _plain_calls(message: dict) -> list[ToolCall]:
     """Calls of a message in OpenAI, LangChain or Anthropic layout (not ``dumpd``)."""
     calls: list[ToolCall] = []
-    for spec in _list(message.get("tool_calls")):
+    for spec in as_list(message.get("tool_calls")):
         if not isinstance(spec, dict):
             continue
         function = spec.get("function")
@@ -275,7 +263,7 @@ def _plain_calls(message: dict) -> list[ToolCall]:
     if calls:
         return calls
     content = message.get("content")
-    for block in _list(content):
+    for block in as_list(content):
         if isinstance(block, dict) and block.get("type") == "tool_use":
             calls.append(new_call(block.get("id"), block.get("name"), block.get("input")))
     if not calls and isinstance(message.get("function_call"), dict):
@@ -286,24 +274,24 @@ def _plain_calls(message: dict) -> list[ToolCall]:
 
 def _read_message(out: _Output, message: Any) -> bool:
     """Fill ``out`` from one assistant message in any known layout."""
-    parsed = _message(message)
+    parsed = parse_message(message)
     if parsed is not None:
         kind, fields = parsed
         if kind not in ("ai", "chat"):
             return False
-        out.text = _text(fields.get("content"))
-        out.calls = _ai_calls(fields)
-        out.usage = _lc_usage(fields)
-        meta = _dict(fields.get("response_metadata"))
-        out.finish_reason = out.finish_reason or _str(meta.get("finish_reason")) or _str(meta.get("stop_reason"))
-        out.model = out.model or _str(meta.get("model_name")) or _str(meta.get("model"))
+        out.text = visible_text(fields.get("content"))
+        out.calls = ai_calls(fields)
+        out.usage = message_usage(fields)
+        meta = as_dict(fields.get("response_metadata"))
+        out.finish_reason = out.finish_reason or as_str_or_int(meta.get("finish_reason")) or as_str_or_int(meta.get("stop_reason"))
+        out.model = out.model or as_str_or_int(meta.get("model_name")) or as_str_or_int(meta.get("model"))
         out.found = True
         return True
     if not isinstance(message, dict):
         return False
     if "content" not in message and "tool_calls" not in message and "function_call" not in message:
         return False
-    out.text = _text(message.get("content"))
+    out.text = visible_text(message.get("content"))
     out.calls = _plain_calls(message)
     out.usage = _usage_metadata(message.get("usage_metadata"))
     out.found = True
@@ -311,7 +299,7 @@ def _read_message(out: _Output, message: Any) -> bool:
 
 
 def _is_assistant(message: Any) -> bool:
-    parsed = _message(message)
+    parsed = parse_message(message)
     if parsed is not None:
         return parsed[0] == "ai"
     return isinstance(message, dict) and (message.get("role") in ("assistant", "ai") or message.get("type") in ("ai", "assistant"))
@@ -328,7 +316,7 @@ def _read_responses_items(out: _Output, items: list) -> None:
             if isinstance(content, list):  # output_text parts
                 texts.extend(p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str))
             else:
-                texts.append(_text(content))
+                texts.append(visible_text(content))
         elif kind in ("function_call", "custom_tool_call"):
             args = item.get("arguments") if kind == "function_call" else item.get("input")
             out.calls.append(new_call(item.get("call_id") or item.get("id"), item.get("name"), args))
@@ -350,26 +338,26 @@ def _llm_output(run: dict) -> _Output | None:
             if not _read_message(out, first.get("message")):
                 out.text = content_text(first.get("text"))
                 out.found = True
-            info = _dict(first.get("generation_info"))
-            out.finish_reason = out.finish_reason or _str(info.get("finish_reason"))
-        llm_output = _dict(outputs.get("llm_output"))
+            info = as_dict(first.get("generation_info"))
+            out.finish_reason = out.finish_reason or as_str_or_int(info.get("finish_reason"))
+        llm_output = as_dict(outputs.get("llm_output"))
         if out.usage is None:
             for key in ("token_usage", "usage"):
                 out.usage = out.usage or _provider_usage(llm_output.get(key))
-        out.model = out.model or _str(llm_output.get("model_name")) or _str(llm_output.get("model"))
+        out.model = out.model or as_str_or_int(llm_output.get("model_name")) or as_str_or_int(llm_output.get("model"))
     elif isinstance(outputs.get("choices"), list):  # wrap_openai: the raw chat/completions response
         choice = outputs["choices"][0] if outputs["choices"] else None
         if isinstance(choice, dict):
             if not _read_message(out, choice.get("message")):
                 out.text = content_text(choice.get("text"))
                 out.found = True
-            out.finish_reason = _str(choice.get("finish_reason"))
+            out.finish_reason = as_str_or_int(choice.get("finish_reason"))
     elif isinstance(outputs.get("output"), list) and (outputs.get("object") == "response" or "usage_metadata" in outputs):
         _read_responses_items(out, outputs["output"])  # wrap_openai on the Responses API
-        out.finish_reason = _str(outputs.get("status"))
+        out.finish_reason = as_str_or_int(outputs.get("status"))
     elif isinstance(outputs.get("content"), list) and (outputs.get("role") == "assistant" or outputs.get("type") == "message"):
         _read_message(out, outputs)  # wrap_anthropic: a Messages API response
-        out.finish_reason = _str(outputs.get("stop_reason"))
+        out.finish_reason = as_str_or_int(outputs.get("stop_reason"))
     elif isinstance(outputs.get("messages"), list):
         assistant = [m for m in outputs["messages"] if _is_assistant(m)]
         if assistant:
@@ -385,7 +373,7 @@ def _llm_output(run: dict) -> _Output | None:
         return None
     if out.usage is None:
         out.usage = _usage_metadata(outputs.get("usage_metadata")) or _provider_usage(outputs.get("usage"))
-    out.model = _str(outputs.get("model")) or out.model
+    out.model = as_str_or_int(outputs.get("model")) or out.model
     return out
 
 
@@ -396,14 +384,14 @@ def _run_usage(run: dict):
     return make_usage(
         prompt,
         completion,
-        _dict(run.get("prompt_token_details")).get("cache_read"),
-        _dict(run.get("completion_token_details")).get("reasoning"),
+        as_dict(run.get("prompt_token_details")).get("cache_read"),
+        as_dict(run.get("completion_token_details")).get("reasoning"),
     )
 
 
 def _model_name(run: dict) -> str | None:
-    meta = _dict(_dict(run.get("extra")).get("metadata"))
-    return _str(meta.get("ls_model_name"))
+    meta = as_dict(as_dict(run.get("extra")).get("metadata"))
+    return as_str_or_int(meta.get("ls_model_name"))
 
 
 # --- tool runs -----------------------------------------------------------------------------
@@ -411,15 +399,15 @@ def _model_name(run: dict) -> str | None:
 
 def _tool_result(run: dict, line: int) -> tuple[ToolResult, str | None]:
     """The result of a tool run and the call id its ToolMessage names."""
-    outputs = _dict(run.get("outputs"))
+    outputs = as_dict(run.get("outputs"))
     output = outputs.get("output") if "output" in outputs else (outputs or None)
     call_id = None
     message_status = None
-    parsed = _message(output)
+    parsed = parse_message(output)
     if parsed is not None and parsed[0] == "tool":
         fields = parsed[1]
         content = content_text(fields.get("content"))
-        call_id = _str(fields.get("tool_call_id"))
+        call_id = as_str_or_int(fields.get("tool_call_id"))
         message_status = fields.get("status")
     elif isinstance(output, str):
         content = output
@@ -453,7 +441,7 @@ def _python_literal(text: str) -> Any:
         return None
 
 
-def _input_call(call_id: str | None, name: str, value: Any) -> ToolCall:
+def input_call(call_id: str | None, name: str, value: Any) -> ToolCall:
     """A call rebuilt from a tool run's input (no model message recorded it)."""
     if isinstance(value, str):
         text = value.strip()
@@ -484,7 +472,7 @@ def _tool_input(run: dict) -> Any:
 # --- pairing tool runs with calls ----------------------------------------------------------
 
 
-class _Linker:
+class Linker:
     """Attaches tool results to the calls of earlier rounds."""
 
     def __init__(self, trace: Trace, ctx: ReadContext, noun: str = "tool run") -> None:
@@ -563,9 +551,9 @@ def _build(trace_id: str, entries: list[_Entry], runs: dict[str, _Entry], ctx: R
     busy = {str(e.run["id"]) for e in entries if e.run.get("run_type") in ("llm", "tool")}
     root = runs.get(trace_id) if trace_id in members else None
     if root is None:
-        root = next((e for e in entries if _str(e.run.get("parent_run_id")) not in members), None)
+        root = next((e for e in entries if as_str_or_int(e.run.get("parent_run_id")) not in members), None)
 
-    linker = _Linker(trace, ctx)
+    linker = Linker(trace, ctx)
     for entry in entries:
         run, line = entry.run, entry.line
         kind = run.get("run_type")
@@ -573,7 +561,7 @@ def _build(trace_id: str, entries: list[_Entry], runs: dict[str, _Entry], ctx: R
             continue
         if any(a in busy for a in _ancestors(run, runs)):
             continue  # inside another model call or tool execution
-        name = _str(run.get("name")) or ""
+        name = as_str_or_int(run.get("name")) or ""
         for key in ("start_time", "end_time"):
             if run.get(key) not in (None, "") and parse_time(run[key]) is None:
                 ctx.warn(line, f"trace {trace_id}: run {run['id']}: bad {key} {run[key]!r}; ignored")
@@ -602,15 +590,15 @@ def _build(trace_id: str, entries: list[_Entry], runs: dict[str, _Entry], ctx: R
             linker.add_round(rnd)
         else:
             result, call_id = _tool_result(run, line)
-            linker.add_result(name, call_id, result, lambda: _input_call(call_id, name, _tool_input(run)))
+            linker.add_result(name, call_id, result, lambda: input_call(call_id, name, _tool_input(run)))
 
     if root is not None:
         run = root.run
-        if _str(run.get("name")):
+        if as_str_or_int(run.get("name")):
             trace.metadata["name"] = run["name"]
-        meta = _dict(_dict(run.get("extra")).get("metadata"))
+        meta = as_dict(as_dict(run.get("extra")).get("metadata"))
         for key in ("thread_id", "session_id", "conversation_id"):
-            if _str(meta.get(key)):
+            if as_str_or_int(meta.get(key)):
                 trace.metadata["thread_id"] = str(meta[key])
                 break
         if _has_error(run):

@@ -63,8 +63,18 @@ from typing import Any
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
-from .common import as_int, content_text, finish_trace, make_usage, new_call, parse_time
-from .swe_agent import file_stem
+from .common import (
+    as_dict,
+    as_int,
+    as_list,
+    as_str,
+    content_text,
+    file_stem,
+    finish_trace,
+    litellm_usage,
+    new_call,
+    parse_time,
+)
 
 FORMAT = "mini-swe-agent"
 
@@ -92,47 +102,8 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
 # --- helpers -------------------------------------------------------------------------------
 
 
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list:
-    return value if isinstance(value, list) else []
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def litellm_usage(raw: Any):
-    """Usage from a LiteLLM chat-completion ``usage`` object.
-
-    LiteLLM's ``prompt_tokens`` for Anthropic already includes cache reads and writes
-    (OpenHands' and mini-swe-agent's logs show prompt = input + read + write); only
-    raw Anthropic numbers (``input_tokens``) leave them out, and then they are added.
-    """
-    if not isinstance(raw, dict):
-        return None
-    read_tokens = as_int(raw.get("cache_read_input_tokens"))
-    write_tokens = as_int(raw.get("cache_creation_input_tokens"))
-    prompt = as_int(raw.get("prompt_tokens"))
-    if prompt is None:
-        prompt = as_int(raw.get("input_tokens"))
-        if prompt is not None:
-            prompt += (read_tokens or 0) + (write_tokens or 0)
-    elif prompt < (read_tokens or 0) + (write_tokens or 0):
-        prompt += (read_tokens or 0) + (write_tokens or 0)  # cannot include them: add
-    output = raw.get("completion_tokens", raw.get("output_tokens"))
-    details_in = _dict(raw.get("prompt_tokens_details"))
-    details_out = _dict(raw.get("completion_tokens_details"))
-    cached = as_int(details_in.get("cached_tokens"))
-    if cached is None:
-        cached = read_tokens
-    return make_usage(prompt, output, cached, details_out.get("reasoning_tokens"))
-
-
 def _returncode(msg: dict) -> int | None:
-    code = as_int(_dict(msg.get("extra")).get("returncode"))
+    code = as_int(as_dict(msg.get("extra")).get("returncode"))
     if code is None and isinstance(msg.get("returncode"), int):
         code = msg["returncode"]
     if code is None:
@@ -165,9 +136,9 @@ class _Builder:
         self.submitted_by: Round | None = None  # the round whose command printed the submission
 
     def new_round(self, text: str, extra: dict) -> Round:
-        response = _dict(extra.get("response"))
-        choices = _list(response.get("choices"))
-        first_choice = _dict(choices[0]) if choices else {}
+        response = as_dict(extra.get("response"))
+        choices = as_list(response.get("choices"))
+        first_choice = as_dict(choices[0]) if choices else {}
         ended = parse_time(extra.get("timestamp"))
         rnd = Round(
             index=0,
@@ -175,10 +146,10 @@ class _Builder:
             usage=litellm_usage(response.get("usage")),
             started_at=self.last_time if ended is not None else None,
             ended_at=ended,
-            finish_reason=_str(first_choice.get("finish_reason")),
+            finish_reason=as_str(first_choice.get("finish_reason")),
             line=self.line,
-            id=_str(response.get("id")),
-            model=_str(response.get("model")),
+            id=as_str(response.get("id")),
+            model=as_str(response.get("model")),
         )
         self.trace.rounds.append(rnd)
         return rnd
@@ -192,14 +163,14 @@ class _Builder:
         return [(None, blocks[0])] if len(blocks) == 1 else []  # else a format error: nothing ran
 
     def assistant(self, msg: dict) -> None:
-        extra = _dict(msg.get("extra"))
+        extra = as_dict(msg.get("extra"))
         text = content_text(msg.get("content"))
         rnd = self.new_round(text, extra)
         self.open_calls = []
-        specs = [s for s in _list(msg.get("tool_calls")) if isinstance(s, dict)]
+        specs = [s for s in as_list(msg.get("tool_calls")) if isinstance(s, dict)]
         if specs:
             for spec in specs:
-                function = _dict(spec.get("function"))
+                function = as_dict(spec.get("function"))
                 call = new_call(spec.get("id"), function.get("name"), function.get("arguments"))
                 if call.id:
                     self.by_id[call.id] = call
@@ -217,7 +188,7 @@ class _Builder:
         self.open_calls = []
 
     def user(self, msg: dict) -> None:
-        extra = _dict(msg.get("extra"))
+        extra = as_dict(msg.get("extra"))
         moment = parse_time(extra.get("timestamp"))
         if extra.get("interrupt_type") == "FormatError" and isinstance(extra.get("model_response"), str) and not self.open_calls:
             self.format_error_message(extra)
@@ -252,7 +223,7 @@ class _Builder:
         )
 
     def tool(self, msg: dict) -> None:
-        extra = _dict(msg.get("extra"))
+        extra = as_dict(msg.get("extra"))
         moment = parse_time(extra.get("timestamp"))
         call_id = msg.get("tool_call_id")
         call = self.by_id.pop(str(call_id), None) if call_id is not None else None
@@ -283,7 +254,7 @@ def _read_document(value: Any, line: int, ctx: ReadContext, first: bool) -> Trac
     info: dict = {}
     if isinstance(value, dict):
         messages = value.get("messages")
-        info = _dict(value.get("info"))
+        info = as_dict(value.get("info"))
         if not isinstance(messages, list):
             ctx.warn(line, "JSON that is not a mini-swe-agent trajectory (no 'messages' list)")
             return None
@@ -310,18 +281,18 @@ def _read_document(value: Any, line: int, ctx: ReadContext, first: bool) -> Trac
         elif role == "tool":
             b.tool(msg)
         elif role == "exit":
-            exit_extra = _dict(msg.get("extra"))
+            exit_extra = as_dict(msg.get("extra"))
             exit_content = content_text(msg.get("content"))
         elif role != "system":
             ctx.warn(line, f"trace {trace.id}: message {k} has an unknown role {role!r}")
 
-    status = _str(info.get("exit_status")) or _str(exit_extra.get("exit_status"))
-    submission = _str(info.get("submission")) or _str(exit_extra.get("submission"))
+    status = as_str(info.get("exit_status")) or as_str(exit_extra.get("exit_status"))
+    submission = as_str(info.get("submission")) or as_str(exit_extra.get("submission"))
     _final_answer(trace, b, status, submission)
     stats = info.get("model_stats")
     if isinstance(stats, dict) and stats:
         trace.metadata["model_stats"] = stats
-    model = _str(_dict(_dict(info.get("config")).get("model")).get("model_name"))
+    model = as_str(as_dict(as_dict(info.get("config")).get("model")).get("model_name"))
     if model:
         trace.metadata["model"] = model
     if status is not None:

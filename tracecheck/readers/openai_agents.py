@@ -60,7 +60,7 @@ import orjson
 from ..model import Round, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
-from .common import content_text, dump_json, finish_trace, make_usage, new_call, parse_arguments, parse_time
+from .common import as_str, content_text, dump_json, finish_trace, make_usage, new_call, parse_arguments, parse_time
 
 FORMAT = "openai-agents"
 
@@ -81,10 +81,6 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
 
 
 # --- helpers ---------------------------------------------------------------------------
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
 
 
 def _details(value: Any, key: str) -> Any:
@@ -116,9 +112,9 @@ def _error_text(error: Any) -> str | None:
         return error
     if not isinstance(error, dict):
         return dump_json(error)
-    message = _str(error.get("message")) or "error"
+    message = as_str(error.get("message")) or "error"
     data = error.get("data")
-    if isinstance(data, dict) and _str(data.get("error")):
+    if isinstance(data, dict) and as_str(data.get("error")):
         return f"{message}: {data['error']}"
     if data not in (None, {}, [], ""):
         return f"{message} {dump_json(data)}"
@@ -144,7 +140,7 @@ class _Span:
 
     def __init__(self, obj: dict, data: dict, line: int, order: int) -> None:
         self.id = str(obj.get("id") or f"line{line}#{order}")
-        self.parent = _str(obj.get("parent_id"))
+        self.parent = as_str(obj.get("parent_id"))
         self.type = data["type"]
         self.data = data
         self.started = parse_time(obj.get("started_at"))
@@ -193,7 +189,7 @@ class _Reader:
         if kind not in ("trace", "trace.span"):
             self.ctx.warn(line, NO_SHAPE + where)
             return
-        trace_id = _str(obj.get("id") if kind == "trace" else obj.get("trace_id"))
+        trace_id = as_str(obj.get("id") if kind == "trace" else obj.get("trace_id"))
         if trace_id is None:
             self.ctx.warn(line, f"{'trace without an id' if kind == 'trace' else 'span without a trace_id'}{where}; skipped")
             return
@@ -211,7 +207,7 @@ class _Reader:
             pending.header = obj
         else:
             data = obj.get("span_data")
-            if not isinstance(data, dict) or not _str(data.get("type")):
+            if not isinstance(data, dict) or not as_str(data.get("type")):
                 self.ctx.warn(line, f"trace {trace_id}: span {obj.get('id')!r} without span_data.type{where}; skipped")
             else:
                 self.count += 1
@@ -234,7 +230,7 @@ class _Reader:
         trace = Trace(id=pending.trace_id, format=FORMAT, file=self.ctx.file, line=pending.line, end_line=pending.end_line)
         header = pending.header or {}
         for key in ("workflow_name", "group_id"):
-            if _str(header.get(key)):
+            if as_str(header.get(key)):
                 trace.metadata[key] = header[key]
         if isinstance(header.get("metadata"), dict) and header["metadata"]:
             trace.metadata["trace_metadata"] = dict(header["metadata"])
@@ -270,13 +266,13 @@ class _Builder:
             elif kind == "handoff":
                 self.handoff_span(span)
             elif kind == "agent":
-                name = _str(span.data.get("name"))
+                name = as_str(span.data.get("name"))
                 if name and name not in self.agents:
                     self.agents.append(name)
                 if span.error is not None:
                     self.run_error = _error_text(span.error)
             elif kind == "guardrail":
-                if span.data.get("triggered") is True and _str(span.data.get("name")):
+                if span.data.get("triggered") is True and as_str(span.data.get("name")):
                     self.guardrails.append(span.data["name"])
             elif kind == "custom":
                 self.custom_span(span)
@@ -294,10 +290,10 @@ class _Builder:
             ended_at=span.ended,
             line=span.line,
             id=span.id,
-            model=_str(data.get("model")),
+            model=as_str(data.get("model")),
         )
         if span.type == "response":
-            rnd.id = _str(data.get("response_id")) or span.id
+            rnd.id = as_str(data.get("response_id")) or span.id
             self.no_content.append(rnd)
         elif data.get("output") is None:
             self.no_content.append(rnd)
@@ -321,14 +317,14 @@ class _Builder:
                 rnd.tool_calls.append(new_call(message.get("call_id"), message.get("name"), message.get("arguments")))
                 continue
             text = content_text(message.get("content"))
-            if not text and _str(message.get("refusal")):
+            if not text and as_str(message.get("refusal")):
                 text = message["refusal"]
             if text:
                 texts.append(text)
             calls = message.get("tool_calls")
             for item in calls if isinstance(calls, list) else ():
                 function = item.get("function") if isinstance(item, dict) else None
-                if not isinstance(function, dict) or not _str(function.get("name")):
+                if not isinstance(function, dict) or not as_str(function.get("name")):
                     self.warn(span, "tool call without a function name skipped")
                     continue
                 rnd.tool_calls.append(new_call(item.get("id"), function["name"], function.get("arguments")))
@@ -344,7 +340,7 @@ class _Builder:
         rnd = self.owner(span, "function")
         if rnd is None:
             return
-        name = _str(span.data.get("name")) or "function"
+        name = as_str(span.data.get("name")) or "function"
         arguments = span.data.get("input")
         waiting = [c for c in rnd.tool_calls if c.result is None and c.name == name]
         call = None
@@ -371,7 +367,7 @@ class _Builder:
         rnd = self.owner(span, "handoff")
         if rnd is None:
             return
-        target = _str(span.data.get("to_agent"))
+        target = as_str(span.data.get("to_agent"))
         expected = _handoff_tool_name(target)
         waiting = [c for c in rnd.tool_calls if c.result is None]
         call = next((c for c in waiting if c.name == expected), None) or next(

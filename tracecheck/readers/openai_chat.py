@@ -53,7 +53,19 @@ import orjson
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
-from .common import as_int, content_text, dump_json, finish_trace, make_usage, new_call, parse_arguments, parse_time
+from .common import (
+    as_int,
+    as_str,
+    as_str_or_int,
+    content_text,
+    dump_json,
+    finish_trace,
+    first_of,
+    make_usage,
+    new_call,
+    parse_arguments,
+    parse_time,
+)
 
 FORMAT = "openai-chat"
 
@@ -76,18 +88,6 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
 # --- small value helpers -------------------------------------------------------------
 
 
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _id_value(value: Any) -> str | None:
-    if isinstance(value, str) and value:
-        return value
-    if isinstance(value, int) and not isinstance(value, bool):
-        return str(value)
-    return None
-
-
 def _explicit_id(obj: Any, keys: tuple[str, ...]) -> str | None:
     """The first id under ``keys`` in ``obj`` or in its ``metadata`` object."""
     if not isinstance(obj, dict):
@@ -95,16 +95,9 @@ def _explicit_id(obj: Any, keys: tuple[str, ...]) -> str | None:
     for holder in (obj, obj.get("metadata")):
         if isinstance(holder, dict):
             for key in keys:
-                found = _id_value(holder.get(key))
+                found = as_str_or_int(holder.get(key))
                 if found is not None:
                     return found
-    return None
-
-
-def _first_of(obj: dict, keys: tuple[str, ...]) -> Any:
-    for key in keys:
-        if obj.get(key) is not None:
-            return obj[key]
     return None
 
 
@@ -119,8 +112,8 @@ def _usage(value: Any):
         cached = value.get("cache_read_input_tokens")  # Anthropic through LiteLLM
     reasoning = completion.get("reasoning_tokens") if isinstance(completion, dict) else None
     return make_usage(
-        _first_of(value, ("prompt_tokens", "input_tokens")),
-        _first_of(value, ("completion_tokens", "output_tokens")),
+        first_of(value, ("prompt_tokens", "input_tokens")),
+        first_of(value, ("completion_tokens", "output_tokens")),
         cached,
         reasoning,
     )
@@ -220,16 +213,16 @@ def _apply_response(rnd: Round, body: dict, choice: dict, fallback_model: Any = 
     usage = _usage(body.get("usage"))
     if usage is not None:
         rnd.usage = usage
-    rnd.id = _str(body.get("id")) or rnd.id
-    rnd.model = _str(body.get("model")) or rnd.model or _str(fallback_model)
-    rnd.finish_reason = _str(choice.get("finish_reason")) or rnd.finish_reason
+    rnd.id = as_str(body.get("id")) or rnd.id
+    rnd.model = as_str(body.get("model")) or rnd.model or as_str(fallback_model)
+    rnd.finish_reason = as_str(choice.get("finish_reason")) or rnd.finish_reason
     if rnd.ended_at is None:
         rnd.ended_at = parse_time(body.get("created"))
 
 
 def _exchange_times(record: dict, body: Any) -> tuple[float | None, float | None]:
-    start = parse_time(_first_of(record, ("started_at", "start_time", "startTime")))
-    end = parse_time(_first_of(record, ("ended_at", "end_time", "endTime")))
+    start = parse_time(first_of(record, ("started_at", "start_time", "startTime")))
+    end = parse_time(first_of(record, ("ended_at", "end_time", "endTime")))
     if end is None:
         # A logger writes its line once the response is in: the timestamp is the end.
         end = parse_time(record.get("timestamp"))
@@ -286,10 +279,10 @@ class _Conversation:
             text=text,
             usage=_usage(msg.get("usage")),
             ended_at=_message_time(msg),
-            finish_reason=_str(msg.get("finish_reason")),
+            finish_reason=as_str(msg.get("finish_reason")),
             line=line,
-            id=_str(msg.get("id")),
-            model=_str(msg.get("model")),
+            id=as_str(msg.get("id")),
+            model=as_str(msg.get("model")),
         )
         items = msg.get("tool_calls")
         if items is not None and not isinstance(items, list):
@@ -338,7 +331,7 @@ class _Conversation:
 
     def tool_result(self, msg: dict, line: int, number: int | None) -> None:
         # τ²-bench writes the call id of a tool message as its own ``id``.
-        call_id = _id_value(msg.get("tool_call_id")) or _id_value(msg.get("id"))
+        call_id = as_str_or_int(msg.get("tool_call_id")) or as_str_or_int(msg.get("id"))
         if call_id is not None:
             call = self.pending.get(call_id)
             if call is None:
@@ -350,7 +343,7 @@ class _Conversation:
                 return
         else:
             # Servers that write no ids (Ollama) answer calls in order; match a name if given.
-            call = self._oldest_unanswered(_str(msg.get("name")) or _str(msg.get("tool_name")))
+            call = self._oldest_unanswered(as_str(msg.get("name")) or as_str(msg.get("tool_name")))
             if call is None:
                 self.warn(line, number, "tool result without tool_call_id and no call awaiting a result")
                 return
@@ -366,7 +359,7 @@ class _Conversation:
         return first
 
     def function_result(self, msg: dict, line: int, number: int | None) -> None:
-        name = _str(msg.get("name"))
+        name = as_str(msg.get("name"))
         unanswered = [call for call in self.legacy if call.result is None]
         # The most recent unanswered function_call, of the same name when there is one.
         call = next((c for c in reversed(unanswered) if c.name == name), None)
@@ -464,7 +457,7 @@ class _Reader:
     ) -> Trace:
         trace_id = trace_id or _explicit_id(value, ("id",) + _THREAD_KEYS) or self.default_id(line, index)
         trace = self.new_trace(trace_id, line, shape, value.get("metadata"))
-        if _str(value.get("model")):
+        if as_str(value.get("model")):
             trace.metadata["model"] = value["model"]
         conversation = _Conversation(trace, self.ctx)
         for number, msg in enumerate(messages, 1):
@@ -546,9 +539,9 @@ class _Reader:
     # shape 3 -------------------------------------------------------------------------
 
     def batch_output(self, value: dict, line: int, index: int | None) -> Iterator[Trace]:
-        trace_id = _id_value(value.get("custom_id")) or self.default_id(line, index)
+        trace_id = as_str_or_int(value.get("custom_id")) or self.default_id(line, index)
         trace = self.new_trace(trace_id, line, "batch-output")
-        if _str(value.get("id")):
+        if as_str(value.get("id")):
             trace.metadata["batch_request_id"] = value["id"]
         response = value.get("response")
         error = _error_text(value.get("error"))
@@ -559,7 +552,7 @@ class _Reader:
         else:
             body = response.get("body")
             status = as_int(response.get("status_code"))
-            if _str(response.get("request_id")):
+            if as_str(response.get("request_id")):
                 trace.metadata["request_id"] = response["request_id"]
             if status is not None:
                 trace.metadata["status_code"] = status
@@ -582,7 +575,7 @@ class _Reader:
         if not isinstance(messages, list):
             self.ctx.warn(line, "batch request body without a 'messages' list (not a chat completion); skipped")
             return
-        trace_id = _id_value(value.get("custom_id")) or self.default_id(line, index)
+        trace_id = as_str_or_int(value.get("custom_id")) or self.default_id(line, index)
         yield self.conversation(body, messages, line, index, trace_id=trace_id, shape="batch-input")
 
     # shape 4 -------------------------------------------------------------------------

@@ -82,7 +82,7 @@ from typing import Any
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
-from .common import content_text, dump_json, finish_trace, make_usage, new_call, parse_time
+from .common import as_str, content_text, dump_json, finish_trace, first_of, make_usage, new_call, parse_time
 
 FORMAT = "openai-responses"
 
@@ -124,10 +124,6 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
 # --- small helpers --------------------------------------------------------------------
 
 
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def _kind(item: Any) -> str:
     """What an item is to the reader: text / call / hosted / reasoning / approval (model
     output), result / approval_response / input (sent by the client), other, unknown."""
@@ -153,7 +149,7 @@ def _kind(item: Any) -> str:
     if kind in _NOT_ROUNDS:
         return "other"
     if kind.endswith("_call"):  # a tool type newer than this reader
-        return "call" if _str(item.get("call_id")) else "hosted"
+        return "call" if as_str(item.get("call_id")) else "hosted"
     return "unknown"
 
 
@@ -163,9 +159,9 @@ def _digest(data: str) -> str:
 
 def _image_ref(url: Any, file_id: Any) -> str:
     # Data URLs are megabytes of base64: a digest keeps "same image" comparable.
-    if _str(file_id):
+    if as_str(file_id):
         return file_id
-    if _str(url):
+    if as_str(url):
         return f"sha1:{_digest(url)}" if url.startswith("data:") else url
     return "?"
 
@@ -219,7 +215,7 @@ def _error_text(error: Any) -> str | None:
         return error
     if isinstance(error, dict):
         for key in ("message", "code", "type"):
-            if _str(error.get(key)):
+            if as_str(error.get(key)):
                 return error[key]
     return dump_json(error)
 
@@ -229,8 +225,8 @@ def _conversation_id(obj: Any) -> str | None:
         return None
     conv = obj.get("conversation")
     if isinstance(conv, dict):
-        return _str(conv.get("id"))
-    return _str(conv)
+        return as_str(conv.get("id"))
+    return as_str(conv)
 
 
 def _status_error(status: Any) -> bool | None:
@@ -238,13 +234,6 @@ def _status_error(status: Any) -> bool | None:
         return True
     if status == "completed":
         return False
-    return None
-
-
-def _first_of(obj: dict, keys: tuple[str, ...]) -> Any:
-    for key in keys:
-        if obj.get(key) is not None:
-            return obj[key]
     return None
 
 
@@ -336,8 +325,8 @@ class _Reader:
         else:
             request = record.get("request") if isinstance(record.get("request"), dict) else {}
             response = record.get("response") if isinstance(record.get("response"), dict) else None
-        rid = _str(response.get("id")) if response else None
-        prev = _str((response or {}).get("previous_response_id")) or _str(request.get("previous_response_id"))
+        rid = as_str(response.get("id")) if response else None
+        prev = as_str((response or {}).get("previous_response_id")) or as_str(request.get("previous_response_id"))
         conv = _conversation_id(response) or _conversation_id(request)
         items = request.get("input")
         if items is None and response is not None:
@@ -377,8 +366,8 @@ class _Reader:
         self.read_response(state, record, response, line)
 
     def read_response(self, state: _State, record: dict, response: dict, line: int) -> None:
-        rid = _str(response.get("id"))
-        status = _str(response.get("status"))
+        rid = as_str(response.get("id"))
+        status = as_str(response.get("status"))
         output = response.get("output")
         if output is None:
             output = []
@@ -401,7 +390,7 @@ class _Reader:
             rounds = [Round(index=0, line=line)]  # a response that said nothing is still one
         for k, rnd in enumerate(rounds):
             rnd.id = rid if k == 0 or rid is None else f"{rid}#{k + 1}"
-            rnd.model = _str(response.get("model"))
+            rnd.model = as_str(response.get("model"))
             rnd.finish_reason = "tool_calls"
         if rounds:
             rounds[0].usage = _usage(response.get("usage"))
@@ -467,7 +456,7 @@ class _Reader:
 
     def is_known(self, state: _State, item: dict) -> bool:
         for key in ("id", "call_id"):
-            value = _str(item.get(key))
+            value = as_str(item.get(key))
             if value is not None and value in state.known:
                 return True
         return False
@@ -487,7 +476,7 @@ class _Reader:
         texts = []
         for item in items:
             for key in ("id", "call_id"):
-                if _str(item.get(key)):
+                if as_str(item.get(key)):
                     state.known.add(item[key])
                     self.remember(state, "item", item[key])
             kind = _kind(item)
@@ -526,7 +515,7 @@ class _Reader:
         elif kind == "apply_patch_call":
             arguments = item.get("operation") or {}
         else:
-            arguments = _first_of(item, ("arguments", "action", "input")) or {}
+            arguments = first_of(item, ("arguments", "action", "input")) or {}
         return new_call(call_id, name, arguments)
 
     def register(self, state: _State, rnd: Round, call: ToolCall, line: int) -> None:
@@ -538,9 +527,9 @@ class _Reader:
 
     def attach_result(self, state: _State, item: dict, line: int) -> None:
         kind = item["type"]
-        call_id = _str(item.get("call_id"))
+        call_id = as_str(item.get("call_id"))
         if call_id is None and kind == "local_shell_call_output":
-            call_id = _str(item.get("id"))  # this output names its call in ``id``
+            call_id = as_str(item.get("id"))  # this output names its call in ``id``
         call = state.calls.get(call_id) if call_id else None
         if call is None:
             self.ctx.warn(line, f"trace {state.trace.id}: tool result for unknown call id {call_id!r}")
@@ -550,19 +539,19 @@ class _Reader:
         call.result = _client_result(item, line)
 
     def approval_answer(self, state: _State, item: dict, line: int) -> None:
-        request_id = _str(item.get("approval_request_id"))
+        request_id = as_str(item.get("approval_request_id"))
         call = state.approvals.get(request_id) if request_id else None
         if call is None:
             self.ctx.warn(line, f"trace {state.trace.id}: approval response for unknown request id {request_id!r}")
             return
         if item.get("approve") is False and call.result is None:
-            reason = _str(item.get("reason"))
+            reason = as_str(item.get("reason"))
             text = "approval denied" + (f": {reason}" if reason else "")
             call.result = ToolResult(content=text, is_error=True, line=line)
 
     def executes_approval(self, state: _State, item: dict, line: int) -> bool:
         """An ``mcp_call`` that runs an approved request is that request's result."""
-        request_id = _str(item.get("approval_request_id"))
+        request_id = as_str(item.get("approval_request_id"))
         call = state.approvals.get(request_id) if request_id else None
         if item.get("type") != "mcp_call" or call is None:
             return False
@@ -590,7 +579,7 @@ class _Reader:
         for item in reversed(items or ()):
             if isinstance(item, dict) and (_kind(item) in _MODEL_KINDS or _kind(item) == "result"):
                 for key in ("call_id", "id"):
-                    value = _str(item.get(key))
+                    value = as_str(item.get(key))
                     if value is not None and ("item", value) in self.index:
                         return self.index[("item", value)]
         return None
@@ -661,7 +650,7 @@ def _finish_reason(status: str | None, response: dict, last: Round) -> str | Non
     if status == "incomplete":
         details = response.get("incomplete_details")
         reason = details.get("reason") if isinstance(details, dict) else None
-        return "length" if reason == "max_output_tokens" else (_str(reason) or "incomplete")
+        return "length" if reason == "max_output_tokens" else (as_str(reason) or "incomplete")
     if status == "failed":
         return "error"
     if status in ("completed", None):
@@ -672,11 +661,11 @@ def _finish_reason(status: str | None, response: dict, last: Round) -> str | Non
 def _times(record: dict, response: dict) -> tuple[float | None, float | None]:
     started = parse_time(response.get("created_at"))
     if started is None:
-        started = parse_time(_first_of(record, ("started_at", "start_time", "startTime")))
+        started = parse_time(first_of(record, ("started_at", "start_time", "startTime")))
     ended = parse_time(response.get("completed_at"))
     if ended is None and record is not response:
         # A logger writes its line once the response is in: its timestamp is the end.
-        ended = parse_time(_first_of(record, ("ended_at", "end_time", "endTime", "timestamp")))
+        ended = parse_time(first_of(record, ("ended_at", "end_time", "endTime", "timestamp")))
     latency = record.get("latency_ms", record.get("duration_ms"))
     if isinstance(latency, (int, float)) and not isinstance(latency, bool) and latency >= 0:
         if ended is None and started is not None:
@@ -688,7 +677,7 @@ def _times(record: dict, response: dict) -> tuple[float | None, float | None]:
 
 def _hosted_call(item: dict, line: int) -> ToolCall:
     kind = item["type"]
-    status = _str(item.get("status"))
+    status = as_str(item.get("status"))
     payload: dict[str, Any] = {"status": status}
     text: str | None = None
     is_error = _status_error(status)
@@ -719,11 +708,11 @@ def _hosted_call(item: dict, line: int) -> ToolCall:
         if pieces:
             text = "\n".join(pieces)
     elif kind == "image_generation_call":
-        arguments = {"prompt": item["revised_prompt"]} if _str(item.get("revised_prompt")) else {}
-        if _str(item.get("result")):
+        arguments = {"prompt": item["revised_prompt"]} if as_str(item.get("revised_prompt")) else {}
+        if as_str(item.get("result")):
             text = f"[image sha1:{_digest(item['result'])}]"
     elif kind == "mcp_call":
-        name = _str(item.get("name")) or "mcp"
+        name = as_str(item.get("name")) or "mcp"
         arguments = item.get("arguments")
         error = _error_text(item.get("error"))
         if error is not None:
@@ -733,7 +722,7 @@ def _hosted_call(item: dict, line: int) -> ToolCall:
             if is_error is None and item.get("output") is not None:
                 is_error = False
     else:
-        arguments = _first_of(item, ("arguments", "action", "input")) or {}
+        arguments = first_of(item, ("arguments", "action", "input")) or {}
     call = new_call(item.get("id"), name, arguments if arguments is not None else {})
     content = text if text is not None else dump_json({k: v for k, v in payload.items() if v is not None})
     call.result = ToolResult(content=content, is_error=is_error, line=line)

@@ -65,9 +65,20 @@ from typing import Any
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
-from .common import as_int, content_text, finish_trace, make_usage, new_call, parse_time
-from .mini_swe_agent import litellm_usage
-from .swe_agent import file_stem
+from .common import (
+    as_dict,
+    as_int,
+    as_list,
+    as_str,
+    as_str_or_int,
+    content_text,
+    file_stem,
+    finish_trace,
+    litellm_usage,
+    make_usage,
+    new_call,
+    parse_time,
+)
 
 FORMAT = "openhands"
 
@@ -126,26 +137,6 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
 # --- helpers -----------------------------------------------------------------------------
 
 
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list:
-    return value if isinstance(value, list) else []
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def _id(value: Any) -> str | None:
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int) or (isinstance(value, str) and value):
-        return str(value)
-    return None
-
-
 def _is_event(value: Any) -> bool:
     return isinstance(value, dict) and "source" in value and ("action" in value or "observation" in value)
 
@@ -161,16 +152,16 @@ def _is_eval_output(value: Any) -> bool:
 
 def _token_usage(raw: Any):
     """OpenHands' own TokenUsage record (metrics.token_usages / accumulated_token_usage)."""
-    raw = _dict(raw)
+    raw = as_dict(raw)
     return make_usage(raw.get("prompt_tokens"), raw.get("completion_tokens"), raw.get("cache_read_tokens"))
 
 
 def _is_error(obs: dict) -> bool:
     if obs.get("observation") == "error":
         return True
-    extras = _dict(obs.get("extras"))
+    extras = as_dict(obs.get("extras"))
     # Newer versions nest the exit code in extras.metadata; -1 = still running at the timeout.
-    code = as_int(_dict(extras.get("metadata")).get("exit_code"))
+    code = as_int(as_dict(extras.get("metadata")).get("exit_code"))
     if code is None:
         code = as_int(extras.get("exit_code"))
     if code is not None:
@@ -221,25 +212,25 @@ class _Builder:
 
     def new_round(self, ev: dict, line: int, moment: float | None, text: str, response: dict | None) -> Round:
         response = response or {}
-        choices = _list(response.get("choices"))
-        choice = _dict(choices[0]) if choices else {}
+        choices = as_list(response.get("choices"))
+        choice = as_dict(choices[0]) if choices else {}
         rnd = Round(
             index=0,
             text=text,
             usage=litellm_usage(response.get("usage")),
             started_at=self.last_time if moment is not None else None,
             ended_at=moment,
-            finish_reason=_str(choice.get("finish_reason")),
+            finish_reason=as_str(choice.get("finish_reason")),
             line=line,
-            id=_str(response.get("id")),
-            model=_str(response.get("model")),
+            id=as_str(response.get("id")),
+            model=as_str(response.get("model")),
         )
         self.trace.rounds.append(rnd)
         return rnd
 
     def action(self, ev: dict, line: int, moment: float | None) -> ToolCall | None:
         kind = ev.get("action")
-        args = _dict(ev.get("args"))
+        args = as_dict(ev.get("args"))
         source = ev.get("source")
         if source != "agent":
             if source == "user" and kind == "message" and "input" not in self.trace.metadata:
@@ -263,12 +254,12 @@ class _Builder:
         return None  # system prompt, condensation, state changes, recall, ...
 
     def metadata_action(self, ev: dict, kind: Any, args: dict, meta: dict, line: int, moment: float | None):
-        response = _dict(meta.get("model_response"))
-        key = _str(response.get("id"))
+        response = as_dict(meta.get("model_response"))
+        key = as_str(response.get("id"))
         rnd = self.by_response.get(key) if key else None
         if rnd is None:
-            choices = _list(response.get("choices"))
-            message = _dict(_dict(choices[0]).get("message")) if choices else {}
+            choices = as_list(response.get("choices"))
+            message = as_dict(as_dict(choices[0]).get("message")) if choices else {}
             text = content_text(message.get("content")) or _first_text(args.get("thought"))
             if kind in _ANSWER_ACTIONS and not text:
                 text = _first_text(args.get("final_thought"), args.get("content"), ev.get("message"))
@@ -277,12 +268,12 @@ class _Builder:
                 self.by_response[key] = rnd
         if kind in _ANSWER_ACTIONS:
             return None  # finishing is the answer, not a tool run
-        call_id = _id(meta.get("tool_call_id"))
+        call_id = as_str_or_int(meta.get("tool_call_id"))
         arguments: Any = {k: v for k, v in args.items() if k != "thought"}
-        for choice in _list(response.get("choices")):
-            for spec in _list(_dict(_dict(choice).get("message")).get("tool_calls")):
-                if isinstance(spec, dict) and call_id is not None and _id(spec.get("id")) == call_id:
-                    found = _dict(spec.get("function")).get("arguments")
+        for choice in as_list(response.get("choices")):
+            for spec in as_list(as_dict(as_dict(choice).get("message")).get("tool_calls")):
+                if isinstance(spec, dict) and call_id is not None and as_str_or_int(spec.get("id")) == call_id:
+                    found = as_dict(spec.get("function")).get("arguments")
                     if found is not None:
                         arguments = found
         call = new_call(call_id, meta.get("function_name") or kind, arguments)
@@ -291,7 +282,7 @@ class _Builder:
         return call
 
     def register(self, ev: dict, call: ToolCall, moment: float | None) -> None:
-        event_id = _id(ev.get("id"))
+        event_id = as_str_or_int(ev.get("id"))
         if event_id is not None:
             self.by_event[event_id] = call
         if call.id:
@@ -300,16 +291,16 @@ class _Builder:
 
     def observation(self, ev: dict, line: int, moment: float | None, forced: ToolCall | None) -> None:
         kind = ev.get("observation")
-        extras = _dict(ev.get("extras"))
+        extras = as_dict(ev.get("extras"))
         if kind == "agent_state_changed":
             state = extras.get("agent_state")
             if isinstance(state, str):
                 self.agent_state = state
-                self.state_reason = _str(extras.get("reason"))
+                self.state_reason = as_str(extras.get("reason"))
             return
-        meta = _dict(ev.get("tool_call_metadata"))
-        call_id = _id(meta.get("tool_call_id"))
-        cause = _id(ev.get("cause"))
+        meta = as_dict(ev.get("tool_call_metadata"))
+        call_id = as_str_or_int(meta.get("tool_call_id"))
+        cause = as_str_or_int(ev.get("cause"))
         call = forced
         if call is None and cause is not None:
             call = self.by_event.pop(cause, None)
@@ -321,7 +312,7 @@ class _Builder:
             if call_id is not None:
                 self.ctx.warn(line, f"trace {self.trace.id}: tool result for unknown call id {call_id!r}")
             elif kind == "error":
-                self.env_error = content_text(ev.get("content")) or _str(ev.get("message"))
+                self.env_error = content_text(ev.get("content")) or as_str(ev.get("message"))
             return  # null observations, recall results, answers to non-calls
         if call.result is not None:
             self.ctx.warn(line, f"trace {self.trace.id}: a second observation for call {call.id or call.name!r} is ignored")
@@ -340,17 +331,17 @@ class _Builder:
     # -- the end --
 
     def apply_metrics(self, metrics: Any) -> None:
-        metrics = _dict(metrics) or _dict(self.llm_metrics)
+        metrics = as_dict(metrics) or as_dict(self.llm_metrics)
         if not metrics:
             return
         by_id = {r.id: r for r in self.trace.rounds if r.id}
-        for entry in _list(metrics.get("token_usages")):
-            rnd = by_id.get(_str(_dict(entry).get("response_id")))
+        for entry in as_list(metrics.get("token_usages")):
+            rnd = by_id.get(as_str(as_dict(entry).get("response_id")))
             if rnd is not None and rnd.usage is None:
                 rnd.usage = _token_usage(entry)
-        for entry in _list(metrics.get("response_latencies")):
-            entry = _dict(entry)
-            rnd = by_id.get(_str(entry.get("response_id")))
+        for entry in as_list(metrics.get("response_latencies")):
+            entry = as_dict(entry)
+            rnd = by_id.get(as_str(entry.get("response_id")))
             latency = entry.get("latency")
             if rnd is not None and rnd.ended_at is not None and isinstance(latency, (int, float)) and latency >= 0:
                 rnd.started_at = round(rnd.ended_at - float(latency), 6)
@@ -399,7 +390,7 @@ def _read_value(value: Any, line: int, ctx: ReadContext, next_id) -> Iterator[Tr
 
 
 def _eval_output(value: dict, line: int, ctx: ReadContext, fallback_id: str) -> Trace:
-    b = _Builder(_id(value.get("instance_id")) or fallback_id, line, ctx)
+    b = _Builder(as_str_or_int(value.get("instance_id")) or fallback_id, line, ctx)
     for k, item in enumerate(value.get("history") or [], 1):
         if isinstance(item, list) and len(item) == 2:
             # Old format: an [action, observation] pair; the observation answers the action.
@@ -411,9 +402,9 @@ def _eval_output(value: dict, line: int, ctx: ReadContext, fallback_id: str) -> 
     if isinstance(value.get("instruction"), str) and value["instruction"]:
         trace.metadata["input"] = value["instruction"]
     b.apply_metrics(value.get("metrics"))
-    error = _str(value.get("error"))
-    test_result = _dict(value.get("test_result"))
-    report = _dict(test_result.get("report"))
+    error = as_str(value.get("error"))
+    test_result = as_dict(value.get("test_result"))
+    report = as_dict(test_result.get("report"))
     resolved = next(
         (v for v in (report.get("resolved"), test_result.get("resolved"), test_result.get("success")) if isinstance(v, bool)),
         None,

@@ -81,29 +81,27 @@ import orjson
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
-from .common import as_int, content_text, dump_json, finish_trace, make_usage, new_call, parse_time
-from .langchain import _text
-from .langsmith import _input_call, _Linker, _message
+from .common import (
+    as_dict,
+    as_int,
+    as_list,
+    as_str_or_int,
+    content_text,
+    dump_json,
+    finish_trace,
+    make_usage,
+    new_call,
+    parse_time,
+    visible_text,
+)
+from .langchain import parse_message
+from .langsmith import input_call, Linker
 
 FORMAT = "otel"
 
 _INFERENCE_OPS = ("chat", "text_completion", "generate_content", "completion")
 _NOT_OTLP = "JSON that is not an OTLP/JSON trace export (no 'resourceSpans' list)"
 _MARKERS = ("gen_ai.", "llm.", "openinference.", "traceloop.")
-
-
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list:
-    return value if isinstance(value, list) else []
-
-
-def _str(value: Any) -> str | None:
-    if isinstance(value, (str, int)) and not isinstance(value, bool) and value != "":
-        return str(value)
-    return None
 
 
 def _structured_string(text: str) -> Any:
@@ -197,9 +195,9 @@ class _Decoder:
             warn(f"has a bad boolValue {raw!r}; ignored")
             return None
         if "arrayValue" in value:
-            return [self.any_value(v, warn) for v in _list(_dict(value["arrayValue"]).get("values"))]
+            return [self.any_value(v, warn) for v in as_list(as_dict(value["arrayValue"]).get("values"))]
         if "kvlistValue" in value:
-            return self.key_values(_dict(value["kvlistValue"]).get("values"), warn)
+            return self.key_values(as_dict(value["kvlistValue"]).get("values"), warn)
         if "bytesValue" in value:
             return value["bytesValue"]
         warn(f"has no known AnyValue field ({', '.join(sorted(map(str, value)))}); ignored")
@@ -209,7 +207,7 @@ class _Decoder:
         if isinstance(items, dict):  # lenient: a plain mapping instead of KeyValue pairs
             return dict(items)
         out: dict[str, Any] = {}
-        for item in _list(items):
+        for item in as_list(items):
             if not isinstance(item, dict) or not isinstance(item.get("key"), str):
                 warn(f"entry {item!r} is not a {{key, value}} pair; skipped")
                 continue
@@ -245,11 +243,11 @@ class _Decoder:
             if not isinstance(resource_spans, dict):
                 self.ctx.warn(line, "resourceSpans entry that is not an object; skipped")
                 continue
-            resource = self.attributes(_dict(resource_spans.get("resource")).get("attributes"), "resource", line)
-            service = _str(resource.get("service.name"))
+            resource = self.attributes(as_dict(resource_spans.get("resource")).get("attributes"), "resource", line)
+            service = as_str_or_int(resource.get("service.name"))
             scopes = resource_spans.get("scopeSpans", resource_spans.get("instrumentationLibrarySpans"))
-            for scope in _list(scopes):
-                for raw in _list(_dict(scope).get("spans")):
+            for scope in as_list(scopes):
+                for raw in as_list(as_dict(scope).get("spans")):
                     span = self.span(raw, line, service)
                     if span is not None:
                         yield span
@@ -258,7 +256,7 @@ class _Decoder:
         if not isinstance(raw, dict):
             self.ctx.warn(line, "span that is not an object; skipped")
             return None
-        trace_id, span_id = _str(raw.get("traceId")), _str(raw.get("spanId"))
+        trace_id, span_id = as_str_or_int(raw.get("traceId")), as_str_or_int(raw.get("spanId"))
         name = raw.get("name") if isinstance(raw.get("name"), str) else ""
         if trace_id is None or span_id is None:
             self.ctx.warn(line, f"span {name!r} without traceId or spanId; skipped")
@@ -266,19 +264,19 @@ class _Decoder:
         where = f"span {span_id} ({name})"
         span = _Span()
         span.trace_id, span.span_id = trace_id, span_id
-        span.parent_id = _str(raw.get("parentSpanId"))
+        span.parent_id = as_str_or_int(raw.get("parentSpanId"))
         span.name = name
         span.start_ns = self._time(raw.get("startTimeUnixNano"), "startTimeUnixNano", where, line)
         span.end_ns = self._time(raw.get("endTimeUnixNano"), "endTimeUnixNano", where, line)
         span.attrs = self.attributes(raw.get("attributes"), where, line)
-        for event in _list(raw.get("events")):
+        for event in as_list(raw.get("events")):
             if isinstance(event, dict) and isinstance(event.get("name"), str):
                 attrs = self.attributes(event.get("attributes"), f"{where} event {event['name']!r}", line)
                 span.events.append((event["name"], attrs))
-        status = _dict(raw.get("status"))
+        status = as_dict(raw.get("status"))
         code = status.get("code", 0)
         span.status_code = _STATUS_NAMES.get(code, 0) if isinstance(code, str) else as_int(code) or 0
-        span.status_message = _str(status.get("message"))
+        span.status_message = as_str_or_int(status.get("message"))
         span.line = line
         span.seq = self.seq
         span.service = service
@@ -381,16 +379,16 @@ def _message_content(message: dict) -> tuple[str, list[ToolCall]]:
                     calls.append(call)
         return "\n".join(t for t in texts if t), calls
     content = message.get("content")
-    if isinstance(content, dict) and isinstance(_dict(content.get("text")).get("value"), str):
+    if isinstance(content, dict) and isinstance(as_dict(content.get("text")).get("value"), str):
         text = content["text"]["value"]  # Azure AI Agents: {"text": {"value": ...}}
     elif content is None and isinstance(message.get("contents"), list):  # OpenInference
         text = "\n".join(
-            t for t in (_dict(_dict(c).get("message_content")).get("text") for c in message["contents"]) if isinstance(t, str)
+            t for t in (as_dict(as_dict(c).get("message_content")).get("text") for c in message["contents"]) if isinstance(t, str)
         )
     else:
-        text = _text(content) if isinstance(content, (str, list)) else content_text(content)
+        text = visible_text(content) if isinstance(content, (str, list)) else content_text(content)
     tool_calls = _structured(message.get("tool_calls"))
-    for spec in _list(tool_calls):
+    for spec in as_list(tool_calls):
         if isinstance(spec, dict):
             call = _call_spec(spec)
             if call is not None:
@@ -426,7 +424,7 @@ def _output_content(span: _Span) -> _Content:
     def take(message: Any, finish: Any = None) -> None:
         if isinstance(message, dict):
             out.text, out.calls = _message_content(message)
-            out.finish_reason = _str(finish) or _str(message.get("finish_reason"))
+            out.finish_reason = as_str_or_int(finish) or as_str_or_int(message.get("finish_reason"))
             out.found = True
 
     messages = _structured(attrs.get("gen_ai.output.messages"))
@@ -458,7 +456,7 @@ def _output_content(span: _Span) -> _Content:
             return out
     flat = _unflatten(attrs, "llm.output_messages.")
     if isinstance(flat, list) and flat:
-        messages = [_dict(m).get("message") for m in flat]
+        messages = [as_dict(m).get("message") for m in flat]
         take(_pick([m for m in messages if isinstance(m, dict)]))
     return out
 
@@ -474,34 +472,34 @@ def _history(span: _Span) -> tuple[list[tuple[str, str]], set[str]]:
         called.update(c.id for c in calls if c.id)
 
     messages = _structured(span.attrs.get("gen_ai.input.messages"))
-    for message in _list(messages):
+    for message in as_list(messages):
         if not isinstance(message, dict):
             continue
-        for part in _list(message.get("parts")):
-            if isinstance(part, dict) and part.get("type") == "tool_call_response" and _str(part.get("id")):
+        for part in as_list(message.get("parts")):
+            if isinstance(part, dict) and part.get("type") == "tool_call_response" and as_str_or_int(part.get("id")):
                 results.append((str(part["id"]), _text_value(part.get("response"))))
         if message.get("role") == "assistant":
             assistant_calls(message)
     for name, attrs in span.events:
         body = _event_body(attrs)
         if name == "gen_ai.tool.message":
-            call_id = _str(body.get("id")) or _str(body.get("tool_call_id"))
+            call_id = as_str_or_int(body.get("id")) or as_str_or_int(body.get("tool_call_id"))
             if call_id:
                 results.append((call_id, _text_value(body.get("content"))))
         elif name == "gen_ai.assistant.message":
             assistant_calls(body)
     # Flat OpenAI-like message lists: OpenLLMetry's gen_ai.prompt.{i}.*, OpenInference's
     # llm.input_messages.{i}.message.*, semconv 1.26's gen_ai.content.prompt event JSON.
-    flat: list = list(_list(_unflatten(span.attrs, "gen_ai.prompt.")))
-    flat.extend(_dict(m).get("message") for m in _list(_unflatten(span.attrs, "llm.input_messages.")))
+    flat: list = list(as_list(_unflatten(span.attrs, "gen_ai.prompt.")))
+    flat.extend(as_dict(m).get("message") for m in as_list(_unflatten(span.attrs, "llm.input_messages.")))
     for name, attrs in span.events:
         if name == "gen_ai.content.prompt":
-            flat.extend(_list(_structured(attrs.get("gen_ai.prompt"))))
+            flat.extend(as_list(_structured(attrs.get("gen_ai.prompt"))))
     for message in flat:
         if not isinstance(message, dict):
             continue
         role = message.get("role")
-        if role == "tool" and _str(message.get("tool_call_id")):
+        if role == "tool" and as_str_or_int(message.get("tool_call_id")):
             content = message.get("content")
             results.append((str(message["tool_call_id"]), content if isinstance(content, str) else content_text(content)))
         elif role == "assistant":
@@ -536,8 +534,8 @@ def _usage(attrs: dict):
 def _finish_reason(attrs: dict) -> str | None:
     reasons = _structured(attrs.get("gen_ai.response.finish_reasons"))
     if isinstance(reasons, list) and reasons:
-        return _str(reasons[0])
-    return _str(reasons)
+        return as_str_or_int(reasons[0])
+    return as_str_or_int(reasons)
 
 
 def _round(span: _Span, content: _Content) -> Round:
@@ -551,8 +549,12 @@ def _round(span: _Span, content: _Content) -> Round:
         ended_at=span.ended_at,
         finish_reason=_finish_reason(attrs) or content.finish_reason,
         line=span.line,
-        id=_str(attrs.get("gen_ai.response.id")) or span.span_id,
-        model=_str(attrs.get("gen_ai.response.model")) or _str(attrs.get("gen_ai.request.model")) or _str(attrs.get("llm.model_name")),
+        id=as_str_or_int(attrs.get("gen_ai.response.id")) or span.span_id,
+        model=(
+            as_str_or_int(attrs.get("gen_ai.response.model"))
+            or as_str_or_int(attrs.get("gen_ai.request.model"))
+            or as_str_or_int(attrs.get("llm.model_name"))
+        ),
     )
 
 
@@ -568,10 +570,10 @@ def _text_value(value: Any) -> str:
 
 def _tool_output(value: Any) -> tuple[str, str | None, str | None]:
     """(content, ToolMessage status, ToolMessage call id) of a tool span's output value."""
-    message = _message(_structured(value))
+    message = parse_message(_structured(value))
     if message is not None and message[0] == "tool":  # a serialized LangChain ToolMessage
         fields = message[1]
-        return content_text(fields.get("content")), _str(fields.get("status")), _str(fields.get("tool_call_id"))
+        return content_text(fields.get("content")), as_str_or_int(fields.get("status")), as_str_or_int(fields.get("tool_call_id"))
     return _text_value(value), None, None
 
 
@@ -579,17 +581,17 @@ def _tool(span: _Span) -> tuple[str, str | None, ToolResult, Any]:
     """(tool name, call id, result, arguments) of a tool span."""
     attrs = span.attrs
     if "gen_ai.tool.name" in attrs or attrs.get("gen_ai.operation.name") == "execute_tool":
-        name = _str(attrs.get("gen_ai.tool.name")) or re.sub(r"^execute_tool\s*", "", span.name)
-        call_id = _str(attrs.get("gen_ai.tool.call.id"))
+        name = as_str_or_int(attrs.get("gen_ai.tool.name")) or re.sub(r"^execute_tool\s*", "", span.name)
+        call_id = as_str_or_int(attrs.get("gen_ai.tool.call.id"))
         arguments = attrs.get("gen_ai.tool.call.arguments")
         output = attrs.get("gen_ai.tool.call.result")
     elif str(attrs.get("openinference.span.kind") or "").upper() == "TOOL":
-        name = _str(attrs.get("tool.name")) or span.name
-        call_id = _str(attrs.get("tool.id")) or _str(attrs.get("tool_call.id"))
+        name = as_str_or_int(attrs.get("tool.name")) or span.name
+        call_id = as_str_or_int(attrs.get("tool.id")) or as_str_or_int(attrs.get("tool_call.id"))
         arguments = attrs.get("input.value")
         output = attrs.get("output.value")
     else:  # OpenLLMetry @tool: input is {"args": [...], "kwargs": {...}}, output json.dumps(result)
-        name = _str(attrs.get("traceloop.entity.name")) or span.name
+        name = as_str_or_int(attrs.get("traceloop.entity.name")) or span.name
         call_id = None
         arguments = _structured(attrs.get("traceloop.entity.input"))
         if isinstance(arguments, dict) and not arguments.get("args") and isinstance(arguments.get("kwargs"), dict):
@@ -601,7 +603,7 @@ def _tool(span: _Span) -> tuple[str, str | None, ToolResult, Any]:
     content, status, message_call_id = _tool_output(output)
     failed = span.status_code == 2 or attrs.get("error.type") is not None or status == "error"
     if failed and not content:
-        content = span.status_message or _str(attrs.get("error.type")) or ""
+        content = span.status_message or as_str_or_int(attrs.get("error.type")) or ""
     result = ToolResult(
         content=content,
         is_error=failed,
@@ -612,7 +614,7 @@ def _tool(span: _Span) -> tuple[str, str | None, ToolResult, Any]:
     return name, call_id or message_call_id, result, arguments
 
 
-class _OtelLinker(_Linker):
+class _OtelLinker(Linker):
     def history_result(self, call_id: str, content: str, line: int, called_before: set[str]) -> None:
         call = self.by_id.get(call_id)
         if call is not None:
@@ -661,14 +663,18 @@ def _build(trace_id: str, spans: list[_Span], ctx: ReadContext) -> Trace:
             linker.add_round(_round(span, content))
         else:
             name, call_id, result, arguments = _tool(span)
-            linker.add_result(name, call_id, result, lambda: _input_call(call_id, name, arguments))
+            linker.add_result(name, call_id, result, lambda: input_call(call_id, name, arguments))
 
     roots = [s for s in spans if not s.parent_id or s.parent_id not in by_id]
     root = roots[0] if roots else None
     if root is not None:
         trace.metadata["name"] = root.name
         if root.status_code == 2:
-            trace.error = root.status_message or _str(root.attrs.get("error.type")) or f"root span {root.name!r} ended with status ERROR"
+            trace.error = (
+                root.status_message
+                or as_str_or_int(root.attrs.get("error.type"))
+                or f"root span {root.name!r} ended with status ERROR"
+            )
             trace.labels["outcome"] = "failure"
         if kinds[root.span_id] == "other" and all(r.usage is None for r in trace.rounds):
             trace.usage_total = _usage(root.attrs)
@@ -678,7 +684,7 @@ def _build(trace_id: str, spans: list[_Span], ctx: ReadContext) -> Trace:
     for key, meta in (("gen_ai.conversation.id", "conversation_id"), ("session.id", "conversation_id"), ("gen_ai.agent.name", "agent")):
         if meta in trace.metadata:
             continue
-        value = next((_str(s.attrs.get(key)) for s in spans if _str(s.attrs.get(key))), None)
+        value = next((as_str_or_int(s.attrs.get(key)) for s in spans if as_str_or_int(s.attrs.get(key))), None)
         if value:
             trace.metadata[meta] = value
     return finish_trace(trace, ctx.diagnostics)

@@ -57,7 +57,6 @@ name without ``.traj``/``.json`` and compression suffixes.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -66,14 +65,13 @@ import orjson
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
-from .common import as_int, content_text, finish_trace, make_usage, new_call
+from .common import as_dict, as_int, as_list, as_str, content_text, file_stem, finish_trace, make_usage, new_call
 
 FORMAT = "swe-agent"
 
 # What SWE-agent writes as the "response" of the step it adds when it stops a run
 # (handle_error_with_autosubmission); no model produced it.
 _HARNESS_EXIT_PREFIXES = ("Exit due to ", "Exiting due to ")
-_STRIP_SUFFIXES = (".gz", ".bz2", ".xz", ".json", ".jsonl", ".traj")
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
@@ -92,31 +90,6 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
 # --- helpers ---------------------------------------------------------------------------
 
 
-def file_stem(file: str) -> str:
-    """The file name without the suffixes these tools use: x.traj.json.gz -> x."""
-    name = os.path.basename(file)
-    changed = True
-    while changed:
-        changed = False
-        for suffix in _STRIP_SUFFIXES:
-            if name.lower().endswith(suffix) and len(name) > len(suffix):
-                name = name[: -len(suffix)]
-                changed = True
-    return name
-
-
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _list(value: Any) -> list:
-    return value if isinstance(value, list) else []
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
 def _replay_config(value: Any) -> dict:
     # Newer SWE-agent stores it as a JSON string (model_dump_json), older as an object.
     if isinstance(value, str):
@@ -124,7 +97,7 @@ def _replay_config(value: Any) -> dict:
             value = orjson.loads(value)
         except orjson.JSONDecodeError:
             return {}
-    return _dict(value)
+    return as_dict(value)
 
 
 def _is_harness_exit(text: Any, action: Any, has_calls: bool) -> bool:
@@ -150,7 +123,7 @@ def _text_call(action: str) -> ToolCall:
 
 def _is_function_calling(history: list) -> bool:
     return any(
-        isinstance(m, dict) and m.get("role") == "assistant" and not m.get("is_demo") and _list(m.get("tool_calls"))
+        isinstance(m, dict) and m.get("role") == "assistant" and not m.get("is_demo") and as_list(m.get("tool_calls"))
         for m in history
     )
 
@@ -168,7 +141,7 @@ def _rounds_from_history(trace: Trace, history: list, line: int, ctx: ReadContex
             continue
         role = msg.get("role")
         if role == "assistant":
-            specs = [s for s in _list(msg.get("tool_calls")) if isinstance(s, dict)]
+            specs = [s for s in as_list(msg.get("tool_calls")) if isinstance(s, dict)]
             content = msg.get("content")
             if _is_harness_exit(content, msg.get("action"), bool(specs)):
                 harness_exit = content
@@ -176,12 +149,12 @@ def _rounds_from_history(trace: Trace, history: list, line: int, ctx: ReadContex
                 continue
             rnd = Round(index=0, text=content_text(content), line=line)
             for spec in specs:
-                function = _dict(spec.get("function"))
+                function = as_dict(spec.get("function"))
                 call = new_call(spec.get("id"), function.get("name"), function.get("arguments"))
                 if call.id:
                     pending[call.id] = call  # ids recur across rounds: the latest open call wins
                 rnd.tool_calls.append(call)
-            if not specs and _str(msg.get("action")) and msg["action"].strip():
+            if not specs and as_str(msg.get("action")) and msg["action"].strip():
                 rnd.tool_calls.append(_text_call(msg["action"]))
             open_round = list(rnd.tool_calls)
             trace.rounds.append(rnd)
@@ -256,9 +229,9 @@ def _read_document(value: Any, line: int, ctx: ReadContext, first: bool) -> Trac
     if not isinstance(value, dict) or not isinstance(value.get("trajectory"), list):
         ctx.warn(line, "JSON that is not a SWE-agent trajectory (no 'trajectory' list)")
         return None
-    info = _dict(value.get("info"))
+    info = as_dict(value.get("info"))
     config = _replay_config(value.get("replay_config"))
-    trace_id = _str(_dict(config.get("problem_statement")).get("id"))
+    trace_id = as_str(as_dict(config.get("problem_statement")).get("id"))
     if trace_id is None:
         stem = file_stem(ctx.file)
         trace_id = stem if first else f"{stem}:{line}"
@@ -278,16 +251,16 @@ def _read_document(value: Any, line: int, ctx: ReadContext, first: bool) -> Trac
     if seconds:
         trace.metadata["tool_seconds"] = round(sum(seconds), 6)
 
-    model_config = _dict(_dict(config.get("agent")).get("model"))
-    model = _str(model_config.get("name")) or _str(model_config.get("model_name"))  # 1.x / 0.x
+    model_config = as_dict(as_dict(config.get("agent")).get("model"))
+    model = as_str(model_config.get("name")) or as_str(model_config.get("model_name"))  # 1.x / 0.x
     if model:
         trace.metadata["model"] = model
-    stats = _dict(info.get("model_stats"))
+    stats = as_dict(info.get("model_stats"))
     if stats:
         trace.metadata["model_stats"] = stats
         trace.usage_total = _model_stats_usage(stats, len(trace.rounds))
 
-    status = _str(info.get("exit_status"))
+    status = as_str(info.get("exit_status"))
     if status is not None:
         trace.labels["exit_status"] = status
     _apply_outcome(trace, status, info, harness_exit)
@@ -305,10 +278,10 @@ def _apply_outcome(trace: Trace, status: str | None, info: dict, harness_exit: s
     ):
         # The submit that ended the run is its answer, not one more tool step.
         call = last.tool_calls.pop()
-        patch = _str(info.get("submission")) or (call.result.content if call.result else None)
+        patch = as_str(info.get("submission")) or (call.result.content if call.result else None)
         if patch:
             trace.metadata["submission"] = patch
-    elif submitted and _str(info.get("submission")):
+    elif submitted and as_str(info.get("submission")):
         trace.metadata["submission"] = info["submission"]
     if status is None:
         return

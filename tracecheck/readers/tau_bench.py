@@ -56,7 +56,7 @@ import orjson
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
-from .common import content_text, finish_trace, make_usage, new_call, parse_time
+from .common import content_text, finish_trace, first_of, make_usage, new_call, parse_time
 
 FORMAT = "tau-bench"
 
@@ -126,13 +126,6 @@ def _outcome(trace: Trace, reward: Any) -> None:
     trace.labels["outcome"] = "success" if reward >= SUCCESS_MIN_REWARD else "failure"
 
 
-def _first(mapping: dict, *keys: str) -> Any:
-    for key in keys:
-        if mapping.get(key) is not None:
-            return mapping[key]
-    return None
-
-
 def _usage(value: Any):
     """OpenAI-style usage (LiteLLM), with the input/output spelling as a fallback."""
     if not isinstance(value, dict):
@@ -144,8 +137,8 @@ def _usage(value: Any):
         cached = value.get("cache_read_input_tokens")
     reasoning = completion.get("reasoning_tokens") if isinstance(completion, dict) else None
     return make_usage(
-        _first(value, "prompt_tokens", "input_tokens"),
-        _first(value, "completion_tokens", "output_tokens"),
+        first_of(value, ("prompt_tokens", "input_tokens")),
+        first_of(value, ("completion_tokens", "output_tokens")),
         cached,
         reasoning,
     )
