@@ -601,7 +601,7 @@ class _Reader:
     def find_open(self, prints: list[int], thread: str | None) -> _Open | None:
         """The open trace whose history this request extends; the longest history wins."""
         best = None
-        for candidate in self.open:
+        for candidate in reversed(self.open):  # ties: the most recently continued trace, as openai-chat does
             size = len(candidate.expected)
             if (
                 candidate.thread == thread
