@@ -30,7 +30,7 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-EXIT_OK, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
+EXIT_ERROR = 2  # usage, config or input error (0 is success; 1 is kept for a failed gate)
 
 PathsArg = Annotated[list[str], typer.Argument(metavar="PATH", help="Files or directories of transcripts; '-' reads standard input.")]
 InputFormatOpt = Annotated[
@@ -63,6 +63,13 @@ def _stderr():
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+def _safe(message: str) -> str:
+    """Messages may quote input (file names, ids): no terminal escapes get through."""
+    from ..textsafe import neutralize
+
+    return neutralize(message)
+
+
 def command(func):
     """Register a command whose user errors (TracecheckError) print briefly and exit 2."""
 
@@ -71,7 +78,7 @@ def command(func):
         try:
             return func(*args, **kwargs)
         except TracecheckError as exc:
-            _stderr().print(f"error: {exc}", markup=False)
+            _stderr().print(_safe(f"error: {exc}"), markup=False)
             raise typer.Exit(EXIT_ERROR) from None
 
     return app.command()(wrapper)
@@ -355,13 +362,13 @@ def run() -> None:
     try:
         app()  # standalone: usage errors print and exit 2, typer.Exit carries the code
     except TracecheckError as exc:
-        _stderr().print(f"error: {exc}", markup=False, highlight=False)
+        _stderr().print(_safe(f"error: {exc}"), markup=False, highlight=False)
         sys.exit(EXIT_ERROR)
     except Exception as exc:  # noqa: BLE001 - the last line of defence for users
         if os.environ.get("TRACECHECK_DEBUG"):
             raise
         _stderr().print(
-            f"internal error: {type(exc).__name__}: {exc}\n(run with TRACECHECK_DEBUG=1 for the traceback)",
+            _safe(f"internal error: {type(exc).__name__}: {exc}") + "\n(run with TRACECHECK_DEBUG=1 for the traceback)",
             markup=False,
             highlight=False,
         )
