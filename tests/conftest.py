@@ -1,14 +1,19 @@
-"""Shared test helpers: a CLI runner with stable (uncoloured, wide) output, file writers."""
+"""Shared test helpers: a CLI runner with stable (uncoloured, wide) output, file writers,
+and the small readers and projections the reader tests have in common."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from tracecheck.cli.main import app
+from tracecheck.diagnostics import Diagnostics
+from tracecheck.load import read_traces
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_traces"
@@ -39,3 +44,104 @@ def cli():
 def write_jsonl(path: Path, events: list) -> Path:
     path.write_text("".join(json.dumps(e, ensure_ascii=False) + "\n" for e in events), encoding="utf-8")
     return path
+
+
+def read_with_diagnostics(*paths: Path, **kwargs):
+    """Read ``paths`` through the public API: (list of traces, the Diagnostics collected)."""
+    diagnostics = Diagnostics()
+    traces = list(read_traces([str(p) for p in paths], diagnostics, **kwargs))
+    return traces, diagnostics
+
+
+def warnings_of(diagnostics):
+    """Each diagnostic as (file name, line, reason)."""
+    return [(Path(d.file).name, d.line, d.reason) for d in diagnostics]
+
+
+def read_with_warnings(*paths: Path, **kwargs):
+    """Read ``paths`` through the public API: (list of traces, warnings as (file name, line, reason))."""
+    traces, diagnostics = read_with_diagnostics(*paths, **kwargs)
+    return traces, warnings_of(diagnostics)
+
+
+def utc(*parts) -> float:
+    """The POSIX timestamp of ``datetime(*parts)`` taken as UTC."""
+    return datetime(*parts, tzinfo=timezone.utc).timestamp()
+
+
+def usage_tuple(usage):
+    """A Usage as (input, output, cached, reasoning) tokens, or None."""
+    return None if usage is None else (usage.input_tokens, usage.output_tokens, usage.cached_tokens, usage.reasoning_tokens)
+
+
+def round_usage_tuple(rnd):
+    """A round's usage as (input, output, cached, reasoning) tokens, or None."""
+    return usage_tuple(rnd.usage)
+
+
+def comparable(trace):
+    """The model without where it came from (file and lines change on conversion)."""
+    data = dataclasses.asdict(trace)
+    for key in ("file", "line", "end_line"):
+        data.pop(key)
+    for rnd in data["rounds"]:
+        rnd.pop("line")
+        for call in rnd["tool_calls"]:
+            if call["result"] is not None:
+                call["result"].pop("line")
+    return data
+
+
+def replay_shape(trace):
+    """What a replay uses, in comparable form (arguments parsed, so spelling does not matter)."""
+    return {
+        "id": trace.id,
+        "error": trace.error,
+        "usage_total": trace.usage_total,
+        "rounds": [
+            (
+                r.index, r.id, r.model, r.text, r.usage, r.started_at, r.ended_at, r.finish_reason,
+                [
+                    (c.id, c.name, c.arguments, None if c.result is None else (
+                        c.result.content, c.result.is_error, c.result.started_at, c.result.ended_at))
+                    for c in r.tool_calls
+                ],
+            )
+            for r in trace.rounds
+        ],
+    }
+
+
+def assert_show_and_convert_round_trip(shown_path: Path, expected: list[str], paths, tmp_path: Path, *show_options: str):
+    """`show` one file (its output holds each of ``expected``); `convert` each of ``paths`` and read it back unchanged."""
+    runner = CliRunner()
+    shown = runner.invoke(app, ["show", str(shown_path), *show_options])
+    assert shown.exit_code == 0, shown.output
+    for text in expected:
+        assert text in shown.stdout, text
+    for path in paths:
+        out = tmp_path / f"{path.stem}.native.jsonl"
+        converted = runner.invoke(app, ["convert", str(path), "-o", str(out)])
+        assert converted.exit_code == 0, converted.output
+        original = list(read_traces([str(path)], Diagnostics()))
+        again = list(read_traces([str(out)], Diagnostics()))
+        assert original, path.name
+        assert [t.id for t in again] == [t.id for t in original], path.name
+        assert [comparable(t) for t in again] == [comparable(t) for t in original], path.name
+
+
+def assert_round_trip_keeps_replay_shape(source: Path, tmp_path: Path):
+    """`show` ``source`` (its first trace id is shown); `convert` it and read back the same replay shape and labels, cleanly."""
+    runner = CliRunner()
+    shown = runner.invoke(app, ["show", str(source)])
+    assert shown.exit_code == 0, shown.output
+    original, _ = read_with_diagnostics(source)
+    assert original[0].id in shown.stdout
+
+    out = tmp_path / (source.stem + ".native.jsonl")
+    converted = runner.invoke(app, ["convert", str(source), "-o", str(out)])
+    assert converted.exit_code == 0, converted.output
+    again, diagnostics = read_with_diagnostics(out)
+    assert [replay_shape(t) for t in again] == [replay_shape(t) for t in original]
+    assert [t.labels for t in again] == [t.labels for t in original]
+    assert len(diagnostics) == 0

@@ -3,7 +3,6 @@ renders, and converting to native JSONL reads back as the same model."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
 import pytest
@@ -11,7 +10,7 @@ import pytest
 from tracecheck.diagnostics import Diagnostics
 from tracecheck.load import read_traces
 
-from conftest import FIXTURES, SAMPLES
+from conftest import FIXTURES, SAMPLES, comparable
 
 CORPUS = FIXTURES.parent / "corpus"
 INPUTS = sorted(
@@ -20,19 +19,6 @@ INPUTS = sorted(
     for p in folder.rglob("*")
     if p.is_file() and p.suffix not in (".md", ".py") and "cross_format" not in p.parts
 )
-
-
-def comparable(trace):
-    """The model without where it came from (file and lines change on conversion)."""
-    data = dataclasses.asdict(trace)
-    for key in ("file", "line", "end_line"):
-        data.pop(key)
-    for rnd in data["rounds"]:
-        rnd.pop("line")
-        for call in rnd["tool_calls"]:
-            if call["result"] is not None:
-                call["result"].pop("line")
-    return data
 
 
 def test_there_are_inputs_of_every_shipped_kind():

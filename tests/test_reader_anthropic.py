@@ -3,35 +3,18 @@ bare response objects, read through the public ``read_traces`` API and the CLI."
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from datetime import datetime, timezone
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from tracecheck.cli.main import app
-from tracecheck.diagnostics import Diagnostics
-from tracecheck.load import read_traces
-
-from conftest import write_jsonl
+from conftest import (
+    assert_show_and_convert_round_trip,
+    read_with_warnings as read,
+    round_usage_tuple as usage_tuple,
+    utc,
+    write_jsonl,
+)
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "anthropic"
-
-
-def read(path: Path, **kwargs):
-    diagnostics = Diagnostics()
-    traces = list(read_traces([str(path)], diagnostics, **kwargs))
-    return traces, [(Path(d.file).name, d.line, d.reason) for d in diagnostics]
-
-
-def utc(*parts) -> float:
-    return datetime(*parts, tzinfo=timezone.utc).timestamp()
-
-
-def usage_tuple(rnd):
-    u = rnd.usage
-    return None if u is None else (u.input_tokens, u.output_tokens, u.cached_tokens, u.reasoning_tokens)
 
 
 def response(mid, content, stop, usage=None, model="claude-sonnet-4-5-20250929"):
@@ -344,28 +327,8 @@ def test_odd_blocks_and_duplicate_results_are_warned_not_raised(tmp_path):
 # --- CLI ------------------------------------------------------------------------------------------
 
 
-def _comparable(trace):
-    data = dataclasses.asdict(trace)
-    for key in ("file", "line", "end_line"):
-        data.pop(key)
-    for rnd in data["rounds"]:
-        rnd.pop("line")
-        for call in rnd["tool_calls"]:
-            if call["result"] is not None:
-                call["result"].pop("line")
-    return data
-
-
 def test_cli_show_and_convert(tmp_path):
-    runner = CliRunner()
-    shown = runner.invoke(app, ["show", str(FIXTURES / "request_response.jsonl")])
-    assert shown.exit_code == 0, shown.output
-    assert "conv-support-88" in shown.stdout and "request_response.jsonl:1" in shown.stdout
-    for path in sorted(FIXTURES.glob("*.json*")):
-        out = tmp_path / f"{path.stem}.jsonl"
-        converted = runner.invoke(app, ["convert", str(path), "-o", str(out)])
-        assert converted.exit_code == 0, converted.output
-        original = list(read_traces([str(path)], Diagnostics()))
-        again = list(read_traces([str(out)], Diagnostics()))
-        assert [t.id for t in again] == [t.id for t in original]
-        assert [_comparable(t) for t in again] == [_comparable(t) for t in original]
+    paths = sorted(FIXTURES.glob("*.json*"))
+    assert_show_and_convert_round_trip(
+        FIXTURES / "request_response.jsonl", ["conv-support-88", "request_response.jsonl:1"], paths, tmp_path
+    )

@@ -3,37 +3,20 @@ runs as their own traces, read through the public ``read_traces`` API and the CL
 
 from __future__ import annotations
 
-import dataclasses
-from datetime import datetime, timezone
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from tracecheck.cli.main import app
-from tracecheck.diagnostics import Diagnostics
-from tracecheck.load import read_traces
-
-from conftest import write_jsonl
+from conftest import (
+    assert_show_and_convert_round_trip,
+    read_with_warnings as read,
+    round_usage_tuple as usage_tuple,
+    utc,
+    write_jsonl,
+)
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "claude_code"
 CORPUS = Path(__file__).resolve().parent / "corpus" / "claude-code-log"
 REPRESENTATIVE = CORPUS / "representative_messages.jsonl"
 SESSION_ID = "3f9c2a71-5d0e-4b8a-9c61-2e7d4f08a1b3"
-
-
-def read(*paths: Path):
-    diagnostics = Diagnostics()
-    traces = list(read_traces([str(p) for p in paths], diagnostics))
-    return traces, [(Path(d.file).name, d.line, d.reason) for d in diagnostics]
-
-
-def utc(*parts) -> float:
-    return datetime(*parts, tzinfo=timezone.utc).timestamp()
-
-
-def usage_tuple(rnd):
-    u = rnd.usage
-    return None if u is None else (u.input_tokens, u.output_tokens, u.cached_tokens, u.reasoning_tokens)
 
 
 # --- the corpus file (claude-code-log's hand-written fixture) ------------------------------------
@@ -261,28 +244,6 @@ def test_a_file_of_summaries_only_has_no_trace(tmp_path):
 # --- CLI ------------------------------------------------------------------------------------------
 
 
-def _comparable(trace):
-    data = dataclasses.asdict(trace)
-    for key in ("file", "line", "end_line"):
-        data.pop(key)
-    for rnd in data["rounds"]:
-        rnd.pop("line")
-        for call in rnd["tool_calls"]:
-            if call["result"] is not None:
-                call["result"].pop("line")
-    return data
-
-
 def test_cli_show_and_convert(tmp_path):
-    runner = CliRunner()
-    shown = runner.invoke(app, ["show", str(REPRESENTATIVE)])
-    assert shown.exit_code == 0, shown.output
-    assert "test_session" in shown.stdout
-    for path in (REPRESENTATIVE, *sorted(FIXTURES.glob("*.jsonl"))):
-        out = tmp_path / f"{path.stem}.jsonl"
-        converted = runner.invoke(app, ["convert", str(path), "-o", str(out)])
-        assert converted.exit_code == 0, converted.output
-        original = list(read_traces([str(path)], Diagnostics()))
-        again = list(read_traces([str(out)], Diagnostics()))
-        assert [t.id for t in again] == [t.id for t in original]
-        assert [_comparable(t) for t in again] == [_comparable(t) for t in original]
+    paths = (REPRESENTATIVE, *sorted(FIXTURES.glob("*.jsonl")))
+    assert_show_and_convert_round_trip(REPRESENTATIVE, ["test_session"], paths, tmp_path)

@@ -12,10 +12,10 @@ import pytest
 from typer.testing import CliRunner
 
 from tracecheck.cli.main import app
-from tracecheck.diagnostics import Diagnostics
-from tracecheck.load import read_traces
 from tracecheck.readers import sniff
 from tracecheck.sources import ZipDocument
+
+from conftest import read_with_diagnostics as read, usage_tuple, warnings_of
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures" / "inspect_ai"
@@ -23,22 +23,8 @@ CORPUS = HERE / "corpus" / "inspect_ai" / "2025-05-12T20-27-36-04-00_browser.jso
 RESEARCH = FIXTURES / "research_eval.json"
 
 
-def read(path: Path):
-    diagnostics = Diagnostics()
-    traces = list(read_traces([str(path)], diagnostics))
-    return traces, diagnostics
-
-
-def warnings_of(diagnostics):
-    return [(Path(d.file).name, d.line, d.reason) for d in diagnostics]
-
-
 def at(text: str) -> float:
     return datetime.fromisoformat(text).timestamp()
-
-
-def usage_tuple(usage):
-    return None if usage is None else (usage.input_tokens, usage.output_tokens, usage.cached_tokens, usage.reasoning_tokens)
 
 
 # --- the real log (tests/corpus) ------------------------------------------------------

@@ -4,61 +4,27 @@ recordings (``{post, patch}``), and the real ``wrap_openai`` recording from lang
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from tracecheck.cli.main import app
-from tracecheck.diagnostics import Diagnostics
-from tracecheck.load import read_traces
 from tracecheck.readers import sniff
 
-from conftest import write_jsonl
+from conftest import (
+    assert_round_trip_keeps_replay_shape,
+    read_with_diagnostics as read,
+    replay_shape as shape,
+    round_usage_tuple as usage_of,
+    utc,
+    warnings_of,
+    write_jsonl,
+)
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = HERE / "fixtures" / "langsmith"
 CORPUS = HERE / "corpus" / "langsmith-sdk" / "langsmith_py_wrap_openai_.json"
-
-
-def read(path: Path, **kwargs):
-    diagnostics = Diagnostics()
-    traces = list(read_traces([str(path)], diagnostics, **kwargs))
-    return traces, diagnostics
-
-
-def warnings_of(diagnostics):
-    return [(Path(d.file).name, d.line, d.reason) for d in diagnostics]
-
-
-def utc(*parts) -> float:
-    return datetime(*parts, tzinfo=timezone.utc).timestamp()
-
-
-def usage_of(rnd):
-    u = rnd.usage
-    return None if u is None else (u.input_tokens, u.output_tokens, u.cached_tokens, u.reasoning_tokens)
-
-
-def shape(trace):
-    """Everything a replay uses, in comparable form."""
-    return {
-        "id": trace.id,
-        "error": trace.error,
-        "usage_total": trace.usage_total,
-        "rounds": [
-            (
-                r.index, r.id, r.model, r.text, r.usage, r.started_at, r.ended_at, r.finish_reason,
-                [
-                    (c.id, c.name, c.arguments, None if c.result is None else (
-                        c.result.content, c.result.is_error, c.result.started_at, c.result.ended_at))
-                    for c in r.tool_calls
-                ],
-            )
-            for r in trace.rounds
-        ],
-    }
 
 
 # --- the real recording ----------------------------------------------------------------------
@@ -383,20 +349,8 @@ def test_fixtures_are_detected_as_langsmith(name):
 
 
 def test_cli_show_and_convert_round_trip(tmp_path):
-    runner = CliRunner()
     for source in (FIXTURES / "langgraph_runs.jsonl", CORPUS, FIXTURES / "traceable_ingest.jsonl"):
-        shown = runner.invoke(app, ["show", str(source)])
-        assert shown.exit_code == 0, shown.output
-        original, _ = read(source)
-        assert original[0].id in shown.stdout
-
-        out = tmp_path / (source.stem + ".native.jsonl")
-        converted = runner.invoke(app, ["convert", str(source), "-o", str(out)])
-        assert converted.exit_code == 0, converted.output
-        again, diagnostics = read(out)
-        assert [shape(t) for t in again] == [shape(t) for t in original]
-        assert [t.labels for t in again] == [t.labels for t in original]
-        assert len(diagnostics) == 0
+        assert_round_trip_keeps_replay_shape(source, tmp_path)
 
 
 def test_cli_convert_keeps_text_actions_as_text(tmp_path):

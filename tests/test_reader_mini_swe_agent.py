@@ -3,26 +3,18 @@ actions and tool calls), read through the public ``read_traces`` API and the CLI
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from tracecheck.cli.main import app
 from tracecheck.diagnostics import Diagnostics
 from tracecheck.load import read_traces
 from tracecheck.model import Usage
 
+from conftest import assert_show_and_convert_round_trip, read_with_warnings as read
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "mini_swe_agent"
 CORPUS = Path(__file__).resolve().parent / "corpus" / "mini-swe-agent"
 GITHUB_ISSUE = CORPUS / "github_issue.traj.json"
-
-
-def read(path: Path):
-    diagnostics = Diagnostics()
-    traces = list(read_traces([str(path)], diagnostics))
-    return traces, [(Path(d.file).name, d.line, d.reason) for d in diagnostics]
 
 
 # --- the real trajectory -----------------------------------------------------------------------
@@ -188,27 +180,6 @@ def test_a_document_without_messages_is_reported(tmp_path):
 # --- CLI ------------------------------------------------------------------------------------------
 
 
-def _comparable(trace):
-    data = dataclasses.asdict(trace)
-    for key in ("file", "line", "end_line"):
-        data.pop(key)
-    for rnd in data["rounds"]:
-        rnd.pop("line")
-        for call in rnd["tool_calls"]:
-            if call["result"] is not None:
-                call["result"].pop("line")
-    return data
-
-
 def test_cli_show_and_convert(tmp_path):
-    runner = CliRunner()
-    shown = runner.invoke(app, ["show", str(GITHUB_ISSUE)])
-    assert shown.exit_code == 0, shown.output
-    assert "github_issue" in shown.stdout
-    for path in (GITHUB_ISSUE, *sorted(FIXTURES.glob("*.json"))):
-        out = tmp_path / f"{path.stem}.jsonl"
-        converted = runner.invoke(app, ["convert", str(path), "-o", str(out)])
-        assert converted.exit_code == 0, converted.output
-        original = list(read_traces([str(path)], Diagnostics()))
-        again = list(read_traces([str(out)], Diagnostics()))
-        assert [_comparable(t) for t in again] == [_comparable(t) for t in original]
+    paths = (GITHUB_ISSUE, *sorted(FIXTURES.glob("*.json")))
+    assert_show_and_convert_round_trip(GITHUB_ISSUE, ["github_issue"], paths, tmp_path)

@@ -3,18 +3,17 @@ through the public ``read_traces`` API and the CLI."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from datetime import datetime, timezone
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from tracecheck.cli.main import app
-from tracecheck.diagnostics import Diagnostics
-from tracecheck.load import read_traces
-
-from conftest import write_jsonl
+from conftest import (
+    assert_show_and_convert_round_trip,
+    read_with_diagnostics as read,
+    usage_tuple,
+    warnings_of,
+    write_jsonl,
+)
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "openai_agents"
 
@@ -24,22 +23,8 @@ TRIAGE = "trace_9a8b7c6d5e4f30211203a4b5c6d7e8f9"
 LINKS = "trace_c0ffee00c0ffee00c0ffee00c0ffee00"
 
 
-def read(path: Path):
-    diagnostics = Diagnostics()
-    traces = list(read_traces([str(path)], diagnostics))
-    return traces, diagnostics
-
-
-def warnings_of(diagnostics):
-    return [(Path(d.file).name, d.line, d.reason) for d in diagnostics]
-
-
 def utc(*parts) -> float:
     return round(datetime(*parts, tzinfo=timezone.utc).timestamp(), 6)
-
-
-def usage_tuple(usage):
-    return None if usage is None else (usage.input_tokens, usage.output_tokens, usage.cached_tokens, usage.reasoning_tokens)
 
 
 def span(sid, trace_id, parent, start, end, data, error=None):
@@ -256,27 +241,8 @@ def test_bad_input_is_warned_and_other_traces_are_read(tmp_path):
 # --- CLI ----------------------------------------------------------------------------------
 
 
-def _comparable(trace):
-    data = dataclasses.asdict(trace)
-    for key in ("file", "line", "end_line"):
-        data.pop(key)
-    for rnd in data["rounds"]:
-        rnd.pop("line")
-        for call in rnd["tool_calls"]:
-            if call["result"] is not None:
-                call["result"].pop("line")
-    return data
-
-
 def test_cli_show_and_convert_round_trip(tmp_path):
-    runner = CliRunner()
-    shown = runner.invoke(app, ["show", str(FIXTURES / "two_traces.jsonl"), "--trace", RESEARCH])
-    assert shown.exit_code == 0, shown.output
-    assert RESEARCH in shown.stdout and "search_web" in shown.stdout
-    for path in sorted(FIXTURES.glob("*.json*")):
-        out = tmp_path / f"{path.stem}.native.jsonl"
-        converted = runner.invoke(app, ["convert", str(path), "-o", str(out)])
-        assert converted.exit_code == 0, converted.output
-        original = list(read_traces([str(path)], Diagnostics()))
-        again = list(read_traces([str(out)], Diagnostics()))
-        assert original and [_comparable(t) for t in again] == [_comparable(t) for t in original], path.name
+    paths = sorted(FIXTURES.glob("*.json*"))
+    assert_show_and_convert_round_trip(
+        FIXTURES / "two_traces.jsonl", [RESEARCH, "search_web"], paths, tmp_path, "--trace", RESEARCH
+    )

@@ -4,7 +4,6 @@ files and message-per-line logs, read through the public ``read_traces`` API."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -12,28 +11,13 @@ import pytest
 from tracecheck.diagnostics import Diagnostics
 from tracecheck.load import read_traces
 
-from conftest import write_jsonl
+from conftest import read_with_diagnostics as read, utc, warnings_of, write_jsonl
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "openai_chat"
 
 
-def read(path: Path):
-    diagnostics = Diagnostics()
-    traces = list(read_traces([str(path)], diagnostics))
-    return traces, diagnostics
-
-
 def by_id(traces):
     return {trace.id: trace for trace in traces}
-
-
-def warnings_of(diagnostics):
-    """(file name, line, reason): the file is shown relative to the working directory."""
-    return [(Path(d.file).name, d.line, d.reason) for d in diagnostics]
-
-
-def utc(*parts) -> float:
-    return datetime(*parts, tzinfo=timezone.utc).timestamp()
 
 
 def call(cid, name, arguments):

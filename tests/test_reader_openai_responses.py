@@ -3,18 +3,17 @@ events and flat item lists, read through the public ``read_traces`` API and the 
 
 from __future__ import annotations
 
-import dataclasses
 import json
-from datetime import datetime, timezone
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from tracecheck.cli.main import app
-from tracecheck.diagnostics import Diagnostics
-from tracecheck.load import read_traces
-
-from conftest import write_jsonl
+from conftest import (
+    assert_show_and_convert_round_trip,
+    read_with_diagnostics as read,
+    usage_tuple,
+    utc,
+    warnings_of,
+    write_jsonl,
+)
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "openai_responses"
 
@@ -23,24 +22,6 @@ R2 = "resp_6786f6b4e1c88190a7f3d2c1b0e9f8a70d6c5b4a3f2e1d0c"
 R3 = "resp_6786f6b6a2d481908e1f0a9b8c7d6e5f0a1b2c3d4e5f6a7b"
 PARIS_CALL = "call_Qz4mTBa1DcX9wRk2LpNv7sHe"
 ROME_CALL = "call_Hw8nRb3KcT6yZq1VmPx0dJfA"
-
-
-def read(path: Path, **kwargs):
-    diagnostics = Diagnostics()
-    traces = list(read_traces([str(path)], diagnostics, **kwargs))
-    return traces, diagnostics
-
-
-def warnings_of(diagnostics):
-    return [(Path(d.file).name, d.line, d.reason) for d in diagnostics]
-
-
-def utc(*parts) -> float:
-    return datetime(*parts, tzinfo=timezone.utc).timestamp()
-
-
-def usage_tuple(usage):
-    return None if usage is None else (usage.input_tokens, usage.output_tokens, usage.cached_tokens, usage.reasoning_tokens)
 
 
 def calls_of(trace):
@@ -440,27 +421,6 @@ def test_more_open_traces_than_the_limit_finishes_the_oldest_first(tmp_path):
 # --- CLI ----------------------------------------------------------------------------------
 
 
-def _comparable(trace):
-    data = dataclasses.asdict(trace)
-    for key in ("file", "line", "end_line"):
-        data.pop(key)
-    for rnd in data["rounds"]:
-        rnd.pop("line")
-        for call in rnd["tool_calls"]:
-            if call["result"] is not None:
-                call["result"].pop("line")
-    return data
-
-
 def test_cli_show_and_convert_round_trip(tmp_path):
-    runner = CliRunner()
-    shown = runner.invoke(app, ["show", str(FIXTURES / "weather_pairs.jsonl")])
-    assert shown.exit_code == 0, shown.output
-    assert R1 in shown.stdout and "get_weather" in shown.stdout
-    for path in sorted(FIXTURES.glob("*.json*")):
-        out = tmp_path / f"{path.stem}.native.jsonl"
-        converted = runner.invoke(app, ["convert", str(path), "-o", str(out)])
-        assert converted.exit_code == 0, converted.output
-        original = list(read_traces([str(path)], Diagnostics()))
-        again = list(read_traces([str(out)], Diagnostics()))
-        assert original and [_comparable(t) for t in again] == [_comparable(t) for t in original], path.name
+    paths = sorted(FIXTURES.glob("*.json*"))
+    assert_show_and_convert_round_trip(FIXTURES / "weather_pairs.jsonl", [R1, "get_weather"], paths, tmp_path)

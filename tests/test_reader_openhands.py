@@ -3,28 +3,17 @@
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from tracecheck.cli.main import app
-from tracecheck.diagnostics import Diagnostics
-from tracecheck.load import read_traces
 from tracecheck.model import Usage
 
-from conftest import write_jsonl
+from conftest import assert_show_and_convert_round_trip, read_with_warnings as read, write_jsonl
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "openhands"
 CORPUS = Path(__file__).resolve().parent / "corpus" / "OpenHands"
-
-
-def read(path: Path, input_format: str | None = None):
-    diagnostics = Diagnostics()
-    traces = list(read_traces([str(path)], diagnostics, input_format))
-    return traces, [(Path(d.file).name, d.line, d.reason) for d in diagnostics]
 
 
 # --- the real trajectories ------------------------------------------------------------------------
@@ -241,28 +230,8 @@ def test_a_bad_line_inside_an_event_stream_keeps_the_stream(tmp_path):
 # --- CLI --------------------------------------------------------------------------------------------
 
 
-def _comparable(trace):
-    data = dataclasses.asdict(trace)
-    for key in ("file", "line", "end_line"):
-        data.pop(key)
-    for rnd in data["rounds"]:
-        rnd.pop("line")
-        for call in rnd["tool_calls"]:
-            if call["result"] is not None:
-                call["result"].pop("line")
-    return data
-
-
 def test_cli_show_and_convert(tmp_path):
-    runner = CliRunner()
-    shown = runner.invoke(app, ["show", str(FIXTURES / "output.jsonl")])
-    assert shown.exit_code == 0, shown.output
-    assert "astropy__astropy-12907" in shown.stdout and "django__django-11099" in shown.stdout
     paths = [*sorted(CORPUS.glob("*.json")), FIXTURES / "output.jsonl", FIXTURES / "events.jsonl"]
-    for path in paths:
-        out = tmp_path / f"{path.stem}.native.jsonl"
-        converted = runner.invoke(app, ["convert", str(path), "-o", str(out)])
-        assert converted.exit_code == 0, converted.output
-        original = list(read_traces([str(path)], Diagnostics()))
-        again = list(read_traces([str(out)], Diagnostics()))
-        assert [_comparable(t) for t in again] == [_comparable(t) for t in original]
+    assert_show_and_convert_round_trip(
+        FIXTURES / "output.jsonl", ["astropy__astropy-12907", "django__django-11099"], paths, tmp_path
+    )

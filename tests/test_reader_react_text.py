@@ -8,25 +8,15 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from tracecheck.cli.main import app
-from tracecheck.diagnostics import Diagnostics
-from tracecheck.load import read_traces
 from tracecheck.readers import sniff
 from tracecheck.sources import TextDocument
+
+from conftest import read_with_diagnostics as read, warnings_of
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "react_text"
 LOOP = FIXTURES / "search_loop.txt"
 VERBOSE = FIXTURES / "verbose_iteration_limit.txt"
 OBSERVATION_FIRST = FIXTURES / "observation_first.txt"
-
-
-def read(path: Path):
-    diagnostics = Diagnostics()
-    traces = list(read_traces([str(path)], diagnostics))
-    return traces, diagnostics
-
-
-def warnings_of(diagnostics):
-    return [(Path(d.file).name, d.line, d.reason) for d in diagnostics]
 
 
 def test_transcripts_split_at_each_question_and_the_template_is_skipped():

@@ -3,25 +3,17 @@ read through the public ``read_traces`` API and once through the CLI."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from tracecheck.cli.main import app
 from tracecheck.diagnostics import Diagnostics
 from tracecheck.load import read_traces
 from tracecheck.model import Usage
 
+from conftest import assert_show_and_convert_round_trip, read_with_warnings as read
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "swe_agent"
 CORPUS = Path(__file__).resolve().parent / "corpus" / "SWE-agent"
 MARSHMALLOW = CORPUS / "marshmallow-code__marshmallow-1867.traj"
-
-
-def read(path: Path):
-    diagnostics = Diagnostics()
-    traces = list(read_traces([str(path)], diagnostics))
-    return traces, [(Path(d.file).name, d.line, d.reason) for d in diagnostics]
 
 
 # --- the real trajectory (function calling) -------------------------------------------------
@@ -152,27 +144,6 @@ def test_a_document_that_is_no_trajectory_is_reported(tmp_path):
 # --- CLI ------------------------------------------------------------------------------------------
 
 
-def _comparable(trace):
-    data = dataclasses.asdict(trace)
-    for key in ("file", "line", "end_line"):
-        data.pop(key)
-    for rnd in data["rounds"]:
-        rnd.pop("line")
-        for call in rnd["tool_calls"]:
-            if call["result"] is not None:
-                call["result"].pop("line")
-    return data
-
-
 def test_cli_show_and_convert(tmp_path):
-    runner = CliRunner()
-    shown = runner.invoke(app, ["show", str(MARSHMALLOW)])
-    assert shown.exit_code == 0, shown.output
-    assert "marshmallow-code__marshmallow-1867" in shown.stdout
-    for path in (MARSHMALLOW, FIXTURES / "psf__requests-2317.traj", FIXTURES / "xarray_exit_cost.traj"):
-        out = tmp_path / f"{path.stem}.jsonl"
-        converted = runner.invoke(app, ["convert", str(path), "-o", str(out)])
-        assert converted.exit_code == 0, converted.output
-        original = list(read_traces([str(path)], Diagnostics()))
-        again = list(read_traces([str(out)], Diagnostics()))
-        assert [_comparable(t) for t in again] == [_comparable(t) for t in original]
+    paths = (MARSHMALLOW, FIXTURES / "psf__requests-2317.traj", FIXTURES / "xarray_exit_cost.traj")
+    assert_show_and_convert_round_trip(MARSHMALLOW, ["marshmallow-code__marshmallow-1867"], paths, tmp_path)

@@ -4,41 +4,22 @@ the CLI."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from tracecheck.cli.main import app
-from tracecheck.diagnostics import Diagnostics
-from tracecheck.load import read_traces
 from tracecheck.readers import sniff
+
+# naive: τ² writes naive local ISO times; they are read as UTC.
+from conftest import read_with_diagnostics as read, usage_tuple, utc as naive, warnings_of
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tau_bench"
 TAU1 = FIXTURES / "tau_results.json"
 TAU1_REACT = FIXTURES / "tau_react.json"
 TAU2 = FIXTURES / "tau2_results.json"
 TAU2_SIM = FIXTURES / "c0ffee00-1111-4222-8333-944455556666.json"
-
-
-def read(path: Path):
-    diagnostics = Diagnostics()
-    traces = list(read_traces([str(path)], diagnostics))
-    return traces, diagnostics
-
-
-def warnings_of(diagnostics):
-    return [(Path(d.file).name, d.line, d.reason) for d in diagnostics]
-
-
-def naive(*parts) -> float:
-    """τ² writes naive local ISO times; they are read as UTC."""
-    return datetime(*parts, tzinfo=timezone.utc).timestamp()
-
-
-def usage_tuple(usage):
-    return None if usage is None else (usage.input_tokens, usage.output_tokens, usage.cached_tokens, usage.reasoning_tokens)
 
 
 # --- τ-bench ----------------------------------------------------------------------------
