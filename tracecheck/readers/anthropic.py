@@ -70,7 +70,17 @@ import orjson
 from ..model import Round, ToolCall, ToolResult, Trace, Usage
 from ..sources import Record
 from . import ReadContext
-from .common import as_int, as_str, dump_json, finish_trace, make_usage, new_call, parse_time
+from .common import (
+    as_int,
+    as_str,
+    continued_trace,
+    dump_json,
+    finish_trace,
+    make_usage,
+    new_call,
+    parse_time,
+    thread_trace_id,
+)
 
 FORMAT = "anthropic"
 
@@ -561,7 +571,7 @@ class _Reader:
         body = messages[:-1] if prefill_msg is not None else messages
         prints = [_fingerprint(m) for m in messages]
         thread = _explicit_id(record, _THREAD_KEYS) or (_explicit_id(request, _THREAD_KEYS) if request is not record else None)
-        entry = self.find_open(prints, thread)
+        entry = continued_trace(self.open, prints, thread)
         if entry is None:
             if len(self.open) >= _MAX_OPEN:
                 yield self.finish(self.open.pop(0).conversation)
@@ -598,26 +608,8 @@ class _Reader:
         entry.expected = prints[: len(body)] + [_fingerprint(sent)]
         trace.error = None
 
-    def find_open(self, prints: list[int], thread: str | None) -> _Open | None:
-        """The open trace whose history this request extends; the longest history wins."""
-        best = None
-        for candidate in reversed(self.open):  # ties: the most recently continued trace, as openai-chat does
-            size = len(candidate.expected)
-            if (
-                candidate.thread == thread
-                and 0 < size <= len(prints)
-                and (best is None or size > len(best.expected))
-                and prints[:size] == candidate.expected
-            ):
-                best = candidate
-        return best
-
     def exchange_id(self, thread: str | None, line: int, index: int | None) -> str:
-        if thread is None:
-            return self.default_id(line, index)
-        uses = self.thread_uses.get(thread, 0) + 1  # a thread restarted keeps ids unique
-        self.thread_uses[thread] = uses
-        return thread if uses == 1 else f"{thread}#{uses}"
+        return self.default_id(line, index) if thread is None else thread_trace_id(self.thread_uses, thread)
 
     # shape 3 ------------------------------------------------------------------------------
 

@@ -58,6 +58,7 @@ from .common import (
     as_str,
     as_str_or_int,
     content_text,
+    continued_trace,
     dump_json,
     finish_trace,
     first_of,
@@ -65,6 +66,7 @@ from .common import (
     new_call,
     parse_arguments,
     parse_time,
+    thread_trace_id,
 )
 
 FORMAT = "openai-chat"
@@ -473,7 +475,7 @@ class _Reader:
             return
         prints = [_fingerprint(msg) for msg in messages]
         thread = _explicit_id(record, _THREAD_KEYS + ("trace_id",)) or _explicit_id(request, _THREAD_KEYS)
-        open_ = self.find_exchange(prints, thread)
+        open_ = continued_trace(self.exchanges, prints, thread)
         if open_ is None:
             if len(self.exchanges) >= _MAX_OPEN_EXCHANGES:
                 yield self.finish(self.exchanges.pop(0).conversation.trace)
@@ -514,27 +516,8 @@ class _Reader:
         open_.expected = prints + [_fingerprint(message)]
         trace.error = None
 
-    def find_exchange(self, prints: list[int], thread: str | None) -> _Exchange | None:
-        """The open trace whose history this request extends; the longest such history wins."""
-        best = None
-        for candidate in reversed(self.exchanges):
-            size = len(candidate.expected)
-            if (
-                candidate.thread == thread
-                and 0 < size <= len(prints)
-                and (best is None or size > len(best.expected))
-                and prints[:size] == candidate.expected
-            ):
-                best = candidate
-        return best
-
     def exchange_id(self, thread: str | None, line: int, index: int | None) -> str:
-        if thread is None:
-            return self.default_id(line, index)
-        # The same thread id may start again (history cut short): keep trace ids unique.
-        seen = self.exchange_ids.get(thread, 0) + 1
-        self.exchange_ids[thread] = seen
-        return thread if seen == 1 else f"{thread}#{seen}"
+        return self.default_id(line, index) if thread is None else thread_trace_id(self.exchange_ids, thread)
 
     # shape 3 -------------------------------------------------------------------------
 
