@@ -1,14 +1,17 @@
 """Finding input files and turning them into a stream of records with line numbers.
 
-A file is either JSON Lines (each line one JSON value) or one JSON document (possibly
-pretty-printed over many lines). Which one is decided by the first non-blank line: if
-it parses on its own, the file is JSON Lines. Lines are read one at a time, so memory
-grows with the longest line (or the one document), never with the file.
+Compression and archives are recognised by their magic bytes, whatever the file is
+called (standard input included): gzip, bzip2 and xz are decompressed as streams, and
+a ZIP archive (Inspect's ``.eval`` logs, also inside a ``.gz``) becomes one
+``ZipDocument`` record.
 
-Two other kinds of input become a single record: a plain-text file whose first line is
-not JSON (a ``TextDocument``, e.g. a ReAct transcript) and a ZIP archive (a
-``ZipDocument``, e.g. Inspect's ``.eval`` logs). ``.gz``, ``.bz2`` and ``.xz`` files are
-decompressed as streams.
+Everything else is JSON Lines (each line one JSON value), one JSON document (possibly
+pretty-printed over many lines) or plain text (a ``TextDocument``, e.g. a ReAct
+transcript). A first line that parses on its own makes the file JSON Lines. One that
+does not is a broken first record when later lines are whole JSON records, the start of
+a document when they are not, and text when it is not JSON at all. Lines are read one
+at a time, so memory grows with the longest line (or the one document), never with the
+file. A UTF-8 byte-order mark is dropped.
 """
 
 from __future__ import annotations
@@ -19,10 +22,13 @@ import io
 import itertools
 import lzma
 import os
+import shutil
 import sys
+import tempfile
 import zipfile
+import zlib
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -33,8 +39,50 @@ from .diagnostics import Diagnostics
 # Files a directory walk picks up (also with a compression suffix). Named files are
 # read whatever their extension.
 SUPPORTED_SUFFIXES = (".jsonl", ".ndjson", ".json", ".traj", ".eval")
-COMPRESSED = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
+COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz")
 STDIN_NAME = "-"
+
+_GZIP_MAGIC = b"\x1f\x8b"
+_BZIP2_MAGIC = b"BZh"
+_XZ_MAGIC = b"\xfd7zXZ\x00"
+_ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")  # a local file header; an empty archive
+_BOM = "\ufeff"
+
+# A ZIP read from a stream (stdin, a .gz) is spooled to a temporary file, since the
+# ZIP directory sits at the end; up to this size it stays in memory.
+_SPOOL_IN_MEMORY = 64 * 1024 * 1024
+
+# What reading damaged input can raise besides OSError: corrupt compressed data
+# (zlib.error is not an OSError), a cut stream, and ZIP archives that Python's zipfile
+# cannot read (unsupported versions or methods, encrypted members, member names
+# flagged UTF-8 that are not).
+READ_ERRORS = (
+    OSError,
+    EOFError,
+    zlib.error,
+    lzma.LZMAError,
+    zipfile.BadZipFile,
+    NotImplementedError,
+    RuntimeError,
+    UnicodeDecodeError,
+    ValueError,
+)
+
+
+def describe_error(exc: BaseException) -> str:
+    """A short reason for a read error: the OS message where there is one."""
+    if isinstance(exc, OSError) and exc.strerror:
+        return exc.strerror[0].lower() + exc.strerror[1:]
+    if isinstance(exc, UnicodeDecodeError):
+        return "a name in it is not valid UTF-8"
+    if isinstance(exc, zipfile.BadZipFile) and str(exc) == "File is not a zip file":
+        return "truncated or corrupt (no central directory)"
+    text = str(exc) or type(exc).__name__
+    return text
+
+
+class ArchiveError(OSError):
+    """A ZIP archive, or one member of it, cannot be read; the message says why."""
 
 
 @dataclass(slots=True)
@@ -46,23 +94,45 @@ class TextDocument:
 
 @dataclass(slots=True)
 class ZipDocument:
-    """A ZIP archive; readers open the members they know."""
+    """A ZIP archive; readers open it and read the members they know.
+
+    ``path`` is the name to show; ``file`` is a path or a seekable binary file (a ZIP
+    read from a stream). Every failure comes out as ``ArchiveError``.
+    """
 
     path: str
+    file: Any = field(default=None, repr=False)
+
+    def open(self) -> zipfile.ZipFile:
+        target = self.file if self.file is not None else self.path
+        if hasattr(target, "seek"):
+            target.seek(0)
+        try:
+            return zipfile.ZipFile(target)
+        except READ_ERRORS as exc:
+            raise ArchiveError(f"cannot open the ZIP archive: {describe_error(exc)}") from None
 
     def names(self) -> list[str]:
-        with zipfile.ZipFile(self.path) as archive:
+        with self.open() as archive:
             return archive.namelist()
 
     def read(self, member: str) -> bytes:
-        with zipfile.ZipFile(self.path) as archive:
-            return archive.read(member)
+        with self.open() as archive:
+            return read_member(archive, member)
+
+
+def read_member(archive: zipfile.ZipFile, member: str) -> bytes:
+    """One member's bytes; any failure (bad CRC, unsupported method, encryption) as ArchiveError."""
+    try:
+        return archive.read(member)
+    except READ_ERRORS as exc:
+        raise ArchiveError(f"cannot read this archive member ({describe_error(exc)})") from None
 
 
 def _suffixes(path: Path) -> tuple[str, str | None]:
     """(content suffix, compression suffix) of a file name: a.jsonl.gz -> (.jsonl, .gz)."""
     suffixes = [s.lower() for s in path.suffixes]
-    if suffixes and suffixes[-1] in COMPRESSED:
+    if suffixes and suffixes[-1] in COMPRESSION_SUFFIXES:
         return (suffixes[-2] if len(suffixes) > 1 else ""), suffixes[-1]
     return (suffixes[-1] if suffixes else ""), None
 
@@ -84,13 +154,7 @@ class Source:
     def open(self) -> BinaryIO:
         if self.name == STDIN_NAME:
             return sys.stdin.buffer
-        _, compression = _suffixes(Path(self.name))
-        if compression is not None:
-            return COMPRESSED[compression](self.name, "rb")
         return open(self.name, "rb")
-
-    def is_zip(self) -> bool:
-        return self.name != STDIN_NAME and zipfile.is_zipfile(self.name)
 
 
 def expand_paths(paths: list[str], diagnostics: Diagnostics) -> list[Source]:
@@ -113,41 +177,115 @@ def expand_paths(paths: list[str], diagnostics: Diagnostics) -> list[Source]:
         elif path.is_file():
             sources.append(Source(str(path)))
         elif path.exists():
-            diagnostics.warn(raw, None, "not a regular file")
+            diagnostics.warn(display_name(raw), None, "not a regular file")
         else:
-            diagnostics.warn(raw, None, "no such file or directory")
+            diagnostics.warn(display_name(raw), None, "no such file or directory")
     return sources
 
 
-def _decode(raw: bytes, name: str, lineno: int, diagnostics: Diagnostics) -> str:
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        diagnostics.warn(
-            name, lineno, f"invalid UTF-8 at byte {exc.start} of the line; undecodable bytes replaced"
-        )
-        return raw.decode("utf-8", "replace")
+class _Rewound(io.RawIOBase):
+    """A stream whose first bytes were already read to look at them: those, then the rest."""
+
+    def __init__(self, head: bytes, rest: BinaryIO) -> None:
+        self.head = head
+        # read1: what one read of the stream below gives, so the data before a
+        # truncation error is passed on rather than lost with a half-filled buffer.
+        self.read_some = getattr(rest, "read1", rest.read)
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        if self.head:
+            size = min(len(buffer), len(self.head))
+            buffer[:size] = self.head[:size]
+            self.head = self.head[size:]
+            return size
+        data = self.read_some(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def _read_head(stream: BinaryIO, size: int = 8) -> bytes:
+    head = b""
+    while len(head) < size:
+        chunk = stream.read(size - len(head))
+        if not chunk:
+            break
+        head += chunk
+    return head
+
+
+def _decompressed(stream: BinaryIO) -> tuple[BinaryIO, bytes, bool]:
+    """(stream, its first bytes, whether it was compressed), decompressing by magic bytes."""
+    head = _read_head(stream)
+    whole = io.BufferedReader(_Rewound(head, stream))
+    opener = None
+    if head.startswith(_GZIP_MAGIC):
+        opener = lambda raw: gzip.GzipFile(fileobj=raw)  # noqa: E731 - positional is a file name
+    elif head.startswith(_BZIP2_MAGIC):
+        opener = bz2.BZ2File
+    elif head.startswith(_XZ_MAGIC):
+        opener = lzma.LZMAFile
+    if opener is None:
+        return whole, head, False
+    inner = opener(whole)
+    head = _read_head(inner)
+    return io.BufferedReader(_Rewound(head, inner)), head, True
+
+
+def _zip_document(source: Source, stream: BinaryIO, from_stream: bool) -> ZipDocument:
+    name = display_name(source.name)
+    if not from_stream:
+        return ZipDocument(name, source.name)
+    spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)
+    shutil.copyfileobj(stream, spool)
+    return ZipDocument(name, spool)
 
 
 def read_records(source: Source, diagnostics: Diagnostics) -> Iterator[Record]:
     """Yield the JSON values of one input; bad lines become diagnostics, never exceptions."""
-    name = source.name
+    name = display_name(source.name)
     try:
-        if source.is_zip():
-            yield Record(1, ZipDocument(name))
-            return
-        stream = source.open()
+        raw_stream = source.open()
     except OSError as exc:
-        diagnostics.warn(name, None, f"cannot open: {exc.strerror or exc}")
+        diagnostics.warn(name, None, f"cannot open: {describe_error(exc)}")
         return
     try:
+        stream, head, compressed = _decompressed(raw_stream)
+        if head.startswith(_ZIP_MAGICS):
+            document = _zip_document(source, stream, from_stream=compressed or source.name == STDIN_NAME)
+            try:
+                document.names()  # unreadable archives are reported here, once, by the source
+            except ArchiveError as exc:
+                diagnostics.warn(name, None, str(exc))
+                return
+            yield Record(1, document)
+            return
         yield from _records(stream, name, diagnostics)
-    except (OSError, EOFError, zipfile.BadZipFile, lzma.LZMAError) as exc:
+    except READ_ERRORS as exc:
         # Truncated or corrupt compressed input: report it, keep what was read.
-        diagnostics.warn(name, None, f"read error: {getattr(exc, 'strerror', None) or exc}")
+        diagnostics.warn(name, None, f"read error: {describe_error(exc)}")
     finally:
-        if stream is not sys.stdin.buffer:
-            stream.close()
+        if raw_stream is not sys.stdin.buffer:
+            raw_stream.close()
+
+
+def _loads(text: str | bytes) -> Any:
+    """A JSON value, or raise orjson.JSONDecodeError (also for values nested too deep)."""
+    return orjson.loads(text)
+
+
+def _is_record_line(raw: bytes) -> bool:
+    """A line that is a whole JSON object or array on its own, starting at column 0: what
+    a JSON Lines record looks like, and what the inside of a pretty-printed document
+    (indented, or cut by commas) almost never does."""
+    if raw[:1] not in (b"{", b"["):
+        return False
+    try:
+        return isinstance(_loads(raw), (dict, list))
+    except orjson.JSONDecodeError:
+        return False
 
 
 def _records(stream: BinaryIO, name: str, diagnostics: Diagnostics) -> Iterator[Record]:
@@ -156,6 +294,8 @@ def _records(stream: BinaryIO, name: str, diagnostics: Diagnostics) -> Iterator[
     # Find the first non-blank line to decide between JSON Lines and one document.
     for raw in lines:
         lineno += 1
+        if lineno == 1 and raw.startswith(_BOM.encode()):
+            raw = raw[len(_BOM.encode()) :]
         if raw.strip():
             break
     else:
@@ -163,50 +303,84 @@ def _records(stream: BinaryIO, name: str, diagnostics: Diagnostics) -> Iterator[
         return
     first_text = _decode(raw, name, lineno, diagnostics)
     try:
-        value = orjson.loads(first_text)
+        value = _loads(first_text)
     except orjson.JSONDecodeError:
-        stripped = first_text.lstrip()
-        if stripped[:1] in ("{", "["):
-            # Not complete on its line: a multi-line JSON document.
-            yield from _document(first_text, lineno, lines, name, diagnostics)
-            return
-        # A bad first line of a JSON Lines file, or plain text (a ReAct transcript)?
-        # Look at the next non-blank line.
-        ahead: list[bytes] = []
-        for nxt in lines:
-            ahead.append(nxt)
-            if nxt.strip():
-                break
-        if ahead and ahead[-1].strip():
-            try:
-                orjson.loads(ahead[-1])
-                is_jsonl = True
-            except orjson.JSONDecodeError:
-                is_jsonl = False
-            if is_jsonl:
-                yield from _json_lines(raw, lineno, itertools.chain(ahead, lines), name, diagnostics, first_failed=True)
+        pass
+    else:
+        yield Record(lineno, value)
+        yield from _json_lines(lineno, lines, name, diagnostics)
+        return
+    if first_text.lstrip()[:1] in ("{", "["):
+        yield from _document_or_lines(raw, first_text, lineno, lines, name, diagnostics)
+        return
+    # A bad first line of a JSON Lines file, or plain text (a ReAct transcript)?
+    # Look at the next non-blank line.
+    ahead: list[bytes] = []
+    for nxt in lines:
+        ahead.append(nxt)
+        if nxt.strip():
+            break
+    if ahead and _is_record_line(ahead[-1].lstrip()):
+        yield from _json_lines(lineno - 1, itertools.chain([raw], ahead, lines), name, diagnostics, warned_through=lineno)
+        return
+    rest = b"".join(itertools.chain(ahead, lines))
+    yield Record(lineno, TextDocument(first_text + _decode(rest, name, lineno + 1, diagnostics)))
+
+
+# Whole records on their own lines after a first line that is not one: this many make
+# the file JSON Lines with a broken first record (one could be the last element of an
+# array written one element per line).
+_RECORD_LINES_FOR_JSONL = 2
+
+
+def _document_or_lines(
+    first_raw: bytes, first_text: str, lineno: int, lines: Iterator[bytes], name: str, diagnostics: Diagnostics
+) -> Iterator[Record]:
+    """The file starts with ``{`` or ``[`` but its first line is not whole JSON: the start
+    of a multi-line document, or a JSON Lines file whose first record is broken."""
+    buffered: list[bytes] = [first_raw]
+    record_lines = 0
+    for raw in lines:
+        buffered.append(raw)
+        if _is_record_line(raw):
+            record_lines += 1
+            if record_lines >= _RECORD_LINES_FOR_JSONL:
+                yield from _json_lines(lineno - 1, itertools.chain(buffered, lines), name, diagnostics, warned_through=lineno)
                 return
-        rest = b"".join(itertools.chain(ahead, lines))
-        yield Record(lineno, TextDocument(first_text + _decode(rest, name, lineno + 1, diagnostics)))
+    text = first_text + "".join(_decode(raw, name, lineno + k, diagnostics) for k, raw in enumerate(buffered[1:], 1))
+    try:
+        value = _loads(text)
+    except orjson.JSONDecodeError as exc:
+        if record_lines:
+            # Not a document: JSON Lines whose first record is broken.
+            yield from _json_lines(lineno - 1, iter(buffered), name, diagnostics, warned_through=lineno + len(buffered))
+            return
+        diagnostics.warn(name, lineno, f"not valid JSON (a document starting here): {exc}")
         return
     yield Record(lineno, value)
-    yield from _json_lines(None, lineno, lines, name, diagnostics)
+
+
+def _decode(raw: bytes, name: str, lineno: int, diagnostics: Diagnostics, warn: bool = True) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if warn:
+            diagnostics.warn(
+                name, lineno, f"invalid UTF-8 at byte {exc.start} of the line; undecodable bytes replaced"
+            )
+        return raw.decode("utf-8", "replace")
 
 
 def _json_lines(
-    first_raw: bytes | None,
-    lineno: int,
-    lines: Iterator[bytes],
-    name: str,
-    diagnostics: Diagnostics,
-    first_failed: bool = False,
+    lineno: int, lines: Iterator[bytes], name: str, diagnostics: Diagnostics, warned_through: int = 0
 ) -> Iterator[Record]:
-    pending: tuple[int, bytes] | None = (lineno, first_raw) if first_failed and first_raw else None
+    """Records of the lines after line ``lineno``; bad lines become warnings (invalid
+    UTF-8 only on lines after ``warned_through``: those before were decoded already)."""
 
     def parse(number: int, raw: bytes, is_last: bool) -> Record | None:
-        text = _decode(raw, name, number, diagnostics)
+        text = _decode(raw, name, number, diagnostics, warn=number > warned_through)
         try:
-            return Record(number, orjson.loads(text))
+            return Record(number, _loads(text))
         except orjson.JSONDecodeError as exc:
             if is_last and not raw.endswith(b"\n"):
                 diagnostics.warn(name, number, f"truncated last line (no newline, not valid JSON: {exc})")
@@ -215,6 +389,7 @@ def _json_lines(
             return None
 
     # Parse one line behind so the last line is known to be last (truncation check).
+    pending: tuple[int, bytes] | None = None
     for raw in lines:
         lineno += 1
         if pending is not None:
@@ -228,23 +403,6 @@ def _json_lines(
         rec = parse(*pending, is_last=True)
         if rec is not None:
             yield rec
-
-
-def _document(
-    first_text: str, lineno: int, lines: Iterator[bytes], name: str, diagnostics: Diagnostics
-) -> Iterator[Record]:
-    buf = io.StringIO()
-    buf.write(first_text)
-    number = lineno
-    for raw in lines:
-        number += 1
-        buf.write(_decode(raw, name, number, diagnostics))
-    try:
-        value = orjson.loads(buf.getvalue())
-    except orjson.JSONDecodeError as exc:
-        diagnostics.warn(name, lineno, f"not valid JSON (a document starting here): {exc}")
-        return
-    yield Record(lineno, value)
 
 
 def display_name(path: str) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 
+from ..arguments import dump_json
 from ..model import ToolCall, ToolResult
 
 DEFAULT_SEARCH_TOOLS = ("*search*",)
@@ -56,7 +57,7 @@ def query_text(call: ToolCall, keys: Sequence[str] = DEFAULT_QUERY_KEYS) -> str:
 
 
 def canonical_json(value: Any) -> str:
-    return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
+    return dump_json(value, sort_keys=True)
 
 
 def call_signature(call: ToolCall, canonical: bool = True) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import importlib
 import re
-import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -128,14 +127,10 @@ def _is_inspect(value: Any) -> bool:
     if isinstance(value, ZipDocument):
         try:
             names = value.names()
-        except (OSError, zipfile.BadZipFile):
+        except OSError:  # ArchiveError: the source already said the archive is unreadable
             return False
         # header.json is written when an eval ends; a running or killed one has the journal.
         return "header.json" in names or "_journal/start.json" in names
-    if isinstance(value, TextDocument):
-        # A ZIP cut short loses its central directory and reads as text; the Inspect
-        # reader reports it as a truncated .eval rather than as an unknown format.
-        return value.text.startswith("PK\x03\x04")
     return isinstance(value, dict) and isinstance(value.get("eval"), dict) and ("samples" in value or "results" in value or "status" in value)
 
 

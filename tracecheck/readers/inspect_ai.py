@@ -57,14 +57,13 @@ from __future__ import annotations
 
 import re
 import zipfile
-import zlib
 from collections.abc import Iterator
 from typing import Any
 
 import orjson
 
 from ..model import Round, ToolCall, ToolResult, Trace, Usage
-from ..sources import Record, TextDocument, ZipDocument
+from ..sources import ArchiveError, Record, TextDocument, ZipDocument, read_member
 from . import ReadContext
 from .common import as_int, dump_json, finish_trace, make_usage, new_call, parse_time
 
@@ -84,10 +83,7 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
             if isinstance(value, ZipDocument):
                 yield from _read_archive(value, line, ctx)
             elif isinstance(value, TextDocument):
-                if value.text.startswith("PK"):
-                    ctx.warn(line, "truncated or corrupt ZIP archive (no central directory): not a readable .eval log")
-                else:
-                    ctx.warn(line, "plain text, not an Inspect eval log")
+                ctx.warn(line, "plain text, not an Inspect eval log")
             elif isinstance(value, dict) and isinstance(value.get("eval"), dict):
                 yield from _read_log(value, line, ctx)
             else:
@@ -150,9 +146,9 @@ def _member_order(name: str) -> tuple:
 def _read_archive(doc: ZipDocument, line: int, ctx: ReadContext) -> Iterator[Trace]:
     # Opened once for all members (ZipDocument.read reopens the archive on every call).
     try:
-        archive = zipfile.ZipFile(doc.path)
-    except (OSError, zipfile.BadZipFile) as exc:
-        ctx.warn(line, f"cannot open the .eval archive: {exc}")
+        archive = doc.open()
+    except ArchiveError as exc:
+        ctx.warn(line, str(exc))
         return
     with archive:
         names = archive.namelist()
@@ -183,9 +179,9 @@ def _read_archive(doc: ZipDocument, line: int, ctx: ReadContext) -> Iterator[Tra
 
 def _load_member(archive: zipfile.ZipFile, member: str, line: int, ctx: ReadContext) -> Any:
     try:
-        raw = archive.read(member)
-    except (OSError, EOFError, zipfile.BadZipFile, zlib.error, RuntimeError) as exc:
-        ctx.warn(line, f"{member}: cannot read this archive member ({exc}); skipped")
+        raw = read_member(archive, member)
+    except ArchiveError as exc:
+        ctx.warn(line, f"{member}: {exc}; skipped")
         return None
     try:
         return orjson.loads(raw)
