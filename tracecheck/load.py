@@ -9,10 +9,7 @@ from collections.abc import Iterable, Iterator
 from .diagnostics import Diagnostics, TracecheckError
 from .model import Trace
 from .readers import READER_NAMES, ReadContext, read_with, reader_by_name, sniff
-from .sources import Source, display_name, expand_paths, read_records
-
-
-SNIFF_RECORDS = 5  # how many leading records may fail to match before a file is given up
+from .sources import Source, TextDocument, display_name, expand_paths, read_records
 
 
 def check_input_format(name: str | None) -> None:
@@ -23,7 +20,8 @@ def check_input_format(name: str | None) -> None:
 
 
 def read_source(source: Source, diagnostics: Diagnostics, input_format: str | None = None) -> Iterator[Trace]:
-    """Traces of one file. A file whose first few records match no format is reported and skipped."""
+    """Traces of one file. Records before the first one of a known format are reported and
+    skipped; a file with none is reported whole."""
     shown = display_name(source.name)
     ctx = ReadContext(shown, diagnostics)
     records = read_records(source, diagnostics)
@@ -31,30 +29,61 @@ def read_source(source: Source, diagnostics: Diagnostics, input_format: str | No
         info = reader_by_name(input_format)
         head: list = []
     else:
-        # Sniff the first few records: a malformed first line must not hide a whole file.
+        # Sniff record after record, holding only the line numbers of those that match
+        # nothing: a malformed or unknown first record must not hide a whole file.
         head = []
         info = None
+        unknown = _SkippedLines()
         for record in records:
-            head.append(record)
             info = sniff(record.value)
-            if info is not None or len(head) >= SNIFF_RECORDS:
+            if info is not None:
+                head = [record]
                 break
+            unknown.add(record.line, isinstance(record.value, TextDocument))
         if info is None:
-            if head:
-                ctx.warn(head[0].line, "JSON that matches no known transcript format (use --input-format to choose one)")
-                rest = len(head) - 1 + sum(1 for _ in records)
-                if rest:
-                    ctx.warn(None, f"{rest} more record(s) skipped: the file's format was not recognised")
+            unknown.report_unrecognised(ctx)
             return
-        for record in head[:-1]:
-            ctx.warn(record.line, f"record that matches no {info.name} shape, skipped")
-        head = head[-1:]
+        unknown.report_skipped(ctx, info.name)
     try:
         yield from read_with(info, itertools.chain(head, records), ctx)
     except Exception as exc:  # noqa: BLE001 - one file's reader bug must not lose the other files
         if os.environ.get("TRACECHECK_DEBUG"):
             raise
         ctx.warn(None, f"the {info.name} reader failed ({type(exc).__name__}: {exc}); the rest of this file was skipped")
+
+
+class _SkippedLines:
+    """Records that matched no format while sniffing: the first few line numbers, the
+    last one and a count (a large unknown file costs no memory)."""
+
+    SHOWN = 5  # warned about one by one; the rest as a count
+
+    def __init__(self) -> None:
+        self.lines: list[int] = []
+        self.count = 0
+        self.last = 0
+        self.text = False
+
+    def add(self, line: int, is_text: bool) -> None:
+        if len(self.lines) < self.SHOWN:
+            self.lines.append(line)
+        self.count += 1
+        self.last = line
+        self.text = self.text or is_text
+
+    def report_unrecognised(self, ctx: ReadContext) -> None:
+        if not self.count:
+            return
+        what = "plain text" if self.text else "JSON"
+        ctx.warn(self.lines[0], f"{what} that matches no known transcript format (use --input-format to choose one)")
+        if self.count > 1:
+            ctx.warn(None, f"{self.count - 1} more record(s) skipped (lines {self.lines[1]}-{self.last}): the file's format was not recognised")
+
+    def report_skipped(self, ctx: ReadContext, format_name: str) -> None:
+        for line in self.lines:
+            ctx.warn(line, f"record that matches no {format_name} shape, skipped")
+        if self.count > len(self.lines):
+            ctx.warn(None, f"{self.count - len(self.lines)} more record(s) up to line {self.last} match no {format_name} shape, skipped")
 
 
 def read_traces(

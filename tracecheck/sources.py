@@ -120,6 +120,11 @@ class ZipDocument:
         with self.open() as archive:
             return read_member(archive, member)
 
+    def close(self) -> None:
+        """Release a spooled copy (an archive read from a stream)."""
+        if self.file is not None and hasattr(self.file, "close"):
+            self.file.close()
+
 
 def read_member(archive: zipfile.ZipFile, member: str) -> bytes:
     """One member's bytes; any failure (bad CRC, unsupported method, encryption) as ArchiveError."""
@@ -157,10 +162,14 @@ class Source:
         return open(self.name, "rb")
 
 
-def expand_paths(paths: list[str], diagnostics: Diagnostics) -> list[Source]:
-    """Files named directly, and every supported file below a named directory, in order."""
+def expand_paths(paths: list[str | Source], diagnostics: Diagnostics) -> list[Source]:
+    """Files named directly, and every supported file below a named directory, in order
+    (a ``Source`` is already expanded and passes through)."""
     sources: list[Source] = []
     for raw in paths:
+        if isinstance(raw, Source):
+            sources.append(raw)
+            continue
         if raw == STDIN_NAME:
             sources.append(Source(STDIN_NAME))
             continue
@@ -257,10 +266,11 @@ def read_records(source: Source, diagnostics: Diagnostics) -> Iterator[Record]:
             document = _zip_document(source, stream, from_stream=compressed or source.name == STDIN_NAME)
             try:
                 document.names()  # unreadable archives are reported here, once, by the source
+                yield Record(1, document)
             except ArchiveError as exc:
                 diagnostics.warn(name, None, str(exc))
-                return
-            yield Record(1, document)
+            finally:
+                document.close()
             return
         yield from _records(stream, name, diagnostics)
     except READ_ERRORS as exc:

@@ -12,6 +12,7 @@ import enum
 import functools
 import io
 import os
+import signal
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -79,9 +80,20 @@ def command(func):
             return func(*args, **kwargs)
         except TracecheckError as exc:
             _stderr().print(_safe(f"error: {exc}"), markup=False)
+            _drop_unwritable_stdout()
             raise typer.Exit(EXIT_ERROR) from None
 
     return app.command()(wrapper)
+
+
+def _drop_unwritable_stdout() -> None:
+    """After a write error on standard output, point it at /dev/null so Python's own
+    flush at exit does not fail a second time with a traceback."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        with contextlib.suppress(OSError, ValueError, io.UnsupportedOperation):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
 def _finish_input(paths: list[str], diagnostics, strict: bool, traces: int) -> None:
@@ -167,7 +179,9 @@ def show(
     from ..explain import guard_annotator
     from ..load import read_traces
 
-    console = Console(highlight=False, soft_wrap=True)
+    from ..output import CheckedText
+
+    console = Console(file=CheckedText(sys.stdout), highlight=False, soft_wrap=True)
     diagnostics = Diagnostics()
     seen = shown = 0
     for item in read_traces(paths, diagnostics, input_format):  # one trace in memory at a time
@@ -176,6 +190,7 @@ def show(
             continue
         shown += 1
         render_trace(console, item, guard_annotator(item, settings) if settings is not None else None)
+    console.file.flush()
     _finish_input(paths, diagnostics, strict, seen)
     if trace is not None and not shown:
         raise TracecheckError(f"no trace with id {trace!r} (use 'tracecheck show' without --trace to list them)")
@@ -200,28 +215,33 @@ def replay(
     from ..engine.batch import replay_stream
     from ..reports.data import TotalsAccumulator, header_data, item_data
 
+    from ..output import open_output
+    from ..sources import expand_paths
+
     format = format.value
     names = _tokenizer_list(tokenizer)
     settings = _settings(config, select, ignore, set_, names)
     err = _stderr()
     diagnostics = Diagnostics()
     totals = TotalsAccumulator()
-    with _report_writer(format, output, only_fires) as writer, _progress(err) as advance:
-        stream = replay_stream(paths, settings, input_format=input_format, tokenizers=names, diagnostics=diagnostics, on_file=advance)
-        started = False
-        for item in stream:
-            if not started:
-                writer.begin(header_data(settings, tuple(names)))
-                started = True
-            totals.add(item.result)
-            data = item_data(item)
-            if format == "terminal" or not only_fires or data["fires"]:
-                writer.trace(data)
-        if started:
-            writer.end(totals.data(), [dataclasses.asdict(d) for d in diagnostics])
+    sources = expand_paths(paths, diagnostics)
+    with open_output(str(output) if output is not None else "-", sources) as out:
+        with _report_writer(format, out, output is not None, only_fires) as writer, _progress(err) as advance:
+            stream = replay_stream(sources, settings, input_format=input_format, tokenizers=names, diagnostics=diagnostics, on_file=advance)
+            started = False
+            for item in stream:
+                if not started:
+                    writer.begin(header_data(settings, tuple(names)))
+                    started = True
+                totals.add(item.result)
+                data = item_data(item)
+                if format == "terminal" or not only_fires or data["fires"]:
+                    writer.trace(data)
+            if started:
+                writer.end(totals.data(), [dataclasses.asdict(d) for d in diagnostics])
+            else:
+                _finish_input(paths, diagnostics, strict, 0)  # exits before an empty output replaces anything
     _finish_input(paths, diagnostics, strict, totals.traces)
-
-
 
 
 class _progress:
@@ -250,42 +270,31 @@ class _progress:
             self.bar.stop()
 
 
-def _open_output(path: Path):
-    try:
-        return open(path, "wb")
-    except OSError as exc:
-        raise TracecheckError(f"cannot write {path}: {exc.strerror or exc}") from None
-
-
 @contextlib.contextmanager
-def _report_writer(format: str, output: Path | None, only_fires: bool):
-    """The writer for a report format, on stdout or on ``output``."""
-    handle = _open_output(output) if output is not None else None
-    try:
-        if format == "terminal":
-            from rich.console import Console
+def _report_writer(format: str, out, to_file: bool, only_fires: bool):
+    """The writer for a report format, writing to ``out`` (standard output or a file)."""
+    if format == "terminal":
+        from rich.console import Console
 
-            from ..reports.terminal import TerminalWriter
+        from ..reports.terminal import TerminalWriter
 
-            if handle is None:
-                console = Console(highlight=False, soft_wrap=True)
-            else:
-                console = Console(file=io.TextIOWrapper(handle, encoding="utf-8", write_through=True), highlight=False, soft_wrap=True, no_color=True)
-            yield TerminalWriter(console, only_fires=only_fires)
-            return
-        binary = handle if handle is not None else sys.stdout.buffer
-        if format == "markdown":
-            from ..reports.markdown import MarkdownWriter
+        if not to_file:
+            from ..output import CheckedText
 
-            yield MarkdownWriter(lambda text: binary.write(text.encode()))
+            console = Console(file=CheckedText(sys.stdout), highlight=False, soft_wrap=True)
         else:
-            from ..reports.machine import JsonlWriter, JsonWriter
+            console = Console(file=io.TextIOWrapper(out, encoding="utf-8", write_through=True), highlight=False, soft_wrap=True, no_color=True)
+        yield TerminalWriter(console, only_fires=only_fires)
+        console.file.flush()
+        return
+    if format == "markdown":
+        from ..reports.markdown import MarkdownWriter
 
-            yield (JsonWriter if format == "json" else JsonlWriter)(binary.write)
-        binary.flush()
-    finally:
-        if handle is not None:
-            handle.close()
+        yield MarkdownWriter(lambda text: out.write(text.encode()))
+    else:
+        from ..reports.machine import JsonlWriter, JsonWriter
+
+        yield (JsonWriter if format == "json" else JsonlWriter)(out.write)
 
 
 @command
@@ -322,16 +331,17 @@ def convert(
     from ..diagnostics import Diagnostics
     from ..load import read_traces
 
+    from ..output import open_output
+    from ..sources import expand_paths
+
     diagnostics = Diagnostics()
-    traces = read_traces(paths, diagnostics, input_format)  # streamed: one trace at a time
-    if str(output) == "-":
-        count = write_native(traces, sys.stdout.buffer)
-        sys.stdout.buffer.flush()
-    else:
-        with _open_output(output) as out:
-            count = write_native(traces, out)
+    sources = expand_paths(paths, diagnostics)
+    with open_output(str(output), sources) as out:
+        count = write_native(read_traces(sources, diagnostics, input_format), out)  # streamed: one trace at a time
+        if not count:
+            _finish_input(paths, diagnostics, strict, 0)  # exits before an empty output replaces anything
     _finish_input(paths, diagnostics, strict, count)
-    _stderr().print(f"wrote {count} trace(s) to {output}", highlight=False, markup=False)
+    _stderr().print(f"wrote {count} trace(s) to {'standard output' if str(output) == '-' else output}", highlight=False, markup=False)
 
 
 @command
@@ -359,6 +369,9 @@ def formats() -> None:
 
 def run() -> None:
     """Console-script entry point: user errors exit 2 without a traceback."""
+    if hasattr(signal, "SIGPIPE"):
+        # A reader that stops early (``| head``) ends tracecheck quietly, as it ends cat.
+        signal.signal(signal.SIGPIPE, signal.SIG_DFL)
     try:
         app()  # standalone: usage errors print and exit 2, typer.Exit carries the code
     except TracecheckError as exc:
