@@ -276,3 +276,23 @@ def test_an_output_in_a_missing_folder_is_a_clear_error(tmp_path, cli):
     result = cli("convert", str(path), "-o", str(tmp_path / "nowhere" / "out.jsonl"))
     assert result.exit_code == 2
     assert f"error: cannot write {tmp_path / 'nowhere' / 'out.jsonl'}: no such file or directory" in result.stderr
+
+
+def test_a_json_report_is_written_whole_whatever_numbers_a_trace_holds(tmp_path, cli):
+    huge = [
+        {"type": "round", "trace": "huge", "text": "hi", "usage": {"input_tokens": 1e300, "output_tokens": 18446744073709551616}},
+        {"type": "end", "trace": "huge", "usage": {"input_tokens": 2**64, "output_tokens": 5}},
+    ]
+    path = write_jsonl(tmp_path / "huge.jsonl", [*huge, *events("after")])
+    for format in ("json", "jsonl"):
+        result = cli("replay", "--format", format, str(path))
+        assert result.exit_code == 0, result.stderr
+        if format == "json":
+            assert reported_ids(result) == ["huge", "after"]
+        else:
+            lines = [json.loads(line) for line in result.stdout.splitlines()]
+            assert [line["id"] for line in lines if line["type"] == "trace"] == ["huge", "after"]
+            assert lines[-1]["type"] == "totals"
+    out = tmp_path / "out.jsonl"
+    assert cli("convert", str(path), "-o", str(out)).exit_code == 0
+    assert reported_ids(replay_json(cli, str(out))) == ["huge", "after"]

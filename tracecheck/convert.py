@@ -7,6 +7,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
+from .arguments import dump_json
 from .model import Trace, Usage
 from .readers.common import format_time
 
@@ -94,6 +95,10 @@ def write_native(traces: Iterable[Trace], out: BinaryIO) -> int:
     count = 0
     for trace in traces:
         for event in trace_events(trace):
-            out.write(orjson.dumps(event, option=orjson.OPT_APPEND_NEWLINE))
+            try:
+                line = orjson.dumps(event, option=orjson.OPT_APPEND_NEWLINE)
+            except TypeError:  # deeper or larger than orjson writes
+                line = dump_json(event).encode() + b"\n"
+            out.write(line)
         count += 1
     return count

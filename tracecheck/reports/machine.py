@@ -6,9 +6,14 @@ from typing import Any
 
 import orjson
 
+from ..arguments import dump_json
+
 
 def _dumps(value: Any) -> bytes:
-    return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+    except TypeError:  # deeper or larger than orjson writes: never half a report
+        return dump_json(value).encode()
 
 
 class JsonWriter:
