@@ -36,7 +36,11 @@ def cli():
     runner = CliRunner()
 
     def invoke(*args: str, input: str | bytes | None = None):
-        return runner.invoke(app, list(args), input=input, catch_exceptions=False)
+        result = runner.invoke(app, list(args), input=input, catch_exceptions=False)
+        # The last-resort handler around each reader is a safety net: no test input may
+        # reach it (every failure has a message of its own naming file and line).
+        assert "reader failed (" not in result.stderr, result.stderr
+        return result
 
     return invoke
 
@@ -50,6 +54,7 @@ def read_with_diagnostics(*paths: Path, **kwargs):
     """Read ``paths`` through the public API: (list of traces, the Diagnostics collected)."""
     diagnostics = Diagnostics()
     traces = list(read_traces([str(p) for p in paths], diagnostics, **kwargs))
+    assert not any("reader failed (" in d.reason for d in diagnostics), [str(d) for d in diagnostics]
     return traces, diagnostics
 
 
