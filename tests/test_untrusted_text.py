@@ -4,6 +4,8 @@ break the JSON reports. Each input is written the way a recording tool writes it
 
 from __future__ import annotations
 
+import json
+import os
 import unicodedata
 
 import pytest
@@ -287,3 +289,63 @@ def test_markdown_report_is_one_table_row_per_fire_with_no_html_or_links(tmp_pat
     fires_table = html.split("</table>")[0]
     assert fires_table.count("<tr>") == 1 + 4  # the header and one row per fire
     assert all(row.count("<td>") == 7 for row in fires_table.split("<tr>")[2:])
+
+
+# --- file names that are not UTF-8 ----------------------------------------------------
+
+
+@pytest.fixture
+def non_utf8_folder(tmp_path):
+    """A folder holding a looping trace whose file name has the byte 0xff."""
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    raw = os.path.join(os.fsencode(folder), b"run-\xff.jsonl")
+    text = "".join(json.dumps(e) + "\n" for e in repeated_call_events("loop"))
+    try:
+        with open(raw, "w", encoding="utf-8") as handle:
+            handle.write(text)
+    except OSError:
+        pytest.skip("this file system only allows UTF-8 file names")
+    return folder
+
+
+def test_non_utf8_file_name_is_shown_escaped_in_json(non_utf8_folder, cli):
+    result = cli("replay", "-f", "json", str(non_utf8_folder))
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert [t["file"] for t in report["traces"]] == [f"{non_utf8_folder}/run-\\xff.jsonl"]
+    assert [len(t["fires"]) for t in report["traces"]] == [4]
+
+
+def test_non_utf8_file_name_is_shown_escaped_in_jsonl(non_utf8_folder, cli):
+    result = cli("replay", "-f", "jsonl", str(non_utf8_folder))
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [r["type"] for r in records] == ["header", "trace", "totals"]
+    assert records[1]["file"] == f"{non_utf8_folder}/run-\\xff.jsonl"
+
+
+def test_non_utf8_file_name_is_shown_escaped_in_markdown_terminal_and_show(non_utf8_folder, cli):
+    markdown = cli("replay", "-f", "markdown", str(non_utf8_folder))
+    assert markdown.exit_code == 0, markdown.output
+    rows = [line for line in output_lines(markdown.stdout) if line.startswith("| loop")]
+    assert len(rows) == 4 and all("run-\\\\xff.jsonl:1\\)" in row for row in rows)
+
+    terminal = cli("replay", str(non_utf8_folder))
+    assert f"{non_utf8_folder}/run-\\xff.jsonl:1  loop  outcome=failure" in output_lines(terminal.stdout)
+    shown = cli("show", str(non_utf8_folder))
+    assert f"trace loop  {non_utf8_folder}/run-\\xff.jsonl:1 · native" in output_lines(shown.stdout)
+
+
+@pytest.mark.xfail(
+    raises=TypeError,
+    strict=True,
+    reason="sources.read_records warns with the raw path (lone surrogates), which orjson refuses in the warnings",
+)
+def test_non_utf8_file_name_in_a_warning_does_not_break_json(non_utf8_folder, cli):
+    with open(os.path.join(os.fsencode(non_utf8_folder), b"run-\xff.jsonl"), "a", encoding="utf-8") as handle:
+        handle.write("not json\n")
+        handle.write(json.dumps({"type": "round", "trace": "other", "text": "hi"}) + "\n")
+    result = cli("replay", "-f", "json", str(non_utf8_folder))
+    report = json.loads(result.stdout)
+    assert [w["file"] for w in report["warnings"]] == [f"{non_utf8_folder}/run-\\xff.jsonl"]
