@@ -14,7 +14,7 @@ from .config import Settings, option_default
 from .engine.replay import Fire, replay_trace
 from .guards.base import Guard, Phase
 from .model import Round, Trace
-from .textsafe import one_line, plain
+from .textsafe import neutralize, one_line, plain, single_line
 
 
 def toml_value(value: Any) -> str:
@@ -72,15 +72,19 @@ def _args(args: Any) -> str:
 
 
 def _value_text(value: Any) -> str:
+    """A guard state value on one line. Keys and values may come from the trace (call
+    ids, tool names, queries): each is neutralized on its own, so a line break in one
+    shows as ``\\n`` instead of blending into the separators between values."""
     if isinstance(value, (list, tuple, set, frozenset)):
         if value and all(isinstance(v, dict) for v in value):
             return "; ".join(_value_text(v) for v in value)
-        return "{" + ",".join(str(v) for v in value) + "}"
+        return "{" + ",".join(neutralize(str(v)) for v in value) + "}"
     if isinstance(value, dict):
-        return " ".join(f"{k}={_value_text(v)}" for k, v in value.items() if v not in (None, "", [], {}))
+        # Keys are trace text too (B003 and F001 key their counts by tool name).
+        return " ".join(f"{neutralize(str(k))}={_value_text(v)}" for k, v in value.items() if v not in (None, "", [], {}))
     if isinstance(value, float):
         return f"{value:.2f}"
-    return str(value)
+    return neutralize(str(value))
 
 
 def _state_text(state: dict[str, Any]) -> str:
@@ -110,7 +114,7 @@ def guard_annotator(trace: Trace, settings: Settings):
         for code, text in after.get(rnd.index, {}).items():
             if text and (text != previous.get(code) or code in fired):
                 line = Text(f"      · {code} ", style="dim")
-                line.append_text(plain(one_line(text, 220), "dim"))
+                line.append_text(plain(single_line(text, 220), "dim"))  # neutralized value by value
                 yield line
         for fire in fires.get(rnd.index, []):
             line = Text(f"      ! {fire.code} {fire.action.value.upper()} ({fire.phase}) ", style="bold red" if fire.action.ends_run else "bold yellow")

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.text import Text
 
 from .model import Round, ToolCall, Trace, Usage
-from .textsafe import one_line, plain
+from .textsafe import one_line, plain, single_line
 
 # A hook that lets a caller add lines under each round (the guard engine adds its state).
 RoundAnnotator = Callable[[Trace, Round], Iterable[Text]]
@@ -67,7 +67,7 @@ def trace_summary(trace: Trace) -> Text:
     for key, value in sorted(trace.labels.items()):
         if key != "outcome":
             head.append("\n  ")
-            head.append_text(plain(f"{key}: {one_line(value, 200)}", "dim magenta"))
+            head.append_text(plain(f"{key}: {single_line(value, 200)}", "dim magenta"))
     if trace.error is not None:
         head.append("\n  ")
         head.append("ended without an answer: ", style="bold red")

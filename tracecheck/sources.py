@@ -416,11 +416,20 @@ def _json_lines(
 
 
 def display_name(path: str) -> str:
-    """A short, stable name for reports: relative to the working directory when below it."""
+    """A short, stable name for reports: relative to the working directory when below it.
+
+    Always valid Unicode: bytes of a file name that are not UTF-8 (which Python keeps as
+    lone surrogates) are shown as ``\\xff`` escapes, so JSON and Markdown can carry the
+    name. Only for showing; the file is opened by its real path.
+    """
     if path == STDIN_NAME:
         return "<stdin>"
     try:
         rel = os.path.relpath(path)
-    except ValueError:
-        return path
-    return path if rel.startswith("..") else rel
+        shown = path if rel.startswith("..") else rel
+    except ValueError:  # on another drive (Windows)
+        shown = path
+    try:
+        return shown.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate that no undecodable byte maps to
+        return shown.encode("utf-8", "backslashreplace").decode("utf-8")

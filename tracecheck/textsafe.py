@@ -1,9 +1,11 @@
-"""Trace content is untrusted: make it safe to show in a terminal.
+"""Trace content is untrusted: make it safe to show to a person.
 
 Rich markup is avoided by always wrapping trace text in ``rich.text.Text`` (never
-formatting it into a markup string); terminal control sequences are made visible
-here, so an ESC byte in a tool output cannot recolour, move the cursor or retitle
-the terminal.
+formatting it into a markup string). Here, characters that a terminal or a browser
+would act on instead of showing are made visible as escapes: an ESC byte cannot
+recolour, move the cursor or retitle the terminal; a newline cannot start a forged
+report line; a bidi override cannot reorder the text around it; an invisible
+character cannot hide inside an id.
 """
 
 from __future__ import annotations
@@ -12,29 +14,70 @@ import re
 
 from rich.text import Text
 
-# C0 controls except tab and newline, DEL, the C1 range (8-bit CSI and friends), and
-# invisible format characters that reorder or hide text (bidi overrides, zero widths).
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff]")
+# Every character of the Unicode general categories Cc (controls), Cf (format: bidi
+# marks and overrides, zero widths, soft hyphen, tags), Zl, Zp (line and paragraph
+# separators) and Cs (lone surrogates, from undecodable bytes), written out as ranges
+# because deriving them from ``unicodedata`` at import costs ~80 ms (``--help`` must
+# stay fast); tests/test_untrusted_text.py checks the table against ``unicodedata``.
+# Also the whole tag block and some other characters that draw nothing: the Hangul
+# fillers, the combining grapheme joiner, the Khmer inherent vowels and the variation
+# selectors.
+_INVISIBLE_RANGES = (  # regular expression escapes, for a character class
+    r"\x00-\x1f\x7f-\x9f\xad"
+    r"\u034f"
+    r"\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2"
+    r"\u115f\u1160\u17b4\u17b5\u180b-\u180f"
+    r"\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f"
+    r"\u3164"
+    r"\ud800-\udfff"
+    r"\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb"
+    r"\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
+    r"\U000e0000-\U000e007f\U000e0100-\U000e01ef"
+)
+_INVISIBLE = re.compile(f"[{_INVISIBLE_RANGES}]")
+# Ordinary layout whitespace of multi-line content: an excerpt folds it into spaces.
+_LAYOUT = r"\t\n\r\x0b\x0c"
+_INVISIBLE_BUT_LAYOUT = re.compile(f"(?![{_LAYOUT}])[{_INVISIBLE_RANGES}]")
+_SHORT_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
-def _visible(match: re.Match[str]) -> str:
-    code = ord(match.group())
-    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    code = ord(char)
+    if char in _SHORT_ESCAPES:
+        return _SHORT_ESCAPES[char]
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    return f"\\U{code:08x}"
 
 
 def neutralize(text: str) -> str:
-    """Replace control characters with visible ``\\xNN`` escapes."""
-    return _CONTROL.sub(_visible, text)
+    """``text`` as one safe line: every control, line break, format or invisible
+    character replaced by a visible escape (``\\n``, ``\\x1b``, ``\\u202e``, ``\\U000e0041``)."""
+    return _INVISIBLE.sub(_escape, text)
+
+
+def _clip(text: str, limit: int | None) -> str:
+    if limit is None or len(text) <= limit:
+        return text
+    return text[: limit - 1] + "…"
+
+
+def single_line(text: str, limit: int | None = None) -> str:
+    """A one-line field (an id, a label, a file name): neutralized, so a line break in it
+    shows as ``\\n``, and cut to ``limit`` characters."""
+    return _clip(neutralize(text), limit)
 
 
 def one_line(text: str, limit: int = 160) -> str:
-    """A single-line, length-limited, neutralized excerpt."""
-    flat = " ".join(neutralize(text).split())
-    if len(flat) > limit:
-        flat = flat[: limit - 1] + "…"
-    return flat
+    """A single-line, length-limited, neutralized excerpt of possibly multi-line text
+    (a tool output): runs of whitespace, line breaks included, become one space."""
+    return _clip(" ".join(_INVISIBLE_BUT_LAYOUT.sub(_escape, text).split()), limit)
 
 
 def plain(text: str, style: str = "") -> Text:
-    """Untrusted text as a Rich ``Text``: printed literally, never parsed as markup."""
+    """Untrusted one-line text as a Rich ``Text``: neutralized, printed literally, never
+    parsed as markup."""
     return Text(neutralize(text), style=style)

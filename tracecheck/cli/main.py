@@ -64,11 +64,12 @@ def _stderr():
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-def _safe(message: str) -> str:
-    """Messages may quote input (file names, ids): no terminal escapes get through."""
-    from ..textsafe import neutralize
+def _safe(message: str):
+    """Messages may quote input (file names, ids): no terminal escapes or line breaks get
+    through, and as a ``Text`` neither markup nor ``:emoji:`` codes are interpreted."""
+    from ..textsafe import plain
 
-    return neutralize(message)
+    return plain(message)
 
 
 def command(func):

@@ -9,14 +9,21 @@ from ..textsafe import neutralize, one_line
 
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~])")
+# GitHub turns these into notifications and links even in escaped text: @mentions (and
+# e-mail autolinks), #123 and GH-123 issue references, bare scheme:// and www. URLs.
+# A zero width space right after the trigger keeps the text as it reads, not what it does.
+_ZERO_WIDTH_SPACE = "&#8203;"
+_GITHUB_TRIGGERS = re.compile(r"@|(?<=#)(?=\d)|(?<=\bGH)(?=-\d)|(?<=[a-z0-9]:)(?=//)|(?<=www)(?=\.)", re.IGNORECASE)
 
 
 def _cell(text: Any) -> str:
     """Untrusted text inside a table cell: Markdown punctuation escaped (no links, code
-    spans or emphasis), no HTML, no newlines, no control characters."""
-    value = " ".join(neutralize(str(text)).split())
+    spans or emphasis), no HTML, no newlines, no control characters, no mentions, issue
+    references or autolinks."""
+    value = neutralize(str(text))
     value = _MARKDOWN_SPECIAL.sub(r"\\\1", value)
-    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _GITHUB_TRIGGERS.sub(lambda m: m.group() + _ZERO_WIDTH_SPACE, value)
 
 
 class MarkdownWriter:
