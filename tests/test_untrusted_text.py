@@ -337,11 +337,6 @@ def test_non_utf8_file_name_is_shown_escaped_in_markdown_terminal_and_show(non_u
     assert f"trace loop  {non_utf8_folder}/run-\\xff.jsonl:1 · native" in output_lines(shown.stdout)
 
 
-@pytest.mark.xfail(
-    raises=TypeError,
-    strict=True,
-    reason="sources.read_records warns with the raw path (lone surrogates), which orjson refuses in the warnings",
-)
 def test_non_utf8_file_name_in_a_warning_does_not_break_json(non_utf8_folder, cli):
     with open(os.path.join(os.fsencode(non_utf8_folder), b"run-\xff.jsonl"), "a", encoding="utf-8") as handle:
         handle.write("not json\n")
