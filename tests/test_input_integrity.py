@@ -296,3 +296,24 @@ def test_a_json_report_is_written_whole_whatever_numbers_a_trace_holds(tmp_path,
     out = tmp_path / "out.jsonl"
     assert cli("convert", str(path), "-o", str(out)).exit_code == 0
     assert reported_ids(replay_json(cli, str(out))) == ["huge", "after"]
+
+
+def test_text_cut_inside_a_surrogate_pair_is_read_and_reported(tmp_path, cli):
+    # Python's json.dumps writes a lone surrogate as an escape; orjson alone refuses the line.
+    cut = [
+        {"type": "round", "trace": "cut", "tool_calls": [{"id": "c1", "name": "read_file", "arguments": "{}"}]},
+        {"type": "result", "trace": "cut", "call_id": "c1", "content": "emoji cut in half: \ud83d"},
+        {"type": "round", "trace": "cut", "text": "done"},
+    ]
+    path = tmp_path / "cut.jsonl"
+    path.write_text(jsonl(cut, events("after")))
+    assert '"\\ud83d"' in path.read_text() or "\\ud83d" in path.read_text()
+
+    assert reported_ids(replay_json(cli, str(path))) == ["cut", "after"]
+    for args in (("replay",), ("replay", "--format", "markdown"), ("replay", "--format", "jsonl"), ("show",)):
+        result = cli(*args, str(path))
+        assert result.exit_code == 0 and not warnings(result), (args, result.stderr)
+    assert "emoji cut in half: \\ud83d" in cli("show", str(path)).stdout
+    out = tmp_path / "out.jsonl"
+    assert cli("convert", str(path), "-o", str(out)).exit_code == 0
+    assert reported_ids(replay_json(cli, str(out))) == ["cut", "after"]

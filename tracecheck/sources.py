@@ -20,6 +20,7 @@ import bz2
 import gzip
 import io
 import itertools
+import json
 import lzma
 import os
 import shutil
@@ -282,8 +283,26 @@ def read_records(source: Source, diagnostics: Diagnostics) -> Iterator[Record]:
 
 
 def _loads(text: str | bytes) -> Any:
-    """A JSON value, or raise orjson.JSONDecodeError (also for values nested too deep)."""
-    return orjson.loads(text)
+    """A JSON value, or raise orjson.JSONDecodeError (also for values nested too deep).
+
+    orjson refuses escaped lone surrogates (``"\\ud800"``), which Python's own json
+    writes for text cut in the middle of a character pair; such lines are read by the
+    standard library instead of being lost."""
+    try:
+        return orjson.loads(text)
+    except orjson.JSONDecodeError:
+        marker = b"\\ud" if isinstance(text, bytes) else "\\ud"
+        if marker not in text.lower():
+            raise
+        try:
+            return json.loads(text, parse_constant=_refuse_constant)
+        except (ValueError, RecursionError):
+            pass
+        raise
+
+
+def _refuse_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 def _is_record_line(raw: bytes) -> bool:
