@@ -342,7 +342,7 @@ def convert(
         if not count:
             _finish_input(paths, diagnostics, strict, 0)  # exits before an empty output replaces anything
     _finish_input(paths, diagnostics, strict, count)
-    _stderr().print(f"wrote {count} trace(s) to {'standard output' if str(output) == '-' else output}", highlight=False, markup=False)
+    _stderr().print(_safe(f"wrote {count} trace(s) to {'standard output' if str(output) == '-' else output}"))
 
 
 @command
