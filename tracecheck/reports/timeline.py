@@ -1,4 +1,4 @@
-"""``tracecheck show``: a readable round-by-round timeline of normalized traces."""
+"""The round-by-round timeline of normalized traces (``tracecheck show``)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from datetime import datetime, timezone
 from rich.console import Console
 from rich.text import Text
 
-from .model import Round, ToolCall, Trace, Usage
-from .textsafe import one_line, plain, single_line
+from ..model import Round, ToolCall, Trace, Usage
+from ..textsafe import one_line, plain, single_line
 
 # A hook that lets a caller add lines under each round (the guard engine adds its state).
 RoundAnnotator = Callable[[Trace, Round], Iterable[Text]]
@@ -127,3 +127,29 @@ def render_trace(console: Console, trace: Trace, annotate: RoundAnnotator | None
             for line in annotate(trace, rnd):
                 console.print(line)
     console.print()
+
+
+def show_traces(
+    paths,
+    console: Console,
+    *,
+    settings=None,
+    trace_id: str | None = None,
+    input_format: str | None = None,
+    diagnostics=None,
+) -> tuple[int, int]:
+    """Print the timeline of every trace below ``paths`` (only ``trace_id`` when given),
+    with each guard's state when ``settings`` are given: the plain function behind
+    ``tracecheck show``. Returns (traces read, traces shown); one trace in memory at a time."""
+    from ..load import read_traces
+    from .explain import guard_annotator
+
+    seen = shown = 0
+    for trace in read_traces(paths, diagnostics, input_format):
+        seen += 1
+        if trace_id is not None and trace.id != trace_id:
+            continue
+        shown += 1
+        render_trace(console, trace, guard_annotator(trace, settings) if settings is not None else None)
+    console.file.flush()
+    return seen, shown

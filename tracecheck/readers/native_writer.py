@@ -7,9 +7,9 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from .arguments import dump_json
-from .model import Trace, Usage
-from .readers.common import format_time
+from ..arguments import dump_json
+from ..model import Trace, Usage
+from .common import format_time
 
 FORMAT_VERSION = 1
 

@@ -10,11 +10,11 @@ from typing import Any
 
 from rich.text import Text
 
-from .config import Settings, option_default
-from .engine.replay import Fire, replay_trace
-from .guards.base import Guard, Phase
-from .model import Round, Trace
-from .textsafe import neutralize, one_line, plain, single_line
+from ..config import Settings, option_default
+from ..engine.replay import Fire, replay_trace
+from ..guards.base import Guard, Phase
+from ..model import Round, Trace
+from ..textsafe import neutralize, one_line, plain, single_line
 
 
 def toml_value(value: Any) -> str:

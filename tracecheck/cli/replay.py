@@ -1,0 +1,100 @@
+"""``tracecheck replay``: where each guard fires on each trace, and what it saves."""
+
+from __future__ import annotations
+
+import enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .app import (
+    ConfigOpt,
+    IgnoreOpt,
+    InputFormatOpt,
+    PathsArg,
+    SelectOpt,
+    SetOpt,
+    StrictOpt,
+    TokenizerOpt,
+    command,
+    finish_input,
+    guard_settings,
+    stderr_console,
+    tokenizer_list,
+)
+
+
+class ReportFormat(str, enum.Enum):
+    terminal = "terminal"
+    json = "json"
+    jsonl = "jsonl"
+    markdown = "markdown"
+
+
+@command
+def replay(
+    paths: PathsArg,
+    format: Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")] = ReportFormat.terminal,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="FILE", help="Write the report to this file.")] = None,
+    only_fires: Annotated[bool, typer.Option("--only-fires", help="List only traces where a guard fired.")] = False,
+    input_format: InputFormatOpt = None,
+    strict: StrictOpt = False,
+    config: ConfigOpt = None,
+    select: SelectOpt = None,
+    ignore: IgnoreOpt = None,
+    set_: SetOpt = None,
+    tokenizer: TokenizerOpt = None,
+) -> None:
+    """Replay traces through the guards: where each fires, what it would do, what it saves."""
+    from ..diagnostics import Diagnostics
+    from ..output import open_output
+    from ..reports.replay_report import write_replay_report
+    from ..sources import expand_paths
+
+    names = tokenizer_list(tokenizer)
+    settings = guard_settings(config, select, ignore, set_, names)
+    diagnostics = Diagnostics()
+    sources = expand_paths(paths, diagnostics)
+    with open_output(str(output) if output is not None else "-", sources) as out, _progress(stderr_console()) as advance:
+        traces = write_replay_report(
+            sources,
+            settings,
+            out,
+            format=format.value,
+            to_file=output is not None,
+            only_fires=only_fires,
+            input_format=input_format,
+            tokenizers=names,
+            diagnostics=diagnostics,
+            on_file=advance,
+        )
+        if not traces:
+            finish_input(paths, diagnostics, strict, 0)  # exits before an empty output replaces anything
+    finish_input(paths, diagnostics, strict, traces)
+
+
+class _progress:
+    """A progress bar over input files on stderr, only when stderr is a terminal."""
+
+    def __init__(self, console) -> None:
+        self.console = console
+        self.bar = None
+
+    def __enter__(self):
+        if not self.console.is_terminal:
+            return None
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        self.bar = Progress(TextColumn("replaying"), BarColumn(), MofNCompleteColumn(), console=self.console, transient=True)
+        self.bar.start()
+        self.task = self.bar.add_task("files", total=None)
+
+        def advance(number: int, total: int, name: str) -> None:
+            self.bar.update(self.task, completed=number - 1, total=total)
+
+        return advance
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()

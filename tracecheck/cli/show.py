@@ -1,0 +1,50 @@
+"""``tracecheck show``: traces round by round, with every guard's state."""
+
+from __future__ import annotations
+
+from typing import Annotated, Optional
+
+import typer
+
+from ..diagnostics import TracecheckError
+from .app import (
+    ConfigOpt,
+    IgnoreOpt,
+    InputFormatOpt,
+    PathsArg,
+    SelectOpt,
+    SetOpt,
+    StrictOpt,
+    TokenizerOpt,
+    command,
+    finish_input,
+    guard_settings,
+    stdout_console,
+    tokenizer_list,
+)
+
+
+@command
+def show(
+    paths: PathsArg,
+    trace: Annotated[Optional[str], typer.Option("--trace", "-t", metavar="ID", help="Show only the trace with this id.")] = None,
+    guards: Annotated[bool, typer.Option("--guards/--no-guards", help="Show each guard's state and fires per round.")] = True,
+    input_format: InputFormatOpt = None,
+    strict: StrictOpt = False,
+    config: ConfigOpt = None,
+    select: SelectOpt = None,
+    ignore: IgnoreOpt = None,
+    set_: SetOpt = None,
+    tokenizer: TokenizerOpt = None,
+) -> None:
+    """Show traces round by round: calls, results, tokens, times, and why each guard fired or not."""
+    from ..diagnostics import Diagnostics
+    from ..reports.timeline import show_traces
+
+    settings = guard_settings(config, select, ignore, set_, tokenizer_list(tokenizer)) if guards else None
+    console = stdout_console()
+    diagnostics = Diagnostics()
+    seen, shown = show_traces(paths, console, settings=settings, trace_id=trace, input_format=input_format, diagnostics=diagnostics)
+    finish_input(paths, diagnostics, strict, seen)
+    if trace is not None and not shown:
+        raise TracecheckError(f"no trace with id {trace!r} (use 'tracecheck show' without --trace to list them)")

@@ -1,0 +1,86 @@
+"""The replay report, written as traces stream in: the plain function behind
+``tracecheck replay``, callable without the CLI::
+
+    import sys
+    from tracecheck.config import load_settings
+    from tracecheck.reports.replay_report import write_replay_report
+
+    write_replay_report(["runs.jsonl"], load_settings(), sys.stdout.buffer, format="json")
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import io
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, BinaryIO
+
+from ..config import Settings
+from ..diagnostics import Diagnostics
+from ..engine.batch import replay_stream
+from ..sources import Source
+from .data import TotalsAccumulator, header_data, item_data
+
+FORMATS = ("terminal", "json", "jsonl", "markdown")
+
+
+def write_replay_report(
+    paths: Sequence[str | Source],
+    settings: Settings,
+    out: BinaryIO,
+    *,
+    format: str = "terminal",
+    to_file: bool = True,
+    only_fires: bool = False,
+    input_format: str | None = None,
+    tokenizers: Sequence[str] = (),
+    diagnostics: Diagnostics | None = None,
+    on_file: Callable[[int, int, str], Any] | None = None,
+) -> int:
+    """Replay every trace below ``paths`` and write the report in ``format`` to ``out``;
+    returns how many traces were replayed (nothing is written when there were none).
+    ``to_file``: the terminal report goes to ``out`` without colour, else to standard
+    output as a terminal shows it."""
+    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
+    totals = TotalsAccumulator()
+    with report_writer(format, out, to_file, only_fires) as writer:
+        stream = replay_stream(paths, settings, input_format=input_format, tokenizers=tokenizers, diagnostics=diagnostics, on_file=on_file)
+        for item in stream:
+            if not totals.traces:
+                writer.begin(header_data(settings, tuple(tokenizers)))
+            totals.add(item.result)
+            data = item_data(item)
+            if format == "terminal" or not only_fires or data["fires"]:
+                writer.trace(data)
+        if totals.traces:
+            writer.end(totals.data(), [dataclasses.asdict(d) for d in diagnostics])
+    return totals.traces
+
+
+@contextlib.contextmanager
+def report_writer(format: str, out: BinaryIO, to_file: bool, only_fires: bool) -> Iterator[Any]:
+    """The writer for a report format, writing to ``out``."""
+    if format == "terminal":
+        from rich.console import Console
+
+        from ..output import CheckedText
+        from .terminal import TerminalWriter
+
+        if to_file:
+            console = Console(file=io.TextIOWrapper(out, encoding="utf-8", write_through=True), highlight=False, soft_wrap=True, no_color=True)
+        else:
+            console = Console(file=CheckedText(sys.stdout), highlight=False, soft_wrap=True)
+        yield TerminalWriter(console, only_fires=only_fires)
+        console.file.flush()
+    elif format == "markdown":
+        from .markdown import MarkdownWriter
+
+        yield MarkdownWriter(lambda text: out.write(text.encode()))
+    elif format in ("json", "jsonl"):
+        from .machine import JsonlWriter, JsonWriter
+
+        yield (JsonWriter if format == "json" else JsonlWriter)(out.write)
+    else:
+        raise ValueError(f"unknown report format {format!r}; choose one of: {', '.join(FORMATS)}")
