@@ -4,14 +4,16 @@ P001 compares query fingerprints (sets) by containment or Jaccard. P003 asks how
 of a new tool observation was already observed; seed 002 measures it with difflib:
 ``SequenceMatcher(None, " ".join(previous), new).ratio()``. That search is quadratic,
 so P003 uses :class:`NgramIndex` by default, which returns the same ratio from an index
-of the history, and keeps :class:`DifflibHistory` (the seed's code) selectable.
+of the history, and keeps :class:`DifflibHistory` (the seed's code) selectable. Both keep
+the observations of a bounded ``window`` (the most recent ones), and
+:func:`ratio_ceiling` tells when no ratio can cross a threshold, so none is computed.
 """
 
 from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from collections import Counter
+from collections import Counter, deque
 from difflib import SequenceMatcher
 
 SET_METRICS = ("containment", "jaccard")
@@ -42,40 +44,67 @@ def difflib_ratio(previous: str, new: str) -> float:
     return SequenceMatcher(None, previous, new).ratio()
 
 
-class DifflibHistory:
-    """Seed 002's plan B as written: every novel observation is kept, and a new one is
-    compared with all of them joined by a space, with difflib's ratio."""
+def ratio_ceiling(history_length: int, new_length: int) -> float:
+    """The highest ratio two texts of these lengths can have: 2·min / (sum), difflib's
+    ``real_quick_ratio``. Matching blocks never hold more characters than the shorter
+    text, so when this is at or below a threshold the real ratio is too."""
+    total = history_length + new_length
+    return 2.0 * min(history_length, new_length) / total if total else 1.0
 
-    metric = "difflib"
 
-    def __init__(self) -> None:
-        self.parts: list[str] = []
-        self._joined: str | None = ""
+class ObservationHistory:
+    """Observations joined by a space, as seed 002 joins them. With ``window`` only the
+    most recent ``window`` are kept: adding one more drops the oldest. Adding costs
+    O(1); the joined text is built when a measure asks for it."""
 
-    @property
-    def text(self) -> str:
-        if self._joined is None:
-            self._joined = " ".join(self.parts)
-        return self._joined
+    def __init__(self, window: int | None = None) -> None:
+        if window is not None and window < 1:
+            raise ValueError("window must be at least 1")
+        self.parts: deque[str] = deque(maxlen=window)
+        self._chars = 0  # characters of the parts, without the joining spaces
+        self._text: str | None = ""
 
     @property
     def length(self) -> int:
-        return len(self.text)
+        """len(self.text), without building it."""
+        return self._chars + max(0, len(self.parts) - 1)
+
+    @property
+    def text(self) -> str:
+        if self._text is None:
+            self._text = " ".join(self.parts)
+        return self._text
 
     def add(self, text: str) -> None:
+        if len(self.parts) == self.parts.maxlen:
+            self._chars -= len(self.parts[0])  # append() drops it
         self.parts.append(text)
-        self._joined = None
+        self._chars += len(text)
+        self._text = None
+        self._changed()
+
+    def _changed(self) -> None:
+        """Hook: the kept observations changed."""
+
+
+class DifflibHistory(ObservationHistory):
+    """Seed 002's plan B as written: every novel observation is kept (the last
+    ``window`` of them, when set), and a new one is compared with them joined by a
+    space, with difflib's ratio."""
+
+    metric = "difflib"
 
     def ratio(self, new: str) -> float:
         return difflib_ratio(self.text, new)
 
 
-def novelty_history(metric: str) -> NgramIndex | DifflibHistory:
-    """An empty history for P003's ``metric`` (``ngram`` or ``difflib``)."""
+def novelty_history(metric: str, window: int | None = None) -> NgramIndex | DifflibHistory:
+    """An empty history for P003's ``metric`` (``ngram`` or ``difflib``) that keeps the
+    last ``window`` observations (all of them when None)."""
     if metric == "difflib":
-        return DifflibHistory()
+        return DifflibHistory(window)
     if metric == "ngram":
-        return NgramIndex()
+        return NgramIndex(window=window)
     raise ValueError(f"unknown novelty metric {metric!r}; choose one of: {', '.join(NOVELTY_METRICS)}")
 
 
@@ -167,15 +196,18 @@ def _common_suffix(a: str, i: int, b: str, j: int, limit: int) -> int:
     return lo
 
 
-class NgramIndex:
-    """difflib's ratio against a growing history, from an n-gram index (see above).
+class NgramIndex(ObservationHistory):
+    """difflib's ratio against a history of observations, from an n-gram index (see above).
 
-    ``add(text)`` appends an observation (joined with a space, as the seed joins them);
-    ``ratio(new)`` is ``SequenceMatcher(None, history, new).ratio()``. ``n`` is the
+    ``add(text)`` keeps an observation (joined with a space, as the seed joins them; the
+    last ``window`` of them when set); ``ratio(new)`` is
+    ``SequenceMatcher(None, history, new).ratio()``. ``n`` is the
     anchor length (4 balances Chinese, where short anchors coincide often, against
     English, where runs of non-popular characters are short); ``cap`` the positions kept
     per n-gram of the history (a match that starts with a gram repeated more often is
     still found from the grams after it); ``budget`` the work allowed per character.
+    The index is built from the joined history by the first ``ratio`` after a change, so
+    observations that are never measured against are never indexed.
 
     ``exact`` tells whether the last ratio is guaranteed to be difflib's: it is False
     when the budget ran out, or when ``new`` holds a gram that the history repeats more
@@ -184,30 +216,30 @@ class NgramIndex:
 
     metric = "ngram"
 
-    def __init__(self, n: int = 4, cap: int = 256, budget: float = 24.0) -> None:
+    def __init__(self, n: int = 4, cap: int = 256, budget: float = 24.0, window: int | None = None) -> None:
         if n < 2:
             raise ValueError("n must be at least 2")
+        super().__init__(window)
         self.n = n
         self.cap = cap
         self.budget = budget
-        self.text = ""
-        self.parts = 0
-        self.grams: dict[str, list[int]] = {}
-        self.crowded: set[str] = set()  # grams seen more than ``cap`` times
+        self._grams: dict[str, list[int]] | None = None
+        self._crowded: set[str] = set()  # grams seen more than ``cap`` times
         self.exact = True
         self.work = 0
 
-    @property
-    def length(self) -> int:
-        return len(self.text)
+    def _changed(self) -> None:
+        self._grams = None
 
-    def add(self, text: str) -> None:
-        start = len(self.text)
-        self.text = f"{self.text} {text}" if self.parts else text
-        self.parts += 1
-        a, n, cap, grams = self.text, self.n, self.cap, self.grams
-        # Grams that straddle the joining space belong to the history too.
-        for i in range(max(0, start - n + 1), len(a) - n + 1):
+    def build(self) -> dict[str, list[int]]:
+        """The n-gram index of the joined history: gram -> its first ``cap`` positions.
+        Built once per change of the history, by the first ``ratio`` after it."""
+        if self._grams is not None:
+            return self._grams
+        a, n, cap = self.text, self.n, self.cap
+        grams: dict[str, list[int]] = {}
+        crowded: set[str] = set()
+        for i in range(len(a) - n + 1):
             gram = a[i : i + n]
             where = grams.get(gram)
             if where is None:
@@ -215,10 +247,17 @@ class NgramIndex:
             elif len(where) < cap:
                 where.append(i)
             else:
-                self.crowded.add(gram)
+                crowded.add(gram)
+        self._grams, self._crowded = grams, crowded
+        return grams
+
+    @property
+    def crowded(self) -> set[str]:
+        self.build()
+        return self._crowded
 
     def ratio(self, new: str) -> float:
-        total = len(self.text) + len(new)
+        total = self.length + len(new)
         return 2.0 * self.matches(new) / total if total else 1.0
 
     def matches(self, b: str) -> int:
@@ -238,7 +277,7 @@ class NgramIndex:
         # of the boilerplate grams past ``cap``.
         segments: list[tuple[int, int, int]] = []
         reached: dict[int, int] = {}  # diagonal i-j -> end in b of the last segment on it
-        grams, crowded = self.grams, self.crowded
+        grams, crowded = self.build(), self._crowded
         for rs, re_ in runs:
             for j in range(rs, re_ - n + 1):
                 gram = b[j : j + n]

@@ -11,6 +11,7 @@ normalize: trim -> lowercase -> drop punctuation and symbols (full-width ones to
 from __future__ import annotations
 
 import os
+import re
 import tempfile
 import unicodedata
 from collections.abc import Callable
@@ -23,38 +24,52 @@ TOKENIZERS = ("char", "jieba")
 JIEBA_INSTALL = "pip install 'tracecheck[jieba]'"
 
 
+# CJK ideographs (unified, extension A, extensions B-F, compatibility), hiragana and
+# katakana, hangul syllables. One character class, so whole texts are scanned by the
+# regex engine instead of a Python call per character.
+_CJK = "\u4e00-\u9fff\u3400-\u4dbf\U00020000-\U0002ebef\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
+_CJK_CHAR = re.compile(f"[{_CJK}]")
+_CJK_RUN = re.compile(f"[{_CJK}]+")
+# A run of CJK characters (group "cjk"), or of anything else that is not whitespace.
+# ``\s`` is str.isspace(): the same whitespace str.split() splits on.
+_RUN = re.compile(f"(?P<cjk>[{_CJK}]+)|[^\\s{_CJK}]+")
+
+
 def is_cjk(ch: str) -> bool:
-    code = ord(ch)
-    return (
-        0x4E00 <= code <= 0x9FFF  # CJK unified ideographs
-        or 0x3400 <= code <= 0x4DBF  # extension A
-        or 0x20000 <= code <= 0x2EBEF  # extensions B-F
-        or 0xF900 <= code <= 0xFAFF  # compatibility ideographs
-        or 0x3040 <= code <= 0x30FF  # hiragana, katakana
-        or 0xAC00 <= code <= 0xD7AF  # hangul syllables
-    )
+    return _CJK_CHAR.fullmatch(ch) is not None
+
+
+def count_cjk(text: str) -> int:
+    """How many characters of ``text`` are CJK (as ``is_cjk`` says), in one regex scan."""
+    return sum(map(len, _CJK_RUN.findall(text)))
+
+
+# Punctuation, symbols and control characters (Unicode categories P*, S*, C*) become
+# spaces. A translate table filled on first sight of each character: str.translate
+# runs in C, and ASCII text hits the table's fast path.
+_SEPARATOR_TABLE_LIMIT = 1 << 16  # past this many distinct characters, look up without storing
+
+
+class _SeparatorTable(dict):
+    def __missing__(self, code: int) -> int | str:
+        value: int | str = " " if unicodedata.category(chr(code))[0] in "PSC" else code
+        if len(self) < _SEPARATOR_TABLE_LIMIT:
+            self[code] = value
+        return value
+
+
+_SEPARATORS = _SeparatorTable()
 
 
 def normalize(text: str) -> str:
     """Trim, lowercase (NFKC folds full-width letters), and turn punctuation, symbols and
     control characters into spaces so they separate words instead of gluing them."""
-    folded = unicodedata.normalize("NFKC", text).strip().lower()
-    return "".join(" " if unicodedata.category(ch)[0] in "PSC" else ch for ch in folded)
+    return unicodedata.normalize("NFKC", text).strip().lower().translate(_SEPARATORS)
 
 
 def _split_runs(text: str) -> list[tuple[bool, str]]:
     """(is_cjk, run) pieces of normalized text; whitespace separates non-CJK words."""
-    runs: list[tuple[bool, str]] = []
-    for ch in text:
-        cjk = is_cjk(ch)
-        if ch.isspace():
-            runs.append((False, ""))
-            continue
-        if runs and runs[-1][0] == cjk and runs[-1][1]:
-            runs[-1] = (cjk, runs[-1][1] + ch)
-        else:
-            runs.append((cjk, ch))
-    return [(cjk, run) for cjk, run in runs if run]
+    return [(match.lastgroup == "cjk", match.group()) for match in _RUN.finditer(text)]
 
 
 def char_tokens(text: str) -> list[str]:

@@ -93,9 +93,17 @@ class Requirements:
     def missing(self, evidence: Iterable[str]) -> list[str]:
         """What is still missing, one label per requirement: each all-of pattern that no
         evidence tool matches, and the any-of group when none of it is matched."""
-        have = list(evidence)
-        out = [p for p in self.all_of if not any(matches_any(name, (p,)) for name in have)]
-        if self.any_of and not any(matches_any(name, self.any_of) for name in have):
+        return self.unmet(self.matched(evidence))
+
+    def matched(self, evidence: Iterable[str]) -> set[str]:
+        """The patterns (all-of and any-of) that some evidence tool matches."""
+        patterns = self.all_of + self.any_of
+        return {p for name in evidence for p in patterns if matches_any(name, (p,))}
+
+    def unmet(self, matched: set[str]) -> list[str]:
+        """``missing`` from the set of patterns already matched."""
+        out = [p for p in self.all_of if p not in matched]
+        if self.any_of and not any(p in matched for p in self.any_of):
             out.append(self.any_of[0] if len(self.any_of) == 1 else f"one of ({', '.join(self.any_of)})")
         return out
 
@@ -110,18 +118,27 @@ class EvidenceLedger:
     def __init__(self, classifier: ResultClassifier) -> None:
         self.classifier = classifier
         self.evidence: set[str] = set()
+        self.arrivals: list[str] = []  # the evidence tools, in the order they first produced evidence
         self.outcomes: dict[str, Counter[str]] = {}
+        # Per requirements: how many arrivals were matched against its patterns, and the
+        # patterns matched so far. Each tool is matched once, not on every check.
+        self._matched: dict[Requirements, tuple[int, set[str]]] = {}
 
     def record(self, rnd: Round) -> None:
         """Take in a round's results (call after its tools ran)."""
         for call in rnd.tool_calls:
             outcome = self.classifier.outcome(call.result)
             self.outcomes.setdefault(call.name, Counter())[outcome] += 1
-            if outcome == "productive":
+            if outcome == "productive" and call.name not in self.evidence:
                 self.evidence.add(call.name)
+                self.arrivals.append(call.name)
 
     def missing(self, requirements: Requirements) -> list[str]:
-        return requirements.missing(self.evidence)
+        checked, matched = self._matched.get(requirements, (0, set()))
+        if checked < len(self.arrivals):
+            matched |= requirements.matched(self.arrivals[checked:])
+            self._matched[requirements] = (len(self.arrivals), matched)
+        return requirements.unmet(matched)
 
     def account(self, requirements: Requirements, missing: list[str]) -> str:
         """How the calls of the missing tools went: "search_docs: 2 calls, 1 failed,

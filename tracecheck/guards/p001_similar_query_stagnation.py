@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,6 +20,11 @@ class P001Options(GuardOptions):
     metric: str = option("containment", "containment |A∩B|/min(|A|,|B|), or jaccard |A∩B|/|A∪B| (the seed's pitfall).", choices=SET_METRICS)
     search_tools: list[str] = option(list(DEFAULT_SEARCH_TOOLS), "Glob patterns (any case) of the tools whose queries are fingerprinted.")
     query_keys: list[str] = option(list(DEFAULT_QUERY_KEYS), "Argument names that hold the query, first match wins.")
+    window: int = option(
+        50,
+        "Earlier search queries a query is compared with (the most recent ones); bounds the work per round of long runs.",
+        minimum=1,
+    )
 
 
 class SimilarQueryStagnation(Guard):
@@ -32,7 +38,7 @@ class SimilarQueryStagnation(Guard):
     run:
 
     - a round of **only search calls** with any fingerprint similar to an earlier
-      search of the run adds 1 to the no-progress count;
+      search of the run (one of the last ``window``, 50) adds 1 to the no-progress count;
     - a round of only dissimilar searches, or of only non-search tools, resets it to 0;
     - a **mixed round** (a search beside a business tool) is let through and does not
       count, since stopping it would also cut the legitimate call (its queries still
@@ -47,6 +53,12 @@ class SimilarQueryStagnation(Guard):
     seed's dead-code pitfall; ``metric=jaccard`` keeps it for comparison). Chinese
     must be split per character: split on whitespace only, whole phrases almost never
     match and the guard is silently dead.
+
+    **History.** The seed keeps every fingerprint of the run ("maxRounds is small,
+    keep them all"), so each search is compared with all earlier ones and the work
+    per round grows with the run. Here a query is compared with the last ``window``
+    (50) search fingerprints, which holds all of them in any run of the seed's size;
+    a search repeated from further back is not seen as similar.
 
     **Known misses.** A synonym rewrite that shares no characters (天气 → 气象 →
     气温实况) has containment near 0; P002 (no new URLs) catches it after the search.
@@ -97,12 +109,22 @@ class SimilarQueryStagnation(Guard):
             "A synonym rewrite sharing no characters escapes the fingerprint",
             (search("天气"), search("气象"), search("气温实况"), answer()),
         ),
+        Example(
+            "Back to an earlier query after a different search: compared with every search in the window",
+            (search("北京天气"), search("httpx timeout"), search("北京天气 气温"), search("北京天气 温度"), answer()),
+            expect=((4, "before_tools", "stop"),),
+        ),
+        Example(
+            "With window 1 each query meets only the search before it: the return to 北京天气 is not seen",
+            (search("北京天气"), search("httpx timeout"), search("北京天气 气温"), search("北京天气 温度"), answer()),
+            options={"window": 1},
+        ),
     )
 
     def reset(self, context: RunContext | None = None) -> None:
         self.tokenize = get_tokenizer(self.options.tokenizer)
         self.similarity = set_similarity(self.options.metric)
-        self.history: list[tuple[str, frozenset[str]]] = []
+        self.history: deque[tuple[str, frozenset[str]]] = deque(maxlen=self.options.window)
         self.count = 0
         self.last_scores: list[dict[str, Any]] = []
         self.last_round = ""  # how the last round counted: for `show`

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import Round, ToolCall
-from ..similarity import NOVELTY_METRICS, novelty_history
+from ..similarity import NOVELTY_METRICS, novelty_history, ratio_ceiling
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls, search
 from .signals import DEFAULT_SEARCH_TOOLS, matches_any
@@ -23,6 +23,12 @@ class P003Options(GuardOptions):
     )
     tools: list[str] = option(
         list(DEFAULT_SEARCH_TOOLS), "Glob patterns (any case) of the tools whose results are observed; ['*'] watches every tool."
+    )
+    window: int = option(
+        50,
+        "Novel observations kept as the history (the most recent ones); a new observation is compared with "
+        "them joined. Bounds the memory and work per round of long runs.",
+        minimum=1,
     )
 
 
@@ -66,10 +72,11 @@ class NoNewInformation(Guard):
 
     **What it fires on.** After the tools of a round, each result of a watched tool
     (``tools``: ``*search*`` by default, as seed 002 gates its search observations;
-    ``["*"]`` watches every tool) is compared with everything observed so far: the
-    seed's ``" ".join`` of the earlier novel observations. A similarity above
-    ``similarity`` (0.7) adds 1 to the stagnant count and the observation is *not*
-    kept; anything else resets the count to 0 and joins the history. The first
+    ``["*"]`` watches every tool) is compared with what was observed so far: the
+    seed's ``" ".join`` of the earlier novel observations, the last ``window`` (50) of
+    them (see *History* below). A similarity above ``similarity`` (0.7) adds 1 to the
+    stagnant count and the observation is *not* kept; anything else resets the count
+    to 0 and joins the history. The first
     observation is always new. When the count reaches ``threshold`` (2) the guard says
     ``stop`` after that round's tools: the agent answers from what it has. Several
     watched calls in one round are taken one by one in call order, as the seed's
@@ -82,7 +89,17 @@ class NoNewInformation(Guard):
     (the default) computes the same ratio from an n-gram index of the history: the same
     matching blocks, autojunk included, in linear time (see ``tracecheck.similarity``).
     It agrees with difflib on the seed's cases and on every shipped sample;
-    ``metric=difflib`` keeps the seed's code as the reference.
+    ``metric=difflib`` keeps the seed's code as the reference. No ratio can exceed
+    2·min(|history|, |new|) / (|history| + |new|) (difflib's ``real_quick_ratio``):
+    when that ceiling is already at or below ``similarity`` the observation is new
+    and no ratio is computed (its score shows as ``at_most``, the ceiling).
+
+    **History.** The seed compares with *every* novel observation of the run, so its
+    work per observation grows with the run. Here the history is the last ``window``
+    (50) novel observations; an older one drops out when a new one is kept. The seed's
+    runs (at most 10 iterations) never reach that, so verdicts are the seed's; in a
+    long run the ceiling above already rules out a match against 50 kept
+    observations unless the new one is about 27 times longer than their average.
 
     **Why it matters.** A model that rewords a query eight times (SaaS 订阅合同 自动续费
     → SaaS 订阅协议 自动续约 → …) gets back the same clauses each time. Whatever the
@@ -91,9 +108,11 @@ class NoNewInformation(Guard):
     **Known misses.** The ratio divides by the length of the whole joined history, so
     once two or three different observations are kept, even a verbatim repeat of one
     of them scores about 2·|o| / (|history| + |o|), under 0.7: long runs dilute the
-    signal (the seed's contract trace is one). difflib aligns in order, so the same
-    results in another order look new (below). A result that differs only in
-    timestamps or counters throughout may also score low.
+    signal (the seed's contract trace is one). ``window=1`` compares with the last
+    novel observation alone and catches such repeats, but no longer sees a return to
+    an older result (both below). difflib aligns in order, so the same results in
+    another order look new. A result that differs only in timestamps or counters
+    throughout may also score low.
     """
 
     code = "P003"
@@ -163,6 +182,32 @@ class NoNewInformation(Guard):
             options={"tools": ["*"]},
         ),
         Example(
+            "Known miss: a verbatim repeat after three different results is diluted by the joined history",
+            (
+                search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
+                search("数据处理协议 删除 留存", DATA_PROCESSING, tool="search_contract"),
+                search("提前解约 退款 保密期限", TERMINATION, tool="search_contract"),
+                search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
+                search("SaaS 订阅协议 自动续约", AUTO_RENEWAL, tool="search_contract"),
+                search("软件即服务 合同 续费条款", AUTO_RENEWAL, tool="search_contract"),
+                answer(),
+            ),
+        ),
+        Example(
+            "With window 1 only the last novel observation is the history: the same repeats stop the run",
+            (
+                search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
+                search("数据处理协议 删除 留存", DATA_PROCESSING, tool="search_contract"),
+                search("提前解约 退款 保密期限", TERMINATION, tool="search_contract"),
+                search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
+                search("SaaS 订阅协议 自动续约", AUTO_RENEWAL, tool="search_contract"),
+                search("软件即服务 合同 续费条款", AUTO_RENEWAL, tool="search_contract"),
+                answer(),
+            ),
+            expect=((6, "after_tools", "stop"),),
+            options={"window": 1},
+        ),
+        Example(
             "Known miss: the same clauses in another order score below 0.7 (difflib aligns in order)",
             (
                 search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
@@ -174,7 +219,7 @@ class NoNewInformation(Guard):
     )
 
     def reset(self, context: RunContext | None = None) -> None:
-        self.history = novelty_history(self.options.metric)
+        self.history = novelty_history(self.options.metric, self.options.window)
         self.count = 0
         self.kept = 0
         self.last_scores: list[dict[str, Any]] = []
@@ -193,12 +238,16 @@ class NoNewInformation(Guard):
         for call in self._observations(rnd):
             text = call.result.content  # type: ignore[union-attr]
             observed = self.history.length
+            score = ceiling = None
             if not self.kept:
-                score = None  # the first observation is always new
-                novel = True
+                novel = True  # the first observation is always new
             else:
-                score = self.history.ratio(text)
-                novel = score <= opts.similarity
+                ceiling = ratio_ceiling(observed, len(text))
+                if ceiling <= opts.similarity:
+                    novel = True  # no ratio can cross the line: not worth computing
+                else:
+                    score = self.history.ratio(text)
+                    novel = score <= opts.similarity
             if novel:
                 self.count = 0
                 self.history.add(text)
@@ -213,6 +262,8 @@ class NoNewInformation(Guard):
                 "stagnant": self.count,
                 "observed_chars": observed,
             }
+            if score is None and ceiling is not None:
+                entry["at_most"] = round(ceiling, 4)
             if opts.metric == "ngram" and score is not None:
                 entry["exact"] = self.history.exact  # type: ignore[union-attr]
             self.last_scores.append(entry)

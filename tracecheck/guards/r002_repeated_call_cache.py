@@ -79,6 +79,7 @@ class RepeatedCallCache(Guard):
     def reset(self, context: RunContext | None = None) -> None:
         self.classifier = ResultClassifier(failure_patterns=self.options.failure_patterns)
         self.succeeded: dict[str, str] = {}
+        self.excerpts: dict[str, str] = {}  # signature -> one-line excerpt of its cached result
         self.blocked: set[str] = set()
 
     def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
@@ -89,12 +90,16 @@ class RepeatedCallCache(Guard):
             cached = self.succeeded.get(signature)
             if cached is None:
                 continue
+            excerpt = self.excerpts.get(signature)
+            if excerpt is None:
+                # Once per cached call: a result can be megabytes and be blocked every round.
+                excerpt = self.excerpts[signature] = one_line(cached, 80)
             self.blocked.add(call.id)
             verdicts.append(
                 Verdict(
                     Action.BLOCK,
                     f"repeated call: {call.name} already succeeded with the same arguments; "
-                    f"answered from cache: {one_line(cached, 80)!r}",
+                    f"answered from cache: {excerpt!r}",
                     call_id=call.id,
                     details={"signature": signature},
                 )
