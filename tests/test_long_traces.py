@@ -348,3 +348,22 @@ def test_the_evidence_ledger_matches_each_tool_once_and_answers_as_before():
             rnd = Example("x", (calls(Call(name, {"k": k}, "found it" if ok else "No results")),)).trace().rounds[0]
             ledger.record(rnd)
             assert ledger.missing(requirements) == requirements.missing(ledger.evidence)
+
+
+def test_fires_on_huge_calls_give_short_reasons_and_details(tmp_path, cli):
+    # A 100 KB query repeated: P001, R001 and R002 quote it in their reasons and details;
+    # the JSON report stays small instead of carrying the query several times over.
+    query = "x" * 100_000
+    events = []
+    for n in range(3):
+        events.append({"type": "round", "trace": "huge", "tool_calls": [{"id": f"c{n}", "name": "web_search", "arguments": json.dumps({"query": query})}]})
+        events.append({"type": "result", "trace": "huge", "call_id": f"c{n}", "content": "no results " + "y" * 50_000})
+    path = write_jsonl(tmp_path / "huge.jsonl", events)
+
+    result = cli("replay", "--format", "json", "--select", "ALL", str(path))
+    assert result.exit_code == 0, result.stderr
+    fires = json.loads(result.stdout)["traces"][0]["fires"]
+    assert {f["code"] for f in fires} >= {"P001", "R001", "R002"}
+    assert len(result.stdout) < 20_000
+    assert all(len(f["reason"]) < 1_000 for f in fires)
+    assert len(cli("show", "--select", "ALL", str(path)).stdout) < 20_000

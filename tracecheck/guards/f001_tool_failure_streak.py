@@ -6,7 +6,7 @@ from typing import Any
 from ..model import Round
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, Step, answer, calls
-from .signals import DEFAULT_FAILURE_PATTERNS, ResultClassifier
+from .signals import DEFAULT_FAILURE_PATTERNS, ResultClassifier, excerpt
 
 
 @dataclass(frozen=True)
@@ -17,11 +17,6 @@ class F001Options(GuardOptions):
         "Regular expressions for a failed result where the format has no error flag "
         "(a JSON object with a non-empty 'error' key always counts).",
     )
-
-
-def _snippet(text: str, limit: int = 80) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
 def fails(tool: str, result: str = "Error: No such file or directory") -> Step:
@@ -152,7 +147,7 @@ class ToolFailureStreak(Guard):
                 continue
             count = self.streaks.get(call.name, 0) + 1
             self.streaks[call.name] = count
-            self.last_error[call.name] = _snippet(call.result.content)
+            self.last_error[call.name] = excerpt(call.result.content)
             if count >= threshold:
                 # LoopAgent throws inside the tool loop: calls after this one never run.
                 flagged = "flagged as error" if call.result.is_error else "matched a failure pattern"

@@ -9,7 +9,7 @@ from ..similarity import SET_METRICS, set_similarity
 from ..tokenizers import TOKENIZERS, get_tokenizer
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls, search
-from .signals import DEFAULT_QUERY_KEYS, DEFAULT_SEARCH_TOOLS, matches_any, query_text
+from .signals import DEFAULT_QUERY_KEYS, DEFAULT_SEARCH_TOOLS, excerpt, matches_any, query_text, token_list
 
 
 @dataclass(frozen=True)
@@ -156,14 +156,14 @@ class SimilarQueryStagnation(Guard):
             score, other, other_fp = self._best_match(fp)
             entry = {
                 "call_id": call.id,
-                "query": query,
-                "tokens": sorted(fp),
+                "query": excerpt(query, 200),
+                "tokens": token_list(fp),
                 "best": round(score, 3),
-                "against": other,
+                "against": excerpt(other, 200) if other is not None else None,
             }
             self.last_scores.append(entry)
             if other is not None and fp and score >= opts.containment and similar_hit is None:
-                similar_hit = {**entry, "against_tokens": sorted(other_fp or ())}
+                similar_hit = {**entry, "against_tokens": token_list(other_fp or ())}
             new.append((query, fp))
         mixed = len(searches) != len(rnd.tool_calls)
         self.history.extend(new)

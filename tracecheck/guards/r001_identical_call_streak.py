@@ -6,7 +6,7 @@ from typing import Any
 from ..model import Round
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
-from .signals import call_signature
+from .signals import call_signature, excerpt, truncated
 
 
 @dataclass(frozen=True)
@@ -104,12 +104,12 @@ class IdenticalCallStreak(Guard):
                 self.streak += 1
             else:
                 self.last_signature, self.streak = signature, 1
-            details = {"signature": signature, "streak": self.streak}
+            details = {"signature": truncated(signature), "streak": self.streak}
             if self.streak >= opts.stop_at:
                 verdicts.append(
                     Verdict(
                         Action.STOP,
-                        f"{self.streak} consecutive identical calls {signature}; stopped before it runs",
+                        f"{self.streak} consecutive identical calls {excerpt(signature, 200)}; stopped before it runs",
                         call_id=call.id,
                         details=details,
                     )
@@ -128,4 +128,4 @@ class IdenticalCallStreak(Guard):
         return verdicts
 
     def state(self) -> dict[str, Any]:
-        return {"streak": self.streak, "signature": self.last_signature}
+        return {"streak": self.streak, "signature": truncated(self.last_signature) if self.last_signature else self.last_signature}

@@ -4,10 +4,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import Round
-from ..textsafe import one_line
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
-from .signals import DEFAULT_FAILURE_PATTERNS, ResultClassifier, call_signature
+from .signals import DEFAULT_FAILURE_PATTERNS, ResultClassifier, call_signature, excerpt, truncated
 
 
 @dataclass(frozen=True)
@@ -90,18 +89,18 @@ class RepeatedCallCache(Guard):
             cached = self.succeeded.get(signature)
             if cached is None:
                 continue
-            excerpt = self.excerpts.get(signature)
-            if excerpt is None:
+            shown = self.excerpts.get(signature)
+            if shown is None:
                 # Once per cached call: a result can be megabytes and be blocked every round.
-                excerpt = self.excerpts[signature] = one_line(cached, 80)
+                shown = self.excerpts[signature] = excerpt(cached, 80)
             self.blocked.add(call.id)
             verdicts.append(
                 Verdict(
                     Action.BLOCK,
                     f"repeated call: {call.name} already succeeded with the same arguments; "
-                    f"answered from cache: {excerpt!r}",
+                    f"answered from cache: {shown!r}",
                     call_id=call.id,
-                    details={"signature": signature},
+                    details={"signature": truncated(signature)},
                 )
             )
         return verdicts

@@ -56,6 +56,31 @@ def query_text(call: ToolCall, keys: Sequence[str] = DEFAULT_QUERY_KEYS) -> str:
     return call.arguments_raw
 
 
+def excerpt(text: str, limit: int = 80) -> str:
+    """The start of a text on one line, at most ``limit`` characters, for a guard's reason.
+    Not escaped (reports escape what they print); only the start is looked at, so a
+    megabyte result costs no more than a short one."""
+    line = " ".join(text[: limit * 4 + 16].split())
+    if len(line) > limit or len(text) > limit * 4 + 16:
+        return line[: limit - 1] + "…"
+    return line
+
+
+def truncated(text: str, limit: int = 200) -> str:
+    """``text`` as it is, cut to ``limit`` characters: for identities shown in details."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def token_list(tokens: Iterable[str], limit: int = 60) -> list[str]:
+    """Sorted tokens for a reason or a guard's state, the first ``limit`` of them, each
+    excerpted, with a count of the rest: a query of a megabyte stays a short report line."""
+    ordered = sorted(tokens)
+    shown = [excerpt(t, 40) for t in ordered[:limit]]
+    if len(ordered) > limit:
+        shown.append(f"…(+{len(ordered) - limit})")
+    return shown
+
+
 def canonical_json(value: Any) -> str:
     return dump_json(value, sort_keys=True)
 
