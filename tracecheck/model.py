@@ -1,8 +1,13 @@
 """The normalized trace model every reader produces and everything else consumes.
 
-Trace -> rounds -> tool calls -> results. One round is one model response; a round
-without tool calls is a final answer. Numbers a format does not carry are ``None``,
-never 0, so that "unknown" and "zero" stay apart in every report.
+Trace -> turns -> rounds -> tool calls -> results. A user message opens a turn; the
+agent's rounds answer it; a round without tool calls is the agent's reply, which ends
+the turn (the last reply of the last turn is the run's final answer). One round is one
+model response. Numbers a format does not carry are ``None``, never 0, so that
+"unknown" and "zero" stay apart in every report.
+
+Rounds are kept in one list (``Trace.rounds``) with their turn number on each; the user
+messages sit beside them (``Trace.user_messages``), each knowing the round it precedes.
 """
 
 from __future__ import annotations
@@ -78,6 +83,7 @@ class Round:
     line: int | None = None
     id: str | None = None
     model: str | None = None
+    turn: int = 1  # the conversation turn this round answers (see Trace.number_turns)
 
     @property
     def is_final(self) -> bool:
@@ -88,6 +94,30 @@ class Round:
         if self.started_at is None or self.ended_at is None:
             return None
         return max(0.0, self.ended_at - self.started_at)
+
+
+@dataclass(slots=True)
+class UserMessage:
+    """What the user said. It opens a turn: the rounds from ``before_round`` on answer it."""
+
+    text: str
+    at: float | None = None
+    line: int | None = None
+    before_round: int = 1  # 1-based index of the first round after it
+
+
+@dataclass(slots=True)
+class Turn:
+    """A user message (``None`` when the format records none) and the rounds answering it."""
+
+    index: int  # 1-based
+    user: UserMessage | None
+    rounds: list[Round]
+
+    @property
+    def reply(self) -> Round | None:
+        """The agent's reply that ended the turn: its last round, when it has no tool calls."""
+        return self.rounds[-1] if self.rounds and self.rounds[-1].is_final else None
 
 
 @dataclass(slots=True)
@@ -120,6 +150,41 @@ class Trace:
     metadata: dict[str, Any] = field(default_factory=dict)
     usage_total: Usage | None = None  # only where the format gives a run total alone
     error: str | None = None  # how the run ended when it ended without an answer
+    user_messages: list[UserMessage] = field(default_factory=list)
+
+    def add_user_message(self, text: str, at: float | None = None, line: int | None = None) -> None:
+        """A user message arriving now, after the rounds read so far. It opens a new turn;
+        several user messages with no agent round between them are one turn."""
+        before = len(self.rounds) + 1
+        last = self.user_messages[-1] if self.user_messages else None
+        if last is not None and last.before_round == before:
+            last.text = f"{last.text}\n\n{text}" if last.text and text else (last.text or text)
+            return
+        self.user_messages.append(UserMessage(text=text, at=at, line=line, before_round=before))
+
+    def number_turns(self) -> None:
+        """Set each round's turn number from the user messages (readers call this through
+        ``finish_trace``). Rounds before the first user message form turn 1."""
+        starts = [m.before_round for m in self.user_messages if m.before_round <= len(self.rounds)]
+        turn = 1 if not starts or starts[0] > 1 else 0
+        position = 0
+        for number, rnd in enumerate(self.rounds, 1):
+            while position < len(starts) and starts[position] == number:
+                turn += 1
+                position += 1
+            rnd.turn = max(turn, 1)
+
+    def turns(self) -> list[Turn]:
+        """The turns with their rounds, in order (a user message no round answers, at the
+        very end, is left out: nothing was asked of the agent)."""
+        by_start = {m.before_round: m for m in self.user_messages}
+        turns: list[Turn] = []
+        for rnd in self.rounds:
+            if not turns or rnd.turn != turns[-1].index:
+                starts_here = by_start.get(rnd.index)
+                turns.append(Turn(index=rnd.turn, user=starts_here, rounds=[]))
+            turns[-1].rounds.append(rnd)
+        return turns
 
     @property
     def outcome(self) -> str:

@@ -77,13 +77,18 @@ def round_costs(trace: Trace) -> list[RoundCost]:
     return costs
 
 
-def _times(trace: Trace) -> list[float]:
+def _round_times(rnd: Round) -> list[float]:
+    out = [t for t in (rnd.started_at, rnd.ended_at) if t is not None]
+    for call in rnd.tool_calls:
+        if call.result is not None:
+            out.extend(t for t in (call.result.started_at, call.result.ended_at) if t is not None)
+    return out
+
+
+def _times(trace: Trace, rounds: range | None = None) -> list[float]:
     out: list[float] = []
-    for rnd in trace.rounds:
-        out.extend(t for t in (rnd.started_at, rnd.ended_at) if t is not None)
-        for call in rnd.tool_calls:
-            if call.result is not None:
-                out.extend(t for t in (call.result.started_at, call.result.ended_at) if t is not None)
+    for index in rounds if rounds is not None else range(len(trace.rounds)):
+        out.extend(_round_times(trace.rounds[index]))
     return out
 
 
@@ -131,25 +136,39 @@ def _stop_time(trace: Trace, index: int, after_tools: bool) -> float | None:
     return rnd.ended_at
 
 
-def forced_answer_cost(trace: Trace, costs: list[RoundCost], index: int, after_tools: bool) -> tuple[int, float | None]:
-    """Estimated tokens and seconds of the one forced final answer after a stop.
+def turn_end(trace: Trace, index: int) -> int:
+    """The index after the last round of round ``index``'s turn."""
+    turn = trace.rounds[index].turn
+    end = index + 1
+    while end < len(trace.rounds) and trace.rounds[end].turn == turn:
+        end += 1
+    return end
+
+
+def forced_answer_cost(
+    trace: Trace, costs: list[RoundCost], index: int, after_tools: bool, end: int | None = None
+) -> tuple[int, float | None]:
+    """Estimated tokens and seconds of the one forced reply after a stop at round ``index``
+    (rounds up to ``end``, exclusive, are the stop's scope: its turn).
 
     Input: the context at the stop point (round k's input and output, plus its tool
-    results when they ran) and the closing prompt. Output: as long as the run's real
-    final answer, or a typical answer when the run gave none.
+    results when they ran) and the closing prompt. Output: as long as the real reply
+    that ended the scope, or a typical answer when there was none.
     """
+    end = len(trace.rounds) if end is None else end
     cost = costs[index]
     context = cost.input_tokens + cost.output_tokens + FORCED_ANSWER_PROMPT_TOKENS
     if after_tools:
-        following = costs[index + 1] if index + 1 < len(costs) else None
+        following = costs[index + 1] if index + 1 < end else None
         context = (
             following.input_tokens + FORCED_ANSWER_PROMPT_TOKENS
             if following and not following.estimated
             else context + cost.result_tokens
         )
-    if trace.answered:
-        output = costs[-1].output_tokens
-        seconds = costs[-1].llm_seconds
+    replied = trace.rounds[end - 1].is_final and (end < len(trace.rounds) or trace.error is None)
+    if replied:
+        output = costs[end - 1].output_tokens
+        seconds = costs[end - 1].llm_seconds
     else:
         output = DEFAULT_ANSWER_TOKENS
         seconds = None
@@ -159,14 +178,18 @@ def forced_answer_cost(trace: Trace, costs: list[RoundCost], index: int, after_t
     return context + output, seconds
 
 
-def saving_after(trace: Trace, costs: list[RoundCost], index: int, after_tools: bool, forced_answer: bool) -> Saving:
-    """What ending the run at round ``index`` (0-based) would have saved.
+def saving_after(
+    trace: Trace, costs: list[RoundCost], index: int, after_tools: bool, forced_answer: bool, end: int | None = None
+) -> Saving:
+    """What ending the run (or, up to ``end``, exclusive, the turn) at round ``index``
+    (0-based) would have saved.
 
     Before tools, round k's tools never run; after tools, they did. The rounds after
-    k are saved entirely. A ``stop`` is charged one forced final answer (estimated);
-    an ``abort`` ends with no answer and is charged nothing.
+    k up to ``end`` are saved entirely. A ``stop`` is charged one forced reply
+    (estimated); an ``abort`` ends with no answer and is charged nothing.
     """
-    later = range(index + 1, len(trace.rounds))
+    end = len(trace.rounds) if end is None else end
+    later = range(index + 1, end)
     saving = Saving()
     saving.llm_calls = len(later)
     saving.tool_calls = sum(len(trace.rounds[i].tool_calls) for i in later)
@@ -174,12 +197,12 @@ def saving_after(trace: Trace, costs: list[RoundCost], index: int, after_tools: 
         saving.tool_calls += len(trace.rounds[index].tool_calls)
     saving.tokens = sum(costs[i].tokens for i in later)
     saving.tokens_estimated = any(costs[i].estimated for i in later)
-    end_times = _times(trace)
+    end_times = _times(trace, range(index, end))
     stop_time = _stop_time(trace, index, after_tools)
     if end_times and stop_time is not None:
         saving.seconds = max(0.0, max(end_times) - stop_time)
     if forced_answer:
-        tokens, seconds = forced_answer_cost(trace, costs, index, after_tools)
+        tokens, seconds = forced_answer_cost(trace, costs, index, after_tools, end)
         saving.llm_calls -= 1
         saving.tokens -= tokens
         saving.forced_answer_tokens = tokens

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..guards.base import Action, Guard, Phase, RunContext
 from ..model import Round, Trace
-from .costs import RoundCost, Saving, Totals, round_costs, saving_after, trace_totals
+from .costs import RoundCost, Saving, Totals, round_costs, saving_after, trace_totals, turn_end
 
 
 @dataclass(slots=True)
@@ -32,16 +32,20 @@ class Fire:
     call_id: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
     saved: Saving | None = None  # for stop/abort: what this guard alone would have saved
+    turn: int = 1  # the conversation turn of ``round``
 
 
 @dataclass(slots=True)
 class PolicyResult:
-    stop: Fire | None  # the fire that ends the counterfactual run, if any
-    saved: Saving | None
+    stop: Fire | None  # the first fire that ends a turn (or the run) of the counterfactual run
+    saved: Saving | None  # all its stops together, and the blocked calls
     blocked_calls: int = 0
     blocked_seconds: float = 0.0
     blocked_seconds_known: bool = False  # any blocked call had timestamps
     outcome_change: str | None = None  # e.g. "no answer → forced answer"
+    stops: list[Fire] = field(default_factory=list)  # at most one per turn; an abort is the last
+    # A stop left a turn that later turns follow: those are assumed to happen as recorded.
+    later_turns_as_recorded: bool = False
 
     @property
     def stopped_at(self) -> int | None:
@@ -75,17 +79,37 @@ def _call(guard: Guard, phase: Phase, rnd: Round, context: RunContext):
 
 
 def replay_trace(trace: Trace, guards: Sequence[Guard], observe: PhaseObserver | None = None) -> TraceResult:
+    """Replay ``trace`` through ``guards``: every guard's fires and the policy's stops.
+
+    A ``stop`` ends its turn: the guard that stopped sits out the rest of the turn and
+    comes back at the next one, which happens as recorded. An ``abort`` ends the run for
+    the guard that aborted. Guards whose ``scope`` is ``turn`` start afresh at each turn.
+    """
     costs = round_costs(trace)
     context = RunContext(metadata=trace.metadata)
     for guard in guards:
         guard.reset(context)
-    active = list(guards)
+    aborted: set[int] = set()  # ids of guards that aborted: done for the run
+    stopped: set[int] = set()  # ids of guards that stopped in the current turn
     fires: list[Fire] = []
+    turn = trace.rounds[0].turn if trace.rounds else 1
     for index, rnd in enumerate(trace.rounds):
+        if rnd.turn != turn:
+            turn = rnd.turn
+            stopped.clear()
+            for guard in guards:
+                if id(guard) not in aborted and guard.options.scope == "turn":
+                    guard.reset(context)
+        context.turn = rnd.turn
         context.tokens_so_far += costs[index].tokens
         context.tokens_estimated = context.tokens_estimated or costs[index].estimated
+        active = [g for g in guards if id(g) not in aborted and id(g) not in stopped]
+        if not active:
+            if len(aborted) == len(guards):
+                break
+            continue
         for phase in phases_of(rnd):
-            stopped: list[Guard] = []
+            ended: list[tuple[Guard, Action]] = []
             for guard in active:
                 for verdict in _call(guard, phase, rnd, context):
                     fire = Fire(
@@ -98,50 +122,84 @@ def replay_trace(trace: Trace, guards: Sequence[Guard], observe: PhaseObserver |
                         line=rnd.line,
                         call_id=verdict.call_id,
                         details=verdict.details,
+                        turn=rnd.turn,
                     )
                     if verdict.action.ends_run:
-                        fire.saved = saving_after(
-                            trace, costs, index, phase is Phase.AFTER_TOOLS, verdict.action is Action.STOP
-                        )
-                        stopped.append(guard)
+                        is_stop = verdict.action is Action.STOP
+                        end = turn_end(trace, index) if is_stop else len(trace.rounds)
+                        fire.saved = saving_after(trace, costs, index, phase is Phase.AFTER_TOOLS, is_stop, end)
+                        ended.append((guard, verdict.action))
                     fires.append(fire)
             if observe is not None:
                 observe(rnd, phase, guards)
-            for guard in stopped:
-                if guard in active:
-                    active.remove(guard)
-        if not active:
-            break
+            for guard, action in ended:
+                (stopped if action is Action.STOP else aborted).add(id(guard))
+            active = [g for g in active if id(g) not in stopped and id(g) not in aborted]
+            if not active:
+                break
     return TraceResult(trace, fires, _policy(trace, fires), trace_totals(trace, costs), costs, trace.answered)
 
 
 def _policy(trace: Trace, fires: list[Fire]) -> PolicyResult:
-    stop = next((f for f in fires if f.action.ends_run), None)
-    policy = PolicyResult(stop=stop, saved=stop.saved if stop else None)
+    """The enabled guards together: in each turn the first stop or abort of any guard
+    ends that turn (an abort, the run); blocks before it are saved calls too."""
+    stops: list[Fire] = []
+    blocked: list[Fire] = []
+    ended_turn: int | None = None
     for fire in fires:
-        if stop is not None and (fire.round, _order(fire.phase)) >= (stop.round, _order(stop.phase)):
+        if stops and stops[-1].action is Action.ABORT:
             break
-        if fire.action is Action.BLOCK:
-            policy.blocked_calls += 1
-            call = next((c for c in trace.rounds[fire.round - 1].tool_calls if c.id == fire.call_id), None)
-            if call is not None and call.result is not None and call.result.seconds is not None:
-                policy.blocked_seconds += call.result.seconds
-                policy.blocked_seconds_known = True
+        if ended_turn is not None and fire.turn == ended_turn:
+            continue  # the policy already left this turn
+        if fire.action.ends_run:
+            stops.append(fire)
+            ended_turn = fire.turn
+        elif fire.action is Action.BLOCK:
+            blocked.append(fire)
+    policy = PolicyResult(stop=stops[0] if stops else None, saved=_sum_savings([s.saved for s in stops]), stops=stops)
+    for fire in blocked:
+        policy.blocked_calls += 1
+        call = next((c for c in trace.rounds[fire.round - 1].tool_calls if c.id == fire.call_id), None)
+        if call is not None and call.result is not None and call.result.seconds is not None:
+            policy.blocked_seconds += call.result.seconds
+            policy.blocked_seconds_known = True
     if policy.blocked_calls:
         # A blocked call is not executed: its tool call and its time are saved too.
         base = dataclasses.replace(policy.saved) if policy.saved is not None else Saving()
         base.tool_calls += policy.blocked_calls
-        if policy.blocked_seconds_known and (base.seconds is not None or stop is None):
+        if policy.blocked_seconds_known and (base.seconds is not None or not stops):
             base.seconds = (base.seconds or 0.0) + policy.blocked_seconds
         policy.saved = base
-    if stop is not None:
+    last = stops[-1] if stops else None
+    final_turn = trace.rounds[-1].turn if trace.rounds else 1
+    policy.later_turns_as_recorded = any(s.action is Action.STOP and s.turn < final_turn for s in stops)
+    if last is not None and (last.action is Action.ABORT or last.turn == trace.rounds[-1].turn):
+        # What the run ends with changes only where the policy cut its last turn.
         if not trace.answered:
             policy.outcome_change = (
-                "no answer → forced answer" if stop.action is Action.STOP else "no answer → aborted"
+                "no answer → forced answer" if last.action is Action.STOP else "no answer → aborted"
             )
-        elif stop.action is Action.ABORT:
+        elif last.action is Action.ABORT:
             policy.outcome_change = "answer → aborted, no answer"
     return policy
+
+
+def _sum_savings(savings: list[Saving | None]) -> Saving | None:
+    present = [s for s in savings if s is not None]
+    if not present:
+        return None
+    if len(present) == 1:
+        return present[0]
+    total = Saving()
+    total.llm_calls = sum(s.llm_calls for s in present)
+    total.tool_calls = sum(s.tool_calls for s in present)
+    total.tokens = sum(s.tokens for s in present)
+    total.tokens_estimated = any(s.tokens_estimated for s in present)
+    seconds = [s.seconds for s in present]
+    total.seconds = None if any(v is None for v in seconds) else sum(seconds)
+    charged = [s.forced_answer_tokens for s in present if s.forced_answer_tokens is not None]
+    total.forced_answer_tokens = sum(charged) if charged else None
+    return total
 
 
 def _order(phase: Phase) -> int:

@@ -4,12 +4,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import Round
-from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
+from .base import SCOPES, Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
 
 
 @dataclass(frozen=True)
 class B002Options(GuardOptions):
+    scope: str = option(
+        "run",
+        "What the budget covers: the whole run (tokens of every turn add up) or one conversation turn.",
+        choices=SCOPES,
+    )
     budget: int = option(
         0,
         "Cumulative tokens (input + output of every model call so far) at which the run is stopped; 0 = off.",
@@ -81,13 +86,15 @@ class TokenBudget(Guard):
     )
 
     def reset(self, context: RunContext | None = None) -> None:
+        # With scope "turn" a reset comes at each new turn: count from there.
+        self.start = context.tokens_so_far if context is not None else 0
         self.tokens = 0
         self.estimated = False
         self.round = 0
 
     def _observe(self, rnd: Round, context: RunContext) -> None:
         self.round = rnd.index
-        self.tokens = context.tokens_so_far
+        self.tokens = context.tokens_so_far - self.start
         self.estimated = context.tokens_estimated
 
     def after_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:

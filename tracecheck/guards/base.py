@@ -63,12 +63,14 @@ class RunContext:
 
     ``metadata`` is the run's recorded configuration (e.g. ``required_tools``);
     ``tokens_so_far`` the tokens spent up to and including the current round
-    (measured, or estimated from text where the trace has no usage).
+    (measured, or estimated from text where the trace has no usage); ``turn`` the
+    conversation turn of the current round (1-based).
     """
 
     metadata: Mapping[str, Any] = field(default_factory=dict)
     tokens_so_far: int = 0
     tokens_estimated: bool = False
+    turn: int = 1
 
 
 def option(default: Any, help: str, **constraints: Any) -> Any:
@@ -80,11 +82,20 @@ def option(default: Any, help: str, **constraints: Any) -> Any:
     return field(default=default, metadata={"help": help, **constraints})
 
 
+SCOPES = ("turn", "run")
+
+
 @dataclass(frozen=True)
 class GuardOptions:
     """Options every guard has. Subclasses add their own with ``option()``."""
 
     enabled: bool = option(True, "Whether the guard runs at all.")
+    scope: str = option(
+        "turn",
+        "What the guard's state covers: one conversation turn (it starts afresh at each new "
+        "user message, as Gemini CLI and OpenHands reset) or the whole run.",
+        choices=SCOPES,
+    )
 
 
 class Guard:
@@ -110,7 +121,8 @@ class Guard:
         return not options.enabled
 
     def reset(self, context: RunContext | None = None) -> None:
-        """Forget everything: a new run starts."""
+        """Forget everything: a new run starts (or, for a guard whose ``scope`` is
+        ``turn``, a new conversation turn)."""
 
     def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
         return []
