@@ -132,7 +132,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {"native": NATIVE_SCHEMA}
 _SAVED = {
     "type": "object",
     "properties": {
-        "llm_calls": {"type": "integer", "description": "model calls saved, less one forced answer for a stop"},
+        "llm_calls": {"type": "integer", "description": "model calls saved, less one forced answer for a stop; negative: a cost"},
         "tool_calls": {"type": "integer"},
         "tokens": {"type": "integer"},
         "tokens_estimated": {"type": "boolean", "description": "some saved rounds had no measured usage"},
@@ -147,6 +147,7 @@ _FIRE = {
         "code": {"type": "string", "pattern": "^[A-Z][0-9]{3}$"},
         "name": {"type": "string"},
         "round": {"type": "integer", "minimum": 1},
+        "turn": {"type": "integer", "minimum": 1, "description": "conversation turn of the round"},
         "phase": {"enum": ["before_tools", "after_tools", "final"]},
         "action": {"enum": ["hint", "block", "stop", "abort", "reject"]},
         "reason": {"type": "string"},
@@ -165,6 +166,7 @@ _TRACE = {
         "line": {"type": ["integer", "null"], "description": "line where the trace starts"},
         "format": {"type": "string"},
         "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+        "turns": {"type": "integer", "minimum": 1, "description": "conversation turns (a user message opens one)"},
         "rounds": {"type": "integer", "minimum": 0},
         "tool_calls": {"type": "integer", "minimum": 0},
         "tokens": {"type": "integer", "minimum": 0},
@@ -194,7 +196,25 @@ _TRACE = {
         "policy": {
             "type": "object",
             "properties": {
-                "stopped_at": {"type": ["integer", "null"]},
+                "stops": {
+                    "type": "array",
+                    "description": "where the enabled guards together end a turn (stop) or the run (abort): at most one per turn",
+                    "items": {
+                        "type": "object",
+                        "properties": {
+                            "turn": {"type": "integer"},
+                            "round": {"type": "integer"},
+                            "phase": {"enum": ["before_tools", "after_tools", "final"]},
+                            "code": {"type": "string"},
+                            "action": {"enum": ["stop", "abort"]},
+                            "saved": _SAVED,
+                        },
+                        "required": ["turn", "round", "phase", "code", "action", "saved"],
+                    },
+                },
+                "later_turns_as_recorded": {"type": "boolean", "description": "a stop ends its turn; later turns are assumed to happen as recorded"},
+                "possible_harm": {"type": ["string", "null"], "description": "set when the policy cuts a run labelled a success"},
+                "stopped_at": {"type": ["integer", "null"], "description": "round of the first stop"},
                 "phase": {"enum": ["before_tools", "after_tools", "final", None]},
                 "code": {"type": ["string", "null"]},
                 "action": {"enum": ["stop", "abort", None]},
@@ -237,6 +257,7 @@ REPORT_SCHEMA: dict[str, Any] = {
                 "traces_with_fires": {"type": "integer"},
                 "traces_stopped": {"type": "integer"},
                 "no_answer_to_forced_answer": {"type": "integer"},
+                "possible_harm": {"type": "integer", "description": "traces labelled a success that the policy cuts"},
                 "whole": _COUNTS,
                 "saved": _COUNTS,
                 "share": {"type": "object"},

@@ -101,11 +101,13 @@ class Totals:
     tokens: int
     tokens_estimated: bool
     seconds: float | None
+    turns: int = 1
 
 
 def trace_totals(trace: Trace, costs: list[RoundCost]) -> Totals:
     times = _times(trace)
     return Totals(
+        turns=len({r.turn for r in trace.rounds}) or 1,
         llm_calls=len(trace.rounds),
         tool_calls=sum(len(r.tool_calls) for r in trace.rounds),
         tokens=sum(c.tokens for c in costs),

@@ -46,6 +46,7 @@ class PolicyResult:
     stops: list[Fire] = field(default_factory=list)  # at most one per turn; an abort is the last
     # A stop left a turn that later turns follow: those are assumed to happen as recorded.
     later_turns_as_recorded: bool = False
+    possible_harm: str | None = None  # the policy cuts a run labelled a success
 
     @property
     def stopped_at(self) -> int | None:
@@ -173,6 +174,11 @@ def _policy(trace: Trace, fires: list[Fire]) -> PolicyResult:
     last = stops[-1] if stops else None
     final_turn = trace.rounds[-1].turn if trace.rounds else 1
     policy.later_turns_as_recorded = any(s.action is Action.STOP and s.turn < final_turn for s in stops)
+    if stops and trace.outcome == "success":
+        policy.possible_harm = (
+            "the run is labelled a success: the policy would have "
+            + ("aborted it" if any(s.action is Action.ABORT for s in stops) else "replaced its work by a forced answer")
+        )
     if last is not None and (last.action is Action.ABORT or last.turn == trace.rounds[-1].turn):
         # What the run ends with changes only where the policy cut its last turn.
         if not trace.answered:

@@ -39,6 +39,7 @@ def fire_data(fire: Fire) -> dict[str, Any]:
     return {
         "code": fire.code,
         "name": fire.name,
+        "turn": fire.turn,
         "round": fire.round,
         "phase": fire.phase.value,
         "action": fire.action.value,
@@ -59,6 +60,7 @@ def trace_data(result: TraceResult) -> dict[str, Any]:
         "line": trace.line,
         "format": trace.format,
         "labels": dict(trace.labels),
+        "turns": totals.turns,
         "rounds": totals.llm_calls,
         "tool_calls": totals.tool_calls,
         "tokens": totals.tokens,
@@ -68,6 +70,19 @@ def trace_data(result: TraceResult) -> dict[str, Any]:
         "error": trace.error,
         "fires": [fire_data(f) for f in result.fires],
         "policy": {
+            "stops": [
+                {
+                    "turn": f.turn,
+                    "round": f.round,
+                    "phase": f.phase.value,
+                    "code": f.code,
+                    "action": f.action.value,
+                    "saved": saving_data(f.saved),
+                }
+                for f in policy.stops
+            ],
+            "later_turns_as_recorded": policy.later_turns_as_recorded,
+            "possible_harm": policy.possible_harm,
             "stopped_at": stop.round if stop else None,
             "phase": stop.phase.value if stop else None,
             "code": stop.code if stop else None,
@@ -87,13 +102,20 @@ def _share(part: float | None, whole: float | None) -> float | None:
     return round(part / whole, 4)
 
 
+def _add_known(total: float | None, value: float | None) -> float | None:
+    """Seconds add up where they are known; unknown everywhere stays unknown (None)."""
+    if value is None:
+        return total
+    return (total or 0.0) + value
+
+
 class TotalsAccumulator:
     """Run totals, added to one trace at a time (reports stream)."""
 
     def __init__(self) -> None:
-        self.traces = self.with_fires = self.stopped = self.forced = 0
-        self.whole = {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "seconds": 0.0}
-        self.saved = {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "seconds": 0.0}
+        self.traces = self.with_fires = self.stopped = self.forced = self.harmed = 0
+        self.whole = {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "seconds": None}
+        self.saved = {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "seconds": None}
         self.estimated = False
         self.by_guard: dict[str, dict[str, int]] = {}
 
@@ -102,17 +124,18 @@ class TotalsAccumulator:
         self.with_fires += bool(result.fires)
         self.stopped += result.policy.stop is not None
         self.forced += result.policy.outcome_change == "no answer → forced answer"
+        self.harmed += result.policy.possible_harm is not None
         totals = result.totals
         self.whole["llm_calls"] += totals.llm_calls
         self.whole["tool_calls"] += totals.tool_calls
         self.whole["tokens"] += totals.tokens
-        self.whole["seconds"] += totals.seconds or 0.0
+        self.whole["seconds"] = _add_known(self.whole["seconds"], totals.seconds)
         saving = result.policy.saved
         if saving is not None:
             self.saved["llm_calls"] += saving.llm_calls
             self.saved["tool_calls"] += saving.tool_calls
             self.saved["tokens"] += saving.tokens
-            self.saved["seconds"] += saving.seconds or 0.0
+            self.saved["seconds"] = _add_known(self.saved["seconds"], saving.seconds)
             self.estimated = self.estimated or saving.tokens_estimated
         for fire in result.fires:
             self.by_guard.setdefault(fire.code, {"traces": 0, "fires": 0})["fires"] += 1
@@ -127,6 +150,7 @@ class TotalsAccumulator:
             "traces_with_fires": self.with_fires,
             "traces_stopped": self.stopped,
             "no_answer_to_forced_answer": self.forced,
+            "possible_harm": self.harmed,
             "whole": whole,
             "saved": {**saved, "tokens_estimated": self.estimated},
             "share": {k: _share(saved[k], whole[k]) for k in ("llm_calls", "tool_calls", "tokens", "seconds")},

@@ -31,6 +31,7 @@ class MarkdownWriter:
 
     def __init__(self, write) -> None:
         self.write = write
+        self.harmed: list[tuple[str, str]] = []  # (trace, what the policy would do to it)
 
     def begin(self, header: dict[str, Any]) -> None:
         self.write(
@@ -40,23 +41,35 @@ class MarkdownWriter:
         )
 
     def trace(self, trace: dict[str, Any]) -> None:
+        name = f"{trace['id']} ({trace['file']}:{trace['line']})"
+        several_turns = trace.get("turns", 1) > 1
         for fire in trace["fires"]:
             cells = (
-                f"{trace['id']} ({trace['file']}:{trace['line']})",
+                name,
                 trace["labels"].get("outcome", ""),
                 f"{fire['code']} {fire['name']}",
-                fire["round"],
+                f"{fire['round']} (turn {fire['turn']})" if several_turns else fire["round"],
                 fire["phase"],
                 fire["action"],
                 one_line(fire["reason"], 200),
             )
             self.write("| " + " | ".join(_cell(v) for v in cells) + " |\n")
+        harm = trace["policy"].get("possible_harm")
+        if harm:
+            self.harmed.append((name, harm))
 
     def end(self, totals: dict[str, Any], warnings: list[dict[str, Any]]) -> None:
         saved, whole, share = totals["saved"], totals["whole"], totals["share"]
 
-        def pct(key: str) -> str:
-            return f"{share[key] * 100:.0f}%" if share.get(key) is not None else "-"
+        def row(key: str, noun: str, unit: str = "", note: str = "") -> str:
+            value = saved[key]
+            if value is None:
+                return f"| unknown {noun or 'time'} | {_number(whole[key], unit)} | - |\n"
+            shown = _number(abs(value), unit)
+            share_text = f"{abs(share[key]) * 100:.0f}%" if share.get(key) is not None else "-"
+            if value < 0:
+                return f"| costs {shown} more {noun}{note} | {_number(whole[key], unit)} | {share_text} |\n"
+            return f"| {shown} {noun}{note} | {_number(whole[key], unit)} | {share_text} |\n"
 
         estimated = " (some estimated)" if saved["tokens_estimated"] else ""
         self.write(
@@ -64,8 +77,18 @@ class MarkdownWriter:
             f"{totals['traces']} traces · {totals['traces_with_fires']} with fires · "
             f"{totals['traces_stopped']} stopped by the policy\n\n"
             "| saved | of | share |\n|---|---|---|\n"
-            f"| {saved['llm_calls']} LLM calls | {whole['llm_calls']} | {pct('llm_calls')} |\n"
-            f"| {saved['tool_calls']} tool calls | {whole['tool_calls']} | {pct('tool_calls')} |\n"
-            f"| {saved['tokens']} tokens{estimated} | {whole['tokens']} | {pct('tokens')} |\n"
-            f"| {saved['seconds']}s | {whole['seconds']}s | {pct('seconds')} |\n"
+            + row("llm_calls", "LLM calls")
+            + row("tool_calls", "tool calls")
+            + row("tokens", "tokens", note=estimated)
+            + row("seconds", "", unit="s")
         )
+        if self.harmed:
+            self.write("\n**Possible harm** (runs labelled a success that the policy cuts):\n\n")
+            for name, harm in self.harmed:
+                self.write(f"- {_cell(name)}: {_cell(harm)}\n")
+
+
+def _number(value: float | None, unit: str = "") -> str:
+    if value is None:
+        return "unknown"
+    return f"{value:.1f}{unit}" if unit == "s" else f"{value:,}{unit}"

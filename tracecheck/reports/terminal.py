@@ -27,15 +27,32 @@ def _count(number: int, noun: str) -> str:
     return f"{number:,} {noun}" + ("" if abs(number) == 1 else "s")
 
 
-def _saving_line(saved: dict[str, Any], trace: dict[str, Any]) -> str:
-    parts = [
-        f"{_count(saved['llm_calls'], 'LLM call')}{_pct(saved['llm_calls'], trace['rounds'])}",
-        f"{_count(saved['tool_calls'], 'tool call')}{_pct(saved['tool_calls'], trace['tool_calls'])}",
-        f"{_num(saved['tokens'])} tokens{' (estimated)' if saved['tokens_estimated'] else ''}{_pct(saved['tokens'], trace['tokens'])}",
+def _effect(saved: dict[str, Any], trace: dict[str, Any]) -> str:
+    """What a policy's stops and blocks change: "saves …", and "costs …" for the parts
+    that came out negative (a forced answer dearer than the rounds it replaced)."""
+    parts: list[tuple[float, str]] = [
+        (saved["llm_calls"], _count(abs(saved["llm_calls"]), "LLM call") + _pct(abs(saved["llm_calls"]), trace["rounds"])),
+        (saved["tool_calls"], _count(abs(saved["tool_calls"]), "tool call") + _pct(abs(saved["tool_calls"]), trace["tool_calls"])),
+        (
+            saved["tokens"],
+            f"{abs(saved['tokens']):,} tokens{' (estimated)' if saved['tokens_estimated'] else ''}{_pct(abs(saved['tokens']), trace['tokens'])}",
+        ),
     ]
     if saved["seconds"] is not None:
-        parts.append(f"{saved['seconds']:.1f}s{_pct(saved['seconds'], trace['seconds'])}")
-    return ", ".join(parts)
+        parts.append((saved["seconds"], f"{abs(saved['seconds']):.1f}s{_pct(abs(saved['seconds']), trace['seconds'])}"))
+    gains = [text for value, text in parts if value > 0]
+    costs = [text for value, text in parts if value < 0]
+    out = []
+    if gains or not costs:
+        out.append("saves " + (", ".join(gains) if gains else "nothing"))
+    if costs:
+        out.append("costs " + ", ".join(costs))
+    return "; ".join(out)
+
+
+def _where(fire: dict[str, Any], turns: int) -> str:
+    """``round 5`` or, in a conversation of several turns, ``turn 2 round 5``."""
+    return (f"turn {fire['turn']} " if turns > 1 else "") + f"round {fire['round']:>2}"
 
 
 def _trace_block(console: Console, trace: dict[str, Any]) -> None:
@@ -49,7 +66,9 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
         head.append("  ")
         head.append_text(plain(f"outcome={outcome}", "magenta"))
     console.print(head)
-    facts = f"  {_count(trace['rounds'], 'round')} · {_count(trace['tool_calls'], 'tool call')} · {_num(trace['tokens'])} tokens"
+    turns = trace.get("turns", 1)
+    facts = "  " + (f"{_count(turns, 'turn')} · " if turns > 1 else "")
+    facts += f"{_count(trace['rounds'], 'round')} · {_count(trace['tool_calls'], 'tool call')} · {_num(trace['tokens'])} tokens"
     if trace["tokens_estimated"]:
         facts += " (estimated)"
     if trace["seconds"] is not None:
@@ -61,7 +80,9 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
         console.print(Text("  no guard fired", style="green"))
         return
     policy = trace["policy"]
-    stop_at = (policy["stopped_at"], PHASE_ORDER.get(policy["phase"], 0)) if policy["stopped_at"] else None
+    # Where the policy left each turn (or, with an abort, the run).
+    ends = {stop["turn"]: (stop["round"], PHASE_ORDER[stop["phase"]], stop["action"]) for stop in policy["stops"]}
+    abort = next(((s["turn"], s["round"], PHASE_ORDER[s["phase"]]) for s in policy["stops"] if s["action"] == "abort"), None)
     # The same soft action of the same guard many times (R002 blocking every lap of a
     # loop) reads as one line with its rounds, not a screenful.
     shown: set[int] = set()
@@ -75,12 +96,14 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
             if fires[j]["code"] == fire["code"] and fires[j]["action"] == fire["action"] and fire["action"] in ("hint", "block", "reject")
         ]
         shown.update(repeats)
-        # Fires after the policy's stop are what that guard would do alone.
-        after_stop = stop_at is not None and (fire["round"], PHASE_ORDER[fire["phase"]]) > stop_at
+        # Fires after the policy left their turn are what that guard would do alone.
+        point = (fire["round"], PHASE_ORDER[fire["phase"]])
+        end = ends.get(fire["turn"])
+        after_stop = (end is not None and point > end[:2]) or (abort is not None and (fire["turn"], *point) > abort)
         line = Text("  ")
         line.append(f"{fire['code']} ", style="bold")
         line.append(f"{fire['name']:<28}", style="dim")
-        line.append(f" round {fire['round']:>2} {fire['phase'].replace('_', ' '):<12} ")
+        line.append(f" {_where(fire, turns)} {fire['phase'].replace('_', ' '):<12} ")
         line.append(f"{fire['action'].upper():<6}", style=ACTION_STYLES.get(fire["action"], ""))
         if repeats:
             rounds = ", ".join(str(fires[j]["round"]) for j in repeats)
@@ -89,27 +112,34 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
             line.append("  (alone, after the policy's stop)", style="dim")
         console.print(line)
         console.print(Text("      ").append_text(plain(one_line(fire["reason"], 240), "dim" if after_stop else "")))
-    if policy["stopped_at"] is None:
+    if not policy["stops"]:
         summary = Text("  policy: no stop", style="dim")
         if policy["blocked_calls"]:
-            summary.append(f"; {_count(policy['blocked_calls'], 'call')} blocked → saves {_saving_line(policy['saved'], trace)}")
+            summary.append(f"; {_count(policy['blocked_calls'], 'call')} blocked → {_effect(policy['saved'], trace)}")
         console.print(summary)
         return
+    where = [
+        f"{stop['action']} at {_where(stop, turns).replace('  ', ' ')} {stop['phase'].replace('_', ' ')} ({stop['code']})"
+        for stop in policy["stops"]
+    ]
     text = Text("  policy: ", style="bold")
-    text.append(
-        f"{policy['action']} at round {policy['stopped_at']} {policy['phase'].replace('_', ' ')} ({policy['code']})"
-        f" → saves {_saving_line(policy['saved'], trace)}"
-    )
+    text.append("; ".join(where) + f" → {_effect(policy['saved'], trace)}")
     console.print(text)
     notes = []
-    if policy["saved"]["forced_answer_tokens"] is not None:
-        notes.append(f"one forced answer charged: ~{policy['saved']['forced_answer_tokens']:,} tokens (estimate)")
+    forced = policy["saved"]["forced_answer_tokens"]
+    if forced is not None:
+        answers = sum(1 for stop in policy["stops"] if stop["action"] == "stop")
+        notes.append(f"{'one forced answer' if answers == 1 else f'{answers} forced answers'} charged: ~{forced:,} tokens (estimate)")
     if policy["blocked_calls"]:
         notes.append(f"{_count(policy['blocked_calls'], 'call')} blocked before the stop (included)")
+    if policy.get("later_turns_as_recorded"):
+        notes.append("a stop ends its turn; later turns are assumed to happen as recorded")
     if notes:
         console.print(Text("          " + "; ".join(notes), style="dim"))
     if policy["outcome_change"]:
         console.print(Text(f"          {policy['outcome_change']}", style="bold yellow"))
+    if policy.get("possible_harm"):
+        console.print(Text(f"          possible harm: {policy['possible_harm']}", style="bold red"))
 
 
 class TerminalWriter:
@@ -183,6 +213,7 @@ class TerminalWriter:
             Text(
                 f"  {_count(totals['traces'], 'trace')} · {totals['traces_with_fires']} with fires · "
                 f"{totals['traces_stopped']} stopped by the policy"
+                + (f" · {totals['possible_harm']} labelled a success (possible harm)" if totals.get("possible_harm") else "")
                 + (
                     f" · {totals['no_answer_to_forced_answer']} no answer → forced answer"
                     if totals["no_answer_to_forced_answer"]
@@ -190,15 +221,22 @@ class TerminalWriter:
                 )
             )
         )
-        parts = [
-            f"{saved['llm_calls']:,} of {whole['llm_calls']:,} LLM calls{_pct(saved['llm_calls'], whole['llm_calls'])}",
-            f"{saved['tool_calls']:,} of {whole['tool_calls']:,} tool calls{_pct(saved['tool_calls'], whole['tool_calls'])}",
-            f"{saved['tokens']:,} of {whole['tokens']:,} tokens{_pct(saved['tokens'], whole['tokens'])}"
-            + (" (some estimated)" if saved["tokens_estimated"] else ""),
+        rows = [
+            (saved["llm_calls"], whole["llm_calls"], "LLM call", ""),
+            (saved["tool_calls"], whole["tool_calls"], "tool call", ""),
+            (saved["tokens"], whole["tokens"], "token", " (some estimated)" if saved["tokens_estimated"] else ""),
         ]
+        gains = [f"{part:,} of {total:,} {noun}s{_pct(part, total)}{note}" for part, total, noun, note in rows if part > 0]
+        costs = [f"{_count(-part, 'more ' + noun)}{_pct(-part, total)}{note}" for part, total, noun, note in rows if part < 0]
         if whole["seconds"]:
-            parts.append(f"{saved['seconds']:.1f}s of {whole['seconds']:.1f}s{_pct(saved['seconds'], whole['seconds'])}")
-        console.print(Text("  saved: " + " · ".join(parts)))
+            seconds = saved["seconds"] or 0.0
+            if seconds > 0:
+                gains.append(f"{seconds:.1f}s of {whole['seconds']:.1f}s{_pct(seconds, whole['seconds'])}")
+            elif seconds < 0:
+                costs.append(f"{-seconds:.1f}s more{_pct(-seconds, whole['seconds'])}")
+        console.print(Text("  saved: " + (" · ".join(gains) if gains else "nothing")))
+        if costs:
+            console.print(Text("  costs: " + " · ".join(costs) + " (forced answers dearer than what they replaced)"))
         if totals["by_guard"]:
             console.print(
                 Text(
