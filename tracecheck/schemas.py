@@ -175,6 +175,22 @@ _TRACE = {
         "answered": {"type": "boolean"},
         "error": {"type": ["string", "null"]},
         "fires": {"type": "array", "items": _FIRE},
+        "expectations": {
+            "type": "array",
+            "description": "the trace's expect events checked against this replay",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "guard": {"type": "string"},
+                    "fires": {"type": "boolean"},
+                    "by_round": {"type": ["integer", "null"]},
+                    "note": {"type": ["string", "null"]},
+                    "met": {"type": ["boolean", "null"], "description": "null: not checked (the guard is not enabled)"},
+                    "message": {"type": "string"},
+                },
+                "required": ["guard", "fires", "met", "message"],
+            },
+        },
         "tokenizer_comparison": {
             "type": "object",
             "properties": {
@@ -258,6 +274,7 @@ REPORT_SCHEMA: dict[str, Any] = {
                 "traces_stopped": {"type": "integer"},
                 "no_answer_to_forced_answer": {"type": "integer"},
                 "possible_harm": {"type": "integer", "description": "traces labelled a success that the policy cuts"},
+                "expectations_broken": {"type": "integer"},
                 "whole": _COUNTS,
                 "saved": _COUNTS,
                 "share": {"type": "object"},

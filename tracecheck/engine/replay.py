@@ -17,6 +17,7 @@ from typing import Any
 
 from ..guards.base import Action, Guard, Phase, RunContext
 from ..model import Round, Trace
+from .expectations import ExpectationResult, check_expectations
 from .costs import RoundCost, Saving, Totals, round_costs, saving_after, trace_totals, turn_end
 
 
@@ -61,6 +62,7 @@ class TraceResult:
     totals: Totals
     costs: list[RoundCost]
     answered: bool = False  # the recorded run ended with a final answer
+    expectations: list[ExpectationResult] = field(default_factory=list)
 
 
 # Called after every phase with the guards' states; used by `show` to explain guards.
@@ -138,7 +140,10 @@ def replay_trace(trace: Trace, guards: Sequence[Guard], observe: PhaseObserver |
             active = [g for g in active if id(g) not in stopped and id(g) not in aborted]
             if not active:
                 break
-    return TraceResult(trace, fires, _policy(trace, fires), trace_totals(trace, costs), costs, trace.answered)
+    policy = _policy(trace, fires)
+    enabled = {key: g.code for g in guards for key in (g.code, g.name)}
+    checked = check_expectations(trace.expectations, fires, policy.stops, enabled)
+    return TraceResult(trace, fires, policy, trace_totals(trace, costs), costs, trace.answered, checked)
 
 
 def _policy(trace: Trace, fires: list[Fire]) -> PolicyResult:

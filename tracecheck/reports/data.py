@@ -69,6 +69,17 @@ def trace_data(result: TraceResult) -> dict[str, Any]:
         "answered": result.answered,
         "error": trace.error,
         "fires": [fire_data(f) for f in result.fires],
+        "expectations": [
+            {
+                "guard": e.expectation.guard,
+                "fires": e.expectation.fires,
+                "by_round": e.expectation.by_round,
+                "note": e.expectation.note,
+                "met": e.met,
+                "message": e.message,
+            }
+            for e in result.expectations
+        ],
         "policy": {
             "stops": [
                 {
@@ -113,7 +124,7 @@ class TotalsAccumulator:
     """Run totals, added to one trace at a time (reports stream)."""
 
     def __init__(self) -> None:
-        self.traces = self.with_fires = self.stopped = self.forced = self.harmed = 0
+        self.traces = self.with_fires = self.stopped = self.forced = self.harmed = self.broken = 0
         self.whole = {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "seconds": None}
         self.saved = {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "seconds": None}
         self.estimated = False
@@ -125,6 +136,7 @@ class TotalsAccumulator:
         self.stopped += result.policy.stop is not None
         self.forced += result.policy.outcome_change == "no answer → forced answer"
         self.harmed += result.policy.possible_harm is not None
+        self.broken += sum(1 for e in result.expectations if e.met is False)
         totals = result.totals
         self.whole["llm_calls"] += totals.llm_calls
         self.whole["tool_calls"] += totals.tool_calls
@@ -151,6 +163,7 @@ class TotalsAccumulator:
             "traces_stopped": self.stopped,
             "no_answer_to_forced_answer": self.forced,
             "possible_harm": self.harmed,
+            "expectations_broken": self.broken,
             "whole": whole,
             "saved": {**saved, "tokens_estimated": self.estimated},
             "share": {k: _share(saved[k], whole[k]) for k in ("llm_calls", "tool_calls", "tokens", "seconds")},

@@ -32,6 +32,7 @@ class MarkdownWriter:
     def __init__(self, write) -> None:
         self.write = write
         self.harmed: list[tuple[str, str]] = []  # (trace, what the policy would do to it)
+        self.broken: list[tuple[str, str]] = []  # (trace, the broken expectation in words)
 
     def begin(self, header: dict[str, Any]) -> None:
         self.write(
@@ -54,6 +55,7 @@ class MarkdownWriter:
                 one_line(fire["reason"], 200),
             )
             self.write("| " + " | ".join(_cell(v) for v in cells) + " |\n")
+        self.broken.extend((name, e["message"]) for e in trace.get("expectations", []) if e["met"] is False)
         harm = trace["policy"].get("possible_harm")
         if harm:
             self.harmed.append((name, harm))
@@ -82,6 +84,10 @@ class MarkdownWriter:
             + row("tokens", "tokens", note=estimated)
             + row("seconds", "", unit="s")
         )
+        if self.broken:
+            self.write("\n**Broken expectations:**\n\n")
+            for name, message in self.broken:
+                self.write(f"- {_cell(name)}: {_cell(message)}\n")
         if self.harmed:
             self.write("\n**Possible harm** (runs labelled a success that the policy cuts):\n\n")
             for name, harm in self.harmed:

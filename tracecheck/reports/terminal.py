@@ -50,6 +50,19 @@ def _effect(saved: dict[str, Any], trace: dict[str, Any]) -> str:
     return "; ".join(out)
 
 
+def _expectations(console: Console, trace: dict[str, Any]) -> None:
+    """Broken and unchecked expectations, first: they are what a reader must not miss."""
+    for item in trace.get("expectations", []):
+        if item["met"] is False:
+            line = Text("  ✗ expectation broken: ", style="bold red")
+        elif item["met"] is None:
+            line = Text("  ? expectation not checked: ", style="yellow")
+        else:
+            continue
+        line.append_text(plain(item["message"] + (f" ({item['note']})" if item["note"] else "")))
+        console.print(line)
+
+
 def _where(fire: dict[str, Any], turns: int) -> str:
     """``round 5`` or, in a conversation of several turns, ``turn 2 round 5``."""
     return (f"turn {fire['turn']} " if turns > 1 else "") + f"round {fire['round']:>2}"
@@ -76,6 +89,7 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
     if not trace["answered"]:
         facts += " · ended without an answer" + (f": {one_line(trace['error'], 60)}" if trace["error"] else "")
     console.print(plain(facts, "dim"))
+    _expectations(console, trace)
     if not trace["fires"]:
         console.print(Text("  no guard fired", style="green"))
         return
@@ -214,6 +228,7 @@ class TerminalWriter:
                 f"  {_count(totals['traces'], 'trace')} · {totals['traces_with_fires']} with fires · "
                 f"{totals['traces_stopped']} stopped by the policy"
                 + (f" · {totals['possible_harm']} labelled a success (possible harm)" if totals.get("possible_harm") else "")
+                + (f" · {_count(totals['expectations_broken'], 'expectation')} broken" if totals.get("expectations_broken") else "")
                 + (
                     f" · {totals['no_answer_to_forced_answer']} no answer → forced answer"
                     if totals["no_answer_to_forced_answer"]

@@ -1,0 +1,115 @@
+"""Numbers a user can trust: negative savings are costs, a stop on a successful run is a
+possible harm, expectations are checked by replay, unknown seconds stay unknown."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import write_jsonl
+
+
+def search_round(trace: str, n: int, query: str, result: str, **extra) -> list[dict]:
+    return [
+        {"type": "round", "trace": trace, "tool_calls": [{"id": f"c{n}", "name": "web_search", "arguments": json.dumps({"query": query})}], **extra},
+        {"type": "result", "trace": trace, "call_id": f"c{n}", "content": result},
+    ]
+
+
+def identical_loop(trace: str, outcome: str, laps: int = 3, answer: str | None = "done", **extra) -> list[dict]:
+    """The same lookup ``laps`` times (R001 stops the third before it runs), then an answer."""
+    events: list[dict] = [{"type": "labels", "trace": trace, "labels": {"outcome": outcome}}]
+    for n in range(laps):
+        events += [
+            {"type": "round", "trace": trace, "tool_calls": [{"id": f"c{n}", "name": "query_db", "arguments": '{"status": "pending"}'}], **extra},
+            {"type": "result", "trace": trace, "call_id": f"c{n}", "content": "[]"},
+        ]
+    if answer is not None:
+        events.append({"type": "round", "trace": trace, "text": answer, **extra})
+    return events
+
+
+def replay(cli, path, *args):
+    result = cli("replay", *args, str(path))
+    assert result.exit_code == 0, result.stderr
+    return result
+
+
+def test_a_forced_answer_dearer_than_what_it_replaces_is_a_cost(tmp_path, cli):
+    # R001 stops the third lap before it runs (R002 blocked the second lap's call): the
+    # answer round is saved, but the forced answer that replaces it is charged round 3's
+    # context (1,000 input tokens and more) and the reply.
+    usage = {"usage": {"input_tokens": 1000, "output_tokens": 10}}
+    path = write_jsonl(tmp_path / "dear.jsonl", identical_loop("dear", "failure", **usage))
+
+    data = json.loads(replay(cli, path, "--format", "json").stdout)["traces"][0]
+    saved = data["policy"]["saved"]
+    assert saved["llm_calls"] == 0 and saved["tokens"] < 0  # JSON keeps the sign
+
+    terminal = replay(cli, path).stdout
+    policy_line = next(line for line in terminal.splitlines() if line.startswith("  policy:"))
+    assert "saves 2 tool calls (67%)" in policy_line
+    assert f"costs {-saved['tokens']:,} tokens" in policy_line
+    assert "-" not in policy_line.split("→")[1]  # never "saves -N"
+    assert f"  costs: {-saved['tokens']:,} more tokens" in terminal
+
+    markdown = replay(cli, path, "--format", "markdown").stdout
+    assert f"| costs {-saved['tokens']:,} more tokens |" in markdown
+
+
+def test_a_stop_on_a_run_labelled_success_is_a_possible_harm_in_every_format(tmp_path, cli):
+    path = write_jsonl(
+        tmp_path / "runs.jsonl",
+        identical_loop("good", "success") + identical_loop("bad", "failure"),
+    )
+    report = json.loads(replay(cli, path, "--format", "json").stdout)
+    harm = {t["id"]: t["policy"]["possible_harm"] for t in report["traces"]}
+    assert harm["bad"] is None
+    assert harm["good"] == "the run is labelled a success: the policy would have replaced its work by a forced answer"
+    assert report["totals"]["possible_harm"] == 1
+
+    terminal = replay(cli, path).stdout
+    assert terminal.count("possible harm: the run is labelled a success") == 1
+    assert "1 labelled a success (possible harm)" in terminal
+    markdown = replay(cli, path, "--format", "markdown").stdout
+    assert "**Possible harm**" in markdown and "- good \\(" in markdown
+
+
+def test_replay_checks_expect_events_and_prints_the_broken_ones(tmp_path, cli):
+    events = identical_loop("loop", "failure") + [
+        {"type": "expect", "trace": "loop", "guard": "R001", "by_round": 3},  # met: stop at 3
+        {"type": "expect", "trace": "loop", "guard": "P001", "by_round": 2, "note": "no search here"},  # broken
+        {"type": "expect", "trace": "loop", "guard": "identical-call-streak", "fires": False},  # broken
+        {"type": "expect", "trace": "loop", "guard": "policy", "by_round": 3},  # met
+        {"type": "expect", "trace": "loop", "guard": "X999"},  # unknown: not checked
+    ]
+    path = write_jsonl(tmp_path / "expect.jsonl", events)
+
+    data = json.loads(replay(cli, path, "--format", "json").stdout)
+    checked = [(e["guard"], e["met"], e["message"]) for e in data["traces"][0]["expectations"]]
+    assert checked == [
+        ("R001", True, "R001 should intervene by round 3; it did at round 3 (stop)"),
+        ("P001", False, "P001 should intervene by round 2; it did not"),
+        ("identical-call-streak", False, "R001 should stay quiet; it did not: stop at round 3"),
+        ("policy", True, "the policy should intervene by round 3; it did at round 3 (stop)"),
+        ("X999", None, "X999 is not an enabled guard: expectation not checked"),
+    ]
+    assert data["totals"]["expectations_broken"] == 2
+
+    lines = replay(cli, path).stdout.splitlines()
+    assert "  ✗ expectation broken: P001 should intervene by round 2; it did not (no search here)" in lines
+    assert "  ✗ expectation broken: R001 should stay quiet; it did not: stop at round 3" in lines
+    assert "  ? expectation not checked: X999 is not an enabled guard: expectation not checked" in lines
+    assert not any("R001 should intervene by round 3" in line for line in lines)  # met ones stay quiet
+
+    markdown = replay(cli, path, "--format", "markdown").stdout
+    assert "**Broken expectations:**" in markdown and "P001 should intervene by round 2; it did not" in markdown
+
+
+def test_unknown_seconds_are_null_not_zero(tmp_path, cli):
+    path = write_jsonl(tmp_path / "untimed.jsonl", identical_loop("untimed", "failure"))
+    data = json.loads(replay(cli, path, "--format", "json").stdout)
+    assert data["traces"][0]["seconds"] is None
+    assert data["traces"][0]["policy"]["saved"]["seconds"] is None
+    assert data["totals"]["whole"]["seconds"] is None and data["totals"]["saved"]["seconds"] is None
