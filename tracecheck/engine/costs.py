@@ -2,7 +2,13 @@
 
 Measured usage is used where the trace has it; otherwise tokens are estimated from
 text (and marked estimated), with input tokens growing with the context round by
-round as in a real loop: the input of round k is everything said before it.
+round as in a real loop: the input of round k is everything said before it. A trace
+that records only a run total (SWE-agent's ``model_stats``, a native ``end.usage``)
+keeps that measured total: it is shared out over the rounds in proportion to their
+estimates, and those figures are marked apportioned, not estimated.
+
+Every figure carries its basis: ``measured``, ``estimated``, ``apportioned``, or
+``some estimated`` / ``some apportioned`` for sums of mixed rounds.
 """
 
 from __future__ import annotations
@@ -35,6 +41,11 @@ class RoundCost:
     result_tokens: int  # estimated size of this round's tool results (they join the context)
     llm_seconds: float | None
     tool_seconds: list[float | None]
+    apportioned: bool = False  # shared out from a measured run total
+
+    @property
+    def basis(self) -> str:
+        return "estimated" if self.estimated else "apportioned" if self.apportioned else "measured"
 
     @property
     def tokens(self) -> int:
@@ -50,31 +61,76 @@ def _output_text_tokens(rnd: Round) -> int:
 def round_costs(trace: Trace) -> list[RoundCost]:
     costs: list[RoundCost] = []
     context = 0  # estimated tokens of everything said before the current round
+    user_text = {m.before_round: m.text for m in trace.user_messages}
+    measured_in: list[bool] = []
+    measured_out: list[bool] = []
     for rnd in trace.rounds:
+        context += estimate_tokens(user_text.get(rnd.index, ""))
         usage = rnd.usage
-        estimated = False
         out_est = _output_text_tokens(rnd)
-        if usage is not None and usage.input_tokens is not None:
-            input_tokens = usage.input_tokens
-        else:
-            input_tokens, estimated = context, True
-        if usage is not None and usage.output_tokens is not None:
-            output_tokens = usage.output_tokens
-        else:
-            output_tokens, estimated = out_est, True
+        has_in = usage is not None and usage.input_tokens is not None
+        has_out = usage is not None and usage.output_tokens is not None
+        measured_in.append(has_in)
+        measured_out.append(has_out)
         results = sum(estimate_tokens(c.result.content) for c in rnd.tool_calls if c.result is not None)
         costs.append(
             RoundCost(
-                input_tokens=input_tokens,
-                output_tokens=output_tokens,
-                estimated=estimated,
+                input_tokens=usage.input_tokens if has_in else context,
+                output_tokens=usage.output_tokens if has_out else out_est,
+                estimated=not (has_in and has_out),
                 result_tokens=results,
                 llm_seconds=rnd.seconds,
                 tool_seconds=[c.result.seconds if c.result is not None else None for c in rnd.tool_calls],
             )
         )
         context += out_est + results
+    total = trace.usage_total
+    if total is not None and costs and not any(measured_in) and not any(measured_out):
+        _apportion(costs, total.input_tokens, total.output_tokens)
     return costs
+
+
+def _apportion(costs: list[RoundCost], input_total: int | None, output_total: int | None) -> None:
+    """Share measured run totals out over the rounds in proportion to their estimates
+    (largest remainders, so the rounds add up to the total exactly)."""
+    if input_total is not None:
+        for cost, share in zip(costs, _shares(input_total, [c.input_tokens for c in costs])):
+            cost.input_tokens = share
+    if output_total is not None:
+        for cost, share in zip(costs, _shares(output_total, [c.output_tokens for c in costs])):
+            cost.output_tokens = share
+    for cost in costs:
+        cost.apportioned = True
+        cost.estimated = input_total is None or output_total is None
+
+
+def _shares(total: int, weights: list[int]) -> list[int]:
+    if not weights:
+        return []
+    weight_sum = sum(weights)
+    if weight_sum <= 0:
+        weights, weight_sum = [1] * len(weights), len(weights)
+    exact = [total * w / weight_sum for w in weights]
+    shares = [int(x) for x in exact]
+    order = sorted(range(len(exact)), key=lambda i: exact[i] - shares[i], reverse=True)
+    for i in order[: total - sum(shares)]:
+        shares[i] += 1
+    return shares
+
+
+def tokens_basis(costs: list[RoundCost]) -> str:
+    """How a sum of these rounds' tokens is known (see the module docstring)."""
+    return combine_bases(c.basis for c in costs)
+
+
+def combine_bases(bases) -> str:
+    """The basis of a sum of figures with these bases."""
+    kinds = set(bases)
+    if len(kinds) <= 1:
+        return kinds.pop() if kinds else "measured"
+    if kinds & {"estimated", "some estimated"}:
+        return "some estimated"
+    return "some apportioned"
 
 
 def _round_times(rnd: Round) -> list[float]:
@@ -102,6 +158,7 @@ class Totals:
     tokens_estimated: bool
     seconds: float | None
     turns: int = 1
+    tokens_basis: str = "measured"
 
 
 def trace_totals(trace: Trace, costs: list[RoundCost]) -> Totals:
@@ -112,6 +169,7 @@ def trace_totals(trace: Trace, costs: list[RoundCost]) -> Totals:
         tool_calls=sum(len(r.tool_calls) for r in trace.rounds),
         tokens=sum(c.tokens for c in costs),
         tokens_estimated=any(c.estimated for c in costs),
+        tokens_basis=tokens_basis(costs),
         seconds=(max(times) - min(times)) if len(times) >= 2 else None,
     )
 
@@ -124,6 +182,7 @@ class Saving:
     tokens_estimated: bool = False
     seconds: float | None = None
     forced_answer_tokens: int | None = None  # the estimated cost charged for the forced answer
+    tokens_basis: str = "measured"
 
 
 def _stop_time(trace: Trace, index: int, after_tools: bool) -> float | None:
@@ -199,6 +258,7 @@ def saving_after(
         saving.tool_calls += len(trace.rounds[index].tool_calls)
     saving.tokens = sum(costs[i].tokens for i in later)
     saving.tokens_estimated = any(costs[i].estimated for i in later)
+    saving.tokens_basis = tokens_basis([costs[i] for i in later])
     end_times = _times(trace, range(index, end))
     stop_time = _stop_time(trace, index, after_tools)
     if end_times and stop_time is not None:

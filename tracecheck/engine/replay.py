@@ -18,7 +18,7 @@ from typing import Any
 from ..guards.base import Action, Guard, Phase, RunContext
 from ..model import Round, Trace
 from .expectations import ExpectationResult, check_expectations
-from .costs import RoundCost, Saving, Totals, round_costs, saving_after, trace_totals, turn_end
+from .costs import RoundCost, Saving, Totals, combine_bases, round_costs, saving_after, trace_totals, turn_end
 
 
 @dataclass(slots=True)
@@ -206,6 +206,7 @@ def _sum_savings(savings: list[Saving | None]) -> Saving | None:
     total.tool_calls = sum(s.tool_calls for s in present)
     total.tokens = sum(s.tokens for s in present)
     total.tokens_estimated = any(s.tokens_estimated for s in present)
+    total.tokens_basis = combine_bases(s.tokens_basis for s in present)
     seconds = [s.seconds for s in present]
     total.seconds = None if any(v is None for v in seconds) else sum(seconds)
     charged = [s.forced_answer_tokens for s in present if s.forced_answer_tokens is not None]

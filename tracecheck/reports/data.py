@@ -12,10 +12,24 @@ from typing import Any
 from .. import __version__
 from ..config import Settings
 from ..engine.batch import ReplayItem, ReplayReport, TokenizerComparison
-from ..engine.costs import Saving
+from ..engine.costs import Saving, combine_bases
 from ..engine.replay import Fire, TraceResult
 
 SCHEMA_VERSION = 1
+
+
+BASIS_NOTES = {
+    "measured": "",
+    "estimated": " (estimated)",
+    "some estimated": " (some estimated)",
+    "apportioned": " (run total measured, per round apportioned)",
+    "some apportioned": " (some apportioned from run totals)",
+}
+
+
+def basis_note(figure: dict[str, Any]) -> str:
+    """How a token figure is known, as the words after it."""
+    return BASIS_NOTES.get(figure.get("tokens_basis", "measured"), "")
 
 
 def _round(value: float | None, digits: int = 3) -> float | None:
@@ -30,6 +44,7 @@ def saving_data(saving: Saving | None) -> dict[str, Any] | None:
         "tool_calls": saving.tool_calls,
         "tokens": saving.tokens,
         "tokens_estimated": saving.tokens_estimated,
+        "tokens_basis": saving.tokens_basis,
         "seconds": _round(saving.seconds),
         "forced_answer_tokens": saving.forced_answer_tokens,
     }
@@ -65,6 +80,7 @@ def trace_data(result: TraceResult) -> dict[str, Any]:
         "tool_calls": totals.tool_calls,
         "tokens": totals.tokens,
         "tokens_estimated": totals.tokens_estimated,
+        "tokens_basis": totals.tokens_basis,
         "seconds": _round(totals.seconds),
         "answered": result.answered,
         "error": trace.error,
@@ -99,7 +115,7 @@ def trace_data(result: TraceResult) -> dict[str, Any]:
             "code": stop.code if stop else None,
             "action": stop.action.value if stop else None,
             "saved": saving_data(policy.saved)
-            or {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "tokens_estimated": False, "seconds": None, "forced_answer_tokens": None},
+            or {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "tokens_estimated": False, "tokens_basis": "measured", "seconds": None, "forced_answer_tokens": None},
             "blocked_calls": policy.blocked_calls,
             "blocked_seconds": _round(policy.blocked_seconds),
             "outcome_change": policy.outcome_change,
@@ -128,6 +144,8 @@ class TotalsAccumulator:
         self.whole = {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "seconds": None}
         self.saved = {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "seconds": None}
         self.estimated = False
+        self.whole_bases: set[str] = set()
+        self.saved_bases: set[str] = set()
         self.by_guard: dict[str, dict[str, int]] = {}
 
     def add(self, result: TraceResult) -> None:
@@ -141,6 +159,7 @@ class TotalsAccumulator:
         self.whole["llm_calls"] += totals.llm_calls
         self.whole["tool_calls"] += totals.tool_calls
         self.whole["tokens"] += totals.tokens
+        self.whole_bases.add(totals.tokens_basis)
         self.whole["seconds"] = _add_known(self.whole["seconds"], totals.seconds)
         saving = result.policy.saved
         if saving is not None:
@@ -149,6 +168,7 @@ class TotalsAccumulator:
             self.saved["tokens"] += saving.tokens
             self.saved["seconds"] = _add_known(self.saved["seconds"], saving.seconds)
             self.estimated = self.estimated or saving.tokens_estimated
+            self.saved_bases.add(saving.tokens_basis)
         for fire in result.fires:
             self.by_guard.setdefault(fire.code, {"traces": 0, "fires": 0})["fires"] += 1
         for code in {f.code for f in result.fires}:
@@ -164,8 +184,8 @@ class TotalsAccumulator:
             "no_answer_to_forced_answer": self.forced,
             "possible_harm": self.harmed,
             "expectations_broken": self.broken,
-            "whole": whole,
-            "saved": {**saved, "tokens_estimated": self.estimated},
+            "whole": {**whole, "tokens_basis": combine_bases(self.whole_bases)},
+            "saved": {**saved, "tokens_estimated": self.estimated, "tokens_basis": combine_bases(self.saved_bases)},
             "share": {k: _share(saved[k], whole[k]) for k in ("llm_calls", "tool_calls", "tokens", "seconds")},
             "by_guard": dict(sorted(self.by_guard.items())),
         }

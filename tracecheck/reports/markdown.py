@@ -6,6 +6,7 @@ import re
 from typing import Any
 
 from ..textsafe import neutralize, one_line
+from .data import basis_note
 
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~])")
@@ -73,7 +74,7 @@ class MarkdownWriter:
                 return f"| costs {shown} more {noun}{note} | {_number(whole[key], unit)} | {share_text} |\n"
             return f"| {shown} {noun}{note} | {_number(whole[key], unit)} | {share_text} |\n"
 
-        estimated = " (some estimated)" if saved["tokens_estimated"] else ""
+        estimated = basis_note(saved)
         self.write(
             "\n"
             f"{totals['traces']} traces · {totals['traces_with_fires']} with fires · "

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..textsafe import one_line, plain
+from .data import basis_note
 
 PHASE_ORDER = {"before_tools": 0, "after_tools": 1, "final": 2}
 ACTION_STYLES = {"hint": "cyan", "block": "yellow", "reject": "magenta", "stop": "bold red", "abort": "bold red"}
@@ -35,7 +36,7 @@ def _effect(saved: dict[str, Any], trace: dict[str, Any]) -> str:
         (saved["tool_calls"], _count(abs(saved["tool_calls"]), "tool call") + _pct(abs(saved["tool_calls"]), trace["tool_calls"])),
         (
             saved["tokens"],
-            f"{abs(saved['tokens']):,} tokens{' (estimated)' if saved['tokens_estimated'] else ''}{_pct(abs(saved['tokens']), trace['tokens'])}",
+            f"{abs(saved['tokens']):,} tokens{basis_note(saved)}{_pct(abs(saved['tokens']), trace['tokens'])}",
         ),
     ]
     if saved["seconds"] is not None:
@@ -82,8 +83,7 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
     turns = trace.get("turns", 1)
     facts = "  " + (f"{_count(turns, 'turn')} · " if turns > 1 else "")
     facts += f"{_count(trace['rounds'], 'round')} · {_count(trace['tool_calls'], 'tool call')} · {_num(trace['tokens'])} tokens"
-    if trace["tokens_estimated"]:
-        facts += " (estimated)"
+    facts += basis_note(trace)
     if trace["seconds"] is not None:
         facts += f" · {trace['seconds']:.1f}s"
     if not trace["answered"]:
@@ -239,7 +239,7 @@ class TerminalWriter:
         rows = [
             (saved["llm_calls"], whole["llm_calls"], "LLM call", ""),
             (saved["tool_calls"], whole["tool_calls"], "tool call", ""),
-            (saved["tokens"], whole["tokens"], "token", " (some estimated)" if saved["tokens_estimated"] else ""),
+            (saved["tokens"], whole["tokens"], "token", basis_note(saved)),
         ]
         gains = [f"{part:,} of {total:,} {noun}s{_pct(part, total)}{note}" for part, total, noun, note in rows if part > 0]
         costs = [f"{_count(-part, 'more ' + noun)}{_pct(-part, total)}{note}" for part, total, noun, note in rows if part < 0]

@@ -8,7 +8,9 @@ from datetime import datetime, timezone
 from rich.console import Console
 from rich.text import Text
 
+from ..engine.costs import RoundCost, round_costs, trace_totals
 from ..model import Round, ToolCall, Trace, Usage
+from .data import BASIS_NOTES
 from ..textsafe import one_line, plain, single_line
 
 # A hook that lets a caller add lines under each round (the guard engine adds its state).
@@ -29,9 +31,10 @@ def _seconds(value: float | None) -> str:
     return "?" if value is None else f"{value:.1f}s"
 
 
-def _tokens(usage: Usage | None) -> str:
-    if usage is None:
-        return "tokens ?"
+def _tokens(usage: Usage | None, cost: RoundCost) -> str:
+    if cost.basis != "measured" or usage is None:
+        # What replay counts for this round, and how it is known.
+        return f"in {cost.input_tokens:,} / out {cost.output_tokens:,} ({cost.basis})"
     parts = [f"in {usage.input_tokens if usage.input_tokens is not None else '?'}"]
     parts.append(f"out {usage.output_tokens if usage.output_tokens is not None else '?'}")
     if usage.cached_tokens:
@@ -41,8 +44,11 @@ def _tokens(usage: Usage | None) -> str:
     return " / ".join(parts)
 
 
-def trace_summary(trace: Trace) -> Text:
-    """The header line of a trace: id, where it came from, its labels and size."""
+def trace_summary(trace: Trace, costs: list[RoundCost] | None = None) -> Text:
+    """The header line of a trace: id, where it came from, its labels and size (the same
+    figures, from the same cost model, as ``replay`` prints)."""
+    costs = round_costs(trace) if costs is None else costs
+    totals = trace_totals(trace, costs)
     head = Text()
     head.append("trace ", style="bold")
     head.append_text(plain(trace.id, "bold cyan"))
@@ -50,16 +56,11 @@ def trace_summary(trace: Trace) -> Text:
     head.append("  ")
     head.append_text(plain(f"{where} · {trace.format}", "dim"))
     head.append("\n  ")
-    calls = sum(len(r.tool_calls) for r in trace.rounds)
-    facts = [_count(len(trace.rounds), "round"), _count(calls, "tool call")]
-    measured = [r.usage.total for r in trace.rounds if r.usage is not None and r.usage.total is not None]
-    if measured:
-        facts.append(f"{sum(measured):,} tokens")
-    elif trace.usage_total is not None and trace.usage_total.total is not None:
-        facts.append(f"{trace.usage_total.total:,} tokens (run total)")
-    starts = [t for r in trace.rounds for t in (r.started_at, r.ended_at) if t is not None]
-    if len(starts) >= 2:
-        facts.append(f"{max(starts) - min(starts):.1f}s")
+    facts = [_count(totals.turns, "turn")] if totals.turns > 1 else []
+    facts += [_count(totals.llm_calls, "round"), _count(totals.tool_calls, "tool call")]
+    facts.append(f"{totals.tokens:,} tokens{BASIS_NOTES[totals.tokens_basis]}")
+    if totals.seconds is not None:
+        facts.append(f"{totals.seconds:.1f}s")
     head.append(" · ".join(facts))
     if "outcome" in trace.labels:
         head.append("  ")
@@ -106,17 +107,27 @@ def _call_lines(call: ToolCall) -> list[Text]:
 
 
 def render_trace(console: Console, trace: Trace, annotate: RoundAnnotator | None = None) -> None:
-    console.print(trace_summary(trace))
-    for rnd in trace.rounds:
+    costs = round_costs(trace)
+    console.print(trace_summary(trace, costs))
+    said = {m.before_round: m for m in trace.user_messages}
+    several_turns = len({r.turn for r in trace.rounds}) > 1
+    for rnd, cost in zip(trace.rounds, costs):
+        message = said.get(rnd.index)
+        if several_turns and (message is not None or rnd.index == 1):
+            console.print(Text(f"  turn {rnd.turn}", style="bold magenta"))
+        if message is not None:
+            line = Text("    user: ", style="magenta")
+            line.append_text(plain(one_line(message.text, 200)))
+            console.print(line)
         head = Text(f"  round {rnd.index:>2}", style="bold")
         head.append(f"  {_clock(rnd.started_at)}", style="dim")
         if rnd.seconds is not None:
             head.append(f" +{_seconds(rnd.seconds)}", style="dim")
-        head.append(f"  {_tokens(rnd.usage)}", style="dim")
+        head.append(f"  {_tokens(rnd.usage, cost)}", style="dim")
         if rnd.finish_reason:
             head.append_text(plain(f"  {rnd.finish_reason}", "dim"))
         if rnd.is_final:
-            head.append("  final answer", style="green")
+            head.append("  final answer" if rnd is trace.rounds[-1] else "  reply", style="green")
         console.print(head)
         if rnd.text.strip():
             console.print(Text("    ").append_text(plain(one_line(rnd.text, 200), "italic")))
@@ -126,6 +137,11 @@ def render_trace(console: Console, trace: Trace, annotate: RoundAnnotator | None
         if annotate is not None:
             for line in annotate(trace, rnd):
                 console.print(line)
+    trailing = [m for m in trace.user_messages if m.before_round > len(trace.rounds)]
+    for message in trailing:
+        line = Text("    user: ", style="magenta")
+        line.append_text(plain(one_line(message.text, 200)))
+        console.print(line)
     console.print()
 
 
