@@ -113,3 +113,53 @@ def test_unknown_seconds_are_null_not_zero(tmp_path, cli):
     assert data["traces"][0]["seconds"] is None
     assert data["traces"][0]["policy"]["saved"]["seconds"] is None
     assert data["totals"]["whole"]["seconds"] is None and data["totals"]["saved"]["seconds"] is None
+
+
+def test_a_cached_answer_that_differs_from_the_recorded_result_is_stale_not_saved(tmp_path, cli):
+    # A poll: the same call answers differently the second time (the job moved on).
+    events = [{"type": "labels", "trace": "poll", "labels": {"outcome": "success"}}]
+    for n, status in enumerate(["running", "running", "done"]):
+        events += [
+            {"type": "round", "trace": "poll", "tool_calls": [{"id": f"p{n}", "name": "job_status", "arguments": '{"job": 7}'}]},
+            {"type": "result", "trace": "poll", "call_id": f"p{n}", "content": json.dumps({"status": status})},
+        ]
+    events.append({"type": "round", "trace": "poll", "text": "The job is done."})
+    path = write_jsonl(tmp_path / "poll.jsonl", events)
+
+    data = json.loads(replay(cli, path, "--format", "json", "--select", "R002").stdout)["traces"][0]
+    assert [(f["round"], f["action"], f["stale"]) for f in data["fires"]] == [(2, "block", False), (3, "block", True)]
+    # Only the block that would have returned what really came back saves a call.
+    assert data["policy"]["blocked_calls"] == 1 and data["policy"]["stale_blocks"] == 1
+    assert data["policy"]["saved"]["tool_calls"] == 1
+
+    terminal = replay(cli, path, "--select", "R002").stdout
+    assert "stale: the cached answer differs from the recorded result" in terminal
+    assert "1 block would have returned stale data (not counted)" in terminal
+    assert "(stale)" in replay(cli, path, "--format", "markdown", "--select", "R002").stdout
+
+
+def test_a_stop_before_the_recorded_run_found_new_information_says_so(tmp_path, cli):
+    same = "1. Weather https://weather.example/today\n2. Forecast https://weather.example/week"
+    events = []
+    for n, (query, result) in enumerate(
+        [
+            ("weather", same),
+            ("weather today", same),
+            ("weather today temperature", same),
+            ("weather today temperature rain", same + "\n3. Radar https://radar.example/now"),
+        ]
+    ):
+        events += search_round("found", n, query, result)
+    events.append({"type": "round", "trace": "found", "text": "Rain later today."})
+    path = write_jsonl(tmp_path / "found.jsonl", events)
+
+    data = json.loads(replay(cli, path, "--format", "json", "--select", "P001").stdout)["traces"][0]
+    (stop,) = data["policy"]["stops"]
+    assert (stop["code"], stop["round"], stop["phase"]) == ("P001", 3, "before_tools")
+    assert stop["new_information"] == {"round": 4, "what": "1 new URL"}
+    assert "the recorded run found new information at round 4 (1 new URL)" in replay(cli, path, "--select", "P001").stdout
+
+    # Without the new URL in round 4, nothing was cut that mattered.
+    quiet = write_jsonl(tmp_path / "quiet.jsonl", [e if e.get("call_id") != "c3" else {**e, "content": same} for e in events])
+    stop = json.loads(replay(cli, quiet, "--format", "json", "--select", "P001").stdout)["traces"][0]["policy"]["stops"][0]
+    assert stop["new_information"] is None

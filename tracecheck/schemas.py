@@ -141,6 +141,12 @@ _SAVED = {
     },
     "required": ["llm_calls", "tool_calls", "tokens", "tokens_estimated", "seconds"],
 }
+_NEW_INFORMATION = {
+    "type": "object",
+    "description": "for stop/abort: the first cut round of the recorded run that brought new information (a likely harm)",
+    "properties": {"round": {"type": "integer"}, "what": {"type": "string"}},
+    "required": ["round", "what"],
+}
 _FIRE = {
     "type": "object",
     "properties": {
@@ -155,6 +161,8 @@ _FIRE = {
         "call_id": {"type": ["string", "null"]},
         "details": {"type": "object"},
         "saved": {"oneOf": [{"type": "null"}, _SAVED], "description": "for stop/abort: what this guard alone saves"},
+        "stale": {"type": ["boolean", "null"], "description": "for a block: its answer differs from the recorded result (not a saving)"},
+        "new_information": {"oneOf": [{"type": "null"}, _NEW_INFORMATION]},
     },
     "required": ["code", "name", "round", "phase", "action", "reason"],
 }
@@ -224,10 +232,12 @@ _TRACE = {
                             "code": {"type": "string"},
                             "action": {"enum": ["stop", "abort"]},
                             "saved": _SAVED,
+                            "new_information": {"oneOf": [{"type": "null"}, _NEW_INFORMATION]},
                         },
                         "required": ["turn", "round", "phase", "code", "action", "saved"],
                     },
                 },
+                "stale_blocks": {"type": "integer", "description": "blocks that would have returned stale data (not counted as saved)"},
                 "later_turns_as_recorded": {"type": "boolean", "description": "a stop ends its turn; later turns are assumed to happen as recorded"},
                 "possible_harm": {"type": ["string", "null"], "description": "set when the policy cuts a run labelled a success"},
                 "stopped_at": {"type": ["integer", "null"], "description": "round of the first stop"},
@@ -275,6 +285,8 @@ REPORT_SCHEMA: dict[str, Any] = {
                 "no_answer_to_forced_answer": {"type": "integer"},
                 "possible_harm": {"type": "integer", "description": "traces labelled a success that the policy cuts"},
                 "expectations_broken": {"type": "integer"},
+                "stale_blocks": {"type": "integer"},
+                "stops_before_new_information": {"type": "integer", "description": "traces whose policy cut rounds that brought new information"},
                 "whole": _COUNTS,
                 "saved": _COUNTS,
                 "share": {"type": "object"},

@@ -17,6 +17,7 @@ from typing import Any
 
 from ..guards.base import Action, Guard, Phase, RunContext
 from ..model import Round, Trace
+from .counterfactual import is_stale, new_information_after
 from .expectations import ExpectationResult, check_expectations
 from .costs import RoundCost, Saving, Totals, combine_bases, round_costs, saving_after, trace_totals, turn_end
 
@@ -34,6 +35,8 @@ class Fire:
     details: dict[str, Any] = field(default_factory=dict)
     saved: Saving | None = None  # for stop/abort: what this guard alone would have saved
     turn: int = 1  # the conversation turn of ``round``
+    stale: bool | None = None  # for a block: its answer differs from the recorded result
+    new_information: tuple[int, str] | None = None  # for stop/abort: (round, what) the cut rounds found
 
 
 @dataclass(slots=True)
@@ -47,6 +50,7 @@ class PolicyResult:
     stops: list[Fire] = field(default_factory=list)  # at most one per turn; an abort is the last
     # A stop left a turn that later turns follow: those are assumed to happen as recorded.
     later_turns_as_recorded: bool = False
+    stale_blocks: int = 0  # blocks whose answer differs from the recorded result: not saved
     possible_harm: str | None = None  # the policy cuts a run labelled a success
 
     @property
@@ -96,9 +100,10 @@ def replay_trace(trace: Trace, guards: Sequence[Guard], observe: PhaseObserver |
     stopped: set[int] = set()  # ids of guards that stopped in the current turn
     fires: list[Fire] = []
     turn = trace.rounds[0].turn if trace.rounds else 1
+    turn_start = 0
     for index, rnd in enumerate(trace.rounds):
         if rnd.turn != turn:
-            turn = rnd.turn
+            turn, turn_start = rnd.turn, index
             stopped.clear()
             for guard in guards:
                 if id(guard) not in aborted and guard.options.scope == "turn":
@@ -129,9 +134,15 @@ def replay_trace(trace: Trace, guards: Sequence[Guard], observe: PhaseObserver |
                     )
                     if verdict.action.ends_run:
                         is_stop = verdict.action is Action.STOP
-                        end = turn_end(trace, index) if is_stop else len(trace.rounds)
-                        fire.saved = saving_after(trace, costs, index, phase is Phase.AFTER_TOOLS, is_stop, end)
+                        start, end = (turn_start, turn_end(trace, index)) if is_stop else (0, len(trace.rounds))
+                        after = phase is Phase.AFTER_TOOLS
+                        fire.saved = saving_after(trace, costs, index, after, is_stop, end)
+                        fire.new_information = new_information_after(trace, index, after, start, end)
                         ended.append((guard, verdict.action))
+                    elif verdict.action is Action.BLOCK:
+                        call = next((c for c in rnd.tool_calls if c.id == verdict.call_id), None)
+                        recorded = call.result.content if call is not None and call.result is not None else None
+                        fire.stale = is_stale(verdict.replacement, recorded)
                     fires.append(fire)
             if observe is not None:
                 observe(rnd, phase, guards)
@@ -151,6 +162,7 @@ def _policy(trace: Trace, fires: list[Fire]) -> PolicyResult:
     ends that turn (an abort, the run); blocks before it are saved calls too."""
     stops: list[Fire] = []
     blocked: list[Fire] = []
+    stale: list[Fire] = []
     ended_turn: int | None = None
     for fire in fires:
         if stops and stops[-1].action is Action.ABORT:
@@ -161,8 +173,13 @@ def _policy(trace: Trace, fires: list[Fire]) -> PolicyResult:
             stops.append(fire)
             ended_turn = fire.turn
         elif fire.action is Action.BLOCK:
-            blocked.append(fire)
-    policy = PolicyResult(stop=stops[0] if stops else None, saved=_sum_savings([s.saved for s in stops]), stops=stops)
+            if fire.stale:
+                stale.append(fire)  # it would have fed the model stale data: no saving
+            else:
+                blocked.append(fire)
+    policy = PolicyResult(
+        stop=stops[0] if stops else None, saved=_sum_savings([s.saved for s in stops]), stops=stops, stale_blocks=len(stale)
+    )
     for fire in blocked:
         policy.blocked_calls += 1
         call = next((c for c in trace.rounds[fire.round - 1].tool_calls if c.id == fire.call_id), None)

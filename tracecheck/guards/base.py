@@ -55,6 +55,7 @@ class Verdict:
     reason: str
     call_id: str | None = None  # the call a hint/block is about
     details: dict[str, Any] = field(default_factory=dict)
+    replacement: str | None = None  # for a block: the result returned instead of running the call
 
 
 @dataclass(slots=True)

@@ -101,6 +101,7 @@ class RepeatedCallCache(Guard):
                     f"answered from cache: {shown!r}",
                     call_id=call.id,
                     details={"signature": truncated(signature)},
+                    replacement=cached,
                 )
             )
         return verdicts

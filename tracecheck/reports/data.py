@@ -63,6 +63,10 @@ def fire_data(fire: Fire) -> dict[str, Any]:
         "call_id": fire.call_id,
         "details": fire.details,
         "saved": saving_data(fire.saved),
+        "stale": fire.stale,
+        "new_information": (
+            {"round": fire.new_information[0], "what": fire.new_information[1]} if fire.new_information else None
+        ),
     }
 
 
@@ -105,9 +109,13 @@ def trace_data(result: TraceResult) -> dict[str, Any]:
                     "code": f.code,
                     "action": f.action.value,
                     "saved": saving_data(f.saved),
+                    "new_information": (
+                        {"round": f.new_information[0], "what": f.new_information[1]} if f.new_information else None
+                    ),
                 }
                 for f in policy.stops
             ],
+            "stale_blocks": policy.stale_blocks,
             "later_turns_as_recorded": policy.later_turns_as_recorded,
             "possible_harm": policy.possible_harm,
             "stopped_at": stop.round if stop else None,
@@ -141,6 +149,7 @@ class TotalsAccumulator:
 
     def __init__(self) -> None:
         self.traces = self.with_fires = self.stopped = self.forced = self.harmed = self.broken = 0
+        self.stale = self.cut_new_information = 0
         self.whole = {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "seconds": None}
         self.saved = {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "seconds": None}
         self.estimated = False
@@ -155,6 +164,8 @@ class TotalsAccumulator:
         self.forced += result.policy.outcome_change == "no answer → forced answer"
         self.harmed += result.policy.possible_harm is not None
         self.broken += sum(1 for e in result.expectations if e.met is False)
+        self.stale += result.policy.stale_blocks
+        self.cut_new_information += any(s.new_information for s in result.policy.stops)
         totals = result.totals
         self.whole["llm_calls"] += totals.llm_calls
         self.whole["tool_calls"] += totals.tool_calls
@@ -184,6 +195,8 @@ class TotalsAccumulator:
             "no_answer_to_forced_answer": self.forced,
             "possible_harm": self.harmed,
             "expectations_broken": self.broken,
+            "stale_blocks": self.stale,
+            "stops_before_new_information": self.cut_new_information,
             "whole": {**whole, "tokens_basis": combine_bases(self.whole_bases)},
             "saved": {**saved, "tokens_estimated": self.estimated, "tokens_basis": combine_bases(self.saved_bases)},
             "share": {k: _share(saved[k], whole[k]) for k in ("llm_calls", "tool_calls", "tokens", "seconds")},

@@ -52,8 +52,13 @@ class MarkdownWriter:
                 f"{fire['code']} {fire['name']}",
                 f"{fire['round']} (turn {fire['turn']})" if several_turns else fire["round"],
                 fire["phase"],
-                fire["action"],
-                one_line(fire["reason"], 200),
+                fire["action"] + (" (stale)" if fire.get("stale") else ""),
+                one_line(fire["reason"], 200)
+                + (
+                    f" — the recorded run found new information at round {fire['new_information']['round']} ({fire['new_information']['what']})"
+                    if fire.get("new_information")
+                    else ""
+                ),
             )
             self.write("| " + " | ".join(_cell(v) for v in cells) + " |\n")
         self.broken.extend((name, e["message"]) for e in trace.get("expectations", []) if e["met"] is False)

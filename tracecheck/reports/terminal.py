@@ -107,7 +107,10 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
         repeats = [
             j
             for j in range(index + 1, len(fires))
-            if fires[j]["code"] == fire["code"] and fires[j]["action"] == fire["action"] and fire["action"] in ("hint", "block", "reject")
+            if fires[j]["code"] == fire["code"]
+            and fires[j]["action"] == fire["action"]
+            and fire["action"] in ("hint", "block", "reject")
+            and fires[j].get("stale") == fire.get("stale")
         ]
         shown.update(repeats)
         # Fires after the policy left their turn are what that guard would do alone.
@@ -124,12 +127,19 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
             line.append(f"  and {len(repeats)} more: round{'s' if len(repeats) > 1 else ''} {rounds}", style="dim")
         if after_stop:
             line.append("  (alone, after the policy's stop)", style="dim")
+        if fire.get("stale"):
+            line.append("  stale: the cached answer differs from the recorded result", style="bold yellow")
         console.print(line)
         console.print(Text("      ").append_text(plain(one_line(fire["reason"], 240), "dim" if after_stop else "")))
+        if fire.get("new_information"):
+            found = fire["new_information"]
+            console.print(Text(f"      the recorded run found new information at round {found['round']} ({found['what']})", style="yellow"))
     if not policy["stops"]:
         summary = Text("  policy: no stop", style="dim")
         if policy["blocked_calls"]:
             summary.append(f"; {_count(policy['blocked_calls'], 'call')} blocked → {_effect(policy['saved'], trace)}")
+        if policy.get("stale_blocks"):
+            summary.append(f"; {_count(policy['stale_blocks'], 'block')} would have returned stale data (not counted)")
         console.print(summary)
         return
     where = [
@@ -146,6 +156,8 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
         notes.append(f"{'one forced answer' if answers == 1 else f'{answers} forced answers'} charged: ~{forced:,} tokens (estimate)")
     if policy["blocked_calls"]:
         notes.append(f"{_count(policy['blocked_calls'], 'call')} blocked before the stop (included)")
+    if policy.get("stale_blocks"):
+        notes.append(f"{_count(policy['stale_blocks'], 'block')} would have returned stale data (not counted)")
     if policy.get("later_turns_as_recorded"):
         notes.append("a stop ends its turn; later turns are assumed to happen as recorded")
     if notes:
@@ -229,6 +241,8 @@ class TerminalWriter:
                 f"{totals['traces_stopped']} stopped by the policy"
                 + (f" · {totals['possible_harm']} labelled a success (possible harm)" if totals.get("possible_harm") else "")
                 + (f" · {_count(totals['expectations_broken'], 'expectation')} broken" if totals.get("expectations_broken") else "")
+                + (f" · {totals['stops_before_new_information']} cut before new information" if totals.get("stops_before_new_information") else "")
+                + (f" · {_count(totals['stale_blocks'], 'stale block')}" if totals.get("stale_blocks") else "")
                 + (
                     f" · {totals['no_answer_to_forced_answer']} no answer → forced answer"
                     if totals["no_answer_to_forced_answer"]
