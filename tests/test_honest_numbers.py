@@ -135,7 +135,7 @@ def test_a_cached_answer_that_differs_from_the_recorded_result_is_stale_not_save
     terminal = replay(cli, path, "--select", "R002").stdout
     assert "stale: the cached answer differs from the recorded result" in terminal
     assert "1 block would have returned stale data (not counted)" in terminal
-    assert "(stale)" in replay(cli, path, "--format", "markdown", "--select", "R002").stdout
+    assert "| block: stale |" in replay(cli, path, "--format", "markdown", "--select", "R002").stdout
 
 
 def test_a_stop_before_the_recorded_run_found_new_information_says_so(tmp_path, cli):

@@ -52,7 +52,7 @@ class MarkdownWriter:
                 f"{fire['code']} {fire['name']}",
                 f"{fire['round']} (turn {fire['turn']})" if several_turns else fire["round"],
                 fire["phase"],
-                fire["action"] + (" (stale)" if fire.get("stale") else ""),
+                fire["action"] + (": stale" if fire.get("stale") else ""),
                 one_line(fire["reason"], 200)
                 + (
                     f" — the recorded run found new information at round {fire['new_information']['round']} ({fire['new_information']['what']})"
