@@ -1,0 +1,140 @@
+"""Conversation turns: a user message opens a turn, guards start afresh at each turn
+(unless their scope is the run), a stop ends its turn and saves only the rest of it,
+an abort ends the run."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tracecheck.config import load_settings
+from tracecheck.diagnostics import TracecheckError
+from tracecheck.engine.replay import replay_trace
+from tracecheck.guards import guard_by_key
+from tracecheck.model import Round, ToolCall, ToolResult, Trace, Usage
+
+
+def lookup(index: int, order: str, status: str = '{"status": "pending"}') -> Round:
+    call = ToolCall(id=f"c{index}", name="get_order", arguments_raw=json.dumps({"order": order}), arguments={"order": order})
+    call.result = ToolResult(content=status)
+    return Round(index=index, tool_calls=[call], usage=Usage(100 * index, 10))
+
+
+def reply(index: int, text: str) -> Round:
+    return Round(index=index, text=text, usage=Usage(100 * index, 20))
+
+
+def conversation(*turns: tuple[str, list]) -> Trace:
+    """A trace from (user text, [round builders]) pairs, numbered as readers number them."""
+    trace = Trace(id="chat", format="native", file="chat.jsonl")
+    for text, builders in turns:
+        trace.add_user_message(text)
+        for build in builders:
+            trace.rounds.append(build(len(trace.rounds) + 1))
+    trace.number_turns()
+    return trace
+
+
+def guards(*codes: str, **options):
+    built = []
+    for code in codes:
+        cls = guard_by_key(code)
+        built.append(cls(cls.Options(**options.get(code, {}))))
+    return built
+
+
+STUCK = [lambda i: lookup(i, "A1")] * 4 + [lambda i: reply(i, "Still pending.")]
+
+
+def test_user_messages_number_the_turns_and_rounds_know_theirs():
+    trace = conversation(
+        ("Where is order A1?", [lambda i: lookup(i, "A1"), lambda i: reply(i, "Pending.")]),
+        ("And B2?", [lambda i: lookup(i, "B2"), lambda i: reply(i, "Shipped.")]),
+        ("Thanks!", [lambda i: reply(i, "You're welcome.")]),
+    )
+    assert [r.turn for r in trace.rounds] == [1, 1, 2, 2, 3]
+    assert [(t.index, t.user.text, [r.index for r in t.rounds]) for t in trace.turns()] == [
+        (1, "Where is order A1?", [1, 2]),
+        (2, "And B2?", [3, 4]),
+        (3, "Thanks!", [5]),
+    ]
+    assert [t.reply.text for t in trace.turns()] == ["Pending.", "Shipped.", "You're welcome."]
+
+
+def test_two_user_messages_without_an_agent_round_between_them_are_one_turn():
+    trace = Trace(id="t", format="native", file="f")
+    trace.add_user_message("Hi.")
+    trace.add_user_message("Where is A1?")
+    trace.rounds.append(lookup(1, "A1"))
+    trace.number_turns()
+    assert len(trace.user_messages) == 1 and trace.user_messages[0].text == "Hi.\n\nWhere is A1?"
+    assert trace.rounds[0].turn == 1
+
+
+def test_rounds_before_the_first_user_message_are_turn_one():
+    trace = Trace(id="t", format="native", file="f")
+    trace.rounds.append(lookup(1, "A1"))
+    trace.add_user_message("And B2?")
+    trace.rounds.append(lookup(2, "B2"))
+    trace.number_turns()
+    assert [r.turn for r in trace.rounds] == [1, 2]
+    assert [t.user for t in trace.turns()][0] is None
+
+
+def test_a_stop_saves_the_rest_of_its_turn_only_and_later_turns_happen_as_recorded():
+    trace = conversation(
+        ("Where is A1?", STUCK),  # rounds 1-5: R001 stops round 3 before it runs
+        ("Cancel it then.", [lambda i: lookup(i, "A1", "cancelled"), lambda i: reply(i, "Cancelled.")]),  # 6-7
+    )
+    result = replay_trace(trace, guards("R001"))
+    (stop,) = result.policy.stops
+    assert (stop.code, stop.turn, stop.round) == ("R001", 1, 3)
+    saved = stop.saved
+    # Rounds 4 and 5 of turn 1 never happen (round 3's call neither), one forced reply does;
+    # turn 2 is untouched.
+    assert (saved.llm_calls, saved.tool_calls) == (1, 2)
+    assert saved.tokens == (410 + 520) - saved.forced_answer_tokens
+    assert saved.forced_answer_tokens == 300 + 10 + 40 + 20  # round 3's context, the prompt, the real reply
+    assert result.policy.later_turns_as_recorded
+    assert result.policy.outcome_change is None  # the run still ends with its own reply
+
+
+def test_turn_scoped_guards_start_afresh_and_a_run_scoped_one_does_not():
+    # The same call once per turn, three turns: no streak within any turn.
+    once = [lambda i: lookup(i, "A1"), lambda i: reply(i, "Pending.")]
+    trace = conversation(("A1?", once), ("A1 now?", once), ("And now?", once))
+    assert replay_trace(trace, guards("R001", "R002")).fires == []
+    # Across the run, the calls are the same... but not in a row (replies between):
+    # R002's cache still sees them.
+    fires = replay_trace(trace, guards("R002", R002={"scope": "run"})).fires
+    assert [(f.code, f.turn, f.round, f.action.value) for f in fires] == [("R002", 2, 3, "block"), ("R002", 3, 5, "block")]
+
+
+def test_a_guard_that_stopped_comes_back_at_the_next_turn():
+    trace = conversation(("Where is A1?", STUCK), ("Try again?", STUCK))
+    result = replay_trace(trace, guards("R001"))
+    assert [(s.turn, s.round, s.action.value) for s in result.policy.stops] == [(1, 3, "stop"), (2, 8, "stop")]
+    assert result.policy.saved.llm_calls == 2 and result.policy.saved.tool_calls == 4
+
+
+def test_an_abort_ends_the_whole_run():
+    failing = [lambda i: lookup(i, "A1", "Error: database unavailable")] * 3 + [lambda i: reply(i, "Sorry.")]
+    trace = conversation(("Where is A1?", failing), ("Hello?", [lambda i: reply(i, "Still down.")]))
+    for rnd in trace.rounds:
+        for call in rnd.tool_calls:
+            call.result.is_error = True
+    result = replay_trace(trace, guards("F001"))
+    (abort,) = result.policy.stops
+    assert (abort.code, abort.action.value, abort.round) == ("F001", "abort", 3)
+    assert abort.saved.llm_calls == 2  # round 4 of turn 1 and turn 2's reply
+    assert result.policy.outcome_change == "answer → aborted, no answer"
+
+
+def test_scope_is_an_option_of_every_guard_validated_like_the_others():
+    settings = load_settings(sets=["R001.scope=run", "B002.budget=100"])
+    assert settings.options["R001"].scope == "run"
+    assert settings.options["B002"].scope == "run"  # budgets cover the run by default
+    assert settings.options["P001"].scope == "turn"
+    with pytest.raises(TracecheckError, match="scope"):
+        load_settings(sets=["R001.scope=session"])
