@@ -4,8 +4,10 @@ one ``file:line: reason`` warning, every other trace of the file is still report
 
 from __future__ import annotations
 
+import io
 import json
 import math
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,7 @@ import pytest
 from tracecheck.arguments import dump_json
 from tracecheck.readers.common import format_time, parse_time
 
-from conftest import read_with_diagnostics, usage_tuple
+from conftest import FIXTURES, read_with_diagnostics, usage_tuple
 
 NOT_A_COUNT = "is not a token count (a whole number from 0 to 2**53 - 1); read as unknown"
 NOT_A_TIME = "is not a usable time (out of range or not finite); read as unknown"
@@ -193,6 +195,43 @@ def test_times_that_are_no_time_are_unknown_and_formatting_never_raises():
     assert parse_time("9999-12-30T00:00:00Z") is not None and parse_time("0001-01-02T00:00:00Z") is not None
     for value in (math.nan, math.inf, -math.inf, 1e300, -1e20, 2**70):
         assert format_time(value) is None, value
+
+
+# --- Inspect archives: an odd member name costs at most that member ------------------------
+
+
+def _eval_archive(path: Path, renames: dict[str, str], extra: dict[str, bytes] | None = None) -> Path:
+    log = json.loads((FIXTURES / "inspect_ai" / "research_eval.json").read_text(encoding="utf-8"))
+    samples = log.pop("samples")
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("_journal/start.json", json.dumps({"version": log["version"], "eval": log["eval"], "plan": log["plan"]}))
+        for sample in samples:
+            name = f"samples/{sample['id']}_epoch_{sample['epoch']}.json"
+            archive.writestr(renames.get(name, name), json.dumps(sample, indent=2, ensure_ascii=False))
+        for name, data in (extra or {}).items():
+            archive.writestr(name, data)
+        archive.writestr("header.json", json.dumps(log))
+    path.write_bytes(out.getvalue())
+    return path
+
+
+def test_eval_archive_member_with_an_odd_name_costs_nothing(tmp_path, cli):
+    # "samples/²_epoch_1.json" matched \d, and int("²") lost the whole archive.
+    path = _eval_archive(
+        tmp_path / "odd.eval",
+        {"samples/2_epoch_1.json": "samples/²_epoch_1.json", "samples/3_epoch_1.json": "samples/3_epoch_².json"},
+        extra={"samples/x_epoch_99999999999999999999999.json": b'{"id": "x", "epoch": 1, "messages": ['},
+    )
+    code, report, result = _replay(cli, path)
+    assert code == 0, result.output
+    ids = sorted(t["id"] for t in report["traces"])
+    assert ids == ["research/2/1", "research/3/1", "research/4/1", "research/q-001/1"]
+    assert [w.split(": ", 1)[1] for w in _warnings(result) if "samples/x_epoch" in w][0].startswith(
+        "samples/x_epoch_99999999999999999999999.json: not valid JSON"
+    )
+    assert all(w.startswith(f"{path}:1: ") for w in _warnings(result))
+    assert cli("replay", "--strict", str(path)).exit_code == 2
 
 
 # --- deeply nested and huge values ---------------------------------------------------------
