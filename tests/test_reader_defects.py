@@ -158,6 +158,83 @@ def test_native_field_of_the_wrong_type_is_reported_not_kept(tmp_path, cli):
     ]
 
 
+# --- token counts in every reader that reads usage ----------------------------------------
+
+# (reader, fixture, record, path to a count, how the warning names it)
+USAGE_FIELDS = [
+    ("openai-chat", FIXTURES / "openai_chat" / "request_response.jsonl", 0, ("response", "usage", "prompt_tokens"), "usage.prompt_tokens"),
+    ("openai-responses", FIXTURES / "openai_responses" / "function_loop.jsonl", 0, ("response", "usage", "input_tokens"), "usage.input_tokens"),
+    ("openai-agents", FIXTURES / "openai_agents" / "weather.jsonl", 1, ("span_data", "usage", "input_tokens"), "usage.input_tokens"),
+    ("langchain", FIXTURES / "langchain" / "langgraph_runs.jsonl", 0, (1, "data", "usage_metadata", "input_tokens"), "usage_metadata.input_tokens"),
+    (
+        "langsmith",
+        FIXTURES / "langsmith" / "langgraph_runs.jsonl",
+        3,  # an llm run of the agent (record 1 runs inside a tool: not a round)
+        ("outputs", "generations", 0, 0, "message", "kwargs", "usage_metadata", "input_tokens"),
+        "usage_metadata.input_tokens",
+    ),
+    (
+        "otel",
+        FIXTURES / "otel" / "genai_attributes.jsonl",
+        0,
+        ("resourceSpans", 0, "scopeSpans", 0, "spans", 0, "attributes", 7, "value"),
+        "gen_ai.usage.input_tokens",
+    ),
+    ("anthropic", FIXTURES / "anthropic" / "request_response.jsonl", 0, ("response", "usage", "input_tokens"), "usage.input_tokens"),
+    ("claude-code", FIXTURES / "claude_code" / "session.jsonl", 3, ("message", "usage", "input_tokens"), "usage.input_tokens"),
+    ("swe-agent", FIXTURES / "swe_agent" / "psf__requests-2317.traj", 0, ("info", "model_stats", "tokens_sent"), "info.model_stats.tokens_sent"),
+    (
+        "mini-swe-agent",
+        FIXTURES / "mini_swe_agent" / "timeparse-17.traj.json",
+        0,
+        ("messages", 2, "extra", "response", "usage", "prompt_tokens"),
+        "usage.prompt_tokens",
+    ),
+    (
+        "openhands",
+        FIXTURES / "openhands" / "output.jsonl",
+        0,
+        ("history", 3, "tool_call_metadata", "model_response", "usage", "prompt_tokens"),
+        "usage.prompt_tokens",
+    ),
+    ("inspect", FIXTURES / "inspect_ai" / "research_eval.json", 0, ("samples", 0, "events", 4, "output", "usage", "input_tokens"), "output.usage.input_tokens"),
+    (
+        "tau-bench",
+        FIXTURES / "tau_bench" / "c0ffee00-1111-4222-8333-944455556666.json",
+        0,
+        ("messages", 1, "raw_data", "usage", "prompt_tokens"),
+        "raw_data.usage.prompt_tokens",
+    ),
+]
+
+
+@pytest.mark.parametrize(("reader", "fixture", "record", "path", "field"), USAGE_FIELDS, ids=[u[0] for u in USAGE_FIELDS])
+def test_every_reader_reports_a_token_count_that_is_no_count(reader, fixture, record, path, field, tmp_path, cli):
+    bad = {"stringValue": "12k"} if reader == "otel" else "12k"
+    changed, line = _changed_copy(fixture, record, path, bad, tmp_path)
+    original, _ = read_with_diagnostics(fixture)
+
+    code, report, result = _replay(cli, changed)
+    assert code == 0, result.output
+    assert [t["id"] for t in report["traces"]] == _ids(original)  # nothing else lost
+    reported = [w for w in _warnings(result) if NOT_A_COUNT in w]
+    assert len(reported) == 1 and reported[0].startswith(f"{changed}:{line}: "), _warnings(result)
+    assert f"{field} '12k' {NOT_A_COUNT}" in reported[0]
+    assert cli("replay", "--strict", str(changed)).exit_code == 2
+
+
+def test_a_count_too_large_for_json_no_longer_breaks_the_report(tmp_path, cli):
+    # 1e300 used to become a 301-digit integer, which the JSON report cannot write.
+    records = _records(FIXTURES / "openai_chat" / "request_response.jsonl")
+    records[0]["response"]["usage"]["completion_tokens"] = 1e300
+    records[1]["response"]["usage"]["prompt_tokens"] = 2**64 + 1
+    path = _write_lines(tmp_path / "log.jsonl", records)
+    code, report, result = _replay(cli, path)
+    assert code == 0, result.output
+    assert len([w for w in _warnings(result) if NOT_A_COUNT in w]) == 2
+    assert all(isinstance(t["tokens"], int) and t["tokens"] < 2**53 for t in report["traces"])
+
+
 # --- timestamps ----------------------------------------------------------------------------
 
 BAD_TIMES = [
@@ -187,6 +264,48 @@ def test_native_time_out_of_range_is_unknown_and_show_and_convert_still_work(val
     assert again[0].rounds[0].started_at is None and again[0].rounds[0].ended_at is not None
 
     assert cli("show", "--strict", str(path)).exit_code == 2
+
+
+# (reader, fixture, record, path to a time, bad value, what the warning says)
+TIME_FIELDS = [
+    ("openai-chat", FIXTURES / "openai_chat" / "request_response.jsonl", 0, ("timestamp",), 1e300, f"timestamp 1e+300 {NOT_A_TIME}"),
+    ("openai-responses", FIXTURES / "openai_responses" / "function_loop.jsonl", 0, ("response", "created_at"), "nan", f"created_at 'nan' {NOT_A_TIME}"),
+    ("openai-agents", FIXTURES / "openai_agents" / "weather.jsonl", 1, ("started_at",), "inf", f"started_at 'inf' {NOT_A_TIME}"),
+    ("langsmith", FIXTURES / "langsmith" / "langgraph_runs.jsonl", 3, ("start_time",), "9999-12-31T23:59:59-05:00", "bad start_time '9999-12-31T23:59:59-05:00'; ignored"),
+    (
+        "otel",
+        FIXTURES / "otel" / "genai_attributes.jsonl",
+        0,
+        ("resourceSpans", 0, "scopeSpans", 0, "spans", 0, "startTimeUnixNano"),
+        "9" * 23,
+        f"bad startTimeUnixNano '{'9' * 23}'; ignored",
+    ),
+    ("anthropic", FIXTURES / "anthropic" / "request_response.jsonl", 0, ("timestamp",), -1e300, f"timestamp -1e+300 {NOT_A_TIME}"),
+    ("claude-code", FIXTURES / "claude_code" / "session.jsonl", 2, ("timestamp",), "0001-01-01T00:00:00+05:00", f"timestamp '0001-01-01T00:00:00+05:00' {NOT_A_TIME}"),
+    ("mini-swe-agent", FIXTURES / "mini_swe_agent" / "timeparse-17.traj.json", 0, ("messages", 2, "extra", "timestamp"), 1e300, f"extra.timestamp 1e+300 {NOT_A_TIME}"),
+    ("openhands", FIXTURES / "openhands" / "output.jsonl", 0, ("history", 3, "timestamp"), "inf", f"timestamp 'inf' {NOT_A_TIME}"),
+    ("inspect", FIXTURES / "inspect_ai" / "research_eval.json", 0, ("samples", 0, "events", 4, "timestamp"), "nan", f"event 5: timestamp 'nan' {NOT_A_TIME}"),
+    ("tau-bench", FIXTURES / "tau_bench" / "c0ffee00-1111-4222-8333-944455556666.json", 0, ("messages", 1, "timestamp"), 1e300, f"timestamp 1e+300 {NOT_A_TIME}"),
+]
+
+
+@pytest.mark.parametrize(("reader", "fixture", "record", "path", "value", "reason"), TIME_FIELDS, ids=[t[0] for t in TIME_FIELDS])
+def test_every_reader_reports_a_time_out_of_range_and_show_and_convert_still_work(
+    reader, fixture, record, path, value, reason, tmp_path, cli
+):
+    changed, line = _changed_copy(fixture, record, path, value, tmp_path)
+    original, _ = read_with_diagnostics(fixture)
+
+    shown = cli("show", str(changed))
+    assert shown.exit_code == 0, shown.output
+    for trace in original:
+        assert f"trace {trace.id}" in shown.stdout  # nothing else lost
+    reported = [w for w in _warnings(shown) if reason in w]
+    assert len(reported) == 1 and reported[0].startswith(f"{changed}:{line}: "), _warnings(shown)
+
+    converted = cli("convert", str(changed), "-o", str(tmp_path / "converted.jsonl"))
+    assert converted.exit_code == 0, converted.output
+    assert cli("show", "--strict", str(changed)).exit_code == 2
 
 
 def test_times_that_are_no_time_are_unknown_and_formatting_never_raises():
@@ -284,3 +403,68 @@ def test_ten_megabyte_strings_are_read_and_written_back(tmp_path, cli):
     assert again[0].rounds[0].tool_calls[0].result.content == huge
 
 
+# Where each format keeps tool arguments; every copy of them (a request re-sends the
+# history) is replaced, so the copies still match as the format expects.
+ARGUMENT_KEYS = ("arguments", "input", "args", "tool_input")
+DEEP_FIXTURES = [
+    ("openai-chat", FIXTURES / "openai_chat" / "request_response.jsonl"),  # history matched by canonical JSON
+    ("openai-responses", FIXTURES / "openai_responses" / "function_loop.jsonl"),
+    ("openai-agents", FIXTURES / "openai_agents" / "weather.jsonl"),  # tool spans matched by canonical JSON
+    ("langchain", FIXTURES / "langchain" / "langgraph_runs.jsonl"),
+    ("anthropic", FIXTURES / "anthropic" / "request_response.jsonl"),
+    ("claude-code", FIXTURES / "claude_code" / "session.jsonl"),
+    ("openhands", FIXTURES / "openhands" / "output.jsonl"),
+    ("inspect", FIXTURES / "inspect_ai" / "research_eval.json"),  # attachments resolved in the arguments
+    ("tau-bench", FIXTURES / "tau_bench" / "c0ffee00-1111-4222-8333-944455556666.json"),
+]
+
+
+def _is_json_object(text: str) -> bool:
+    try:
+        return isinstance(json.loads(text), dict)
+    except ValueError:
+        return False
+
+
+def _with_deep_arguments(value, deep):
+    """Every object-valued argument (an object, or a JSON string of one) replaced by
+    ``{"filter": deep}`` in the same form. Iterative: ``deep`` is deeper than recursion."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            for key, child in item.items():
+                if key in ARGUMENT_KEYS and isinstance(child, dict):
+                    item[key] = {"filter": deep}
+                elif key in ARGUMENT_KEYS and isinstance(child, str) and _is_json_object(child):
+                    item[key] = dump_json({"filter": deep})
+                elif isinstance(child, (dict, list)):
+                    stack.append(child)
+        elif isinstance(item, list):
+            stack.extend(child for child in item if isinstance(child, (dict, list)))
+    return value
+
+
+@pytest.mark.parametrize("depth", [300, 1000])
+@pytest.mark.parametrize(("reader", "fixture"), DEEP_FIXTURES, ids=[f[0] for f in DEEP_FIXTURES])
+def test_every_reader_reads_deeply_nested_arguments(reader, fixture, depth, tmp_path, cli):
+    # orjson writes 254 levels at most and Python recurses about 1000 deep: readers that
+    # compared arguments through orjson, or walked them recursively, lost the record.
+    deep: object = "bottom"
+    for _ in range(depth):
+        deep = [deep]
+    out = tmp_path / fixture.name
+    if fixture.suffix == ".jsonl":
+        out.write_text("".join(dump_json(_with_deep_arguments(r, deep)) + "\n" for r in _records(fixture)), encoding="utf-8")
+    else:
+        out.write_text(dump_json(_with_deep_arguments(json.loads(fixture.read_text(encoding="utf-8")), deep)), encoding="utf-8")
+
+    original, before = read_with_diagnostics(fixture)
+    traces, after = read_with_diagnostics(out)
+    assert [(t.id, len(t.rounds)) for t in traces] == [(t.id, len(t.rounds)) for t in original]
+    assert sorted(d.reason for d in after) == sorted(d.reason for d in before)
+    assert any(c.arguments_raw.count("[") >= depth for t in traces for c in t.tool_calls())
+
+    code, report, result = _replay(cli, out)
+    assert code == 0, result.output
+    assert cli("convert", str(out), "-o", str(tmp_path / "converted.jsonl")).exit_code == 0
