@@ -63,7 +63,7 @@ def parse_time(value: Any, warn: Warn | None = None, field: str = "timestamp") -
         if not text:
             return None
         try:
-            number = float(text)
+            seconds = float(text)
         except ValueError:
             try:
                 moment = datetime.fromisoformat(text.replace("z", "Z"))
@@ -72,29 +72,32 @@ def parse_time(value: Any, warn: Warn | None = None, field: str = "timestamp") -
                 seconds = moment.timestamp()
             except (ValueError, OverflowError):
                 return None
-            return _checked_time(seconds, value, warn, field)
+            if MIN_TIME <= seconds <= MAX_TIME:
+                return round(seconds, 6)
+            return _out_of_range(value, warn, field)
     elif isinstance(value, (int, float)):
         try:
-            number = float(value)
+            seconds = float(value)
         except OverflowError:  # an integer too large for a float
-            return _checked_time(float("inf"), value, warn, field)
+            return _out_of_range(value, warn, field)
     else:
         return None
-    magnitude = abs(number)
+    magnitude = abs(seconds)
     if magnitude >= 1e17:
-        number /= 1e9
+        seconds /= 1e9
     elif magnitude >= 1e14:
-        number /= 1e6
+        seconds /= 1e6
     elif magnitude >= 1e11:
-        number /= 1e3
-    return _checked_time(number, value, warn, field)
+        seconds /= 1e3
+    if MIN_TIME <= seconds <= MAX_TIME:  # also false for NaN
+        return round(seconds, 6)
+    return _out_of_range(value, warn, field)
 
 
-def _checked_time(seconds: float, raw: Any, warn: Warn | None, field: str) -> float | None:
-    moment = _in_range(seconds)
-    if moment is None and warn is not None:
+def _out_of_range(raw: Any, warn: Warn | None, field: str) -> None:
+    if warn is not None:
         warn(f"{field} {brief(raw)} is not a usable time (out of range or not finite); read as unknown")
-    return moment
+    return None
 
 
 def shift_time(moment: float | None, seconds: Any) -> float | None:
@@ -285,15 +288,27 @@ class Counts:
         for key in keys:
             value = self.obj.get(key)
             if value is not None:
-                return self.check(value, key)
+                count = as_int(value)
+                if count is None:
+                    self.reject(key, value)
+                return count
         return None
 
-    def check(self, value: Any, key: str) -> int | None:
-        count = as_int(value)
-        if count is None and value is not None and self.warn is not None:
+    def each(self, *keys: str) -> list[int | None]:
+        """The count under each of ``keys`` (one call for a usage object read whole)."""
+        counts: list[int | None] = []
+        for key in keys:
+            value = self.obj.get(key)
+            count = None if value is None else as_int(value)
+            if count is None and value is not None:
+                self.reject(key, value)
+            counts.append(count)
+        return counts
+
+    def reject(self, key: str, value: Any) -> None:
+        if self.warn is not None:
             where = f"{self.path}.{key}" if self.path else key
             self.warn(f"{where} {brief(value)} is not a token count (a whole number from 0 to 2**53 - 1); read as unknown")
-        return count
 
     def within(self, *keys: str) -> Counts:
         """The counts of a nested object: the first of ``keys`` with a non-empty value."""

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import OUTCOMES, Expectation, Round, ToolCall, ToolResult, Trace
+from ..model import OUTCOMES, Expectation, Round, ToolCall, ToolResult, Trace, Usage
 from ..sources import Record
 from . import NATIVE_EVENT_TYPES, ReadContext
 from .common import (
@@ -29,7 +29,6 @@ from .common import (
     content_text,
     failure,
     finish_trace,
-    make_usage,
     new_call,
     parse_time,
     scalar_text,
@@ -52,13 +51,8 @@ def _usage(value: Any, warn: Warn):
     if not isinstance(value, dict):
         warn(f"'usage' must be an object, not {brief(value)}; ignored")
         return None
-    counts = Counts(value, warn)
-    return make_usage(
-        counts.get("input_tokens"),
-        counts.get("output_tokens"),
-        counts.get("cached_tokens"),
-        counts.get("reasoning_tokens"),
-    )
+    usage = Usage(*Counts(value, warn).each("input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens"))
+    return None if usage.is_empty() else usage
 
 
 def _warner(ctx: ReadContext, line: int, trace_id: str) -> Warn:
@@ -157,16 +151,20 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
         yield close(trace_id)
 
 
-def _text_field(event: dict, key: str, warn: Warn) -> str | None:
-    """A string field (finish_reason, model, id); a number is taken as its text, any other
+def _text_fields(event: dict, keys: tuple[str, ...], warn: Warn) -> list[str | None]:
+    """String fields (finish_reason, id, model); a number is taken as its text, any other
     value is reported and unknown."""
-    value = event.get(key)
-    if value is None or isinstance(value, str):
-        return value
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        return str(value)
-    warn(f"'{key}' must be a string, not {brief(value)}; ignored")
-    return None
+    values: list[str | None] = []
+    for key in keys:
+        value = event.get(key)
+        if not (value is None or isinstance(value, str)):
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                value = str(value)
+            else:
+                warn(f"'{key}' must be a string, not {brief(value)}; ignored")
+                value = None
+        values.append(value)
+    return values
 
 
 def _read_round(entry: _Open, event: dict, line: int, warn: Warn) -> None:
@@ -179,16 +177,17 @@ def _read_round(entry: _Open, event: dict, line: int, warn: Warn) -> None:
     if not isinstance(calls, list):
         warn("'tool_calls' must be a list")
         calls = []
+    finish_reason, round_id, model = _text_fields(event, ("finish_reason", "id", "model"), warn)
     rnd = Round(
         index=number,
         text=content_text(event.get("text")),
         usage=_usage(event.get("usage"), warn),
         started_at=parse_time(event.get("started_at"), warn, "started_at"),
         ended_at=parse_time(event.get("ended_at"), warn, "ended_at"),
-        finish_reason=_text_field(event, "finish_reason", warn),
+        finish_reason=finish_reason,
         line=line,
-        id=_text_field(event, "id", warn),
-        model=_text_field(event, "model", warn),
+        id=round_id,
+        model=model,
     )
     for spec in calls:
         if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):

@@ -107,6 +107,7 @@ FORMAT = "otel"
 _INFERENCE_OPS = ("chat", "text_completion", "generate_content", "completion")
 _NOT_OTLP = "JSON that is not an OTLP/JSON trace export (no 'resourceSpans' list)"
 _MARKERS = ("gen_ai.", "llm.", "openinference.", "traceloop.")
+_MAX_NANOS = 253402214400 * 10**9  # common.MAX_TIME in nanoseconds
 _MAX_VALUE_DEPTH = 64  # AnyValue nesting read; deeper is no attribute any instrumentation writes
 
 
@@ -235,7 +236,8 @@ class _Decoder:
                 number = int(value.strip())
             except ValueError:
                 pass
-        if number is not None and parse_time(number) is not None:
+        # Positive nanoseconds before year 9999 are what exporters write: no need to ask.
+        if number is not None and (0 < number < _MAX_NANOS or parse_time(number) is not None):
             return number
         self.ctx.warn(line, f"{where}: bad {what} {brief(value)}; ignored")
         return None
