@@ -71,14 +71,20 @@ from ..model import Round, ToolCall, ToolResult, Trace, Usage
 from ..sources import Record
 from . import ReadContext
 from .common import (
-    as_int,
+    Counts,
+    Warn,
     as_str,
+    brief,
     continued_trace,
     dump_json,
+    failure,
     finish_trace,
     make_usage,
     new_call,
     parse_time,
+    rebuild,
+    scalar_text,
+    shift_time,
     thread_trace_id,
 )
 
@@ -109,13 +115,15 @@ def finish_reason(stop_reason: Any) -> str | None:
     return _FINISH.get(stop_reason, stop_reason)
 
 
-def usage_from(value: Any) -> Usage | None:
-    """Messages API usage → Usage. Cached prompt tokens are added back into the input."""
+def usage_from(value: Any, warn: Warn | None = None) -> Usage | None:
+    """Messages API usage → Usage. Cached prompt tokens are added back into the input.
+    Counts that are not counts are unknown, and reported through ``warn``."""
     if not isinstance(value, dict):
         return None
-    parts = [as_int(value.get(key)) for key in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")]
+    counts = Counts(value, warn)
+    parts = [counts.get(key) for key in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")]
     known = [p for p in parts if p is not None]
-    return make_usage(sum(known) if known else None, value.get("output_tokens"), parts[2], None)
+    return make_usage(sum(known) if known else None, counts.get("output_tokens"), parts[2], None)
 
 
 def _is_server_result(kind: Any) -> bool:
@@ -124,11 +132,7 @@ def _is_server_result(kind: Any) -> bool:
 
 def _drop_encrypted(value: Any) -> Any:
     """Encrypted payloads are opaque base64 blobs: useless as text, noisy for similarity."""
-    if isinstance(value, dict):
-        return {k: _drop_encrypted(v) for k, v in value.items() if not (isinstance(k, str) and k.startswith("encrypted"))}
-    if isinstance(value, list):
-        return [_drop_encrypted(v) for v in value]
-    return value
+    return rebuild(value, keep_key=lambda key: not (isinstance(key, str) and key.startswith("encrypted")))
 
 
 def content_blocks_text(content: Any) -> str:
@@ -165,7 +169,7 @@ def server_result(block: dict) -> tuple[str, bool | None]:
     if isinstance(content, dict):
         kind = content.get("type")
         if isinstance(kind, str) and kind.endswith("_error"):
-            return str(content.get("error_code") or kind), True
+            return scalar_text(content.get("error_code") or kind), True
         return dump_json(_drop_encrypted(content)), (flag if flag is not None else False)
     if isinstance(content, list):
         lines = []
@@ -202,6 +206,10 @@ class CallTracker:
     def warn(self, line: int | None, reason: str, where: str = "") -> None:
         self.ctx.warn(line, f"trace {self.trace.id}: {reason}{where}")
 
+    def warner(self, line: int | None, where: str = "") -> Warn:
+        """:meth:`warn` for one line, as the value helpers take it."""
+        return lambda reason: self.warn(line, reason, where)
+
     def assistant_blocks(self, rnd: Round, content: Any, line: int, at: float | None = None, where: str = "") -> None:
         if isinstance(content, str):
             content = [{"type": "text", "text": content}]
@@ -236,7 +244,7 @@ class CallTracker:
                 if not call.id:
                     call.id = f"r{rnd.index}.c{len(rnd.tool_calls) + 1}"  # results are found by id
                 if call.id in self.pending:
-                    self.warn(line, f"call id {call.id!r} reused before its result arrived", where)
+                    self.warn(line, f"call id {brief(call.id)} reused before its result arrived", where)
                 self.pending[call.id] = (call, at)
                 self.answered.discard(call.id)
                 rnd.tool_calls.append(call)
@@ -269,9 +277,9 @@ class CallTracker:
         entry = self.pending.pop(call_id, None)
         if entry is None:
             if call_id in self.answered:
-                self.warn(line, f"second tool result for call id {call_id!r} ignored (the first is kept)", where)
+                self.warn(line, f"second tool result for call id {brief(call_id)} ignored (the first is kept)", where)
             else:
-                self.warn(line, f"tool result for unknown call id {call_id!r}", where)
+                self.warn(line, f"tool result for unknown call id {brief(call_id)}", where)
             return False
         call, started = entry
         result.started_at = started
@@ -361,10 +369,7 @@ def _canonical(value: Any) -> str:
             value = orjson.loads(value)
         except orjson.JSONDecodeError:
             return value.strip()
-    try:
-        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS).decode()
-    except TypeError:
-        return repr(value)
+    return dump_json(value, sort_keys=True)
 
 
 def _fingerprint(msg: Any) -> int:
@@ -382,30 +387,31 @@ def _fingerprint(msg: Any) -> int:
             continue
         kind = block.get("type")
         if kind in CALL_BLOCKS:
-            calls.append((str(block.get("name")), _canonical(block.get("input"))))
+            calls.append((scalar_text(block.get("name")), _canonical(block.get("input"))))
         elif kind == "text" and isinstance(block.get("text"), str):
             texts.append(block["text"])
         elif kind == "tool_result":
-            results.append((str(block.get("tool_use_id")), content_blocks_text(block.get("content")).strip()))
+            results.append((scalar_text(block.get("tool_use_id")), content_blocks_text(block.get("content")).strip()))
     if role == "assistant" and calls:
         return hash(("assistant", tuple(calls)))
-    return hash((str(role), "".join(texts).strip(), tuple(results)))
+    return hash((scalar_text(role), "".join(texts).strip(), tuple(results)))
 
 
-def _record_times(record: dict) -> tuple[float | None, float | None]:
-    def first(*keys: str) -> Any:
-        return next((record[k] for k in keys if record.get(k) is not None), None)
+def _record_times(record: dict, warn: Warn | None = None) -> tuple[float | None, float | None]:
+    def time_of(*keys: str) -> float | None:
+        key = next((k for k in keys if record.get(k) is not None), None)
+        return None if key is None else parse_time(record[key], warn, key)
 
-    start = parse_time(first("started_at", "start_time", "startTime"))
-    end = parse_time(first("ended_at", "end_time", "endTime"))
+    start = time_of("started_at", "start_time", "startTime")
+    end = time_of("ended_at", "end_time", "endTime")
     if end is None:
-        end = parse_time(record.get("timestamp"))  # written when the response arrived
-    latency = first("latency_ms", "duration_ms")
+        end = time_of("timestamp")  # written when the response arrived
+    latency = next((record[k] for k in ("latency_ms", "duration_ms") if record.get(k) is not None), None)
     if isinstance(latency, (int, float)) and not isinstance(latency, bool) and latency >= 0:
         if start is None and end is not None:
-            start = round(end - latency / 1000.0, 6)
+            start = shift_time(end, -latency / 1000.0)
         elif end is None and start is not None:
-            end = round(start + latency / 1000.0, 6)
+            end = shift_time(start, latency / 1000.0)
     return start, end
 
 
@@ -442,7 +448,7 @@ class _Conversation:
         elif role == "user":
             self.calls.user_blocks(msg.get("content"), line, where=where)
         elif role != "system":  # some loggers keep the system prompt as a message
-            self.calls.warn(line, f"message with unknown role {role!r} skipped", where)
+            self.calls.warn(line, f"message with unknown role {brief(role)} skipped", where)
 
     def new_round(self, line: int, msg: dict) -> Round:
         rnd = Round(
@@ -450,7 +456,7 @@ class _Conversation:
             line=line,
             id=as_str(msg.get("id")),
             model=as_str(msg.get("model")),
-            usage=usage_from(msg.get("usage")),
+            usage=usage_from(msg.get("usage"), self.calls.warner(line)),
             finish_reason=finish_reason(msg.get("stop_reason")),
         )
         self.trace.rounds.append(rnd)
@@ -485,7 +491,7 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
         try:
             yield from reader.record(record.value, record.line)
         except Exception as exc:  # one odd record must not cost the rest of the file
-            ctx.warn(record.line, f"could not read this record ({type(exc).__name__}: {exc})")
+            ctx.warn(record.line, f"could not read this record ({failure(exc)})")
     yield from reader.close()
 
 
@@ -600,11 +606,13 @@ class _Reader:
             return
         prefill = _text_of(prefill_msg.get("content")) if prefill_msg is not None else ""
         rnd = conversation.response(response, line, prefill)
-        started, ended = _record_times(record)
+        started, ended = _record_times(record, conversation.calls.warner(line))
         rnd.started_at, rnd.ended_at = started, ended
         if rnd.model is None and as_str(request.get("model")):
             rnd.model = request["model"]
-        sent = {"role": "assistant", "content": ([{"type": "text", "text": prefill}] if prefill else []) + list(response.get("content") or [])}
+        content = response.get("content")
+        blocks = content if isinstance(content, list) else [{"type": "text", "text": content}] if isinstance(content, str) else []
+        sent = {"role": "assistant", "content": ([{"type": "text", "text": prefill}] if prefill else []) + blocks}
         entry.expected = prints[: len(body)] + [_fingerprint(sent)]
         trace.error = None
 
@@ -619,7 +627,7 @@ class _Reader:
         trace = self.bare.trace
         trace.end_line = line
         rnd = self.bare.response(body, line)
-        rnd.started_at, rnd.ended_at = _record_times(record)
+        rnd.started_at, rnd.ended_at = _record_times(record, self.bare.calls.warner(line))
         if "model" not in trace.metadata and rnd.model:
             trace.metadata["model"] = rnd.model
 

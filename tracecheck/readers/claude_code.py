@@ -57,7 +57,7 @@ from ..model import Round, Trace
 from ..sources import Record
 from . import ReadContext
 from .anthropic import CallTracker, conclude, content_blocks_text, finish_reason, usage_from
-from .common import as_str, finish_trace, parse_time
+from .common import as_str, failure, finish_trace, parse_time
 
 FORMAT = "claude-code"
 
@@ -73,7 +73,7 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
             try:
                 reader.entry(value, record.line)
             except Exception as exc:  # one odd entry must not cost the rest of the file
-                ctx.warn(record.line, f"could not read this entry ({type(exc).__name__}: {exc})")
+                ctx.warn(record.line, f"could not read this entry ({failure(exc)})")
     yield from reader.close()
 
 
@@ -131,7 +131,7 @@ class _Reader:
             session.uuids.add(uuid)
             self.owner[uuid] = key
         session.trace.end_line = line
-        moment = parse_time(value.get("timestamp"))
+        moment = parse_time(value.get("timestamp"), session.calls.warner(line), "timestamp")
         if kind == "assistant":
             self.assistant(session, value, line, moment)
         elif kind == "user":
@@ -189,7 +189,7 @@ class _Reader:
             session.trace.rounds.append(rnd)
         if moment is not None:
             rnd.ended_at = moment
-        usage = usage_from(message.get("usage"))
+        usage = usage_from(message.get("usage"), session.calls.warner(line))
         if usage is not None:
             rnd.usage = usage  # entries repeat it; the last one is the final count
         reason = finish_reason(message.get("stop_reason"))

@@ -4,6 +4,7 @@ small coercions of untrusted JSON values and file-name stems."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
@@ -11,8 +12,50 @@ from ..arguments import dump_json, parse_arguments
 from ..model import Round, ToolCall, Trace, Usage
 
 
-def parse_time(value: Any) -> float | None:
-    """Unix seconds (UTC) from ISO-8601, or from seconds, ms, µs or ns picked by magnitude."""
+# A reader reports a bad value through one of these: it is given the reason, and the
+# reader's closure adds the file, the line and the trace.
+Warn = Callable[[str], None]
+
+# Times datetime can represent (0001-01-01 to 9999-12-31 UTC): anything outside, or not
+# finite, is not a time a transcript can have meant, and would break every later use.
+MIN_TIME = -62135596800.0
+MAX_TIME = 253402214400.0
+
+
+def brief(value: Any, limit: int = 100) -> str:
+    """A short, safe rendering of any JSON value for a warning: huge or deeply nested
+    values are cut, never rendered whole (and never recursed into)."""
+    if isinstance(value, (dict, list)):
+        size = len(value)
+        kind = "object" if isinstance(value, dict) else "array"
+        return f"an empty {kind}" if not size else f"an {kind} of {size} item{'s' if size != 1 else ''}"
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**18:
+        return f"an integer of {len(str(abs(value))) if abs(value) < 10**4000 else 'over 4000'} digits"
+    if isinstance(value, str) and len(value) > limit:
+        value = value[:limit]  # render only what is shown of a long string
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def failure(exc: BaseException) -> str:
+    """What a reader's last-resort guard says about an exception it caught: its type and
+    the start of its message (messages may quote megabytes of input)."""
+    text = str(exc)
+    return f"{type(exc).__name__}: {text[:200]}{'…' if len(text) > 200 else ''}"
+
+
+def _in_range(moment: float) -> float | None:
+    if not (MIN_TIME <= moment <= MAX_TIME):  # also false for NaN
+        return None
+    return round(moment, 6)
+
+
+def parse_time(value: Any, warn: Warn | None = None, field: str = "timestamp") -> float | None:
+    """Unix seconds (UTC) from ISO-8601, or from seconds, ms, µs or ns picked by magnitude.
+
+    Anything else is unknown (None). A number or date that is out of datetime's range or
+    not finite is reported through ``warn``, naming ``field``: it looks like a time but
+    cannot be one."""
     if value is None or isinstance(value, bool):
         return None
     if isinstance(value, str):
@@ -20,33 +63,63 @@ def parse_time(value: Any) -> float | None:
         if not text:
             return None
         try:
-            value = float(text)
+            seconds = float(text)
         except ValueError:
             try:
                 moment = datetime.fromisoformat(text.replace("z", "Z"))
-            except ValueError:
+                if moment.tzinfo is None:
+                    moment = moment.replace(tzinfo=timezone.utc)
+                seconds = moment.timestamp()
+            except (ValueError, OverflowError):
                 return None
-            if moment.tzinfo is None:
-                moment = moment.replace(tzinfo=timezone.utc)
-            return round(moment.timestamp(), 6)
-    if isinstance(value, (int, float)):
-        number = float(value)
-        magnitude = abs(number)
-        if magnitude >= 1e17:
-            number /= 1e9
-        elif magnitude >= 1e14:
-            number /= 1e6
-        elif magnitude >= 1e11:
-            number /= 1e3
-        return round(number, 6)
+            if MIN_TIME <= seconds <= MAX_TIME:
+                return round(seconds, 6)
+            return _out_of_range(value, warn, field)
+    elif isinstance(value, (int, float)):
+        try:
+            seconds = float(value)
+        except OverflowError:  # an integer too large for a float
+            return _out_of_range(value, warn, field)
+    else:
+        return None
+    magnitude = abs(seconds)
+    if magnitude >= 1e17:
+        seconds /= 1e9
+    elif magnitude >= 1e14:
+        seconds /= 1e6
+    elif magnitude >= 1e11:
+        seconds /= 1e3
+    if MIN_TIME <= seconds <= MAX_TIME:  # also false for NaN
+        return round(seconds, 6)
+    return _out_of_range(value, warn, field)
+
+
+def _out_of_range(raw: Any, warn: Warn | None, field: str) -> None:
+    if warn is not None:
+        warn(f"{field} {brief(raw)} is not a usable time (out of range or not finite); read as unknown")
     return None
 
 
-def format_time(value: float | None) -> str | None:
-    """ISO-8601 UTC with microseconds and a ``Z``: what the native format writes."""
-    if value is None:
+def shift_time(moment: float | None, seconds: Any) -> float | None:
+    """``moment`` plus ``seconds`` (a duration, negative to go back), or None when either
+    is unknown or the result is not a time datetime can represent."""
+    if moment is None or isinstance(seconds, bool) or not isinstance(seconds, (int, float)):
         return None
-    moment = datetime.fromtimestamp(value, tz=timezone.utc)
+    try:
+        return _in_range(moment + float(seconds))
+    except OverflowError:
+        return None
+
+
+def format_time(value: float | None) -> str | None:
+    """ISO-8601 UTC with microseconds and a ``Z``: what the native format writes. A value
+    that is no representable time is written as unknown (None); this never raises."""
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    try:
+        moment = datetime.fromtimestamp(value, tz=timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        return None
     return moment.isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
@@ -82,6 +155,29 @@ def first_of(obj: dict, keys: tuple[str, ...]) -> Any:
         if obj.get(key) is not None:
             return obj[key]
     return None
+
+
+def rebuild(value: Any, keep_key: Callable[[Any], bool] | None = None, string: Callable[[str], Any] | None = None) -> Any:
+    """A copy of a JSON value with the object keys ``keep_key`` refuses left out and every
+    string passed through ``string``. Iterative: transcripts hold values nested deeper
+    than Python's recursion limit."""
+    holder: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(value, holder, 0)]
+    while stack:
+        item, parent, key = stack.pop()
+        if isinstance(item, dict):
+            kept = [k for k in item if keep_key is None or keep_key(k)]
+            copy: Any = dict.fromkeys(kept)  # keys in their order, values filled below
+            stack.extend((item[k], copy, k) for k in kept)
+        elif isinstance(item, list):
+            copy = [None] * len(item)
+            stack.extend((element, copy, i) for i, element in enumerate(item))
+        elif isinstance(item, str) and string is not None:
+            copy = string(item)
+        else:
+            copy = item
+        parent[key] = copy
+    return holder[0]
 
 
 # --- content text ---------------------------------------------------------------------------
@@ -151,17 +247,76 @@ def file_stem(file: str) -> str:
 # --- usage numbers --------------------------------------------------------------------------
 
 
+# Token counts above this are not counts any model ever reported; they are also where
+# floats stop holding every integer, and where a JSON report stops being portable.
+MAX_COUNT = 2**53 - 1
+
+
 def as_int(value: Any) -> int | None:
-    """A count (never negative) from a number or a digit string; anything else is unknown."""
-    if isinstance(value, bool) or value is None:
+    """A count (0 to ``MAX_COUNT``) from an integer, a float that is one, or a string of
+    ASCII digits; anything else (negative, fractional, huge, "12k", "²", a list) is unknown."""
+    if isinstance(value, bool):
         return None
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value)
-    if isinstance(value, int) and value >= 0:
-        return value
+    if isinstance(value, int):
+        return value if 0 <= value <= MAX_COUNT else None
+    if isinstance(value, float):
+        # NaN and infinities fail the range test; 1e300 is never turned into an int.
+        return int(value) if 0 <= value <= MAX_COUNT and value.is_integer() else None
+    if isinstance(value, str):
+        text = value.strip()
+        # isdigit() alone accepts "²" and other non-ASCII digits; 16 digits cover MAX_COUNT.
+        if text.isascii() and text.isdigit() and len(text) <= 16:
+            number = int(text)
+            return number if number <= MAX_COUNT else None
     return None
+
+
+class Counts:
+    """Token counts of one usage object, read by key. A value that is present but is not
+    a count (see :func:`as_int`) is unknown, and reported through ``warn`` with its key,
+    so that "unknown" never silently hides a broken number."""
+
+    __slots__ = ("obj", "warn", "path")
+
+    def __init__(self, obj: Any, warn: Warn | None = None, path: str = "usage") -> None:
+        self.obj = obj if isinstance(obj, dict) else {}
+        self.warn = warn
+        self.path = path
+
+    def get(self, *keys: str) -> int | None:
+        """The count under the first of ``keys`` whose value is not null."""
+        for key in keys:
+            value = self.obj.get(key)
+            if value is not None:
+                count = as_int(value)
+                if count is None:
+                    self.reject(key, value)
+                return count
+        return None
+
+    def each(self, *keys: str) -> list[int | None]:
+        """The count under each of ``keys`` (one call for a usage object read whole)."""
+        counts: list[int | None] = []
+        for key in keys:
+            value = self.obj.get(key)
+            count = None if value is None else as_int(value)
+            if count is None and value is not None:
+                self.reject(key, value)
+            counts.append(count)
+        return counts
+
+    def reject(self, key: str, value: Any) -> None:
+        if self.warn is not None:
+            where = f"{self.path}.{key}" if self.path else key
+            self.warn(f"{where} {brief(value)} is not a token count (a whole number from 0 to 2**53 - 1); read as unknown")
+
+    def within(self, *keys: str) -> Counts:
+        """The counts of a nested object: the first of ``keys`` with a non-empty value."""
+        for key in keys:
+            value = self.obj.get(key)
+            if value:
+                return Counts(value, self.warn, f"{self.path}.{key}" if self.path else key)
+        return Counts(None, self.warn, self.path)
 
 
 def make_usage(
@@ -170,11 +325,13 @@ def make_usage(
     cached_tokens: Any = None,
     reasoning_tokens: Any = None,
 ) -> Usage | None:
+    """A Usage of four counts (read with :class:`Counts`, which reports bad ones); a value
+    that is not a count, such as a sum past ``MAX_COUNT``, is unknown."""
     usage = Usage(as_int(input_tokens), as_int(output_tokens), as_int(cached_tokens), as_int(reasoning_tokens))
     return None if usage.is_empty() else usage
 
 
-def litellm_usage(raw: Any) -> Usage | None:
+def litellm_usage(raw: Any, warn: Warn | None = None) -> Usage | None:
     """Usage from a LiteLLM chat-completion ``usage`` object.
 
     LiteLLM's ``prompt_tokens`` for Anthropic already includes cache reads and writes
@@ -183,36 +340,53 @@ def litellm_usage(raw: Any) -> Usage | None:
     """
     if not isinstance(raw, dict):
         return None
-    read_tokens = as_int(raw.get("cache_read_input_tokens"))
-    write_tokens = as_int(raw.get("cache_creation_input_tokens"))
-    prompt = as_int(raw.get("prompt_tokens"))
+    counts = Counts(raw, warn)
+    read_tokens = counts.get("cache_read_input_tokens")
+    write_tokens = counts.get("cache_creation_input_tokens")
+    prompt = counts.get("prompt_tokens")
     if prompt is None:
-        prompt = as_int(raw.get("input_tokens"))
+        prompt = counts.get("input_tokens")
         if prompt is not None:
             prompt += (read_tokens or 0) + (write_tokens or 0)
     elif prompt < (read_tokens or 0) + (write_tokens or 0):
         prompt += (read_tokens or 0) + (write_tokens or 0)  # cannot include them: add
-    output = raw.get("completion_tokens", raw.get("output_tokens"))
-    details_in = as_dict(raw.get("prompt_tokens_details"))
-    details_out = as_dict(raw.get("completion_tokens_details"))
-    cached = as_int(details_in.get("cached_tokens"))
+    output = counts.get("completion_tokens", "output_tokens")
+    cached = counts.within("prompt_tokens_details").get("cached_tokens")
     if cached is None:
         cached = read_tokens
-    return make_usage(prompt, output, cached, details_out.get("reasoning_tokens"))
+    return make_usage(prompt, output, cached, counts.within("completion_tokens_details").get("reasoning_tokens"))
 
 
 # --- calls and traces -----------------------------------------------------------------------
 
 
+def scalar_text(value: Any) -> str:
+    """An id or a name as text, whatever JSON value a producer wrote there: a string as it
+    is, a number as it reads, null as empty, an object or array as its JSON (never ``str()``
+    of a container, which recurses and can be megabytes of Python syntax)."""
+    if value is None:
+        return ""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, (int, float)):  # bools too: "True" is what str() always gave
+        return str(value)
+    return dump_json(value)
+
+
 def new_call(call_id: Any, name: Any, arguments: Any) -> ToolCall:
     raw, parsed, error = parse_arguments(arguments)
     return ToolCall(
-        id=str(call_id) if call_id not in (None, "") else "",
-        name=str(name) if name is not None else "",
+        id=scalar_text(call_id),
+        name=scalar_text(name),
         arguments_raw=raw,
         arguments=parsed,
         arguments_error=error,
     )
+
+
+def _cut(text: str, limit: int = 120) -> str:
+    """An id or a name as a warning shows it: a megabyte-long one is cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def finish_trace(trace: Trace, diagnostics, *, synthesize_ids: bool = True) -> Trace:
@@ -225,9 +399,9 @@ def finish_trace(trace: Trace, diagnostics, *, synthesize_ids: bool = True) -> T
                 call.id = f"r{number}.c{k}"
             line = rnd.line
             if call.arguments_error:
-                diagnostics.warn(trace.file, line, f"trace {trace.id}: call {call.id} ({call.name}): {call.arguments_error}")
+                diagnostics.warn(trace.file, line, f"trace {_cut(trace.id)}: call {_cut(call.id)} ({_cut(call.name)}): {call.arguments_error}")
             if call.result is None:
-                diagnostics.warn(trace.file, line, f"trace {trace.id}: call {call.id} ({call.name}) has no result")
+                diagnostics.warn(trace.file, line, f"trace {_cut(trace.id)}: call {_cut(call.id)} ({_cut(call.name)}) has no result")
     return trace
 
 
@@ -242,7 +416,7 @@ def attach_result(
     """Attach a result to its call by id; warn when no call has that id."""
     call = pending.pop(call_id, None) if call_id else None
     if call is None:
-        diagnostics.warn(trace.file, line, f"trace {trace.id}: tool result for unknown call id {call_id!r}")
+        diagnostics.warn(trace.file, line, f"trace {trace.id}: tool result for unknown call id {brief(call_id)}")
         return False
     call.result = result
     return True
@@ -253,14 +427,18 @@ __all__ = [
     "ToolCall",
     "Trace",
     "Usage",
+    "Counts",
+    "Warn",
     "as_dict",
     "as_int",
     "as_list",
     "as_str",
     "as_str_or_int",
     "attach_result",
+    "brief",
     "content_text",
     "dump_json",
+    "failure",
     "file_stem",
     "finish_trace",
     "first_of",
@@ -270,6 +448,9 @@ __all__ = [
     "new_call",
     "parse_arguments",
     "parse_time",
+    "rebuild",
+    "scalar_text",
+    "shift_time",
     "visible_text",
 ]
 

@@ -65,12 +65,26 @@ import orjson
 from ..model import Round, ToolCall, ToolResult, Trace, Usage
 from ..sources import ArchiveError, Record, TextDocument, ZipDocument, read_member
 from . import ReadContext
-from .common import as_int, dump_json, finish_trace, make_usage, new_call, parse_time
+from .common import (
+    Counts,
+    Warn,
+    brief,
+    dump_json,
+    failure,
+    finish_trace,
+    make_usage,
+    new_call,
+    parse_time,
+    rebuild,
+    scalar_text,
+    shift_time,
+)
 
 FORMAT = "inspect"
 
 _ATTACHMENT = "attachment://"
-_SAMPLE_MEMBER = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>\d+)\.json$")
+# ASCII digits only: \d also matches "²" and other digits int() refuses.
+_SAMPLE_MEMBER = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>[0-9]+)\.json$")
 _SCORER_SPANS = ("scorer", "scorers")
 _SUCCESS_WORDS = ("C", "CORRECT", "Y", "YES", "TRUE", "PASS", "PASSED")
 _FAILURE_WORDS = ("I", "INCORRECT", "N", "NO", "FALSE", "FAIL", "FAILED")
@@ -89,7 +103,7 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
             else:
                 ctx.warn(line, "JSON that is not an Inspect eval log (no 'eval' object)")
         except Exception as exc:  # one odd record must not cost the rest of the input
-            ctx.warn(line, f"could not read this record ({type(exc).__name__}: {exc})")
+            ctx.warn(line, f"could not read this record ({failure(exc)})")
 
 
 # --- the two layouts ---------------------------------------------------------------
@@ -104,7 +118,7 @@ class _Header:
         spec = doc.get("eval") if isinstance(doc, dict) else None
         spec = spec if isinstance(spec, dict) else {}
         task = spec.get("task")
-        self.task = str(task) if task not in (None, "") else "task"
+        self.task = scalar_text(task) or "task"
         self.model = spec.get("model") if isinstance(spec.get("model"), str) else None
 
 
@@ -112,7 +126,7 @@ def _read_log(doc: dict, line: int, ctx: ReadContext) -> Iterator[Trace]:
     header = _Header(doc)
     samples = doc.get("samples")
     if samples is None:
-        ctx.warn(line, f"eval log of task {header.task!r} has no samples (written with log_samples=False?)")
+        ctx.warn(line, f"eval log of task {brief(header.task)} has no samples (written with log_samples=False?)")
         return
     if not isinstance(samples, list):
         ctx.warn(line, "'samples' is not a list; nothing read")
@@ -131,16 +145,20 @@ def _guarded(sample: dict, header: _Header, line: int, ctx: ReadContext, member:
     try:
         return _sample_trace(sample, header, line, ctx, member)
     except Exception as exc:
-        ctx.warn(line, f"{where}: could not read this sample ({type(exc).__name__}: {exc}); skipped")
+        ctx.warn(line, f"{where}: could not read this sample ({failure(exc)}); skipped")
         return None
 
 
-def _member_order(name: str) -> tuple:
+def _member_order(name: str) -> tuple[int, int, int, str]:
+    """(epoch, numeric id first, id) of a sample member; any other name sorts by itself
+    in epoch 0, so an odd name never stops the other members from being read."""
     match = _SAMPLE_MEMBER.match(name)
-    if match is None:
-        return (0, 1, name)
-    sid = match.group("id")
-    return (int(match.group("epoch")), 0, int(sid)) if sid.isdigit() else (int(match.group("epoch")), 1, sid)
+    if match is None or len(match.group("epoch")) > 18:  # int() refuses thousands of digits
+        return (0, 1, 0, name)
+    epoch, sid = int(match.group("epoch")), match.group("id")
+    if sid.isascii() and sid.isdigit() and len(sid) <= 18:
+        return (epoch, 0, int(sid), "")
+    return (epoch, 1, 0, sid)
 
 
 def _read_archive(doc: ZipDocument, line: int, ctx: ReadContext) -> Iterator[Trace]:
@@ -164,7 +182,7 @@ def _read_archive(doc: ZipDocument, line: int, ctx: ReadContext) -> Iterator[Tra
         header = _Header(head)
         members = sorted((n for n in names if n.startswith("samples/") and n.endswith(".json")), key=_member_order)
         if not members:
-            ctx.warn(line, f"eval log of task {header.task!r} has no samples/ members")
+            ctx.warn(line, f"eval log of task {brief(header.task)} has no samples/ members")
         for member in members:
             sample = _load_member(archive, member, line, ctx)
             if sample is None:
@@ -208,13 +226,7 @@ class _Attachments:
         return value
 
     def deep(self, value: Any) -> Any:
-        if isinstance(value, str):
-            return self.text(value)
-        if isinstance(value, dict):
-            return {k: self.deep(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [self.deep(v) for v in value]
-        return value
+        return rebuild(value, string=self.text)
 
 
 def _visible_text(content: Any, att: _Attachments) -> str:
@@ -231,7 +243,7 @@ def _visible_text(content: Any, att: _Attachments) -> str:
             if isinstance(part, str):
                 parts.append(part)
             elif isinstance(part, dict) and part.get("type") == "text":
-                parts.append(str(att.text(part.get("text")) or ""))
+                parts.append(scalar_text(att.text(part.get("text"))))
         return "\n".join(p for p in parts if p)
     return dump_json(content)
 
@@ -250,7 +262,7 @@ def _result_text(value: Any, att: _Attachments) -> str:
             if isinstance(part, str):
                 parts.append(part)
             elif isinstance(part, dict) and part.get("type") == "text":
-                parts.append(str(att.text(part.get("text")) or ""))
+                parts.append(scalar_text(att.text(part.get("text"))))
             elif isinstance(part, dict) and isinstance(part.get("type"), str):
                 parts.append(f"[{part['type']}]")  # an image or other media: no text to compare
             else:
@@ -274,18 +286,19 @@ def _error_message(error: Any) -> str | None:
     return dump_json(error)
 
 
-def _usage(value: Any) -> Usage | None:
+def _usage(value: Any, warn: Warn | None = None, path: str = "usage") -> Usage | None:
     if not isinstance(value, dict):
         return None
-    prompt = as_int(value.get("input_tokens"))
-    output = as_int(value.get("output_tokens"))
-    read = as_int(value.get("input_tokens_cache_read"))
-    write = as_int(value.get("input_tokens_cache_write"))
-    total = as_int(value.get("total_tokens"))
+    counts = Counts(value, warn, path)
+    prompt = counts.get("input_tokens")
+    output = counts.get("output_tokens")
+    read = counts.get("input_tokens_cache_read")
+    write = counts.get("input_tokens_cache_write")
+    total = counts.get("total_tokens")
     cache = (read or 0) + (write or 0)
     if prompt is not None and total is not None and cache and total == prompt + (output or 0) + cache:
         prompt += cache  # the provider counted cached tokens apart (Anthropic)
-    return make_usage(prompt, output, read, value.get("reasoning_tokens"))
+    return make_usage(prompt, output, read, counts.get("reasoning_tokens"))
 
 
 def _sum_usage(values: list[Usage]) -> Usage | None:
@@ -298,9 +311,9 @@ def _sum_usage(values: list[Usage]) -> Usage | None:
 
 
 def _plus(start: float | None, seconds: Any) -> float | None:
-    if start is None or isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds < 0:
+    if isinstance(seconds, (int, float)) and seconds < 0:
         return None
-    return round(start + float(seconds), 6)
+    return shift_time(start, seconds)
 
 
 def _scalar(value: Any) -> Any:
@@ -321,6 +334,9 @@ class _Sample:
 
     def warn(self, reason: str) -> None:
         self.ctx.warn(self.trace.line, f"trace {self.trace.id}: {reason}{self.where}")
+
+    def warner(self, event_number: int) -> Warn:
+        return lambda reason: self.warn(f"event {event_number}: {reason}")
 
     def calls(self, message: dict, rnd: Round, number: str) -> None:
         items = message.get("tool_calls")
@@ -348,7 +364,7 @@ class _Sample:
             if not call.id:
                 call.id = f"r{len(self.trace.rounds) + 1}.c{len(rnd.tool_calls) + 1}"
             if call.id in self.pending and self.pending[call.id].result is None:
-                self.warn(f"{number}: call id {call.id!r} reused before its result arrived")
+                self.warn(f"{number}: call id {brief(call.id)} reused before its result arrived")
             self.pending[call.id] = call
             self.order.append(call)
             rnd.tool_calls.append(call)
@@ -356,14 +372,14 @@ class _Sample:
     def answer(self, call_id: Any, function: Any, result: ToolResult, number: str, strict: bool) -> bool:
         call = None
         if isinstance(call_id, (str, int)) and call_id != "":
-            call = self.pending.get(str(call_id))
+            call = self.pending.get(scalar_text(call_id))
             if call is None:
                 if strict:
-                    self.warn(f"{number}: tool result for unknown call id {str(call_id)!r}")
+                    self.warn(f"{number}: tool result for unknown call id {brief(scalar_text(call_id))}")
                 return False
             if call.result is not None:
                 if strict:
-                    self.warn(f"{number}: second tool result for call id {str(call_id)!r} ignored")
+                    self.warn(f"{number}: second tool result for call id {brief(scalar_text(call_id))} ignored")
                 return False
         elif not strict:
             return False  # a backup source is trusted only where ids say which call it answers
@@ -389,12 +405,12 @@ class _Sample:
             kind = event.get("event")
             if kind == "span_begin":
                 parent = event.get("parent_id")
-                if event.get("type") in _SCORER_SPANS or (parent is not None and parent in scorer_spans):
-                    scorer_spans.add(str(event.get("id")))
+                if event.get("type") in _SCORER_SPANS or (parent is not None and scalar_text(parent) in scorer_spans):
+                    scorer_spans.add(scalar_text(event.get("id")))
             elif kind == "step" and event.get("type") in _SCORER_SPANS:  # older logs: steps, not spans
                 scorer_steps += 1 if event.get("action") == "begin" else -1 if event.get("action") == "end" else 0
             elif kind == "model":
-                if scorer_steps > 0 or event.get("span_id") in scorer_spans:
+                if scorer_steps > 0 or (event.get("span_id") is not None and scalar_text(event["span_id"]) in scorer_spans):
                     continue  # a model-graded scorer's call, not the agent's
                 self.model_round(event, number, line)
             elif kind == "tool":
@@ -404,8 +420,8 @@ class _Sample:
     def tool_result(self, event: dict, number: int, line: int) -> None:
         if event.get("pending") is True:
             return  # still running when the log was written: no result yet
-        started = parse_time(event.get("timestamp"))
-        ended = parse_time(event.get("completed"))
+        started = parse_time(event.get("timestamp"), self.warner(number), "timestamp")
+        ended = parse_time(event.get("completed"), self.warner(number), "completed")
         if ended is None:
             ended = _plus(started, event.get("working_time"))
         error = _error_message(event.get("error"))
@@ -429,8 +445,8 @@ class _Sample:
         message = choice.get("message") if choice is not None else None
         if not isinstance(message, dict):
             return  # a failed or pending call: no response, no round
-        started = parse_time(event.get("timestamp"))
-        ended = parse_time(event.get("completed"))
+        started = parse_time(event.get("timestamp"), self.warner(number), "timestamp")
+        ended = parse_time(event.get("completed"), self.warner(number), "completed")
         if ended is None:
             duration = event.get("working_time")
             if not isinstance(duration, (int, float)):
@@ -440,7 +456,7 @@ class _Sample:
         rnd = Round(
             index=len(self.trace.rounds) + 1,
             text=_visible_text(message.get("content"), self.att),
-            usage=_usage(output.get("usage")),
+            usage=_usage(output.get("usage"), self.warner(number), "output.usage"),
             started_at=started,
             ended_at=ended,
             finish_reason=choice.get("stop_reason") if isinstance(choice.get("stop_reason"), str) else None,
@@ -503,7 +519,7 @@ def _sample_trace(sample: dict, header: _Header, line: int, ctx: ReadContext, me
     sid = sample.get("id")
     epoch = sample.get("epoch", 1)
     trace = Trace(
-        id=f"{header.task}/{sid}/{epoch}",
+        id=f"{header.task}/{scalar_text(sid) if sid is not None else 'None'}/{scalar_text(epoch) if epoch is not None else 'None'}",
         format=FORMAT,
         file=ctx.file,
         line=line,
@@ -540,7 +556,8 @@ def _sample_trace(sample: dict, header: _Header, line: int, ctx: ReadContext, me
     if not any(r.usage is not None for r in trace.rounds):
         totals = sample.get("model_usage")
         if isinstance(totals, dict):
-            trace.usage_total = _sum_usage([u for u in map(_usage, totals.values()) if u is not None])
+            usages = (_usage(value, reader.warn, f"model_usage.{model}") for model, value in totals.items())
+            trace.usage_total = _sum_usage([u for u in usages if u is not None])
 
     error = _error_message(sample.get("error"))
     if error is not None:
@@ -551,7 +568,7 @@ def _sample_trace(sample: dict, header: _Header, line: int, ctx: ReadContext, me
         if isinstance(scores, dict) and scores:
             name, score = next(iter(scores.items()))
             value = score.get("value") if isinstance(score, dict) else score
-            meta["scorer"] = str(name)
+            meta["scorer"] = name
             meta["score"] = _scalar(value)
             outcome = _score_outcome(value)
             if outcome is not None:
@@ -560,7 +577,7 @@ def _sample_trace(sample: dict, header: _Header, line: int, ctx: ReadContext, me
         if isinstance(limit, dict) and limit.get("type"):
             meta["limit"] = _scalar(limit.get("type"))
             if trace.rounds and not trace.rounds[-1].is_final:
-                trace.error = f"{limit['type']} limit reached" + (
-                    f" ({limit['limit']})" if limit.get("limit") is not None else ""
+                trace.error = f"{scalar_text(limit['type'])} limit reached" + (
+                    f" ({scalar_text(limit['limit'])})" if limit.get("limit") is not None else ""
                 )
     return finish_trace(trace, ctx.diagnostics)

@@ -28,15 +28,20 @@ from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
 from .common import (
+    Counts,
+    Warn,
     as_dict,
-    as_int,
     as_list,
+    as_str_or_int,
     attach_result,
+    brief,
     content_text,
     dump_json,
+    failure,
     finish_trace,
     make_usage,
     new_call,
+    scalar_text,
     visible_text,
 )
 
@@ -174,7 +179,7 @@ class _Builder:
             self.idless.append(call)
             return
         if call.id in self.pending:
-            ctx.warn(line, f"trace {self.trace.id}: call id {call.id!r} reused before its result arrived")
+            ctx.warn(line, f"trace {self.trace.id}: call id {brief(call.id)} reused before its result arrived")
         self.pending[call.id] = call
 
 
@@ -182,45 +187,47 @@ def _default_id(ctx: ReadContext, line: int) -> str:
     return f"{os.path.basename(ctx.file)}:{line}"
 
 
-def _raw_usage(raw: dict):
+def _raw_usage(raw: dict, warn: Warn | None = None, path: str = "usage"):
     """Usage from a provider's own numbers in ``response_metadata``."""
-    details_in = as_dict(raw.get("prompt_tokens_details"))
-    details_out = as_dict(raw.get("completion_tokens_details"))
+    counts = Counts(raw, warn, path)
     if "prompt_tokens" in raw or "completion_tokens" in raw:  # OpenAI
         return make_usage(
-            raw.get("prompt_tokens"),
-            raw.get("completion_tokens"),
-            details_in.get("cached_tokens"),
-            details_out.get("reasoning_tokens"),
+            counts.get("prompt_tokens"),
+            counts.get("completion_tokens"),
+            counts.within("prompt_tokens_details").get("cached_tokens"),
+            counts.within("completion_tokens_details").get("reasoning_tokens"),
         )
     if "input_tokens" in raw or "output_tokens" in raw:  # Anthropic
-        cache_read = as_int(raw.get("cache_read_input_tokens"))
-        cache_write = as_int(raw.get("cache_creation_input_tokens"))
-        prompt = as_int(raw.get("input_tokens"))
+        cache_read = counts.get("cache_read_input_tokens")
+        cache_write = counts.get("cache_creation_input_tokens")
+        prompt = counts.get("input_tokens")
         # Anthropic's input_tokens leaves out cached tokens; the model counts all input.
         if prompt is not None:
             prompt += (cache_read or 0) + (cache_write or 0)
-        return make_usage(prompt, raw.get("output_tokens"), cache_read)
+        return make_usage(prompt, counts.get("output_tokens"), cache_read)
     if "inputTokens" in raw or "outputTokens" in raw:  # Bedrock Converse
-        return make_usage(raw.get("inputTokens"), raw.get("outputTokens"), raw.get("cacheReadInputTokens"))
+        return make_usage(counts.get("inputTokens"), counts.get("outputTokens"), counts.get("cacheReadInputTokens"))
     return None
 
 
-def message_usage(fields: dict):
+def message_usage(fields: dict, warn: Warn | None = None):
+    """A message's usage: ``usage_metadata``, else the provider's numbers in
+    ``response_metadata``; counts that are not counts are reported through ``warn``."""
     meta = fields.get("usage_metadata")
     if isinstance(meta, dict):
+        counts = Counts(meta, warn, "usage_metadata")
         usage = make_usage(
-            meta.get("input_tokens"),
-            meta.get("output_tokens"),
-            as_dict(meta.get("input_token_details")).get("cache_read"),
-            as_dict(meta.get("output_token_details")).get("reasoning"),
+            counts.get("input_tokens"),
+            counts.get("output_tokens"),
+            counts.within("input_token_details").get("cache_read"),
+            counts.within("output_token_details").get("reasoning"),
         )
         if usage is not None:
             return usage
     response = as_dict(fields.get("response_metadata"))
     for key in ("token_usage", "usage"):
         if isinstance(response.get(key), dict):
-            usage = _raw_usage(response[key])
+            usage = _raw_usage(response[key], warn, f"response_metadata.{key}")
             if usage is not None:
                 return usage
     return None
@@ -233,16 +240,16 @@ def _first_str(mapping: dict, *keys: str) -> str | None:
     return None
 
 
-def _ai_round(fields: dict, line: int) -> Round:
+def _ai_round(fields: dict, line: int, warn: Warn | None = None) -> Round:
     response = as_dict(fields.get("response_metadata"))
     msg_id = fields.get("id")
     return Round(
         index=0,  # numbered by finish_trace
         text=visible_text(fields.get("content")),
-        usage=message_usage(fields),
+        usage=message_usage(fields, warn),
         finish_reason=_first_str(response, "finish_reason", "stop_reason", "done_reason"),
         line=line,
-        id=str(msg_id) if isinstance(msg_id, (str, int)) and msg_id != "" else None,
+        id=as_str_or_int(msg_id),
         model=_first_str(response, "model_name", "model", "model_id"),
     )
 
@@ -287,10 +294,10 @@ def ai_calls(fields: dict) -> list[ToolCall]:
 def _add_message(b: _Builder, kind: str, fields: dict, line: int, ctx: ReadContext) -> None:
     trace = b.trace
     trace.end_line = max(trace.end_line or line, line)
-    if kind == "chat" and str(fields.get("role", "")).lower() in ("assistant", "ai"):
+    if kind == "chat" and scalar_text(fields.get("role")).lower() in ("assistant", "ai"):
         kind = "ai"
     if kind == "ai":
-        rnd = _ai_round(fields, line)
+        rnd = _ai_round(fields, line, lambda reason: ctx.warn(line, f"trace {trace.id}: {reason}"))
         for call in ai_calls(fields):
             b.register(call, line, ctx)
             rnd.tool_calls.append(call)
@@ -303,13 +310,13 @@ def _add_message(b: _Builder, kind: str, fields: dict, line: int, ctx: ReadConte
             line=line,
         )
         call_id = fields.get("tool_call_id")
-        attach_result(trace, b.pending, str(call_id) if call_id is not None else None, result, ctx.diagnostics, line)
+        attach_result(trace, b.pending, scalar_text(call_id) if call_id is not None else None, result, ctx.diagnostics, line)
     elif kind == "function":
         # Legacy function calling has no ids: pair with the oldest open call of that name.
         name = fields.get("name")
         match = next((c for c in b.idless if c.name == name), None)
         if match is None:
-            ctx.warn(line, f"trace {trace.id}: function result {name!r} matches no open call")
+            ctx.warn(line, f"trace {trace.id}: function result {brief(name)} matches no open call")
             return
         b.idless.remove(match)
         match.result = ToolResult(content=content_text(fields.get("content")), line=line)
@@ -331,8 +338,8 @@ def _step_call(call_id: Any, name: Any, tool_input: Any) -> ToolCall:
             if isinstance(decoded, (dict, list)):
                 parsed = decoded
         return ToolCall(
-            id=str(call_id) if call_id not in (None, "") else "",
-            name=str(name) if name is not None else "",
+            id=scalar_text(call_id),
+            name=scalar_text(name),
             arguments_raw=tool_input,
             arguments=parsed,
         )
@@ -348,7 +355,7 @@ def _observation(value: Any) -> tuple[str, bool | None]:
     return content_text(value), None
 
 
-def _add_step(b: _Builder, action: dict, observation: Any, line: int) -> None:
+def _add_step(b: _Builder, action: dict, observation: Any, line: int, ctx: ReadContext) -> None:
     trace = b.trace
     trace.end_line = max(trace.end_line or line, line)
     # Tool-calling agents keep the model's message in message_log; its parallel calls
@@ -367,7 +374,7 @@ def _add_step(b: _Builder, action: dict, observation: Any, line: int) -> None:
         if ai is not None:
             # The model's own message; the action's log is then LangChain's
             # "Invoking: `tool` with ..." line, not model text.
-            rnd = _ai_round(ai, line)
+            rnd = _ai_round(ai, line, lambda reason: ctx.warn(line, f"trace {trace.id}: {reason}"))
         else:
             rnd = Round(index=0, text=content_text(action.get("log")), line=line)
         trace.rounds.append(rnd)
@@ -388,7 +395,7 @@ def _add_steps(b: _Builder, steps: list, line: int, ctx: ReadContext) -> None:
         if step is None:
             ctx.warn(line, f"trace {b.trace.id}: intermediate step {k} is not an [action, observation] pair")
             continue
-        _add_step(b, step[0], step[1], line)
+        _add_step(b, step[0], step[1], line, ctx)
 
 
 def _add_messages(b: _Builder, messages: list, line: int, ctx: ReadContext) -> None:
@@ -454,48 +461,51 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
 
     for record in records:
         value, line = record.value, record.line
-        kind = _classify(value)
-        if kind in ("message", "step"):
-            if stream is not None and stream.kind != kind:
-                yield close_stream()
-            if stream is None:
-                stream = _Builder(_default_id(ctx, line), line, ctx, kind)
-            if kind == "message":
-                message = parse_message(value)
-                _add_message(stream, message[0], message[1], line, ctx)
-            else:
-                step = _step(value)
-                if step is None:  # a bare action line: the observation may sit beside it
-                    action = _action(value)
-                    step = (action, action.get("observation"))
-                _add_step(stream, step[0], step[1], line)
-            continue
-        if stream is not None:
-            yield close_stream()
-        if kind is None:
-            ctx.warn(line, _UNKNOWN_SHAPE if value != [] else "empty list: no LangChain messages or steps")
-        elif kind == "executor":
-            yield _executor_result(value, line, ctx)
-        elif kind == "state":
-            b = _Builder(_record_id(value) or _default_id(ctx, line), line, ctx, kind)
-            _add_messages(b, value["messages"], line, ctx)
-            yield finish_trace(b.trace, ctx.diagnostics)
-        elif kind == "messages":
-            b = _Builder(_default_id(ctx, line), line, ctx, kind)
-            _add_messages(b, value, line, ctx)
-            yield finish_trace(b.trace, ctx.diagnostics)
-        elif kind == "steps":
-            b = _Builder(_default_id(ctx, line), line, ctx, kind)
-            _add_steps(b, value, line, ctx)
-            yield finish_trace(b.trace, ctx.diagnostics)
-        elif kind == "conversations":
-            for k, conversation in enumerate(value, 1):
-                b = _Builder(f"{_default_id(ctx, line)}#{k}", line, ctx, kind)
-                if isinstance(conversation, list):
-                    _add_messages(b, conversation, line, ctx)
+        try:
+            kind = _classify(value)
+            if kind in ("message", "step"):
+                if stream is not None and stream.kind != kind:
+                    yield close_stream()
+                if stream is None:
+                    stream = _Builder(_default_id(ctx, line), line, ctx, kind)
+                if kind == "message":
+                    message = parse_message(value)
+                    _add_message(stream, message[0], message[1], line, ctx)
                 else:
-                    ctx.warn(line, f"conversation {k} is not a list of LangChain messages")
-                    continue
+                    step = _step(value)
+                    if step is None:  # a bare action line: the observation may sit beside it
+                        action = _action(value)
+                        step = (action, action.get("observation"))
+                    _add_step(stream, step[0], step[1], line, ctx)
+                continue
+            if stream is not None:
+                yield close_stream()
+            if kind is None:
+                ctx.warn(line, _UNKNOWN_SHAPE if value != [] else "empty list: no LangChain messages or steps")
+            elif kind == "executor":
+                yield _executor_result(value, line, ctx)
+            elif kind == "state":
+                b = _Builder(_record_id(value) or _default_id(ctx, line), line, ctx, kind)
+                _add_messages(b, value["messages"], line, ctx)
                 yield finish_trace(b.trace, ctx.diagnostics)
+            elif kind == "messages":
+                b = _Builder(_default_id(ctx, line), line, ctx, kind)
+                _add_messages(b, value, line, ctx)
+                yield finish_trace(b.trace, ctx.diagnostics)
+            elif kind == "steps":
+                b = _Builder(_default_id(ctx, line), line, ctx, kind)
+                _add_steps(b, value, line, ctx)
+                yield finish_trace(b.trace, ctx.diagnostics)
+            elif kind == "conversations":
+                for k, conversation in enumerate(value, 1):
+                    b = _Builder(f"{_default_id(ctx, line)}#{k}", line, ctx, kind)
+                    if isinstance(conversation, list):
+                        _add_messages(b, conversation, line, ctx)
+                    else:
+                        ctx.warn(line, f"conversation {k} is not a list of LangChain messages")
+                        continue
+                    yield finish_trace(b.trace, ctx.diagnostics)
+        except Exception as exc:  # noqa: BLE001 - one odd record must not cost the rest of the file
+            ctx.warn(line, f"could not read this record ({failure(exc)})")
     if stream is not None:
         yield close_stream()

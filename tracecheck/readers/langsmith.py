@@ -71,16 +71,20 @@ from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
 from .common import (
+    Counts,
+    Warn,
     as_dict,
-    as_int,
     as_list,
     as_str_or_int,
+    brief,
     content_text,
     dump_json,
+    failure,
     finish_trace,
     make_usage,
     new_call,
     parse_time,
+    scalar_text,
     visible_text,
 )
 from .langchain import ai_calls, message_usage, parse_message
@@ -91,13 +95,14 @@ _NOT_A_RUN = "JSON that is not a LangSmith run (no 'id' and 'run_type') nor a {p
 
 
 def _first_line(text: Any) -> str:
-    lines = [line.strip() for line in str(text).strip().splitlines() if line.strip()]
-    return lines[0] if lines else str(text)
+    text = scalar_text(text)
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return lines[0] if lines else text
 
 
 def _has_error(run: dict) -> bool:
     error = run.get("error")
-    return run.get("status") == "error" or (error is not None and str(error).strip() != "")
+    return run.get("status") == "error" or (error is not None and scalar_text(error).strip() != "")
 
 
 # --- collecting runs -----------------------------------------------------------------
@@ -123,28 +128,33 @@ class _Collector:
         self.patches: list[tuple[int, dict]] = []
 
     def add_run(self, run: dict, line: int) -> None:
-        run_id = as_str_or_int(run.get("id"))
-        if run_id is None:
-            self.ctx.warn(line, "LangSmith run without an 'id'; skipped")
-            return
-        children = run.get("child_runs")
-        run = {k: v for k, v in run.items() if k != "child_runs"}
-        entry = self.runs.get(run_id)
-        if entry is None:
-            self.runs[run_id] = _Entry(run, line, len(self.runs))
-        else:
-            # The same run again (a repeated export): later non-empty fields win.
-            for key, value in run.items():
-                if not _empty(value) or key not in entry.run:
-                    entry.run[key] = value
-        for child in as_list(children):
-            if isinstance(child, dict):
-                self.add_run(child, line)
+        # Nested child_runs are walked with a stack: they may nest deeper than Python recurses.
+        pending = [run]
+        while pending:
+            run = pending.pop()
+            run_id = as_str_or_int(run.get("id"))
+            if run_id is None:
+                self.ctx.warn(line, "LangSmith run without an 'id'; skipped")
+                continue
+            children = run.get("child_runs")
+            run = {k: v for k, v in run.items() if k != "child_runs"}
+            entry = self.runs.get(run_id)
+            if entry is None:
+                self.runs[run_id] = _Entry(run, line, len(self.runs))
+            else:
+                # The same run again (a repeated export): later non-empty fields win.
+                for key, value in run.items():
+                    if not _empty(value) or key not in entry.run:
+                        entry.run[key] = value
+            pending.extend(reversed([child for child in as_list(children) if isinstance(child, dict)]))
 
     def add_value(self, value: Any, line: int, where: str = "") -> None:
         if isinstance(value, list):
             for index, item in enumerate(value):
-                self.add_value(item, line, f" (array element {index})")
+                if isinstance(item, list):  # runs are objects: an array inside the array is none
+                    self.ctx.warn(line, _NOT_A_RUN + f" (array element {index})")
+                else:
+                    self.add_value(item, line, f" (array element {index})")
             return
         if not isinstance(value, dict):
             self.ctx.warn(line, _NOT_A_RUN + where)
@@ -169,10 +179,10 @@ class _Collector:
 
     def apply_patches(self) -> None:
         for line, patch in self.patches:
-            run_id = str(patch["id"])
+            run_id = scalar_text(as_str_or_int(patch["id"]))
             entry = self.runs.get(run_id)
             if entry is None:
-                self.ctx.warn(line, f"patch for unknown run id {run_id!r} (no posted run); skipped")
+                self.ctx.warn(line, f"patch for unknown run id {brief(run_id)} (no posted run); skipped")
                 continue
             for key, value in patch.items():
                 if value is not None:
@@ -214,7 +224,7 @@ def _trace_key(run: dict, runs: dict[str, _Entry]) -> str:
     ancestors = _ancestors(run, runs)
     if ancestors:
         return ancestors[0]
-    return str(run["id"])
+    return scalar_text(run["id"])
 
 
 def _order_key_time(entry: _Entry) -> tuple:
@@ -228,9 +238,10 @@ def _order_key_time(entry: _Entry) -> tuple:
 class _Output:
     """What one llm run's output says: the round's content and the provider's numbers."""
 
-    __slots__ = ("text", "calls", "usage", "finish_reason", "model", "found")
+    __slots__ = ("text", "calls", "usage", "finish_reason", "model", "found", "warn")
 
-    def __init__(self) -> None:
+    def __init__(self, warn: Warn | None = None) -> None:
+        self.warn = warn  # reports token counts that are not counts
         self.text = ""
         self.calls: list[ToolCall] = []
         self.usage = None
@@ -239,13 +250,13 @@ class _Output:
         self.found = False
 
 
-def _usage_metadata(value: Any):
-    return message_usage({"usage_metadata": value}) if isinstance(value, dict) else None
+def _usage_metadata(value: Any, warn: Warn | None):
+    return message_usage({"usage_metadata": value}, warn) if isinstance(value, dict) else None
 
 
-def _provider_usage(value: Any):
+def _provider_usage(value: Any, warn: Warn | None):
     # OpenAI (prompt_tokens), Anthropic (input_tokens + cache), Bedrock: LangChain's reader knows them.
-    return message_usage({"response_metadata": {"usage": value}}) if isinstance(value, dict) else None
+    return message_usage({"response_metadata": {"usage": value}}, warn) if isinstance(value, dict) else None
 
 
 def _plain_calls(message: dict) -> list[ToolCall]:
@@ -281,7 +292,7 @@ def _read_message(out: _Output, message: Any) -> bool:
             return False
         out.text = visible_text(fields.get("content"))
         out.calls = ai_calls(fields)
-        out.usage = message_usage(fields)
+        out.usage = message_usage(fields, out.warn)
         meta = as_dict(fields.get("response_metadata"))
         out.finish_reason = out.finish_reason or as_str_or_int(meta.get("finish_reason")) or as_str_or_int(meta.get("stop_reason"))
         out.model = out.model or as_str_or_int(meta.get("model_name")) or as_str_or_int(meta.get("model"))
@@ -293,7 +304,7 @@ def _read_message(out: _Output, message: Any) -> bool:
         return False
     out.text = visible_text(message.get("content"))
     out.calls = _plain_calls(message)
-    out.usage = _usage_metadata(message.get("usage_metadata"))
+    out.usage = _usage_metadata(message.get("usage_metadata"), out.warn)
     out.found = True
     return True
 
@@ -324,11 +335,11 @@ def _read_responses_items(out: _Output, items: list) -> None:
     out.found = True
 
 
-def _llm_output(run: dict) -> _Output | None:
+def _llm_output(run: dict, warn: Warn | None = None) -> _Output | None:
     outputs = run.get("outputs")
     if not isinstance(outputs, dict) or not outputs:
         return None
-    out = _Output()
+    out = _Output(warn)
     generations = outputs.get("generations")
     if isinstance(generations, list) and generations:
         first = generations[0]
@@ -343,7 +354,7 @@ def _llm_output(run: dict) -> _Output | None:
         llm_output = as_dict(outputs.get("llm_output"))
         if out.usage is None:
             for key in ("token_usage", "usage"):
-                out.usage = out.usage or _provider_usage(llm_output.get(key))
+                out.usage = out.usage or _provider_usage(llm_output.get(key), out.warn)
         out.model = out.model or as_str_or_int(llm_output.get("model_name")) or as_str_or_int(llm_output.get("model"))
     elif isinstance(outputs.get("choices"), list):  # wrap_openai: the raw chat/completions response
         choice = outputs["choices"][0] if outputs["choices"] else None
@@ -372,20 +383,21 @@ def _llm_output(run: dict) -> _Output | None:
     if not out.found:
         return None
     if out.usage is None:
-        out.usage = _usage_metadata(outputs.get("usage_metadata")) or _provider_usage(outputs.get("usage"))
+        out.usage = _usage_metadata(outputs.get("usage_metadata"), out.warn) or _provider_usage(outputs.get("usage"), out.warn)
     out.model = as_str_or_int(outputs.get("model")) or out.model
     return out
 
 
-def _run_usage(run: dict):
-    prompt, completion = as_int(run.get("prompt_tokens")), as_int(run.get("completion_tokens"))
+def _run_usage(run: dict, warn: Warn | None = None):
+    counts = Counts(run, warn, "run")
+    prompt, completion = counts.get("prompt_tokens"), counts.get("completion_tokens")
     if not prompt and not completion:
         return None  # the server writes 0 where it counted nothing
     return make_usage(
         prompt,
         completion,
-        as_dict(run.get("prompt_token_details")).get("cache_read"),
-        as_dict(run.get("completion_token_details")).get("reasoning"),
+        counts.within("prompt_token_details").get("cache_read"),
+        counts.within("completion_token_details").get("reasoning"),
     )
 
 
@@ -494,7 +506,7 @@ class Linker:
     def _register(self, call: ToolCall, line: int | None) -> None:
         if call.id:
             if call.id in self.by_id and self.by_id[call.id].result is None:
-                self.ctx.warn(line, f"trace {self.trace.id}: call id {call.id!r} reused before its result arrived")
+                self.ctx.warn(line, f"trace {self.trace.id}: call id {brief(call.id)} reused before its result arrived")
             self.by_id[call.id] = call
         self.open.append(call)
 
@@ -510,7 +522,7 @@ class Linker:
                 if call.result is None:
                     self._answer(call, result)
                 else:
-                    self.ctx.warn(line, f"trace {self.trace.id}: second result for call id {call_id!r} ignored (the first is kept)")
+                    self.ctx.warn(line, f"trace {self.trace.id}: second result for call id {brief(call_id)} ignored (the first is kept)")
                 return
         else:
             call = next((c for c in self.open if c.name == name), None)
@@ -529,14 +541,19 @@ class Linker:
                 self.by_id[call.id] = call
             return
         if call_id:
-            self.ctx.warn(line, f"trace {self.trace.id}: tool result for unknown call id {call_id!r}")
+            self.ctx.warn(line, f"trace {self.trace.id}: tool result for unknown call id {brief(call_id)}")
         elif self.last is None:
-            self.ctx.warn(line, f"trace {self.trace.id}: {self.noun} {name!r} before any model round; skipped")
+            self.ctx.warn(line, f"trace {self.trace.id}: {self.noun} {brief(name)} before any model round; skipped")
         else:
-            self.ctx.warn(line, f"trace {self.trace.id}: {self.noun} {name!r} matches no call awaiting a result; skipped")
+            self.ctx.warn(line, f"trace {self.trace.id}: {self.noun} {brief(name)} matches no call awaiting a result; skipped")
 
 
 # --- building traces ---------------------------------------------------------------------
+
+
+def _run_warner(ctx: ReadContext, line: int, trace_id: str, run: dict) -> Warn:
+    run_id = scalar_text(run.get("id"))[:100]
+    return lambda reason: ctx.warn(line, f"trace {trace_id}: run {run_id}: {reason}")
 
 
 def _build(trace_id: str, entries: list[_Entry], runs: dict[str, _Entry], ctx: ReadContext) -> Trace:
@@ -547,8 +564,8 @@ def _build(trace_id: str, entries: list[_Entry], runs: dict[str, _Entry], ctx: R
     else:
         entries = sorted(entries, key=_order_key_time)
 
-    members = {str(e.run["id"]) for e in entries}
-    busy = {str(e.run["id"]) for e in entries if e.run.get("run_type") in ("llm", "tool")}
+    members = {scalar_text(e.run["id"]) for e in entries}
+    busy = {scalar_text(e.run["id"]) for e in entries if e.run.get("run_type") in ("llm", "tool")}
     root = runs.get(trace_id) if trace_id in members else None
     if root is None:
         root = next((e for e in entries if as_str_or_int(e.run.get("parent_run_id")) not in members), None)
@@ -564,9 +581,10 @@ def _build(trace_id: str, entries: list[_Entry], runs: dict[str, _Entry], ctx: R
         name = as_str_or_int(run.get("name")) or ""
         for key in ("start_time", "end_time"):
             if run.get(key) not in (None, "") and parse_time(run[key]) is None:
-                ctx.warn(line, f"trace {trace_id}: run {run['id']}: bad {key} {run[key]!r}; ignored")
+                ctx.warn(line, f"trace {trace_id}: run {run['id']}: bad {key} {brief(run[key])}; ignored")
+        warn = _run_warner(ctx, line, trace_id, run)
         if kind == "llm":
-            out = _llm_output(run)
+            out = _llm_output(run, warn)
             if out is None:
                 if _has_error(run):
                     continue  # the call failed: no model response, so no round
@@ -579,12 +597,12 @@ def _build(trace_id: str, entries: list[_Entry], runs: dict[str, _Entry], ctx: R
                 index=0,
                 text=out.text,
                 tool_calls=out.calls,
-                usage=out.usage or _run_usage(run),
+                usage=out.usage or _run_usage(run, warn),
                 started_at=parse_time(run.get("start_time")),
                 ended_at=parse_time(run.get("end_time")),
                 finish_reason=out.finish_reason,
                 line=line,
-                id=str(run["id"]),
+                id=scalar_text(run["id"]),
                 model=out.model or _model_name(run),
             )
             linker.add_round(rnd)
@@ -599,13 +617,13 @@ def _build(trace_id: str, entries: list[_Entry], runs: dict[str, _Entry], ctx: R
         meta = as_dict(as_dict(run.get("extra")).get("metadata"))
         for key in ("thread_id", "session_id", "conversation_id"):
             if as_str_or_int(meta.get(key)):
-                trace.metadata["thread_id"] = str(meta[key])
+                trace.metadata["thread_id"] = scalar_text(meta[key])
                 break
         if _has_error(run):
             trace.error = _first_line(run.get("error") or "root run ended with status 'error'")
             trace.labels["outcome"] = "failure"
         if root.run.get("run_type") != "llm" and all(r.usage is None for r in trace.rounds):
-            trace.usage_total = _run_usage(run)
+            trace.usage_total = _run_usage(run, _run_warner(ctx, root.line, trace_id, run))
     return finish_trace(trace, ctx.diagnostics)
 
 
@@ -613,7 +631,10 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
     # Runs come in any order and a trace is complete only at the end of the file.
     collector = _Collector(ctx)
     for record in records:
-        collector.add_value(record.value, record.line)
+        try:
+            collector.add_value(record.value, record.line)
+        except Exception as exc:  # noqa: BLE001 - one odd record must not cost the rest of the file
+            ctx.warn(record.line, f"could not read this record ({failure(exc)})")
     collector.apply_patches()
 
     groups: dict[str, list[_Entry]] = {}
@@ -621,4 +642,9 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
         groups.setdefault(_trace_key(entry.run, collector.runs), []).append(entry)
     ordered = sorted(groups.items(), key=lambda item: min((e.line, e.seq) for e in item[1]))
     for trace_id, entries in ordered:
-        yield _build(trace_id, entries, collector.runs, ctx)
+        try:
+            trace = _build(trace_id, entries, collector.runs, ctx)
+        except Exception as exc:  # noqa: BLE001 - a bug on one odd trace must not cost the others
+            ctx.warn(min(e.line for e in entries), f"trace {trace_id}: could not read this trace ({failure(exc)})")
+            continue
+        yield trace

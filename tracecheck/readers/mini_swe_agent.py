@@ -64,16 +64,20 @@ from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
 from .common import (
+    Warn,
     as_dict,
     as_int,
     as_list,
     as_str,
+    brief,
     content_text,
+    failure,
     file_stem,
     finish_trace,
     litellm_usage,
     new_call,
     parse_time,
+    scalar_text,
 )
 
 FORMAT = "mini-swe-agent"
@@ -81,7 +85,7 @@ FORMAT = "mini-swe-agent"
 _MSWEA_FENCE = "```mswea_bash_command"
 _MSWEA_BLOCK = re.compile(r"```mswea_bash_command\s*\n(.*?)\n```", re.S)
 _BASH_BLOCK = re.compile(r"```bash\s*\n(.*?)\n```", re.S)
-_RETURNCODE = re.compile(r"<returncode>\s*(-?\d+)\s*</returncode>")
+_RETURNCODE = re.compile(r"<returncode>\s*(-?[0-9]{1,18})\s*</returncode>")  # ASCII: int() refuses "²"
 _SUBMIT_WORDS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
 _TIMEOUT_START = "The last command <command>"
 
@@ -92,7 +96,7 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
         try:
             trace = _read_document(record.value, record.line, ctx, first)
         except Exception as exc:  # one odd document must not cost the rest
-            ctx.warn(record.line, f"could not read this record ({type(exc).__name__}: {exc})")
+            ctx.warn(record.line, f"could not read this record ({failure(exc)})")
             continue
         if trace is not None:
             first = False
@@ -104,7 +108,7 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
 
 def _returncode(msg: dict) -> int | None:
     code = as_int(as_dict(msg.get("extra")).get("returncode"))
-    if code is None and isinstance(msg.get("returncode"), int):
+    if code is None and isinstance(msg.get("returncode"), int) and not isinstance(msg.get("returncode"), bool):
         code = msg["returncode"]
     if code is None:
         text = content_text(msg.get("content"))
@@ -119,7 +123,7 @@ def _is_submit_command(command: str) -> bool:
 
 
 def _bash_call(call_id: Any, command: str) -> ToolCall:
-    return ToolCall(id=str(call_id) if call_id else "", name="bash", arguments_raw=command, arguments=command)
+    return ToolCall(id=scalar_text(call_id) if call_id else "", name="bash", arguments_raw=command, arguments=command)
 
 
 class _Builder:
@@ -135,15 +139,19 @@ class _Builder:
         self.last_time: float | None = None
         self.submitted_by: Round | None = None  # the round whose command printed the submission
 
+    def warner(self) -> Warn:
+        return lambda reason: self.ctx.warn(self.line, f"trace {self.trace.id}: {reason}")
+
     def new_round(self, text: str, extra: dict) -> Round:
         response = as_dict(extra.get("response"))
         choices = as_list(response.get("choices"))
         first_choice = as_dict(choices[0]) if choices else {}
-        ended = parse_time(extra.get("timestamp"))
+        warn = self.warner()
+        ended = parse_time(extra.get("timestamp"), warn, "extra.timestamp")
         rnd = Round(
             index=0,
             text=text,
-            usage=litellm_usage(response.get("usage")),
+            usage=litellm_usage(response.get("usage"), warn),
             started_at=self.last_time if ended is not None else None,
             ended_at=ended,
             finish_reason=as_str(first_choice.get("finish_reason")),
@@ -189,7 +197,7 @@ class _Builder:
 
     def user(self, msg: dict) -> None:
         extra = as_dict(msg.get("extra"))
-        moment = parse_time(extra.get("timestamp"))
+        moment = parse_time(extra.get("timestamp"), self.warner(), "extra.timestamp")
         if extra.get("interrupt_type") == "FormatError" and isinstance(extra.get("model_response"), str) and not self.open_calls:
             self.format_error_message(extra)
         elif self.open_calls:
@@ -224,11 +232,11 @@ class _Builder:
 
     def tool(self, msg: dict) -> None:
         extra = as_dict(msg.get("extra"))
-        moment = parse_time(extra.get("timestamp"))
+        moment = parse_time(extra.get("timestamp"), self.warner(), "extra.timestamp")
         call_id = msg.get("tool_call_id")
-        call = self.by_id.pop(str(call_id), None) if call_id is not None else None
+        call = self.by_id.pop(scalar_text(call_id), None) if call_id is not None else None
         if call is None:
-            self.ctx.warn(self.line, f"trace {self.trace.id}: tool result for unknown call id {call_id!r}")
+            self.ctx.warn(self.line, f"trace {self.trace.id}: tool result for unknown call id {brief(call_id)}")
             return
         code = _returncode(msg)
         started = self.trace.rounds[-1].ended_at if self.trace.rounds else None
@@ -284,7 +292,7 @@ def _read_document(value: Any, line: int, ctx: ReadContext, first: bool) -> Trac
             exit_extra = as_dict(msg.get("extra"))
             exit_content = content_text(msg.get("content"))
         elif role != "system":
-            ctx.warn(line, f"trace {trace.id}: message {k} has an unknown role {role!r}")
+            ctx.warn(line, f"trace {trace.id}: message {k} has an unknown role {brief(role)}")
 
     status = as_str(info.get("exit_status")) or as_str(exit_extra.get("exit_status"))
     submission = as_str(info.get("submission")) or as_str(exit_extra.get("submission"))

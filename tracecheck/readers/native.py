@@ -19,10 +19,20 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import OUTCOMES, Expectation, Round, ToolCall, ToolResult, Trace
+from ..model import OUTCOMES, Expectation, Round, ToolCall, ToolResult, Trace, Usage
 from ..sources import Record
 from . import NATIVE_EVENT_TYPES, ReadContext
-from .common import content_text, finish_trace, make_usage, new_call, parse_time
+from .common import (
+    Counts,
+    Warn,
+    brief,
+    content_text,
+    failure,
+    finish_trace,
+    new_call,
+    parse_time,
+    scalar_text,
+)
 
 FORMAT = "native"
 
@@ -35,15 +45,18 @@ class _Open:
         self.pending: dict[str, ToolCall] = {}
 
 
-def _usage(value: Any):
-    if not isinstance(value, dict):
+def _usage(value: Any, warn: Warn):
+    if value is None:
         return None
-    return make_usage(
-        value.get("input_tokens"),
-        value.get("output_tokens"),
-        value.get("cached_tokens"),
-        value.get("reasoning_tokens"),
-    )
+    if not isinstance(value, dict):
+        warn(f"'usage' must be an object, not {brief(value)}; ignored")
+        return None
+    usage = Usage(*Counts(value, warn).each("input_tokens", "output_tokens", "cached_tokens", "reasoning_tokens"))
+    return None if usage.is_empty() else usage
+
+
+def _warner(ctx: ReadContext, line: int, trace_id: str) -> Warn:
+    return lambda reason: ctx.warn(line, f"trace {trace_id}: {reason}")
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
@@ -65,113 +78,146 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
         entry = open_traces.pop(trace_id)
         return finish_trace(entry.trace, ctx.diagnostics)
 
-    for record in records:
-        event, line = record.value, record.line
-        if not isinstance(event, dict) or event.get("type") not in NATIVE_EVENT_TYPES:
+    def event(value: Any, line: int) -> Trace | None:
+        """Read one event; the trace its 'end' event closed, if any."""
+        if not isinstance(value, dict) or value.get("type") not in NATIVE_EVENT_TYPES:
             ctx.warn(line, "not a tracecheck event (expected an object with 'type' one of: " + ", ".join(NATIVE_EVENT_TYPES) + ")")
-            continue
-        trace_id = event.get("trace")
-        if not isinstance(trace_id, (str, int)) or trace_id == "":
+            return None
+        trace_id = value.get("trace")
+        if not isinstance(trace_id, (str, int)) or isinstance(trace_id, bool) or trace_id == "":
             ctx.warn(line, "event without a 'trace' id")
-            continue
+            return None
         trace_id = str(trace_id)
-        kind = event["type"]
+        kind = value["type"]
         entry = get(trace_id, line)
         trace = entry.trace
+        warn = _warner(ctx, line, trace_id)
         if kind == "trace":
-            if isinstance(event.get("metadata"), dict):
-                trace.metadata.update(event["metadata"])
-            if isinstance(event.get("source_format"), str):
-                trace.format = event["source_format"]
+            if isinstance(value.get("metadata"), dict):
+                trace.metadata.update(value["metadata"])
+            if isinstance(value.get("source_format"), str):
+                trace.format = value["source_format"]
         elif kind == "labels":
-            labels = event.get("labels")
+            labels = value.get("labels")
             if not isinstance(labels, dict):
-                ctx.warn(line, f"trace {trace_id}: 'labels' must be an object")
-                continue
-            for key, value in labels.items():
-                trace.labels[str(key)] = str(value)
+                warn("'labels' must be an object")
+                return None
+            for key, label in labels.items():
+                trace.labels[str(key)] = scalar_text(label)
             outcome = trace.labels.get("outcome")
             if outcome is not None and outcome not in OUTCOMES:
-                ctx.warn(line, f"trace {trace_id}: outcome {outcome!r} is not one of {', '.join(OUTCOMES)}")
+                warn(f"outcome {brief(outcome)} is not one of {', '.join(OUTCOMES)}")
         elif kind == "expect":
-            guard = event.get("guard")
-            by_round = event.get("by_round")
+            guard = value.get("guard")
+            by_round = value.get("by_round")
             if not isinstance(guard, str) or not guard:
-                ctx.warn(line, f"trace {trace_id}: 'expect' needs a 'guard' (code or name)")
-                continue
-            if by_round is not None and (not isinstance(by_round, int) or by_round < 1):
-                ctx.warn(line, f"trace {trace_id}: 'by_round' must be a positive integer")
-                continue
+                warn("'expect' needs a 'guard' (code or name)")
+                return None
+            if by_round is not None and (not isinstance(by_round, int) or isinstance(by_round, bool) or by_round < 1):
+                warn("'by_round' must be a positive integer")
+                return None
+            note = value.get("note")
             trace.expectations.append(
-                Expectation(guard=guard, fires=bool(event.get("fires", True)), by_round=by_round, note=event.get("note"))
+                Expectation(
+                    guard=guard,
+                    fires=bool(value.get("fires", True)),
+                    by_round=by_round,
+                    note=None if note is None else scalar_text(note),
+                )
             )
         elif kind == "round":
-            _read_round(entry, event, line, ctx)
+            _read_round(entry, value, line, warn)
         elif kind == "result":
-            _read_result(entry, event, line, ctx)
+            _read_result(entry, value, line, warn)
         elif kind == "end":
-            if event.get("error") is not None:
-                trace.error = str(event["error"])
-            usage = _usage(event.get("usage"))
+            if value.get("error") is not None:
+                trace.error = scalar_text(value["error"])
+            usage = _usage(value.get("usage"), warn)
             if usage is not None:
                 trace.usage_total = usage
             finished.add(trace_id)
-            yield close(trace_id)
+            return close(trace_id)
+        return None
+
+    for record in records:
+        try:
+            closed = event(record.value, record.line)
+        except Exception as exc:  # noqa: BLE001 - a bug on one odd event must not cost the rest of the file
+            ctx.warn(record.line, f"could not read this event ({failure(exc)})")
+            continue
+        if closed is not None:
+            yield closed
     for trace_id in list(open_traces):
         yield close(trace_id)
 
 
-def _read_round(entry: _Open, event: dict, line: int, ctx: ReadContext) -> None:
+def _text_fields(event: dict, keys: tuple[str, ...], warn: Warn) -> list[str | None]:
+    """String fields (finish_reason, id, model); a number is taken as its text, any other
+    value is reported and unknown."""
+    values: list[str | None] = []
+    for key in keys:
+        value = event.get(key)
+        if not (value is None or isinstance(value, str)):
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                value = str(value)
+            else:
+                warn(f"'{key}' must be a string, not {brief(value)}; ignored")
+                value = None
+        values.append(value)
+    return values
+
+
+def _read_round(entry: _Open, event: dict, line: int, warn: Warn) -> None:
     trace = entry.trace
     number = len(trace.rounds) + 1
     given = event.get("round")
     if given is not None and given != number:
-        ctx.warn(line, f"trace {trace.id}: round numbered {given!r} is round {number} in file order")
+        warn(f"round numbered {brief(given)} is round {number} in file order")
     calls = event.get("tool_calls") or []
     if not isinstance(calls, list):
-        ctx.warn(line, f"trace {trace.id}: 'tool_calls' must be a list")
+        warn("'tool_calls' must be a list")
         calls = []
+    finish_reason, round_id, model = _text_fields(event, ("finish_reason", "id", "model"), warn)
     rnd = Round(
         index=number,
         text=content_text(event.get("text")),
-        usage=_usage(event.get("usage")),
-        started_at=parse_time(event.get("started_at")),
-        ended_at=parse_time(event.get("ended_at")),
-        finish_reason=event.get("finish_reason"),
+        usage=_usage(event.get("usage"), warn),
+        started_at=parse_time(event.get("started_at"), warn, "started_at"),
+        ended_at=parse_time(event.get("ended_at"), warn, "ended_at"),
+        finish_reason=finish_reason,
         line=line,
-        id=event.get("id"),
-        model=event.get("model"),
+        id=round_id,
+        model=model,
     )
     for spec in calls:
         if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):
-            ctx.warn(line, f"trace {trace.id}: a tool call needs at least a 'name'")
+            warn("a tool call needs at least a 'name'")
             continue
         if isinstance(spec.get("input"), str) and "arguments" not in spec:
             # A text action's input (ReAct "Action Input:"), not JSON arguments.
-            call = ToolCall(id=str(spec.get("id") or ""), name=spec["name"], arguments_raw=spec["input"], arguments=spec["input"])
+            call = ToolCall(id=scalar_text(spec.get("id")), name=spec["name"], arguments_raw=spec["input"], arguments=spec["input"])
         else:
             call = new_call(spec.get("id"), spec["name"], spec.get("arguments"))
         if not call.id:
             call.id = f"r{number}.c{len(rnd.tool_calls) + 1}"
         if call.id in entry.pending:
-            ctx.warn(line, f"trace {trace.id}: call id {call.id!r} reused before its result arrived")
+            warn(f"call id {brief(call.id)} reused before its result arrived")
         entry.pending[call.id] = call
         rnd.tool_calls.append(call)
     trace.rounds.append(rnd)
 
 
-def _read_result(entry: _Open, event: dict, line: int, ctx: ReadContext) -> None:
-    trace = entry.trace
+def _read_result(entry: _Open, event: dict, line: int, warn: Warn) -> None:
     call_id = event.get("call_id")
-    call = entry.pending.pop(str(call_id), None) if call_id is not None else None
+    call = entry.pending.pop(scalar_text(call_id), None) if call_id is not None else None
     if call is None:
-        ctx.warn(line, f"trace {trace.id}: result for unknown call id {call_id!r}")
+        warn(f"result for unknown call id {brief(call_id)}")
         return
     is_error = event.get("is_error")
     call.result = ToolResult(
         content=content_text(event.get("content")),
         is_error=is_error if isinstance(is_error, bool) else None,
-        started_at=parse_time(event.get("started_at")),
-        ended_at=parse_time(event.get("ended_at")),
+        started_at=parse_time(event.get("started_at"), warn, "started_at"),
+        ended_at=parse_time(event.get("ended_at"), warn, "ended_at"),
         line=line,
     )

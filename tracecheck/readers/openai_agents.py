@@ -55,12 +55,24 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
-
 from ..model import Round, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
-from .common import as_str, content_text, dump_json, finish_trace, make_usage, new_call, parse_arguments, parse_time
+from .common import (
+    Counts,
+    Warn,
+    as_str,
+    brief,
+    content_text,
+    dump_json,
+    failure,
+    finish_trace,
+    make_usage,
+    new_call,
+    parse_arguments,
+    parse_time,
+    scalar_text,
+)
 
 FORMAT = "openai-agents"
 
@@ -76,31 +88,33 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
         try:
             yield from reader.record(record.value, record.line)
         except Exception as exc:  # one odd record must not cost the rest of the file
-            ctx.warn(record.line, f"could not read this record ({type(exc).__name__}: {exc})")
+            ctx.warn(record.line, f"could not read this record ({failure(exc)})")
     yield from reader.close()
 
 
 # --- helpers ---------------------------------------------------------------------------
 
 
-def _details(value: Any, key: str) -> Any:
+def _details(counts: Counts, key: str) -> Counts:
     # Span usage details are a dict; some SDK serialisations wrap them in a list.
+    value = counts.obj.get(key)
     if isinstance(value, list) and value and isinstance(value[0], dict):
         value = value[0]
-    return value.get(key) if isinstance(value, dict) else None
+    return Counts(value, counts.warn, f"{counts.path}.{key}")
 
 
-def _usage(value: Any):
+def _usage(value: Any, warn: Warn | None = None):
     if not isinstance(value, dict):
         return None
-    cached = _details(value.get("input_tokens_details"), "cached_tokens")
+    counts = Counts(value, warn)
+    cached = _details(counts, "input_tokens_details").get("cached_tokens")
     if cached is None:
-        cached = value.get("cached_input_tokens")
+        cached = counts.get("cached_input_tokens")
     return make_usage(
-        value.get("input_tokens", value.get("prompt_tokens")),
-        value.get("output_tokens", value.get("completion_tokens")),
+        counts.get("input_tokens", "prompt_tokens"),
+        counts.get("output_tokens", "completion_tokens"),
         cached,
-        _details(value.get("output_tokens_details"), "reasoning_tokens"),
+        _details(counts, "output_tokens_details").get("reasoning_tokens"),
     )
 
 
@@ -125,7 +139,7 @@ def _canonical(arguments: Any) -> str:
     raw, parsed, error = parse_arguments(arguments)
     if error is not None:
         return raw.strip()
-    return orjson.dumps(parsed, option=orjson.OPT_SORT_KEYS).decode()
+    return dump_json(parsed, sort_keys=True)
 
 
 def _handoff_tool_name(agent: str | None) -> str:
@@ -138,13 +152,13 @@ def _handoff_tool_name(agent: str | None) -> str:
 class _Span:
     __slots__ = ("id", "parent", "type", "data", "started", "ended", "error", "line", "order")
 
-    def __init__(self, obj: dict, data: dict, line: int, order: int) -> None:
-        self.id = str(obj.get("id") or f"line{line}#{order}")
+    def __init__(self, obj: dict, data: dict, line: int, order: int, warn: Warn) -> None:
+        self.id = scalar_text(obj.get("id")) or f"line{line}#{order}"
         self.parent = as_str(obj.get("parent_id"))
         self.type = data["type"]
         self.data = data
-        self.started = parse_time(obj.get("started_at"))
-        self.ended = parse_time(obj.get("ended_at"))
+        self.started = parse_time(obj.get("started_at"), warn, "started_at")
+        self.ended = parse_time(obj.get("ended_at"), warn, "ended_at")
         self.error = obj.get("error") if obj.get("error") not in (None, {}) else None
         self.line = line
         self.order = order
@@ -208,25 +222,31 @@ class _Reader:
         else:
             data = obj.get("span_data")
             if not isinstance(data, dict) or not as_str(data.get("type")):
-                self.ctx.warn(line, f"trace {trace_id}: span {obj.get('id')!r} without span_data.type{where}; skipped")
+                self.ctx.warn(line, f"trace {trace_id}: span {brief(obj.get('id'))} without span_data.type{where}; skipped")
             else:
                 self.count += 1
-                span = _Span(obj, data, line, self.count)
+                span = _Span(obj, data, line, self.count, lambda reason: self.ctx.warn(line, f"trace {trace_id}: {reason}"))
                 pending.spans.setdefault(span.id, span)  # a span exported twice counts once
         while len(self.open) > _MAX_OPEN:
             _, oldest = self.open.popitem(last=False)
             self.finished.add(oldest.trace_id)
-            yield self.build(oldest)
+            yield from self.build(oldest)
 
     def close(self) -> Iterator[Trace]:
         pending = sorted(self.open.values(), key=lambda p: p.line)
         self.open.clear()
         for entry in pending:
-            yield self.build(entry)
+            yield from self.build(entry)
 
     # --- one trace -------------------------------------------------------------------
 
-    def build(self, pending: _Pending) -> Trace:
+    def build(self, pending: _Pending) -> Iterator[Trace]:
+        try:
+            yield self.assemble(pending)
+        except Exception as exc:  # noqa: BLE001 - a bug on one odd trace must not cost the others
+            self.ctx.warn(pending.line, f"trace {pending.trace_id}: could not read this trace ({failure(exc)})")
+
+    def assemble(self, pending: _Pending) -> Trace:
         trace = Trace(id=pending.trace_id, format=FORMAT, file=self.ctx.file, line=pending.line, end_line=pending.end_line)
         header = pending.header or {}
         for key in ("workflow_name", "group_id"):
@@ -278,14 +298,14 @@ class _Builder:
                 self.custom_span(span)
             elif kind not in _IGNORED_SPANS and kind not in self.unknown:
                 self.unknown.add(kind)
-                self.warn(span, f"span type {kind!r} is not known; such spans are skipped")
+                self.warn(span, f"span type {brief(kind)} is not known; such spans are skipped")
         self.finish()
 
     def model_span(self, span: _Span) -> None:
         data = span.data
         rnd = Round(
             index=len(self.trace.rounds) + 1,
-            usage=_usage(data.get("usage")),
+            usage=_usage(data.get("usage"), lambda reason: self.warn(span, reason)),
             started_at=span.started,
             ended_at=span.ended,
             line=span.line,
@@ -388,11 +408,11 @@ class _Builder:
         data = span.data.get("data")
         kind = data.get("sdk_span_type") if isinstance(data, dict) else None
         if kind == "task":
-            self.task_usage = _usage(data.get("usage")) or self.task_usage
+            self.task_usage = _usage(data.get("usage"), lambda reason: self.warn(span, reason)) or self.task_usage
             if span.error is not None:
                 self.run_error = _error_text(span.error)
         elif kind == "turn":
-            usage = _usage(data.get("usage"))
+            usage = _usage(data.get("usage"), lambda reason: self.warn(span, reason))
             if usage is not None:
                 self.turn_usages.append(usage)
 

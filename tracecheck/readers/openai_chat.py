@@ -48,24 +48,27 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
-
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
 from .common import (
+    Counts,
+    Warn,
     as_int,
     as_str,
     as_str_or_int,
+    brief,
     content_text,
     continued_trace,
     dump_json,
+    failure,
     finish_trace,
-    first_of,
     make_usage,
     new_call,
     parse_arguments,
     parse_time,
+    scalar_text,
+    shift_time,
     thread_trace_id,
 )
 
@@ -83,7 +86,7 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
         try:
             yield from reader.record(record.value, record.line)
         except Exception as exc:  # a bug on one odd record must not cost the rest of the file
-            ctx.warn(record.line, f"could not read this record ({type(exc).__name__}: {exc})")
+            ctx.warn(record.line, f"could not read this record ({failure(exc)})")
     yield from reader.close()
 
 
@@ -103,27 +106,25 @@ def _explicit_id(obj: Any, keys: tuple[str, ...]) -> str | None:
     return None
 
 
-def _usage(value: Any):
+def _usage(value: Any, warn: Warn | None = None):
     """Chat-completion usage (or the input/output spelling some servers use) -> Usage | None."""
     if not isinstance(value, dict):
         return None
-    prompt = value.get("prompt_tokens_details") or value.get("input_tokens_details")
-    completion = value.get("completion_tokens_details") or value.get("output_tokens_details")
-    cached = prompt.get("cached_tokens") if isinstance(prompt, dict) else None
+    counts = Counts(value, warn)
+    cached = counts.within("prompt_tokens_details", "input_tokens_details").get("cached_tokens")
     if cached is None:
-        cached = value.get("cache_read_input_tokens")  # Anthropic through LiteLLM
-    reasoning = completion.get("reasoning_tokens") if isinstance(completion, dict) else None
+        cached = counts.get("cache_read_input_tokens")  # Anthropic through LiteLLM
     return make_usage(
-        first_of(value, ("prompt_tokens", "input_tokens")),
-        first_of(value, ("completion_tokens", "output_tokens")),
+        counts.get("prompt_tokens", "input_tokens"),
+        counts.get("completion_tokens", "output_tokens"),
         cached,
-        reasoning,
+        counts.within("completion_tokens_details", "output_tokens_details").get("reasoning_tokens"),
     )
 
 
-def _message_time(msg: dict) -> float | None:
+def _message_time(msg: dict, warn: Warn | None = None) -> float | None:
     for key in _MESSAGE_TIME_KEYS:
-        moment = parse_time(msg.get(key))
+        moment = parse_time(msg.get(key), warn, key)
         if moment is not None:
             return moment
     return None
@@ -169,7 +170,7 @@ def _canonical_arguments(arguments: Any) -> str:
     raw, parsed, error = parse_arguments(arguments)
     if error is not None:
         return raw.strip()
-    return orjson.dumps(parsed, option=orjson.OPT_SORT_KEYS).decode()
+    return dump_json(parsed, sort_keys=True)
 
 
 def _fingerprint(msg: Any) -> int:
@@ -187,13 +188,13 @@ def _fingerprint(msg: Any) -> int:
         items = msg.get("tool_calls")
         for item in items if isinstance(items, list) else ():
             name, arguments = _call_parts(item)
-            calls.append((str(name), _canonical_arguments(arguments)))
+            calls.append((scalar_text(name), _canonical_arguments(arguments)))
         legacy = msg.get("function_call")
         if isinstance(legacy, dict):
-            calls.append((str(legacy.get("name")), _canonical_arguments(legacy.get("arguments"))))
+            calls.append((scalar_text(legacy.get("name")), _canonical_arguments(legacy.get("arguments"))))
         if calls:
             return hash(("assistant", tuple(calls)))
-    return hash((str(role), content_text(msg.get("content")).strip(), str(msg.get("tool_call_id") or "")))
+    return hash((scalar_text(role), content_text(msg.get("content")).strip(), scalar_text(msg.get("tool_call_id") or "")))
 
 
 def _is_bare_message(item: Any) -> bool:
@@ -211,31 +212,35 @@ def _first_choice(body: Any) -> tuple[dict | None, dict]:
     return None, {}
 
 
-def _apply_response(rnd: Round, body: dict, choice: dict, fallback_model: Any = None) -> None:
-    usage = _usage(body.get("usage"))
+def _apply_response(rnd: Round, body: dict, choice: dict, warn: Warn, fallback_model: Any = None) -> None:
+    usage = _usage(body.get("usage"), warn)
     if usage is not None:
         rnd.usage = usage
     rnd.id = as_str(body.get("id")) or rnd.id
     rnd.model = as_str(body.get("model")) or rnd.model or as_str(fallback_model)
     rnd.finish_reason = as_str(choice.get("finish_reason")) or rnd.finish_reason
     if rnd.ended_at is None:
-        rnd.ended_at = parse_time(body.get("created"))
+        rnd.ended_at = parse_time(body.get("created"), warn, "created")
 
 
-def _exchange_times(record: dict, body: Any) -> tuple[float | None, float | None]:
-    start = parse_time(first_of(record, ("started_at", "start_time", "startTime")))
-    end = parse_time(first_of(record, ("ended_at", "end_time", "endTime")))
+def _exchange_times(record: dict, body: Any, warn: Warn) -> tuple[float | None, float | None]:
+    def time_of(obj: dict, *keys: str) -> float | None:
+        key = next((k for k in keys if obj.get(k) is not None), None)
+        return None if key is None else parse_time(obj[key], warn, key)
+
+    start = time_of(record, "started_at", "start_time", "startTime")
+    end = time_of(record, "ended_at", "end_time", "endTime")
     if end is None:
         # A logger writes its line once the response is in: the timestamp is the end.
-        end = parse_time(record.get("timestamp"))
+        end = time_of(record, "timestamp")
     if end is None and isinstance(body, dict):
-        end = parse_time(body.get("created"))
+        end = time_of(body, "created")
     latency = record.get("latency_ms", record.get("duration_ms"))
     if isinstance(latency, (int, float)) and not isinstance(latency, bool) and latency >= 0:
         if start is None and end is not None:
-            start = round(end - latency / 1000.0, 6)
+            start = shift_time(end, -latency / 1000.0)
         elif end is None and start is not None:
-            end = round(start + latency / 1000.0, 6)
+            end = shift_time(start, latency / 1000.0)
     return start, end
 
 
@@ -258,6 +263,10 @@ class _Conversation:
         where = f" (message {number})" if number is not None else ""
         self.ctx.warn(line, f"trace {self.trace.id}: {reason}{where}")
 
+    def warner(self, line: int, number: int | None = None) -> Warn:
+        """:meth:`warn` for one message, as the value helpers take it."""
+        return lambda reason: self.warn(line, number, reason)
+
     def add(self, msg: Any, line: int, number: int | None = None) -> None:
         if not isinstance(msg, dict):
             self.warn(line, number, "a message must be a JSON object; skipped")
@@ -270,17 +279,18 @@ class _Conversation:
         elif role == "function":
             self.function_result(msg, line, number)
         elif role not in ("system", "developer", "user"):
-            self.warn(line, number, f"message with unknown role {role!r} skipped")
+            self.warn(line, number, f"message with unknown role {brief(role)} skipped")
 
     def assistant(self, msg: dict, line: int, number: int | None = None) -> Round:
         text = content_text(msg.get("content"))
         if not text and isinstance(msg.get("refusal"), str):
             text = msg["refusal"]
+        warn = self.warner(line, number)
         rnd = Round(
             index=len(self.trace.rounds) + 1,
             text=text,
-            usage=_usage(msg.get("usage")),
-            ended_at=_message_time(msg),
+            usage=_usage(msg.get("usage"), warn),
+            ended_at=_message_time(msg, warn),
             finish_reason=as_str(msg.get("finish_reason")),
             line=line,
             id=as_str(msg.get("id")),
@@ -313,16 +323,16 @@ class _Conversation:
             # finish_trace's scheme, given now because results are looked up by id.
             call.id = f"r{rnd.index}.c{len(rnd.tool_calls) + 1}"
         if call.id in self.pending:
-            self.warn(line, number, f"call id {call.id!r} reused before its result arrived")
+            self.warn(line, number, f"call id {brief(call.id)} reused before its result arrived")
         self.pending[call.id] = call
         self.answered.discard(call.id)
         rnd.tool_calls.append(call)
 
-    def _result(self, msg: dict, line: int) -> ToolResult:
+    def _result(self, msg: dict, line: int, number: int | None = None) -> ToolResult:
         return ToolResult(
             content=content_text(msg.get("content")),
             is_error=_error_flag(msg),
-            ended_at=_message_time(msg),
+            ended_at=_message_time(msg, self.warner(line, number)),
             line=line,
         )
 
@@ -338,9 +348,9 @@ class _Conversation:
             call = self.pending.get(call_id)
             if call is None:
                 if call_id in self.answered:
-                    reason = f"second tool result for call id {call_id!r} ignored (the first is kept)"
+                    reason = f"second tool result for call id {brief(call_id)} ignored (the first is kept)"
                 else:
-                    reason = f"tool result for unknown call id {call_id!r}"
+                    reason = f"tool result for unknown call id {brief(call_id)}"
                 self.warn(line, number, reason)
                 return
         else:
@@ -349,7 +359,7 @@ class _Conversation:
             if call is None:
                 self.warn(line, number, "tool result without tool_call_id and no call awaiting a result")
                 return
-        self._answer(call, self._result(msg, line))
+        self._answer(call, self._result(msg, line, number))
 
     def _oldest_unanswered(self, name: str | None) -> ToolCall | None:
         first = None
@@ -368,10 +378,10 @@ class _Conversation:
         if call is None and unanswered:
             call = unanswered[-1]
         if call is None:
-            self.warn(line, number, f"function result {name!r} with no function_call awaiting a result")
+            self.warn(line, number, f"function result {brief(name)} with no function_call awaiting a result")
             return
         self.legacy.remove(call)
-        self._answer(call, self._result(msg, line))
+        self._answer(call, self._result(msg, line, number))
 
 
 class _Exchange:
@@ -509,8 +519,9 @@ class _Reader:
                 self.ctx.warn(line, f"trace {trace.id}: response without choices[0].message")
             return
         rnd = conversation.assistant(message, line)
-        _apply_response(rnd, body, choice, request.get("model"))
-        started, ended = _exchange_times(record, body)
+        warn = conversation.warner(line)
+        _apply_response(rnd, body, choice, warn, request.get("model"))
+        started, ended = _exchange_times(record, body, warn)
         rnd.started_at = started if started is not None else rnd.started_at
         rnd.ended_at = ended if ended is not None else rnd.ended_at
         open_.expected = prints + [_fingerprint(message)]
@@ -548,8 +559,9 @@ class _Reader:
                     reason = "batch response body is not a chat completion (no choices[0].message); line skipped"
                     self.ctx.warn(line, f"trace {trace_id}: {reason}")
                     return
-                rnd = _Conversation(trace, self.ctx).assistant(message, line)
-                _apply_response(rnd, body, choice)
+                conversation = _Conversation(trace, self.ctx)
+                rnd = conversation.assistant(message, line)
+                _apply_response(rnd, body, choice, conversation.warner(line))
         yield self.finish(trace)
 
     def batch_input(self, value: dict, line: int, index: int | None) -> Iterator[Trace]:

@@ -82,7 +82,22 @@ from typing import Any
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
-from .common import as_str, content_text, dump_json, finish_trace, first_of, make_usage, new_call, parse_time
+from .common import (
+    Counts,
+    Warn,
+    as_str,
+    brief,
+    content_text,
+    dump_json,
+    failure,
+    finish_trace,
+    first_of,
+    make_usage,
+    new_call,
+    parse_time,
+    scalar_text,
+    shift_time,
+)
 
 FORMAT = "openai-responses"
 
@@ -117,7 +132,7 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
         try:
             yield from reader.record(record.value, record.line)
         except Exception as exc:  # one odd record must not cost the rest of the file
-            ctx.warn(record.line, f"could not read this record ({type(exc).__name__}: {exc})")
+            ctx.warn(record.line, f"could not read this record ({failure(exc)})")
     yield from reader.close()
 
 
@@ -195,16 +210,15 @@ def _parts_text(content: Any) -> str:
     return "\n".join(pieces)
 
 
-def _usage(value: Any):
+def _usage(value: Any, warn: Warn | None = None):
     if not isinstance(value, dict):
         return None
-    details_in = value.get("input_tokens_details") or value.get("prompt_tokens_details")
-    details_out = value.get("output_tokens_details") or value.get("completion_tokens_details")
+    counts = Counts(value, warn)
     return make_usage(
-        value.get("input_tokens", value.get("prompt_tokens")),
-        value.get("output_tokens", value.get("completion_tokens")),
-        details_in.get("cached_tokens") if isinstance(details_in, dict) else None,
-        details_out.get("reasoning_tokens") if isinstance(details_out, dict) else None,
+        counts.get("input_tokens", "prompt_tokens"),
+        counts.get("output_tokens", "completion_tokens"),
+        counts.within("input_tokens_details", "prompt_tokens_details").get("cached_tokens"),
+        counts.within("output_tokens_details", "completion_tokens_details").get("reasoning_tokens"),
     )
 
 
@@ -384,7 +398,7 @@ class _Reader:
             elif kind == "invalid":
                 self.ctx.warn(line, f"trace {state.trace.id}: output item {number} is not an object; skipped")
             elif kind == "unknown":
-                self.ctx.warn(line, f"trace {state.trace.id}: output item of unknown type {item.get('type')!r} skipped")
+                self.ctx.warn(line, f"trace {state.trace.id}: output item of unknown type {brief(item.get('type'))} skipped")
         rounds = [self.build_round(state, segment, line) for segment in _segments(model_items)]
         if not rounds and status not in ("failed", "cancelled", "in_progress", "queued"):
             rounds = [Round(index=0, line=line)]  # a response that said nothing is still one
@@ -393,8 +407,9 @@ class _Reader:
             rnd.model = as_str(response.get("model"))
             rnd.finish_reason = "tool_calls"
         if rounds:
-            rounds[0].usage = _usage(response.get("usage"))
-            started, ended = _times(record, response)
+            warn = self.warner(state, line)
+            rounds[0].usage = _usage(response.get("usage"), warn)
+            started, ended = _times(record, response, warn)
             rounds[0].started_at = started
             rounds[-1].ended_at = ended
             rounds[-1].finish_reason = _finish_reason(status, response, rounds[-1])
@@ -452,7 +467,7 @@ class _Reader:
             elif kind == "invalid":
                 self.ctx.warn(line, f"trace {state.trace.id}: item {number + 1} is not an object; skipped")
             elif kind == "unknown":
-                self.ctx.warn(line, f"trace {state.trace.id}: item of unknown type {item.get('type')!r} skipped")
+                self.ctx.warn(line, f"trace {state.trace.id}: item of unknown type {brief(item.get('type'))} skipped")
 
     def is_known(self, state: _State, item: dict) -> bool:
         for key in ("id", "call_id"):
@@ -505,7 +520,7 @@ class _Reader:
             # Free-text input (a grammar, a patch): text, not JSON arguments.
             given = item.get("input")
             raw = given if isinstance(given, str) else ("" if given is None else dump_json(given))
-            return ToolCall(id=str(call_id or ""), name=str(item.get("name") or "custom_tool"), arguments_raw=raw, arguments=raw)
+            return ToolCall(id=scalar_text(call_id), name=scalar_text(item.get("name")) or "custom_tool", arguments_raw=raw, arguments=raw)
         name = _CLIENT_CALLS.get(kind) or kind.removesuffix("_call")
         if kind == "computer_call":
             arguments = item.get("action") if item.get("action") is not None else {"actions": item.get("actions")}
@@ -521,7 +536,7 @@ class _Reader:
     def register(self, state: _State, rnd: Round, call: ToolCall, line: int) -> None:
         if call.id:
             if call.id in state.calls:
-                self.ctx.warn(line, f"trace {state.trace.id}: call id {call.id!r} used twice; results go to the later call")
+                self.ctx.warn(line, f"trace {state.trace.id}: call id {brief(call.id)} used twice; results go to the later call")
             state.calls[call.id] = call
         rnd.tool_calls.append(call)
 
@@ -532,7 +547,7 @@ class _Reader:
             call_id = as_str(item.get("id"))  # this output names its call in ``id``
         call = state.calls.get(call_id) if call_id else None
         if call is None:
-            self.ctx.warn(line, f"trace {state.trace.id}: tool result for unknown call id {call_id!r}")
+            self.ctx.warn(line, f"trace {state.trace.id}: tool result for unknown call id {brief(call_id)}")
             return
         if call.result is not None:
             return  # re-sent history: the first copy stands
@@ -542,7 +557,7 @@ class _Reader:
         request_id = as_str(item.get("approval_request_id"))
         call = state.approvals.get(request_id) if request_id else None
         if call is None:
-            self.ctx.warn(line, f"trace {state.trace.id}: approval response for unknown request id {request_id!r}")
+            self.ctx.warn(line, f"trace {state.trace.id}: approval response for unknown request id {brief(request_id)}")
             return
         if item.get("approve") is False and call.result is None:
             reason = as_str(item.get("reason"))
@@ -560,6 +575,9 @@ class _Reader:
         return True
 
     # --- traces ----------------------------------------------------------------------
+
+    def warner(self, state: _State, line: int) -> Warn:
+        return lambda reason: self.ctx.warn(line, f"trace {state.trace.id}: {reason}")
 
     def new_trace(self, trace_id: str, line: int, shape: str) -> Trace:
         trace = Trace(id=trace_id, format=FORMAT, file=self.ctx.file, line=line, end_line=line)
@@ -658,20 +676,24 @@ def _finish_reason(status: str | None, response: dict, last: Round) -> str | Non
     return status
 
 
-def _times(record: dict, response: dict) -> tuple[float | None, float | None]:
-    started = parse_time(response.get("created_at"))
+def _times(record: dict, response: dict, warn: Warn) -> tuple[float | None, float | None]:
+    def time_of(obj: dict, *keys: str) -> float | None:
+        key = next((k for k in keys if obj.get(k) is not None), None)
+        return None if key is None else parse_time(obj[key], warn, key)
+
+    started = time_of(response, "created_at")
     if started is None:
-        started = parse_time(first_of(record, ("started_at", "start_time", "startTime")))
-    ended = parse_time(response.get("completed_at"))
+        started = time_of(record, "started_at", "start_time", "startTime")
+    ended = time_of(response, "completed_at")
     if ended is None and record is not response:
         # A logger writes its line once the response is in: its timestamp is the end.
-        ended = parse_time(first_of(record, ("ended_at", "end_time", "endTime", "timestamp")))
+        ended = time_of(record, "ended_at", "end_time", "endTime", "timestamp")
     latency = record.get("latency_ms", record.get("duration_ms"))
     if isinstance(latency, (int, float)) and not isinstance(latency, bool) and latency >= 0:
         if ended is None and started is not None:
-            ended = round(started + latency / 1000.0, 6)
+            ended = shift_time(started, latency / 1000.0)
         elif started is None and ended is not None:
-            started = round(ended - latency / 1000.0, 6)
+            started = shift_time(ended, -latency / 1000.0)
     return started, ended
 
 
@@ -746,7 +768,7 @@ def _client_result(item: dict, line: int) -> ToolResult:
         content = "\n".join(pieces)
     elif kind == "apply_patch_call_output":
         content = _parts_text(output)
-        is_error = {"failed": True, "completed": False}.get(item.get("status"))
+        is_error = _status_error(item.get("status"))
     elif isinstance(output, dict) and output.get("type") == "computer_screenshot":
         content = f"[image {_image_ref(output.get('image_url'), output.get('file_id'))}]"
     elif isinstance(output, (str, list)) or output is None:

@@ -66,18 +66,23 @@ from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
 from .common import (
+    Counts,
+    Warn,
     as_dict,
     as_int,
     as_list,
     as_str,
     as_str_or_int,
+    brief,
     content_text,
+    failure,
     file_stem,
     finish_trace,
     litellm_usage,
     make_usage,
     new_call,
     parse_time,
+    shift_time,
 )
 
 FORMAT = "openhands"
@@ -129,7 +134,7 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
                 count += 1
                 yield trace
         except Exception as exc:  # one odd record must not cost the rest
-            ctx.warn(line, f"could not read this record ({type(exc).__name__}: {exc})")
+            ctx.warn(line, f"could not read this record ({failure(exc)})")
     if stream is not None:
         yield stream.finish()
 
@@ -150,10 +155,10 @@ def _is_eval_output(value: Any) -> bool:
     return "instance_id" in value and value.get("history", ...) is None and ("error" in value or "test_result" in value)
 
 
-def _token_usage(raw: Any):
+def _token_usage(raw: Any, warn: Warn | None = None, path: str = "token_usage"):
     """OpenHands' own TokenUsage record (metrics.token_usages / accumulated_token_usage)."""
-    raw = as_dict(raw)
-    return make_usage(raw.get("prompt_tokens"), raw.get("completion_tokens"), raw.get("cache_read_tokens"))
+    counts = Counts(raw, warn, path)
+    return make_usage(counts.get("prompt_tokens"), counts.get("completion_tokens"), counts.get("cache_read_tokens"))
 
 
 def _is_error(obs: dict) -> bool:
@@ -189,6 +194,9 @@ class _Builder:
         self.env_error: str | None = None
         self.llm_metrics: dict | None = None
 
+    def warner(self, line: int | None) -> Warn:
+        return lambda reason: self.ctx.warn(line, f"trace {self.trace.id}: {reason}")
+
     # -- events --
 
     def event(self, ev: Any, line: int, k: int, forced: ToolCall | None = None, paired: bool = False) -> ToolCall | None:
@@ -198,7 +206,7 @@ class _Builder:
         if not (_is_event(ev) or loose):
             self.ctx.warn(line, f"trace {self.trace.id}: history item {k} is not an OpenHands event")
             return None
-        moment = parse_time(ev.get("timestamp"))
+        moment = parse_time(ev.get("timestamp"), self.warner(line), "timestamp")
         if isinstance(ev.get("llm_metrics"), dict):
             self.llm_metrics = ev["llm_metrics"]
         call = None
@@ -217,7 +225,7 @@ class _Builder:
         rnd = Round(
             index=0,
             text=text,
-            usage=litellm_usage(response.get("usage")),
+            usage=litellm_usage(response.get("usage"), self.warner(line)),
             started_at=self.last_time if moment is not None else None,
             ended_at=moment,
             finish_reason=as_str(choice.get("finish_reason")),
@@ -310,12 +318,12 @@ class _Builder:
                 call = None
         if call is None:
             if call_id is not None:
-                self.ctx.warn(line, f"trace {self.trace.id}: tool result for unknown call id {call_id!r}")
+                self.ctx.warn(line, f"trace {self.trace.id}: tool result for unknown call id {brief(call_id)}")
             elif kind == "error":
                 self.env_error = content_text(ev.get("content")) or as_str(ev.get("message"))
             return  # null observations, recall results, answers to non-calls
         if call.result is not None:
-            self.ctx.warn(line, f"trace {self.trace.id}: a second observation for call {call.id or call.name!r} is ignored")
+            self.ctx.warn(line, f"trace {self.trace.id}: a second observation for call {brief(call.id or call.name)} is ignored")
             return
         if call.id:
             self.by_call_id.pop(call.id, None)
@@ -338,15 +346,17 @@ class _Builder:
         for entry in as_list(metrics.get("token_usages")):
             rnd = by_id.get(as_str(as_dict(entry).get("response_id")))
             if rnd is not None and rnd.usage is None:
-                rnd.usage = _token_usage(entry)
+                rnd.usage = _token_usage(entry, self.warner(rnd.line), "metrics.token_usages")
         for entry in as_list(metrics.get("response_latencies")):
             entry = as_dict(entry)
             rnd = by_id.get(as_str(entry.get("response_id")))
             latency = entry.get("latency")
             if rnd is not None and rnd.ended_at is not None and isinstance(latency, (int, float)) and latency >= 0:
-                rnd.started_at = round(rnd.ended_at - float(latency), 6)
+                rnd.started_at = shift_time(rnd.ended_at, -latency)
         if all(r.usage is None for r in self.trace.rounds):
-            self.trace.usage_total = _token_usage(metrics.get("accumulated_token_usage"))
+            self.trace.usage_total = _token_usage(
+                metrics.get("accumulated_token_usage"), self.warner(self.trace.line), "metrics.accumulated_token_usage"
+            )
         cost = metrics.get("accumulated_cost")
         if isinstance(cost, (int, float)) and not isinstance(cost, bool):
             self.trace.metadata["accumulated_cost"] = cost

@@ -82,16 +82,21 @@ from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
 from .common import (
+    Counts,
+    Warn,
     as_dict,
     as_int,
     as_list,
     as_str_or_int,
+    brief,
     content_text,
     dump_json,
+    failure,
     finish_trace,
     make_usage,
     new_call,
     parse_time,
+    scalar_text,
     visible_text,
 )
 from .langchain import parse_message
@@ -102,6 +107,8 @@ FORMAT = "otel"
 _INFERENCE_OPS = ("chat", "text_completion", "generate_content", "completion")
 _NOT_OTLP = "JSON that is not an OTLP/JSON trace export (no 'resourceSpans' list)"
 _MARKERS = ("gen_ai.", "llm.", "openinference.", "traceloop.")
+_MAX_NANOS = 253402214400 * 10**9  # common.MAX_TIME in nanoseconds
+_MAX_VALUE_DEPTH = 64  # AnyValue nesting read; deeper is no attribute any instrumentation writes
 
 
 def _structured_string(text: str) -> Any:
@@ -155,15 +162,18 @@ class _Decoder:
         self.ctx = ctx
         self.seq = 0
 
-    def any_value(self, value: Any, warn) -> Any:
+    def any_value(self, value: Any, warn, depth: int = 0) -> Any:
+        if depth > _MAX_VALUE_DEPTH:
+            warn(f"nests arrayValue/kvlistValue more than {_MAX_VALUE_DEPTH} levels deep; ignored")
+            return None
         if not isinstance(value, dict):
-            warn(f"is not an AnyValue object: {value!r}")
+            warn(f"is not an AnyValue object: {brief(value)}")
             return None
         if not value:
             return None  # an empty AnyValue: the attribute is set to nothing
         if "stringValue" in value:
             raw = value["stringValue"]
-            return raw if isinstance(raw, str) else str(raw)
+            return raw if isinstance(raw, str) else scalar_text(raw)
         if "intValue" in value:
             raw = value["intValue"]
             if isinstance(raw, int) and not isinstance(raw, bool):
@@ -173,7 +183,7 @@ class _Decoder:
                     return int(raw.strip())
                 except ValueError:
                     pass
-            warn(f"has a bad intValue {raw!r}; ignored")
+            warn(f"has a bad intValue {brief(raw)}; ignored")
             return None
         if "doubleValue" in value:
             raw = value["doubleValue"]
@@ -184,7 +194,7 @@ class _Decoder:
                     return float(raw)
                 except ValueError:
                     pass
-            warn(f"has a bad doubleValue {raw!r}; ignored")
+            warn(f"has a bad doubleValue {brief(raw)}; ignored")
             return None
         if "boolValue" in value:
             raw = value["boolValue"]
@@ -192,49 +202,56 @@ class _Decoder:
                 return raw
             if raw in ("true", "false"):
                 return raw == "true"
-            warn(f"has a bad boolValue {raw!r}; ignored")
+            warn(f"has a bad boolValue {brief(raw)}; ignored")
             return None
         if "arrayValue" in value:
-            return [self.any_value(v, warn) for v in as_list(as_dict(value["arrayValue"]).get("values"))]
+            return [self.any_value(v, warn, depth + 1) for v in as_list(as_dict(value["arrayValue"]).get("values"))]
         if "kvlistValue" in value:
-            return self.key_values(as_dict(value["kvlistValue"]).get("values"), warn)
+            return self.key_values(as_dict(value["kvlistValue"]).get("values"), warn, depth + 1)
         if "bytesValue" in value:
             return value["bytesValue"]
         warn(f"has no known AnyValue field ({', '.join(sorted(map(str, value)))}); ignored")
         return None
 
-    def key_values(self, items: Any, warn) -> dict:
+    def key_values(self, items: Any, warn, depth: int = 0) -> dict:
         if isinstance(items, dict):  # lenient: a plain mapping instead of KeyValue pairs
             return dict(items)
         out: dict[str, Any] = {}
         for item in as_list(items):
             if not isinstance(item, dict) or not isinstance(item.get("key"), str):
-                warn(f"entry {item!r} is not a {{key, value}} pair; skipped")
+                warn(f"entry {brief(item)} is not a {{key, value}} pair; skipped")
                 continue
             key = item["key"]
-            out[key] = self.any_value(item.get("value"), lambda reason, key=key: warn(f"{key!r} {reason}"))
+            out[key] = self.any_value(item.get("value"), lambda reason, key=key: warn(f"{brief(key)} {reason}"), depth)
         return out
 
     def _time(self, value: Any, what: str, where: str, line: int) -> int | None:
         if value is None or value == "" or value == 0 or value == "0":
             return None
+        number = None
         if isinstance(value, int) and not isinstance(value, bool):
-            return value
-        if isinstance(value, str):
+            number = value
+        elif isinstance(value, str) and value.strip().isascii() and len(value.strip()) <= 30:
             try:
-                return int(value.strip())
+                number = int(value.strip())
             except ValueError:
                 pass
-        self.ctx.warn(line, f"{where}: bad {what} {value!r}; ignored")
+        # Positive nanoseconds before year 9999 are what exporters write: no need to ask.
+        if number is not None and (0 < number < _MAX_NANOS or parse_time(number) is not None):
+            return number
+        self.ctx.warn(line, f"{where}: bad {what} {brief(value)}; ignored")
         return None
 
     def attributes(self, items: Any, where: str, line: int) -> dict:
         return self.key_values(items, lambda reason: self.ctx.warn(line, f"{where}: attribute {reason}"))
 
     def spans(self, value: Any, line: int) -> Iterator[_Span]:
-        if isinstance(value, list):
+        if isinstance(value, list):  # a JSON array of export requests
             for item in value:
-                yield from self.spans(item, line)
+                if isinstance(item, list):
+                    self.ctx.warn(line, _NOT_OTLP)
+                else:
+                    yield from self.spans(item, line)
             return
         if not isinstance(value, dict) or not isinstance(value.get("resourceSpans"), list):
             self.ctx.warn(line, _NOT_OTLP)
@@ -259,7 +276,7 @@ class _Decoder:
         trace_id, span_id = as_str_or_int(raw.get("traceId")), as_str_or_int(raw.get("spanId"))
         name = raw.get("name") if isinstance(raw.get("name"), str) else ""
         if trace_id is None or span_id is None:
-            self.ctx.warn(line, f"span {name!r} without traceId or spanId; skipped")
+            self.ctx.warn(line, f"span {brief(name)} without traceId or spanId; skipped")
             return None
         where = f"span {span_id} ({name})"
         span = _Span()
@@ -271,7 +288,7 @@ class _Decoder:
         span.attrs = self.attributes(raw.get("attributes"), where, line)
         for event in as_list(raw.get("events")):
             if isinstance(event, dict) and isinstance(event.get("name"), str):
-                attrs = self.attributes(event.get("attributes"), f"{where} event {event['name']!r}", line)
+                attrs = self.attributes(event.get("attributes"), f"{where} event {brief(event['name'])}", line)
                 span.events.append((event["name"], attrs))
         status = as_dict(raw.get("status"))
         code = status.get("code", 0)
@@ -291,7 +308,7 @@ def _kind(span: _Span) -> str:
     """'round', 'tool' or 'other'."""
     attrs = span.attrs
     op = attrs.get("gen_ai.operation.name")
-    oi = str(attrs.get("openinference.span.kind") or "").upper()
+    oi = scalar_text(attrs.get("openinference.span.kind")).upper()
     if op == "execute_tool" or oi == "TOOL" or attrs.get("traceloop.span.kind") == "tool":
         return "tool"
     if op in _INFERENCE_OPS or oi == "LLM":
@@ -328,7 +345,7 @@ def _unflatten(attrs: dict, prefix: str) -> Any:
         if not isinstance(node, dict):
             return node
         items = {k: listify(v) for k, v in node.items()}
-        if items and all(k.isdigit() for k in items):
+        if items and all(k.isascii() and k.isdigit() and len(k) <= 18 for k in items):
             return [items[k] for k in sorted(items, key=int)]
         return items
 
@@ -507,13 +524,8 @@ def _history(span: _Span) -> tuple[list[tuple[str, str]], set[str]]:
     return results, called
 
 
-def _usage(attrs: dict):
-    def first(*keys: str) -> Any:
-        for key in keys:
-            if attrs.get(key) is not None:
-                return attrs[key]
-        return None
-
+def _usage(attrs: dict, warn: Warn | None = None):
+    first = Counts(attrs, warn, path="").get
     return make_usage(
         first("gen_ai.usage.input_tokens", "gen_ai.usage.prompt_tokens", "llm.token_count.prompt"),
         first("gen_ai.usage.output_tokens", "gen_ai.usage.completion_tokens", "llm.token_count.completion"),
@@ -538,13 +550,13 @@ def _finish_reason(attrs: dict) -> str | None:
     return as_str_or_int(reasons)
 
 
-def _round(span: _Span, content: _Content) -> Round:
+def _round(span: _Span, content: _Content, warn: Warn) -> Round:
     attrs = span.attrs
     return Round(
         index=0,
         text=content.text,
         tool_calls=content.calls,
-        usage=_usage(attrs),
+        usage=_usage(attrs, warn),
         started_at=span.started_at,
         ended_at=span.ended_at,
         finish_reason=_finish_reason(attrs) or content.finish_reason,
@@ -585,7 +597,7 @@ def _tool(span: _Span) -> tuple[str, str | None, ToolResult, Any]:
         call_id = as_str_or_int(attrs.get("gen_ai.tool.call.id"))
         arguments = attrs.get("gen_ai.tool.call.arguments")
         output = attrs.get("gen_ai.tool.call.result")
-    elif str(attrs.get("openinference.span.kind") or "").upper() == "TOOL":
+    elif scalar_text(attrs.get("openinference.span.kind")).upper() == "TOOL":
         name = as_str_or_int(attrs.get("tool.name")) or span.name
         call_id = as_str_or_int(attrs.get("tool.id")) or as_str_or_int(attrs.get("tool_call.id"))
         arguments = attrs.get("input.value")
@@ -623,7 +635,7 @@ class _OtelLinker(Linker):
             return
         if call_id in called_before:
             return  # made before this trace began; the history repeats it
-        self.ctx.warn(line, f"trace {self.trace.id}: tool result for unknown call id {call_id!r}")
+        self.ctx.warn(line, f"trace {self.trace.id}: tool result for unknown call id {brief(call_id)}")
 
 
 # --- building traces ---------------------------------------------------------------------------
@@ -660,7 +672,7 @@ def _build(trace_id: str, spans: list[_Span], ctx: ReadContext) -> Trace:
             content = _output_content(span)
             if span.status_code == 2 and not content.found and _usage(span.attrs) is None:
                 continue  # the call failed: no model response, so no round
-            linker.add_round(_round(span, content))
+            linker.add_round(_round(span, content, lambda reason, line=span.line: ctx.warn(line, f"trace {trace_id}: {reason}")))
         else:
             name, call_id, result, arguments = _tool(span)
             linker.add_result(name, call_id, result, lambda: input_call(call_id, name, arguments))
@@ -673,11 +685,11 @@ def _build(trace_id: str, spans: list[_Span], ctx: ReadContext) -> Trace:
             trace.error = (
                 root.status_message
                 or as_str_or_int(root.attrs.get("error.type"))
-                or f"root span {root.name!r} ended with status ERROR"
+                or f"root span {brief(root.name)} ended with status ERROR"
             )
             trace.labels["outcome"] = "failure"
         if kinds[root.span_id] == "other" and all(r.usage is None for r in trace.rounds):
-            trace.usage_total = _usage(root.attrs)
+            trace.usage_total = _usage(root.attrs, lambda reason: ctx.warn(root.line, f"trace {trace_id}: {reason}"))
     service = next((s.service for s in spans if s.service), None)
     if service:
         trace.metadata["service"] = service
@@ -695,7 +707,12 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
     decoder = _Decoder(ctx)
     traces: dict[str, dict[str, _Span]] = {}
     for record in records:
-        for span in decoder.spans(record.value, record.line):
+        try:
+            spans = list(decoder.spans(record.value, record.line))
+        except Exception as exc:  # noqa: BLE001 - one odd record must not cost the rest of the file
+            ctx.warn(record.line, f"could not read this record ({failure(exc)})")
+            continue
+        for span in spans:
             members = traces.setdefault(span.trace_id, {})
             members.setdefault(span.span_id, span)  # the same span exported twice is one span
     skipped = 0
@@ -705,6 +722,11 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
         if not any(_is_genai(s) for s in spans):
             skipped += 1
             continue
-        yield _build(trace_id, spans, ctx)
+        try:
+            trace = _build(trace_id, spans, ctx)
+        except Exception as exc:  # noqa: BLE001 - a bug on one odd trace must not cost the others
+            ctx.warn(min(s.line for s in spans), f"trace {trace_id}: could not read this trace ({failure(exc)})")
+            continue
+        yield trace
     if skipped:
         ctx.warn(None, f"{skipped} trace(s) without GenAI, OpenInference or OpenLLMetry spans skipped")

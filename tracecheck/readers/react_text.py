@@ -47,7 +47,7 @@ import orjson
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record, TextDocument
 from . import ReadContext
-from .common import finish_trace
+from .common import failure, finish_trace
 
 FORMAT = "react-text"
 
@@ -73,7 +73,7 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
         try:
             yield from _Parser(ctx, record.line).run(record.value.text)
         except Exception as exc:  # a bug on odd text must not cost the rest of the input
-            ctx.warn(record.line, f"could not read this transcript ({type(exc).__name__}: {exc})")
+            ctx.warn(record.line, f"could not read this transcript ({failure(exc)})")
 
 
 def _kind(label: str) -> str:

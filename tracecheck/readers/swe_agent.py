@@ -65,7 +65,22 @@ import orjson
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
-from .common import as_dict, as_int, as_list, as_str, content_text, file_stem, finish_trace, make_usage, new_call
+from .common import (
+    Counts,
+    Warn,
+    as_dict,
+    as_int,
+    as_list,
+    as_str,
+    brief,
+    content_text,
+    failure,
+    file_stem,
+    finish_trace,
+    make_usage,
+    new_call,
+    scalar_text,
+)
 
 FORMAT = "swe-agent"
 
@@ -80,7 +95,7 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
         try:
             trace = _read_document(record.value, record.line, ctx, first)
         except Exception as exc:  # one odd document must not cost the rest
-            ctx.warn(record.line, f"could not read this record ({type(exc).__name__}: {exc})")
+            ctx.warn(record.line, f"could not read this record ({failure(exc)})")
             continue
         if trace is not None:
             first = False
@@ -176,9 +191,9 @@ def _rounds_from_history(trace: Trace, history: list, line: int, ctx: ReadContex
                     ctx.warn(line, f"trace {trace.id}: tool message {k} answers no open call")
                 continue
             for call_id in ids:
-                call = pending.pop(str(call_id), None)
+                call = pending.pop(scalar_text(call_id), None)
                 if call is None:
-                    ctx.warn(line, f"trace {trace.id}: tool result for unknown call id {str(call_id)!r}")
+                    ctx.warn(line, f"trace {trace.id}: tool result for unknown call id {brief(scalar_text(call_id))}")
                     continue
                 call.result = ToolResult(content=content, line=line)
                 open_round = [c for c in open_round if c is not call]
@@ -217,8 +232,9 @@ def _rounds_from_trajectory(trace: Trace, steps: list, line: int, ctx: ReadConte
 # --- the document --------------------------------------------------------------------------
 
 
-def _model_stats_usage(stats: dict, n_rounds: int):
-    sent, received = as_int(stats.get("tokens_sent")), as_int(stats.get("tokens_received"))
+def _model_stats_usage(stats: dict, n_rounds: int, warn: Warn):
+    counts = Counts(stats, warn, "info.model_stats")
+    sent, received = counts.get("tokens_sent"), counts.get("tokens_received")
     calls = as_int(stats.get("api_calls")) or 0
     if not sent and not received and (calls > 0 or n_rounds > 0):
         return None  # 0 tokens for real API calls: not counted, not zero
@@ -258,7 +274,7 @@ def _read_document(value: Any, line: int, ctx: ReadContext, first: bool) -> Trac
     stats = as_dict(info.get("model_stats"))
     if stats:
         trace.metadata["model_stats"] = stats
-        trace.usage_total = _model_stats_usage(stats, len(trace.rounds))
+        trace.usage_total = _model_stats_usage(stats, len(trace.rounds), lambda reason: ctx.warn(line, f"trace {trace_id}: {reason}"))
 
     status = as_str(info.get("exit_status"))
     if status is not None:

@@ -56,7 +56,19 @@ import orjson
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record
 from . import ReadContext
-from .common import content_text, finish_trace, first_of, make_usage, new_call, parse_time
+from .common import (
+    Counts,
+    Warn,
+    brief,
+    content_text,
+    failure,
+    finish_trace,
+    make_usage,
+    new_call,
+    parse_time,
+    scalar_text,
+    shift_time,
+)
 
 FORMAT = "tau-bench"
 
@@ -72,7 +84,7 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
         try:
             yield from _record(value, line, ctx)
         except Exception as exc:  # one odd record must not cost the rest of the file
-            ctx.warn(line, f"could not read this record ({type(exc).__name__}: {exc})")
+            ctx.warn(line, f"could not read this record ({failure(exc)})")
 
 
 def _record(value: Any, line: int, ctx: ReadContext) -> Iterator[Trace]:
@@ -105,18 +117,18 @@ def _item(item: Any, line: int, ctx: ReadContext, where: str | None) -> Iterator
         try:
             yield _tau2(item, line, ctx) if tau2 else _tau1(item, line, ctx)
         except Exception as exc:  # one odd item must not cost the rest of the array
-            ctx.warn(line, f"could not read this item ({type(exc).__name__}: {exc}); skipped{place}")
+            ctx.warn(line, f"could not read this item ({failure(exc)}); skipped{place}")
     elif item.get("ticks") is not None:
-        ctx.warn(line, f"τ²-bench simulation of task {item['task_id']!r} has only full-duplex ticks, no messages; skipped{place}")
+        ctx.warn(line, f"τ²-bench simulation of task {brief(item['task_id'])} has only full-duplex ticks, no messages; skipped{place}")
     else:
-        ctx.warn(line, f"τ-bench item of task {item['task_id']!r} has no 'traj' or 'messages' list; skipped{place}")
+        ctx.warn(line, f"τ-bench item of task {brief(item['task_id'])} has no 'traj' or 'messages' list; skipped{place}")
 
 
 # --- shared -----------------------------------------------------------------------------
 
 
 def _id_part(value: Any) -> str:
-    return str(value) if value is not None else "?"
+    return scalar_text(value) if value is not None else "?"
 
 
 def _outcome(trace: Trace, reward: Any) -> None:
@@ -126,21 +138,19 @@ def _outcome(trace: Trace, reward: Any) -> None:
     trace.labels["outcome"] = "success" if reward >= SUCCESS_MIN_REWARD else "failure"
 
 
-def _usage(value: Any):
+def _usage(value: Any, warn: Warn | None = None, path: str = "usage"):
     """OpenAI-style usage (LiteLLM), with the input/output spelling as a fallback."""
     if not isinstance(value, dict):
         return None
-    prompt = value.get("prompt_tokens_details") or value.get("input_tokens_details")
-    completion = value.get("completion_tokens_details") or value.get("output_tokens_details")
-    cached = prompt.get("cached_tokens") if isinstance(prompt, dict) else None
+    counts = Counts(value, warn, path)
+    cached = counts.within("prompt_tokens_details", "input_tokens_details").get("cached_tokens")
     if cached is None:
-        cached = value.get("cache_read_input_tokens")
-    reasoning = completion.get("reasoning_tokens") if isinstance(completion, dict) else None
+        cached = counts.get("cache_read_input_tokens")
     return make_usage(
-        first_of(value, ("prompt_tokens", "input_tokens")),
-        first_of(value, ("completion_tokens", "output_tokens")),
+        counts.get("prompt_tokens", "input_tokens"),
+        counts.get("completion_tokens", "output_tokens"),
         cached,
-        reasoning,
+        counts.within("completion_tokens_details", "output_tokens_details").get("reasoning_tokens"),
     )
 
 
@@ -159,11 +169,14 @@ class _Run:
     def warn(self, number: int, reason: str) -> None:
         self.ctx.warn(self.line, f"trace {self.trace.id}: {reason} (message {number})")
 
+    def warner(self, number: int) -> Warn:
+        return lambda reason: self.warn(number, reason)
+
     def register(self, rnd: Round, call: ToolCall, number: int) -> None:
         if not call.id:
             call.id = f"r{len(self.trace.rounds) + 1}.c{len(rnd.tool_calls) + 1}"
         if call.id in self.pending and self.pending[call.id].result is None:
-            self.warn(number, f"call id {call.id!r} reused before its result arrived")
+            self.warn(number, f"call id {brief(call.id)} reused before its result arrived")
         self.pending[call.id] = call
         rnd.tool_calls.append(call)
 
@@ -206,13 +219,14 @@ class _Run:
 
     def assistant(self, msg: dict, number: int) -> None:
         text = content_text(msg.get("content"))
+        warn = self.warner(number)
         raw = msg.get("raw_data") if isinstance(msg.get("raw_data"), dict) else {}
-        usage = _usage(raw.get("usage")) or _usage(msg.get("usage"))
-        ended = parse_time(msg.get("timestamp"))
+        usage = _usage(raw.get("usage"), warn, "raw_data.usage") or _usage(msg.get("usage"), warn)
+        ended = parse_time(msg.get("timestamp"), warn, "timestamp")
         started = None
         seconds = msg.get("generation_time_seconds")
-        if ended is not None and isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and seconds >= 0:
-            started = round(ended - seconds, 6)
+        if isinstance(seconds, (int, float)) and seconds >= 0:
+            started = shift_time(ended, -seconds)
         choices = raw.get("choices")
         choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
         rnd = Round(
@@ -245,7 +259,7 @@ class _Run:
         result = ToolResult(
             content=content_text(msg.get("content")),
             is_error=error if isinstance(error, bool) else None,
-            ended_at=parse_time(msg.get("timestamp")),
+            ended_at=parse_time(msg.get("timestamp"), self.warner(number), "timestamp"),
             line=self.line,
         )
         call = self.pending.get(call_id) if call_id is not None else None
@@ -255,10 +269,10 @@ class _Run:
             open_calls = [c for c in self.pending.values() if c.result is None]
             call = next((c for c in open_calls if c.name == name), open_calls[0] if open_calls else None)
         if call is None:
-            self.warn(number, f"tool result for unknown call id {call_id!r}")
+            self.warn(number, f"tool result for unknown call id {brief(call_id)}")
             return
         if call.result is not None:
-            self.warn(number, f"second tool result for call id {call_id!r} ignored")
+            self.warn(number, f"second tool result for call id {brief(call_id)} ignored")
             return
         call.result = result
 
@@ -294,7 +308,7 @@ class _Run:
             elif role == "user":
                 self.user(msg)
             elif role != "system":
-                self.warn(number, f"message with unknown role {role!r} skipped")
+                self.warn(number, f"message with unknown role {brief(role)} skipped")
 
 
 # --- τ-bench ------------------------------------------------------------------------------
@@ -302,7 +316,7 @@ class _Run:
 
 def _tau1(item: dict, line: int, ctx: ReadContext) -> Trace:
     trial = item.get("trial")
-    trace_id = f"task-{_id_part(item.get('task_id'))}" + (f"/trial-{trial}" if trial is not None else "")
+    trace_id = f"task-{_id_part(item.get('task_id'))}" + (f"/trial-{scalar_text(trial)}" if trial is not None else "")
     trace = Trace(id=trace_id, format=FORMAT, file=ctx.file, line=line, end_line=line)
     trace.metadata["task_id"] = item.get("task_id") if isinstance(item.get("task_id"), (int, str)) else None
     if isinstance(trial, int):
@@ -313,7 +327,7 @@ def _tau1(item: dict, line: int, ctx: ReadContext) -> Trace:
     info = item.get("info") if isinstance(item.get("info"), dict) else {}
     error = info.get("error")
     if error:
-        trace.error = str(error)
+        trace.error = scalar_text(error)
         trace.labels["outcome"] = "failure"
     return finish_trace(trace, ctx.diagnostics)
 
@@ -325,9 +339,9 @@ def _tau2(item: dict, line: int, ctx: ReadContext) -> Trace:
     trial = item.get("trial")
     task = _id_part(item.get("task_id"))
     if trial is not None:
-        trace_id = f"task-{task}/trial-{trial}"
+        trace_id = f"task-{task}/trial-{scalar_text(trial)}"
     elif item.get("id"):
-        trace_id = f"task-{task}/{item['id']}"
+        trace_id = f"task-{task}/{scalar_text(item['id'])}"
     else:
         trace_id = f"task-{task}"
     trace = Trace(id=trace_id, format=FORMAT, file=ctx.file, line=line, end_line=line)
