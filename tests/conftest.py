@@ -89,6 +89,8 @@ def comparable(trace):
     data = dataclasses.asdict(trace)
     for key in ("file", "line", "end_line"):
         data.pop(key)
+    for message in data["user_messages"]:
+        message.pop("line")
     for rnd in data["rounds"]:
         rnd.pop("line")
         for call in rnd["tool_calls"]:
@@ -103,9 +105,10 @@ def replay_shape(trace):
         "id": trace.id,
         "error": trace.error,
         "usage_total": trace.usage_total,
+        "user_messages": [(m.text, m.at, m.before_round) for m in trace.user_messages],
         "rounds": [
             (
-                r.index, r.id, r.model, r.text, r.usage, r.started_at, r.ended_at, r.finish_reason,
+                r.index, r.turn, r.id, r.model, r.text, r.usage, r.started_at, r.ended_at, r.finish_reason,
                 [
                     (c.id, c.name, c.arguments, None if c.result is None else (
                         c.result.content, c.result.is_error, c.result.started_at, c.result.ended_at))

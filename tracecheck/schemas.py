@@ -73,8 +73,17 @@ NATIVE_SCHEMA: dict[str, Any] = {
             ["guard"],
         ),
         _event(
+            "user",
+            "What the user said: it opens a conversation turn, answered by the rounds after it",
+            {
+                "text": {"type": "string"},
+                "at": _TIME,
+            },
+            ["text"],
+        ),
+        _event(
             "round",
-            "One model response; without tool_calls it is the final answer",
+            "One model response; without tool_calls it is the agent's reply that ends the turn (the last one, the final answer)",
             {
                 "round": {"type": "integer", "minimum": 1, "description": "1-based; informative, file order wins"},
                 "id": {"type": "string", "description": "provider response id"},

@@ -390,8 +390,10 @@ def _cut(text: str, limit: int = 120) -> str:
 
 
 def finish_trace(trace: Trace, diagnostics, *, synthesize_ids: bool = True) -> Trace:
-    """Number rounds, give id-less calls synthetic ids, and warn about calls without results
-    and arguments that are not JSON. Every reader calls this on each trace it yields."""
+    """Number rounds and turns, give id-less calls synthetic ids, and warn about calls
+    without results and arguments that are not JSON. Every reader calls this on each
+    trace it yields."""
+    trace.number_turns()
     for number, rnd in enumerate(trace.rounds, 1):
         rnd.index = number
         for k, call in enumerate(rnd.tool_calls, 1):

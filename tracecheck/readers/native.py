@@ -5,6 +5,7 @@ Events (see the README and ``tracecheck schema native``):
 - ``trace``   optional header: ``format_version``, ``source_format``, ``metadata``
 - ``labels``  ``labels``: {"outcome": "success"|"failure"|"unknown", ...}
 - ``expect``  ``guard``, ``fires`` (default true), ``by_round``, ``note``
+- ``user``    what the user said (``text``, ``at``): it opens a conversation turn
 - ``round``   one model response: ``text``, ``tool_calls`` [{id, name, arguments}],
               ``usage``, ``started_at``, ``ended_at``, ``finish_reason``, ``model``, ``id``
 - ``result``  ``call_id``, ``content``, ``is_error``, ``started_at``, ``ended_at``
@@ -125,6 +126,12 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
                     note=None if note is None else scalar_text(note),
                 )
             )
+        elif kind == "user":
+            text = value.get("text")
+            if not isinstance(text, str):
+                warn("'user' needs a 'text' (what the user said)")
+                return None
+            trace.add_user_message(text, at=parse_time(value.get("at"), warn, "at"), line=line)
         elif kind == "round":
             _read_round(entry, value, line, warn)
         elif kind == "result":

@@ -37,6 +37,10 @@ def _call(call) -> dict[str, Any]:
     return {"id": call.id, "name": call.name, "arguments": call.arguments_raw}
 
 
+def _user(trace_id: str, message) -> dict[str, Any]:
+    return _compact({"type": "user", "trace": trace_id, "text": message.text, "at": format_time(message.at)})
+
+
 def trace_events(trace: Trace) -> Iterator[dict[str, Any]]:
     """The native events of one trace, in the order an agent would append them."""
     tid = trace.id
@@ -55,7 +59,12 @@ def trace_events(trace: Trace) -> Iterator[dict[str, Any]]:
         yield _compact(
             {"type": "expect", "trace": tid, "guard": exp.guard, "fires": exp.fires, "by_round": exp.by_round, "note": exp.note}
         )
+    said = {}
+    for message in trace.user_messages:
+        said.setdefault(message.before_round, []).append(message)
     for rnd in trace.rounds:
+        for message in said.pop(rnd.index, ()):
+            yield _user(tid, message)
         yield _compact(
             {
                 "type": "round",
@@ -86,6 +95,9 @@ def trace_events(trace: Trace) -> Iterator[dict[str, Any]]:
                     "ended_at": format_time(res.ended_at),
                 }
             )
+    for messages in said.values():  # said after the last round
+        for message in messages:
+            yield _user(tid, message)
     # Always close the trace, so two traces that share an id (from two files) stay apart.
     yield _compact({"type": "end", "trace": tid, "error": trace.error, "usage": _usage(trace.usage_total)})
 
