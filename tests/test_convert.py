@@ -45,3 +45,31 @@ def test_convert_then_read_gives_the_same_model(path: Path, tmp_path, cli):
     assert all("has no result" in d.reason or "not valid JSON" in d.reason for d in diagnostics), [
         str(d) for d in diagnostics
     ]
+
+
+def _figures(report: dict) -> list[tuple]:
+    return [
+        (t["id"], t["turns"], t["rounds"], t["tool_calls"], t["tokens"], t["tokens_basis"], t["seconds"])
+        for t in report["traces"]
+    ]
+
+
+@pytest.mark.parametrize("path", INPUTS, ids=lambda p: str(p.relative_to(p.parents[1])))
+def test_replay_show_and_converted_replay_print_the_same_numbers(path: Path, tmp_path, cli):
+    import json
+
+    from tracecheck.reports.data import BASIS_NOTES
+
+    if not list(read_traces([str(path)], Diagnostics())):
+        pytest.skip("a bad-input fixture without any trace")
+    report = json.loads(cli("replay", "--format", "json", str(path)).stdout)
+    out = tmp_path / "native.jsonl"
+    assert cli("convert", str(path), "-o", str(out)).exit_code == 0
+    again = json.loads(cli("replay", "--format", "json", str(out)).stdout)
+    assert _figures(again) == _figures(report)
+    # show's header line gives each trace's tokens with the same mark.
+    shown = cli("show", "--no-guards", str(path)).stdout
+    for trace in report["traces"]:
+        assert f"{trace['tokens']:,} tokens{BASIS_NOTES[trace['tokens_basis']]}" in shown, trace["id"]
+        if trace["seconds"] is not None:
+            assert f" · {trace['seconds']:.1f}s" in shown, trace["id"]

@@ -60,7 +60,7 @@ def trace_summary(trace: Trace, costs: list[RoundCost] | None = None) -> Text:
     facts += [_count(totals.llm_calls, "round"), _count(totals.tool_calls, "tool call")]
     facts.append(f"{totals.tokens:,} tokens{BASIS_NOTES[totals.tokens_basis]}")
     if totals.seconds is not None:
-        facts.append(f"{totals.seconds:.1f}s")
+        facts.append(f"{round(totals.seconds, 3):.1f}s")  # rounded as the report data rounds it
     head.append(" · ".join(facts))
     if "outcome" in trace.labels:
         head.append("  ")
