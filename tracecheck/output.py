@@ -63,20 +63,23 @@ class _CheckedOutput(io.RawIOBase):
         return True
 
     def write(self, data) -> int:
-        self._checked(self.handle.write, data)
+        _checked(self.shown, self.handle.write, data)
         return len(data)
 
     def flush(self) -> None:
         if not self.handle.closed:
-            self._checked(self.handle.flush)
+            _checked(self.shown, self.handle.flush)
 
-    def _checked(self, operation, *args):
-        try:
-            return operation(*args)
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise OutputError(f"cannot write {self.shown}: {describe_error(exc)}") from None
+
+def _checked(shown: str, operation, *args):
+    """Run a write operation; an OS error becomes an OutputError naming the output
+    (a reader that closed the pipe early is left to the caller)."""
+    try:
+        return operation(*args)
+    except BrokenPipeError:
+        raise
+    except OSError as exc:
+        raise OutputError(f"cannot write {shown}: {describe_error(exc)}") from None
 
 
 @contextlib.contextmanager
@@ -151,10 +154,10 @@ class CheckedText:
         self.shown = shown
 
     def write(self, text: str) -> int:
-        return self._checked(self.stream.write, text)
+        return _checked(self.shown, self.stream.write, text)
 
     def flush(self) -> None:
-        self._checked(self.stream.flush)
+        _checked(self.shown, self.stream.flush)
 
     def isatty(self) -> bool:
         return self.stream.isatty()
@@ -165,11 +168,3 @@ class CheckedText:
     @property
     def encoding(self) -> str:
         return getattr(self.stream, "encoding", "utf-8")
-
-    def _checked(self, operation, *args):
-        try:
-            return operation(*args)
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise OutputError(f"cannot write {self.shown}: {describe_error(exc)}") from None
