@@ -39,7 +39,7 @@ from pathlib import Path
 
 import orjson
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
@@ -48,6 +48,7 @@ from tracecheck.cli.main import app
 from tracecheck.diagnostics import Diagnostics
 from tracecheck.load import read_traces
 from tracecheck.readers import READER_NAMES
+from tracecheck.readers.common import brief
 from tracecheck.sources import Source, TextDocument, display_name, read_records
 
 from conftest import usage_tuple
@@ -264,7 +265,10 @@ class Draws:
         self.data = data
 
     def choice(self, options, label: str):
-        return self.data.draw(st.sampled_from(options), label=label)
+        # Drawn by index, shown briefly: a failing example must not print a megabyte value.
+        value = options[self.data.draw(st.integers(0, len(options) - 1), label=label)]
+        note(f"{label}: {brief(value)}")
+        return value
 
     def integer(self, low: int, high: int, label: str) -> int:
         return self.data.draw(st.integers(low, high), label=label)
