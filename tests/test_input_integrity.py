@@ -74,6 +74,32 @@ def test_a_broken_first_line_loses_only_itself(case, tmp_path, cli):
     assert [t["id"] for t in json.loads(strict.stdout)["traces"]] == ["t1", "t2"]  # the report still comes
 
 
+@pytest.mark.parametrize("first", ["garbage from a crashed logger", '{"type": "labels", "trace": "t1", "lab'])
+def test_several_broken_first_lines_lose_only_themselves(first, tmp_path, cli):
+    path = tmp_path / "runs.jsonl"
+    path.write_text(first + "\nmore garbage\n" + '{"cut": \n' + jsonl(events("t1"), events("t2")))
+    result = replay_json(cli, str(path))
+    assert reported_ids(result) == ["t1", "t2"]
+    assert [w.split(": ")[1] for w in warnings(result)] == [f"{path}:{n}" for n in (1, 2, 3)]
+
+
+def test_plain_text_with_a_json_line_in_it_stays_text(tmp_path, cli):
+    transcript = (
+        "Question: what is the weather in Paris?\n"
+        "Thought: I should search.\n"
+        "Action: web_search\n"
+        'Action Input: {"query": "Paris weather"}\n'
+        '{"results": ["sunny"]}\n'
+        "Observation: sunny, 21°C\n"
+        "Thought: I now know the final answer\n"
+        "Final Answer: Sunny, 21°C.\n"
+    )
+    path = tmp_path / "run.txt"
+    path.write_text(transcript)
+    report = json.loads(replay_json(cli, str(path)).stdout)
+    assert [t["format"] for t in report["traces"]] == ["react-text"]
+
+
 def test_a_pretty_printed_document_is_still_one_document(tmp_path, cli):
     # Lines inside a document can be whole JSON on their own (the last element of an
     # array); one such line does not make the file JSON Lines.

@@ -568,8 +568,8 @@ def _check_lines(reader: str, raw: bytes, directory: Path, data) -> list[Path]:
     got, _ = _read([path], reader)
     _read([path], None)
     if not _source_reads_text(path):
-        # (A file whose first two lines are both broken is taken for plain text by the
-        # source layer, before any reader sees it.)
+        # (A file whose first lines are mostly broken — fewer than half of the next eight
+        # are whole records — is taken for plain text by the source layer.)
         _assert_kept(expected, got, "the valid trace after the damaged lines")
     return [path, alone]
 

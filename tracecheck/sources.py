@@ -343,17 +343,26 @@ def _records(stream: BinaryIO, name: str, diagnostics: Diagnostics) -> Iterator[
         yield from _document_or_lines(raw, first_text, lineno, lines, name, diagnostics)
         return
     # A bad first line of a JSON Lines file, or plain text (a ReAct transcript)?
-    # Look at the next non-blank line.
+    # Look at the next few non-blank lines: mostly whole records make it JSON Lines.
     ahead: list[bytes] = []
+    looked = records = 0
     for nxt in lines:
         ahead.append(nxt)
         if nxt.strip():
-            break
-    if ahead and _is_record_line(ahead[-1].lstrip()):
+            looked += 1
+            records += _is_record_line(nxt.lstrip())
+            if looked >= _LOOK_AHEAD or records * 2 > _LOOK_AHEAD:
+                break
+    if records and records * 2 >= looked:
         yield from _json_lines(lineno - 1, itertools.chain([raw], ahead, lines), name, diagnostics, warned_through=lineno)
         return
     rest = b"".join(itertools.chain(ahead, lines))
     yield Record(lineno, TextDocument(first_text + _decode(rest, name, lineno + 1, diagnostics)))
+
+
+# Non-blank lines looked at after a first line that is not JSON, to tell a JSON Lines
+# file whose first lines are broken from plain text.
+_LOOK_AHEAD = 8
 
 
 # Whole records on their own lines after a first line that is not one: this many make

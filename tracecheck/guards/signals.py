@@ -46,7 +46,8 @@ def query_text(call: ToolCall, keys: Sequence[str] = DEFAULT_QUERY_KEYS) -> str:
             if isinstance(value, str):
                 return value
             if isinstance(value, list):
-                return " ".join(str(v) for v in value)
+                # Keywords as a list; nested values as JSON (str() of deep nesting recurses).
+                return " ".join(v if isinstance(v, str) else canonical_json(v) for v in value)
     if isinstance(args, str):
         return args
     if isinstance(args, dict) or call.arguments_error is None:

@@ -20,7 +20,10 @@ RoundAnnotator = Callable[[Trace, Round], Iterable[Text]]
 def _clock(value: float | None) -> str:
     if value is None:
         return "--:--:--"
-    return datetime.fromtimestamp(value, tz=timezone.utc).strftime("%H:%M:%S.%f")[:-3]
+    try:
+        return datetime.fromtimestamp(value, tz=timezone.utc).strftime("%H:%M:%S.%f")[:-3]
+    except (ValueError, OverflowError, OSError):  # readers keep times in range; a model built by hand may not
+        return "--:--:--"
 
 
 def _count(number: int, noun: str) -> str:
