@@ -9,6 +9,11 @@ round by round, and then renders the run in tracecheck's native JSONL and, for t
 scenarios, as OpenAI Chat request/response pairs, an OpenAI fine-tuning conversation
 and a LangChain ``messages_to_dict`` list.
 
+A scenario may be a conversation: a step can carry what the user said before it (a
+``user`` event in the native file, opening a turn), and the scenario what the user said
+after the last reply (``closing``). The reference arithmetic below starts afresh at each
+turn, as tracecheck's turn-scoped guards do.
+
 It is deterministic: no randomness; the small "jitter" in durations is a CRC32 of the
 trace id and round number. Run it again and the files are byte-for-byte the same.
 
@@ -149,7 +154,14 @@ TOOL_MS: dict[str, tuple[int, int]] = {
     "queryDeviceStatus": (320, 620),
     "open_page": (1900, 3300),
     "scroll_down": (300, 560),
+    "find_user_id_by_email": (300, 480),
+    "get_user_details": (300, 520),
+    "get_order_details": (300, 560),
+    "cancel_pending_order": (420, 900),
 }
+
+# How long a (simulated) user takes to answer the agent's reply, ms (min..max).
+USER_MS = (2400, 6400)
 
 
 # ---------------------------------------------------------------------------
@@ -178,7 +190,9 @@ class Step:
     calls: list[Call] = field(default_factory=list)
     out: int | None = None  # output tokens override
     ms: int | None = None  # LLM latency override
+    user: str | None = None  # what the user said just before this step: it opens a turn
     # derived by build()
+    user_at: int = 0
     id: str = ""
     start: int = 0
     end: int = 0
@@ -209,6 +223,17 @@ class Scenario:
     injected: dict[int, dict] = field(default_factory=dict)  # 0-based step -> message sent before it
     why: str = ""  # README: plain-English explanation
     fingerprint: str = ""
+    closing: str | None = None  # what the user said after the last reply (opens no turn)
+    closing_at: int = 0  # derived by build()
+
+    @property
+    def turn_starts(self) -> set[int]:
+        """1-based steps after the first that a user message starts: a new turn."""
+        return {k for k, step in enumerate(self.steps, 1) if k > 1 and step.user is not None}
+
+    @property
+    def turns(self) -> int:
+        return 1 + len(self.turn_starts)
 
 
 def tool(name: str, description: str, properties: dict, required: list[str] | None = None) -> dict:
@@ -233,6 +258,10 @@ def build(sc: Scenario) -> Scenario:
     now = parse_iso(sc.start)
     context = est_tokens(sc.system) + est_tokens(JC(sc.tools)) + 9 * len(sc.tools) + est_tokens(sc.user) + 14
     for k, step in enumerate(sc.steps):
+        if step.user is not None and k > 0:  # the first one is sc.user, already counted
+            now += USER_MS[0] + int((USER_MS[1] - USER_MS[0]) * frac(sc.trace, k, "user"))
+            context += est_tokens(step.user) + 4
+        step.user_at = now
         if k in sc.injected:
             context += est_tokens(sc.injected[k]["content"]) + 6
         step.id = "chatcmpl-" + token(f"{sc.trace}/{k}/completion", 29)
@@ -266,6 +295,8 @@ def build(sc: Scenario) -> Scenario:
         context += step.output_tokens + 7 * len(step.calls)
         for call in step.calls:
             context += call.tokens + 6
+    if sc.closing is not None:
+        sc.closing_at = now + USER_MS[0] + int((USER_MS[1] - USER_MS[0]) * frac(sc.trace, "closing"))
     return sc
 
 
@@ -287,6 +318,8 @@ def native_events(sc: Scenario) -> list[dict]:
             event["note"] = exp["note"]
         events.append(event)
     for k, step in enumerate(sc.steps, 1):
+        if step.user is not None:
+            events.append({"type": "user", "trace": sc.trace, "text": step.user, "at": iso(step.user_at)})
         events.append(
             {
                 "type": "round",
@@ -314,6 +347,8 @@ def native_events(sc: Scenario) -> list[dict]:
                     "ended_at": iso(call.end),
                 }
             )
+    if sc.closing is not None:
+        events.append({"type": "user", "trace": sc.trace, "text": sc.closing, "at": iso(sc.closing_at)})
     end: dict[str, Any] = {"type": "end", "trace": sc.trace}
     if sc.end_error is not None:
         end["error"] = sc.end_error
@@ -1913,6 +1948,122 @@ scenario(
 )
 
 
+# ----- 14. a τ-bench-style customer-service dialogue: five turns, one stuck ---------
+
+TAU_RETAIL_TOOLS = [
+    tool("find_user_id_by_email", "Find user id by email. If the user is not found, the function will return an error message.",
+         {"email": {"type": "string", "description": "The email of the user, such as 'something@example.com'."}}),
+    tool("get_user_details", "Get the details of a user, including their orders.",
+         {"user_id": {"type": "string", "description": "The user id, such as 'sara_doe_496'."}}),
+    tool("get_order_details", "Get the status and details of an order.",
+         {"order_id": {"type": "string", "description": "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id."}}),
+    tool("cancel_pending_order",
+         "Cancel a pending order. If the order is already processed or delivered, it cannot be cancelled. The agent needs to explain the "
+         "cancellation detail and ask for explicit user confirmation (yes/no) to proceed. If the user confirms, the order status will be "
+         "changed to 'cancelled' and the payment will be refunded. The refund will be added to the user's gift card balance immediately if "
+         "the payment was made using a gift card, otherwise the refund would take 5-7 business days to process. The function returns the "
+         "order details after the cancellation.",
+         {"order_id": {"type": "string", "description": "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id."},
+          "reason": {"type": "string", "enum": ["no longer needed", "ordered by mistake"], "description": "The reason for cancellation, which should be either 'no longer needed' or 'ordered by mistake'."}}),
+]
+_TAU_ADDRESS = {"address1": "763 Broadway", "address2": "Suite 135", "city": "Philadelphia", "country": "USA", "state": "PA", "zip": "19122"}
+_TAU_USER = {
+    "name": {"first_name": "Yusuf", "last_name": "Rossi"},
+    "address": _TAU_ADDRESS,
+    "email": "yusuf.rossi7301@example.com",
+    "payment_methods": {"credit_card_9513926": {"source": "credit_card", "brand": "mastercard", "last_four": "2478", "id": "credit_card_9513926"}},
+    "orders": ["#W2378156", "#W4817420"],
+}
+_TAU_ORDER = {
+    "order_id": "#W4817420",
+    "user_id": "yusuf_rossi_9620",
+    "address": _TAU_ADDRESS,
+    "items": [{"name": "Bluetooth Speaker", "product_id": "4768869376", "item_id": "6704763132", "price": 305.45,
+               "options": {"color": "blue", "battery life": "10 hours", "water resistance": "no"}}],
+    "fulfillments": [],
+    "status": "pending",
+    "payment_history": [{"transaction_type": "payment", "amount": 305.45, "payment_method_id": "credit_card_9513926"}],
+}
+_TAU_CANCELLED = dict(
+    _TAU_ORDER,
+    status="cancelled",
+    cancel_reason="no longer needed",
+    payment_history=_TAU_ORDER["payment_history"] + [{"transaction_type": "refund", "amount": 305.45, "payment_method_id": "credit_card_9513926"}],
+)
+_TAU_NO_HASH = J({"order_id": "W4817420"})
+_TAU_OPENER = "Hi! I'd like to check on an order I placed last week. My email is yusuf.rossi7301@example.com."
+scenario(
+    Scenario(
+        trace="tau_retail_order_lookup_loop",
+        file="tau_retail_order_lookup_loop.jsonl",
+        title="τ-bench-style retail dialogue, 5 turns: the agent looks up 'W4817420' without its '#' four times in turn 2",
+        start="2026-03-12T16:20:05.118Z",
+        model="gpt-4o-2024-08-06",
+        request_model="gpt-4o",
+        system=(
+            "# Retail agent policy\n"
+            "As a retail agent, you can help users cancel or modify pending orders, return or exchange delivered orders, modify their default "
+            "user address, or provide information about their own profile, orders, and related products.\n"
+            "- At the beginning of the conversation, you have to authenticate the user identity by locating their user id via email, or via "
+            "name + zip code. This has to be done even when the user already provides the user id.\n"
+            "- Before taking consequential actions that update the database (cancel, modify, return, exchange), you have to list the action "
+            "detail and obtain explicit user confirmation (yes) to proceed.\n"
+            "- You should only make one tool call at a time, and if you make a tool call, you should not respond to the user at the same time.\n"
+            "- An order can only be cancelled if its status is 'pending', and you should check its status before taking the action."
+        ),
+        user=_TAU_OPENER,
+        tools=TAU_RETAIL_TOOLS,
+        labels={
+            "outcome": "success",
+            "scenario": "customer-service dialogue: in turn 2 the agent repeats a failing order lookup (the id without its '#') four times",
+            "source": "τ-bench-style dialogue (retail)",
+            "reward": "1.0",
+            "note": "the order is cancelled as the user asked in turn 4 and confirmed in turn 5: the task is solved despite the stuck turn",
+        },
+        expects=[
+            expect("R001", True, 6, "turn 2: the 2nd identical get_order_details (round 5) -> hint; the 3rd (round 6) -> stop before it runs; "
+                   "the stop ends turn 2 only, turns 3-5 happen as recorded"),
+            expect("F001", True, 6, "turn 2: get_order_details fails 3 times in a row (rounds 4-6) -> abort, when F001 runs alone"),
+            expect("R002", False, None, "failed calls are not cached, and the one successful lookup (turn 3, with the '#') is never repeated"),
+        ],
+        metadata={
+            "agent": "tool-calling agent (τ-bench retail)",
+            "framework": "τ-bench-style harness, simulated user",
+            "domain": "retail",
+            "user_query": _TAU_OPENER,
+        },
+        steps=[
+            Step("", [Call("find_user_id_by_email", J({"email": "yusuf.rossi7301@example.com"}), "yusuf_rossi_9620")], user=_TAU_OPENER),
+            Step("", [Call("get_user_details", J({"user_id": "yusuf_rossi_9620"}), J(_TAU_USER))]),
+            Step("Thank you, Yusuf. I've verified your account. I can see two orders: #W2378156 and #W4817420. Which one would you like me to check?"),
+            Step("", [Call("get_order_details", _TAU_NO_HASH, "Error: order not found", error=True)],
+                 user="The second one, W4817420. It still hasn't arrived."),
+            Step("", [Call("get_order_details", _TAU_NO_HASH, "Error: order not found", error=True)]),
+            Step("", [Call("get_order_details", _TAU_NO_HASH, "Error: order not found", error=True)]),
+            Step("", [Call("get_order_details", _TAU_NO_HASH, "Error: order not found", error=True)]),
+            Step("I'm sorry, I couldn't find order W4817420 in our system. Could you double-check the order number in your confirmation email?"),
+            Step("", [Call("get_order_details", J({"order_id": "#W4817420"}), J(_TAU_ORDER))],
+                 user="It's #W4817420, with the hash, exactly as in my confirmation email."),
+            Step("Found it: order #W4817420 (1 × Bluetooth Speaker, blue, $305.45) is still pending: it has not shipped yet, which is why it "
+                 "hasn't arrived. Would you like to keep waiting for it, or shall I cancel it?"),
+            Step("To confirm, I will cancel order #W4817420 (Bluetooth Speaker, $305.45) for the reason 'no longer needed'. The $305.45 will be "
+                 "refunded to your Mastercard ending in 2478 within 5-7 business days. Shall I proceed (yes/no)?",
+                 user="Please cancel it then, I don't need it anymore."),
+            Step("", [Call("cancel_pending_order", J({"order_id": "#W4817420", "reason": "no longer needed"}), J(_TAU_CANCELLED))], user="Yes."),
+            Step("Done: order #W4817420 is cancelled, and $305.45 will be back on your Mastercard ending in 2478 within 5-7 business days. "
+                 "Is there anything else I can help you with?"),
+        ],
+        closing="No, that's all. Thanks! ###STOP###",
+        why="A τ-bench-style customer-service conversation (retail domain, simulated user), written in tracecheck's native format with one `user` "
+        "event per message of the customer. Five turns: the agent authenticates the customer and lists the orders; then, asked about "
+        "\"W4817420\", it calls get_order_details without the '#' the tool's description asks for, gets `Error: order not found`, and repeats "
+        "the identical call three more times before asking the customer to check the number; the customer gives it with the '#', the order is "
+        "pending, and the customer has it cancelled after confirming. The loop guards start afresh at each turn: R001 stops turn 2 before "
+        "round 6's lookup runs, which saves the rest of that turn only (rounds 7 and 8, less one forced reply); turns 3-5 happen as recorded.",
+    )
+)
+
+
 # ---------------------------------------------------------------------------
 # Reference arithmetic (README tables and the self-check), not the guards
 # ---------------------------------------------------------------------------
@@ -1990,6 +2141,8 @@ def p001_walk(sc: Scenario, tokenizer: str = "char", metric=containment, limit: 
     seen: list[tuple[int, str, frozenset]] = []
     count, fired, rows = 0, None, []
     for k, step in enumerate(sc.steps, 1):
+        if k in sc.turn_starts:
+            seen, count = [], 0
         if step.final:
             continue
         queries = [q for q in (search_query(c) for c in step.calls) if q is not None]
@@ -2021,6 +2174,8 @@ def p002_walk(sc: Scenario, n: int = 2) -> tuple[list[dict], int | None]:
     seen: set[str] = set()
     count, fired, rows = 0, None, []
     for k, step in enumerate(sc.steps, 1):
+        if k in sc.turn_starts:
+            seen, count = set(), 0
         searches = [c for c in step.calls if search_query(c) is not None]
         if not searches:
             continue
@@ -2048,6 +2203,8 @@ def canonical(args: str) -> str:
 def r001_walk(sc: Scenario, canonical_args: bool = True) -> tuple[list[tuple[int, str, int]], int | None]:
     last, streak, fired, rows = None, 0, None, []
     for k, step in enumerate(sc.steps, 1):
+        if k in sc.turn_starts:
+            last, streak = None, 0
         for c in step.calls:
             sig = c.name + ":" + (canonical(c.args) if canonical_args else c.args)
             streak = streak + 1 if sig == last else 1
@@ -2061,6 +2218,8 @@ def r001_walk(sc: Scenario, canonical_args: bool = True) -> tuple[list[tuple[int
 def r002_first(sc: Scenario) -> int | None:
     ok: set[str] = set()
     for k, step in enumerate(sc.steps, 1):
+        if k in sc.turn_starts:
+            ok = set()
         for c in step.calls:
             sig = c.name + ":" + c.args
             if sig in ok:
@@ -2075,6 +2234,8 @@ def f001_walk(sc: Scenario, n: int = 3) -> tuple[list[tuple[int, str, int]], int
     streaks: dict[str, int] = {}
     fired, rows = None, []
     for k, step in enumerate(sc.steps, 1):
+        if k in sc.turn_starts:
+            streaks = {}
         for c in step.calls:
             streaks[c.name] = streaks.get(c.name, 0) + 1 if c.error else 0
             rows.append((k, c.name, streaks[c.name]))
@@ -2093,6 +2254,8 @@ def e001_first(sc: Scenario) -> int | None:
         return None
     productive: set[str] = set()
     for k, step in enumerate(sc.steps, 1):
+        if k in sc.turn_starts:
+            productive = set()
         if step.final:
             missing = [t for t in required_all if t not in productive]
             if required_any and not any(t in productive for t in required_any):
@@ -2110,6 +2273,8 @@ def p003_seed(sc: Scenario, threshold: float = 0.7, stagnant_max: int = 2) -> tu
     kept: list[str] = []
     stagnant, fired, rows = 0, None, []
     for k, step in enumerate(sc.steps, 1):
+        if k in sc.turn_starts:
+            kept, stagnant = [], 0
         for c in step.calls:
             if not kept:
                 kept.append(c.result)
@@ -2174,6 +2339,11 @@ def self_check() -> list[str]:
                 json.loads(c.args)
         if sc.steps and sc.end_error is None and not sc.steps[-1].final:
             problems.append(f"{sc.trace}: ends without a final answer but has no end error")
+        if sc.steps and sc.steps[0].user not in (None, sc.user):
+            problems.append(f"{sc.trace}: the first user message is not the scenario's question")
+        for k in sc.turn_starts:
+            if not sc.steps[k - 2].final:
+                problems.append(f"{sc.trace} round {k}: the user speaks while round {k - 1}'s calls await results")
     try:  # verify the precomputed jieba table when jieba is around
         import logging
 
@@ -2283,7 +2453,9 @@ def readme() -> str:
     w("Every native file holds, per trace: a `trace` header (metadata: the user's question, limits, `required_tools` for the evidence gate), "
       "a `labels` event (`outcome` success/failure, `scenario`, `source`), `expect` events (guard, fires or not, at the latest by which round), "
       "then one `round` event per model response followed by one `result` event per tool call, and an `end` event "
-      "(with `error` when the run ended without an answer). Usage is per round as the provider reported it; input tokens grow round by round "
+      "(with `error` when the run ended without an answer). A conversation also has a `user` event for each message of the user, before the "
+      "rounds that answer it: each opens a turn, and a round without tool calls is the agent's reply that ends it. "
+      "Usage is per round as the provider reported it; input tokens grow round by round "
       "because each request carries the whole history. Times are UTC.\n")
     w("\"Round k\" is the k-th model response. Guards that act *before tools* (P001, R001) stop before round k's calls run; "
       "guards that act *after tools* (P002, P003, F001) stop once round k's results are in; E001 acts on a final answer.\n")
@@ -2291,8 +2463,8 @@ def readme() -> str:
     w("| file | trace | outcome | rounds | what should happen | scenario |")
     w("|---|---|---|---|---|---|")
     for sc in SCENARIOS:
-        w(f"| `{sc.file}` | `{sc.trace}` | {sc.labels['outcome']} | {len(sc.steps)}{' (no answer)' if sc.end_error else ''} | "
-          f"{expect_cell(sc)} | {sc.title} |")
+        rounds = f"{len(sc.steps)}{' (no answer)' if sc.end_error else ''}{f' in {sc.turns} turns' if sc.turns > 1 else ''}"
+        w(f"| `{sc.file}` | `{sc.trace}` | {sc.labels['outcome']} | {rounds} | {expect_cell(sc)} | {sc.title} |")
     w("")
     w("Other formats (no labels or expectations: those formats have no place for them):\n")
     w("| file | format | same run as |")
@@ -2317,7 +2489,8 @@ def readme() -> str:
     def section(trace: str, heading: str, *, p001=False, jieba=False, p002=False) -> None:
         sc = by_id[trace]
         w(f"### {heading}\n")
-        w(f"`{sc.file}`, trace `{sc.trace}` — {sc.labels['outcome']}, {len(sc.steps)} round{'s' if len(sc.steps) != 1 else ''}, {duration(sc):.1f} s, "
+        w(f"`{sc.file}`, trace `{sc.trace}` — {sc.labels['outcome']}, {len(sc.steps)} round{'s' if len(sc.steps) != 1 else ''}"
+          f"{f' in {sc.turns} turns' if sc.turns > 1 else ''}, {duration(sc):.1f} s, "
           f"{cumulative_tokens(sc)[-1]:,} tokens in total. Source: {sc.labels['source']}.\n")
         w(sc.why + "\n")
         if p001:
@@ -2392,6 +2565,11 @@ def readme() -> str:
     rows, fired = p003_seed(by_id["seed000_synonym_same_urls_en"])
     w("P003 (seed 002's difflib ratio): " + ", ".join(f"round {k}: {r:.2f}" for (k, r, _) in rows if r is not None)
       + f" → 2 stagnant observations → stop after round {fired}.\n")
+    section("tau_retail_order_lookup_loop", "14. A τ-bench-style dialogue: five turns, one of them stuck")
+    _turn_lines("tau_retail_order_lookup_loop", by_id, w)
+    _r001_lines("tau_retail_order_lookup_loop", by_id, w)
+    _f001_lines("tau_retail_order_lookup_loop", by_id, w)
+    _turn_saving_lines("tau_retail_order_lookup_loop", by_id, w)
 
     w("## Timing and tokens at a glance\n")
     w("| trace | model | rounds | tool calls | wall time | input tokens, first → last round | total tokens |")
@@ -2418,6 +2596,43 @@ def _r001_lines(trace: str, by_id: dict, w, canonical_args: bool = True) -> None
         w(f"- {s}")
     w("")
     w(f"→ {'stop before round ' + str(fired) + ' runs' if fired else 'no stop'}.\n")
+
+
+def _turn_lines(trace: str, by_id: dict, w) -> None:
+    sc = by_id[trace]
+    starts = [1] + sorted(sc.turn_starts) + [len(sc.steps) + 1]
+    w("| turn | the user says | rounds | tool calls | the turn ends with |")
+    w("|---|---|---|---|---|")
+    for turn, (first, after) in enumerate(zip(starts, starts[1:]), 1):
+        steps = sc.steps[first - 1 : after - 1]
+        said = steps[0].user or sc.user
+        calls = ", ".join(f"{c.name}{' ✗' if c.error else ''}" for s in steps for c in s.calls) or "—"
+        rounds = str(first) if first == after - 1 else f"{first}–{after - 1}"
+        w(f"| {turn} | {said} | {rounds} | {calls} | round {after - 1}: \"{steps[-1].text[:60]}…\" |")
+    w("")
+    if sc.closing:
+        w(f"Then the user closes with \"{sc.closing}\": no round answers it, so it opens no turn. ✗ = the tool failed.\n")
+
+
+def _turn_saving_lines(trace: str, by_id: dict, w) -> None:
+    """The policy's saving for a stop before the tools of round k (R001), which ends k's turn only."""
+    sc = by_id[trace]
+    _, k = r001_walk(sc)
+    end = min([t for t in sc.turn_starts if t > k] + [len(sc.steps) + 1]) - 1  # the turn's last round
+    later = sc.steps[k:end]
+    later_tokens = [s.input_tokens + s.output_tokens for s in later]
+    stop = sc.steps[k - 1]
+    forced = stop.input_tokens + stop.output_tokens + 40 + sc.steps[end - 1].output_tokens
+    calls = len(stop.calls) + sum(len(s.calls) for s in later)
+    seconds = (sc.steps[end - 1].end - stop.end - (sc.steps[end - 1].end - sc.steps[end - 1].start)) / 1000
+    w(f"The policy (R001 first): stop before round {k}'s call runs. Rounds {k + 1}–{end} never happen "
+      f"({' + '.join(f'{t:,}' for t in later_tokens)} = {sum(later_tokens):,} tokens), nor do {calls} tool calls (round {k}'s and the later rounds'); "
+      f"one forced reply does, estimated at round {k}'s context and output ({stop.input_tokens:,} + {stop.output_tokens}), the 40-token closing "
+      f"prompt and the real reply's length ({sc.steps[end - 1].output_tokens}): {forced:,} tokens. Saved: {len(later) - 1} LLM "
+      f"call{'s' if len(later) != 2 else ''}, {calls} tool calls, "
+      f"{sum(later_tokens) - forced:,} tokens, {seconds:.1f} s (from round {k}'s end to round {end}'s, less the real reply's own time). "
+      f"The stop ends turn {1 + sum(1 for t in sc.turn_starts if t <= k)} only: turns after it happen as recorded and are not counted as saved, "
+      f"and the run still ends with its own final answer.\n")
 
 
 def _f001_lines(trace: str, by_id: dict, w) -> None:

@@ -183,6 +183,58 @@ def test_resent_history_in_the_sdks_spelling_still_continues(tmp_path):
     assert warnings == []
 
 
+def test_a_request_log_reads_each_user_message_once_where_it_was_new(tmp_path):
+    system = "You are a travel assistant."
+    ask = {"role": "user", "content": "Is flight LH 1234 on time?"}
+    lookup = tool_use("toolu_c1", "flight_status", {"flight": "LH1234"})
+    status = {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_c1", "content": "delayed 40 min"}]}
+    on_time = {"role": "assistant", "content": [{"type": "text", "text": "LH 1234 is 40 minutes late."}]}
+    follow_up = {"role": "user", "content": [{"type": "text", "text": "And the gate?"}]}
+    gate = tool_use("toolu_c2", "flight_gate", {"flight": "LH1234"})
+    path = write_jsonl(tmp_path / "log.jsonl", [
+        {"request": {"model": "m", "system": system, "messages": [ask]}, "response": response("msg_c1", [lookup], "tool_use")},
+        {"request": {"model": "m", "system": system, "messages": [ask, {"role": "assistant", "content": [lookup]}, status]},
+         "response": response("msg_c2", on_time["content"], "end_turn")},
+        {"request": {"model": "m", "system": system, "messages": [ask, {"role": "assistant", "content": [lookup]}, status, on_time, follow_up]},
+         "response": response("msg_c3", [gate], "tool_use")},
+        {"request": {"model": "m", "system": system, "messages": [
+            ask, {"role": "assistant", "content": [lookup]}, status, on_time, follow_up, {"role": "assistant", "content": [gate]},
+            {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_c2", "content": "B44"}]}]},
+         "response": response("msg_c4", [{"type": "text", "text": "Gate B44."}], "end_turn")},
+    ])
+    (trace,), warnings = read(path)
+    assert warnings == []
+    assert [r.id for r in trace.rounds] == ["msg_c1", "msg_c2", "msg_c3", "msg_c4"]
+    assert [(m.before_round, m.text) for m in trace.user_messages] == [(1, "Is flight LH 1234 on time?"), (3, "And the gate?")]
+    assert [r.turn for r in trace.rounds] == [1, 1, 2, 2]
+
+
+def test_text_beside_tool_results_continues_the_loop_and_opens_no_turn(tmp_path):
+    conversation = {"id": "harness-7", "model": "m", "messages": [
+        {"role": "user", "content": "Find the failing test."},
+        {"role": "assistant", "content": [tool_use("toolu_d1", "run", {"cmd": "pytest -q"})]},
+        # An agent harness puts a note beside each result: results attach, nobody spoke.
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_d1", "content": "1 failed: test_total"},
+            {"type": "text", "text": "You have 8 steps left."},
+        ]},
+        {"role": "assistant", "content": [{"type": "text", "text": "test_total fails."}]},
+        # Nothing pending now: the user's text opens a turn; a stray result beside it is warned.
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_zz", "content": "late"},
+            {"type": "text", "text": "Why does it fail?"},
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
+        ]},
+        {"role": "assistant", "content": [{"type": "text", "text": "A rounding error."}]},
+    ]}
+    path = write_jsonl(tmp_path / "conversation.jsonl", [conversation])
+    (trace,), warnings = read(path)
+    assert [(m.before_round, m.text) for m in trace.user_messages] == [(1, "Find the failing test."), (3, "Why does it fail?")]
+    assert [r.turn for r in trace.rounds] == [1, 1, 2]
+    assert trace.rounds[0].tool_calls[0].result.content == "1 failed: test_total"
+    assert warnings == [("conversation.jsonl", 1, "trace harness-7: tool result for unknown call id 'toolu_zz' (message 5)")]
+
+
 def test_a_prefilled_assistant_message_and_its_response_are_one_round(tmp_path):
     path = write_jsonl(
         tmp_path / "prefill.jsonl",

@@ -17,6 +17,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures" / "claude_code"
 CORPUS = Path(__file__).resolve().parent / "corpus" / "claude-code-log"
 REPRESENTATIVE = CORPUS / "representative_messages.jsonl"
 SESSION_ID = "3f9c2a71-5d0e-4b8a-9c61-2e7d4f08a1b3"
+TURNS = FIXTURES / "turns.jsonl"
 
 
 # --- the corpus file (claude-code-log's hand-written fixture) ------------------------------------
@@ -247,3 +248,60 @@ def test_a_file_of_summaries_only_has_no_trace(tmp_path):
 def test_cli_show_and_convert(tmp_path):
     paths = (REPRESENTATIVE, *sorted(FIXTURES.glob("*.jsonl")))
     assert_show_and_convert_round_trip(REPRESENTATIVE, ["test_session"], paths, tmp_path)
+
+
+# --- user messages and turns -----------------------------------------------------------------
+
+
+def test_corpus_user_prompts_open_turns_and_tool_results_do_not():
+    (trace,), _ = read(REPRESENTATIVE)
+    assert [(m.before_round, m.text, m.line) for m in trace.user_messages] == [
+        (1, "Hello Claude! Can you help me understand how Python decorators work?", 1),
+        (2, "Great! Can you also show me how to create a decorator that takes parameters?", 3),
+        (4, "Can you run that example to show the output?", 7),
+        # The last prompt got no response in the file: it opens no turn.
+        (6, "This is really helpful! Let me try to implement a timing decorator myself. Can you help me if I get stuck?", 11),
+    ]
+    assert [r.turn for r in trace.rounds] == [1, 2, 2, 3, 3]
+    assert trace.user_messages[0].at == utc(2025, 6, 14, 10, 0, 0)
+
+
+def test_commands_interrupts_and_cli_entries_are_not_user_turns():
+    (trace,), warnings = read(TURNS)
+    assert warnings == []
+    # Not turns: the local-command caveat (isMeta), /clear and /compact with their local
+    # output, the interrupt marker, shell-mode input and output, the compaction summary,
+    # the expansion of /fix-ci (isMeta). A custom command the agent answers is one, as typed.
+    assert [(m.before_round, m.text, m.at) for m in trace.user_messages] == [
+        (1, "Why does `make test` fail on CI but pass locally?", utc(2025, 11, 20, 14, 2, 30, 512000)),
+        (3, "Run the failing test verbosely.", utc(2025, 11, 20, 14, 3, 12, 604000)),
+        (4, "Use the py39 tox env instead.", utc(2025, 11, 20, 14, 3, 40, 228000)),
+        (6, "/fix-ci python 3.10", utc(2025, 11, 20, 14, 4, 41, 907000)),
+        (8, "CI is still red, see the screenshot. What now?", utc(2025, 11, 20, 14, 7, 5, 260000)),  # the image is no text
+    ]
+    assert [r.turn for r in trace.rounds] == [1, 1, 2, 3, 3, 4, 4, 5]
+    # The interrupted turn ends without a reply: its one call was rejected by the user.
+    interrupted = trace.turns()[1]
+    assert interrupted.reply is None
+    assert interrupted.rounds[0].tool_calls[0].result.is_error is True
+
+
+def test_text_beside_tool_results_opens_no_turn_while_calls_await_results(tmp_path):
+    session = {"sessionId": "s-1", "cwd": "/w", "version": "2.0.42"}
+    call = {"type": "tool_use", "id": "toolu_1", "name": "Bash", "input": {"command": "pytest -q"}}
+    path = write_jsonl(tmp_path / "s-1.jsonl", [
+        {**session, "type": "user", "uuid": "u1", "timestamp": "2025-11-20T10:00:00Z", "message": {"role": "user", "content": "Run the tests."}},
+        {**session, "type": "assistant", "uuid": "a1", "timestamp": "2025-11-20T10:00:03Z",
+         "message": {"id": "msg_1", "role": "assistant", "model": "claude-sonnet-4-5", "content": [call], "stop_reason": "tool_use"}},
+        # A hook's note beside the result: the loop goes on, nobody spoke.
+        {**session, "type": "user", "uuid": "u2", "timestamp": "2025-11-20T10:00:09Z", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "2 failed"},
+            {"type": "text", "text": "<system-reminder>Tests are slow; prefer -x.</system-reminder>"},
+        ]}},
+        {**session, "type": "assistant", "uuid": "a2", "timestamp": "2025-11-20T10:00:12Z",
+         "message": {"id": "msg_2", "role": "assistant", "model": "claude-sonnet-4-5", "content": [{"type": "text", "text": "2 tests fail."}], "stop_reason": "end_turn"}},
+    ])
+    (trace,), warnings = read(path)
+    assert warnings == []
+    assert [(m.before_round, m.text) for m in trace.user_messages] == [(1, "Run the tests.")]
+    assert [r.turn for r in trace.rounds] == [1, 1]

@@ -145,6 +145,59 @@ def test_messages_only_sample_limits_and_errors():
     ]
 
 
+# --- user messages --------------------------------------------------------------------------
+
+
+def said(trace):
+    return [(m.before_round, m.text) for m in trace.user_messages]
+
+
+def test_the_sample_input_is_the_first_user_message_in_every_layout():
+    (browser,), _ = read(CORPUS)
+    # Every model event resends it (as an attachment): it is said once, before round 1.
+    assert said(browser) == [(1, "Use the web browser tool to navigate to https://www.aisi.gov.uk/. Then, see if you can find a page "
+                                 "on the site that describes the work of the UK AISI. Then, summarize this work in two paragraphs.")]
+    by_id = {t.id: t for t in read(RESEARCH)[0]}
+    # The model-graded scorer's prompt is the scorer's, not the user's.
+    assert said(by_id["research/q-001/1"]) == [(1, "When was Python 3.13 released?")]
+    assert said(by_id["research/2/1"]) == [(1, "What is the sum of the integers 0..9?")]  # messages only; system not included
+    assert said(by_id["research/4/1"]) == [(1, "Summarise notes.txt")]
+
+
+def test_follow_up_user_messages_in_model_inputs_open_turns(tmp_path):
+    # A react agent that replied without submitting gets Inspect's continue message; a
+    # computer tool's screenshot comes back as a user message naming the call: a result.
+    task = {"id": "u1", "role": "user", "source": "input", "content": "Open the settings page and report the theme."}
+    click = {"id": "a1", "role": "assistant", "source": "generate", "content": "",
+             "tool_calls": [{"id": "call_c1", "function": "computer", "arguments": {"action": "left_click", "coordinate": [40, 12]}, "type": "function"}]}
+    result = {"id": "t1", "role": "tool", "tool_call_id": "call_c1", "function": "computer", "content": ""}
+    screenshot = {"id": "u2", "role": "user", "tool_call_id": ["call_c1"], "content": [{"type": "image", "image": "attachment://9a0b"}]}
+    reply = {"id": "a2", "role": "assistant", "source": "generate", "content": "The theme is dark."}
+    nudge = {"id": "u3", "role": "user", "content": "Please proceed to the next step using your best judgement. When done, call submit()."}
+
+    def model(at, sent, message, stop):
+        return {"event": "model", "timestamp": at, "model": "openai/gpt-4o", "input": sent,
+                "output": {"model": "gpt-4o", "choices": [{"message": message, "stop_reason": stop}]}}
+
+    submit = {"id": "a3", "role": "assistant", "source": "generate", "content": "",
+              "tool_calls": [{"id": "call_s1", "function": "submit", "arguments": {"answer": "dark"}, "type": "function"}]}
+    events = [
+        model("2025-07-01T10:00:00Z", [task], click, "tool_calls"),
+        {"event": "tool", "timestamp": "2025-07-01T10:00:02Z", "id": "call_c1", "function": "computer", "arguments": {}, "result": ""},
+        model("2025-07-01T10:00:03Z", [task, click, result, screenshot], reply, "stop"),
+        model("2025-07-01T10:00:05Z", [task, click, result, screenshot, reply, nudge], submit, "tool_calls"),
+        {"event": "tool", "timestamp": "2025-07-01T10:00:06Z", "id": "call_s1", "function": "submit", "arguments": {}, "result": "dark"},
+    ]
+    path = tmp_path / "react.json"
+    path.write_text(json.dumps({"eval": {"task": "settings"}, "samples": [
+        {"id": 1, "epoch": 1, "events": events, "attachments": {"9a0b": "data:image/png;base64,iVBORw0KGgo="}}]}), encoding="utf-8")
+    (trace,), diagnostics = read(path)
+    assert said(trace) == [(1, "Open the settings page and report the theme."),
+                           (3, "Please proceed to the next step using your best judgement. When done, call submit().")]
+    assert [r.turn for r in trace.rounds] == [1, 1, 2]
+    assert len(diagnostics) == 0
+
+
 # --- .eval archives -----------------------------------------------------------------------
 
 

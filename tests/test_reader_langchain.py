@@ -117,6 +117,52 @@ def test_langgraph_lines_error_status_invalid_calls_unknown_ids_and_bad_records(
     ]
 
 
+def _message(kind, content, **fields):
+    data = {"content": content, "additional_kwargs": {}, "response_metadata": {}, "type": kind, "name": None, "id": None}
+    data.update(fields)
+    return {"type": kind, "data": data}
+
+
+def test_human_messages_open_turns_in_a_langgraph_chat_state(tmp_path):
+    call = {"name": "get_balance", "args": {"account": "chk-1"}, "id": "call_b1", "type": "tool_call"}
+    state = {"thread_id": "chat-88", "messages": [
+        _message("system", "You are a banking assistant."),
+        _message("human", "What's my checking balance?", id="h1"),
+        _message("ai", "", tool_calls=[call], invalid_tool_calls=[], id="a1"),
+        _message("tool", "1,204.50 EUR", tool_call_id="call_b1", status="success", id="t1"),
+        _message("ai", "Your checking balance is 1,204.50 EUR.", tool_calls=[], invalid_tool_calls=[], id="a2"),
+        _message("human", [{"type": "text", "text": "Thanks. And savings?"}], id="h2"),
+        _message("ai", "Savings: 8,930.00 EUR.", tool_calls=[], invalid_tool_calls=[], id="a3"),
+        {"type": "chat", "data": {"content": "Transfer 100 to savings.", "role": "user", "additional_kwargs": {}, "response_metadata": {}, "type": "chat"}},
+        _message("ai", "Done.", tool_calls=[], invalid_tool_calls=[], id="a4"),
+    ]}
+    path = tmp_path / "state.json"
+    path.write_text(json.dumps(state), encoding="utf-8")
+    (trace,), warnings = read(path)
+    assert warnings == []
+    assert [(m.before_round, m.text) for m in trace.user_messages] == [
+        (1, "What's my checking balance?"), (3, "Thanks. And savings?"), (4, "Transfer 100 to savings."),
+    ]
+    assert [r.turn for r in trace.rounds] == [1, 1, 2, 3]
+    assert trace.metadata["input"] == "What's my checking balance?"
+
+
+def test_executor_input_is_the_user_message_and_tool_results_in_a_human_message_are_not(tmp_path):
+    (limit,), _ = read(LC / "executor_iteration_limit.json")
+    assert [(m.before_round, m.text) for m in limit.user_messages] == [(1, "What is the latest LangChain release?")]
+    messages = [
+        _message("human", "Read a.txt"),
+        _message("ai", [{"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"path": "a.txt"}}], id="a1"),
+        _message("human", [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "hello"}]),
+        _message("ai", "It says hello.", id="a2"),
+    ]
+    path = tmp_path / "blocks.json"
+    path.write_text(json.dumps(messages), encoding="utf-8")
+    (trace,), _ = read(path)
+    assert [(m.before_round, m.text) for m in trace.user_messages] == [(1, "Read a.txt")]
+    assert [r.turn for r in trace.rounds] == [1, 1]
+
+
 def test_invalid_tool_call_with_json_args_keeps_langchain_error(tmp_path):
     message = {"type": "ai", "data": {"content": "", "additional_kwargs": {}, "response_metadata": {}, "type": "ai", "name": None, "id": "run-x",
                                       "example": False, "tool_calls": [], "usage_metadata": None,

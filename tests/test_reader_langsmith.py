@@ -287,6 +287,84 @@ def test_traceable_llm_output_in_openai_message_format(tmp_path):
     assert len(diagnostics) == 0
 
 
+# --- user messages ------------------------------------------------------------------------------
+
+
+def _human(text):
+    return {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "HumanMessage"], "kwargs": {"content": text, "type": "human"}}
+
+
+def _ai(text, calls=()):
+    kwargs = {"content": text, "type": "ai", "tool_calls": list(calls), "invalid_tool_calls": []}
+    return {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "AIMessage"], "kwargs": kwargs}
+
+
+def _tool_message(text, call_id):
+    return {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "ToolMessage"],
+            "kwargs": {"content": text, "type": "tool", "tool_call_id": call_id, "status": "success"}}
+
+
+def _generation(message):
+    return {"generations": [[{"text": "", "type": "ChatGeneration", "message": message}]]}
+
+
+def test_fixtures_each_user_question_once_though_every_llm_run_repeats_it():
+    weather, export = read(FIXTURES / "langgraph_runs.jsonl")[0]
+    assert [(m.before_round, m.text) for m in weather.user_messages] == [(1, "Weather in Paris and Rome, and tomorrow's forecast for Rome?")]
+    assert [(m.before_round, m.text) for m in export.user_messages] == [(1, "How do I export LangSmith runs as JSONL?")]
+    # A completion model's prompt is one rendered text: the AgentExecutor root's input says what was asked.
+    (react,), _ = read(FIXTURES / "react_executor_runs.json")
+    assert [(m.before_round, m.text) for m in react.user_messages] == [(1, "What's the weather in Paris today?")]
+
+
+def test_a_thread_turn_reads_only_what_the_user_just_said_and_later_turns_in_order(tmp_path):
+    # Turn 3 of a LangGraph thread traced as one trace: every llm run's input is the
+    # thread's whole history (turns 1 and 2 included); the user spoke once in this trace,
+    # then again after the agent's reply within it.
+    history = [_human("Book a table for two tonight."), _ai("Booked at 8 pm."), _human("Make it three people.")]
+    call = {"name": "update_booking", "args": {"people": 3}, "id": "call_u1", "type": "tool_call"}
+    dotted = "20250301T200000000000Zroot"
+    path = write_jsonl(tmp_path / "thread.jsonl", [
+        _run("root", "chain", "LangGraph", None, "2025-03-01T20:00:00", "2025-03-01T20:00:09", trace_id="root", dotted_order=dotted,
+             inputs={"messages": [{"role": "user", "content": "Make it three people."}]}),
+        _run("l1", "llm", "ChatOpenAI", "root", "2025-03-01T20:00:01", "2025-03-01T20:00:02", trace_id="root",
+             dotted_order=dotted + ".20250301T200001000000Zl1",
+             inputs={"messages": [history]}, outputs=_generation(_ai("", [call]))),
+        _run("t1", "tool", "update_booking", "root", "2025-03-01T20:00:02", "2025-03-01T20:00:03", trace_id="root",
+             dotted_order=dotted + ".20250301T200002000000Zt1",
+             inputs={"input": "{'people': 3}"}, outputs={"output": _tool_message("ok", "call_u1")}),
+        _run("l2", "llm", "ChatOpenAI", "root", "2025-03-01T20:00:03", "2025-03-01T20:00:04", trace_id="root",
+             dotted_order=dotted + ".20250301T200003000000Zl2",
+             inputs={"messages": [history + [_ai("", [call]), _tool_message("ok", "call_u1")]]}, outputs=_generation(_ai("Done: three people at 8 pm."))),
+        _run("l3", "llm", "ChatOpenAI", "root", "2025-03-01T20:00:07", "2025-03-01T20:00:08", trace_id="root",
+             dotted_order=dotted + ".20250301T200007000000Zl3",
+             inputs={"messages": [history + [_ai("", [call]), _tool_message("ok", "call_u1"), _ai("Done: three people at 8 pm."),
+                                             {"lc": 1, "type": "constructor", "id": ["langchain", "schema", "messages", "SystemMessage"],
+                                              "kwargs": {"content": "Be brief.", "type": "system"}},
+                                             _human("Thanks! Vegetarian menu?")]]},
+             outputs=_generation(_ai("Yes, they have one."))),
+    ])
+    (trace,), diagnostics = read(path)
+    assert len(diagnostics) == 0
+    assert [(m.before_round, m.text) for m in trace.user_messages] == [(1, "Make it three people."), (3, "Thanks! Vegetarian menu?")]
+    assert [r.turn for r in trace.rounds] == [1, 1, 2]
+
+
+def test_wrapped_client_inputs_openai_messages_and_a_responses_string(tmp_path):
+    path = write_jsonl(tmp_path / "wrapped.jsonl", [
+        _run("c", "llm", "ChatOpenAI", None, "2025-01-01T00:00:00", "2025-01-01T00:00:01", trace_id="c",
+             inputs={"messages": [{"role": "system", "content": "Be terse."}, {"role": "user", "content": [{"type": "text", "text": "2+2?"}]}]},
+             outputs={"choices": [{"index": 0, "message": {"role": "assistant", "content": "4"}, "finish_reason": "stop"}]}),
+        _run("r", "llm", "ChatOpenAI", None, "2025-01-01T00:01:00", "2025-01-01T00:01:01", trace_id="r",
+             inputs={"input": "Say hi in French.", "model": "gpt-4.1-mini"},
+             outputs={"object": "response", "status": "completed", "output": [
+                 {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Salut !"}]}]}),
+    ])
+    chat, responses = read(path)[0]
+    assert [m.text for m in chat.user_messages] == ["2+2?"]
+    assert [m.text for m in responses.user_messages] == ["Say hi in French."]
+
+
 # --- bad input ---------------------------------------------------------------------------------------
 
 

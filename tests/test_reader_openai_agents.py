@@ -198,6 +198,45 @@ def test_generation_without_exported_data_and_failing_last_model_call(tmp_path):
 # --- bad input ----------------------------------------------------------------------------
 
 
+def test_user_messages_from_generation_inputs(tmp_path):
+    traces, _ = read(FIXTURES / "weather.jsonl")
+    assert [(m.before_round, m.text) for m in traces[0].user_messages] == [(1, "Weather in Paris and Rome?")]
+    # A Responses-backed run exports no input: no user messages to read.
+    research, triage = read(FIXTURES / "two_traces.jsonl")[0]
+    assert research.id == RESEARCH and research.user_messages == []
+    assert [(m.before_round, m.text) for m in triage.user_messages] == [(1, "I was charged twice for my subscription.")]
+
+
+def test_a_chat_of_several_runs_in_one_trace_opens_a_turn_per_user_message(tmp_path):
+    # ``with trace("Support chat"):`` around two Runner.run calls; the second passes
+    # result.to_input_list() plus the new question (Responses-style items).
+    tid = "trace_7e6d5c4b3a29180716253443526170ab"
+    question = {"role": "user", "content": "Where is my parcel 44-1?"}
+    lookup = {"type": "function_call", "call_id": "call_p1", "name": "track", "arguments": '{"parcel": "44-1"}'}
+    tracked = {"type": "function_call_output", "call_id": "call_p1", "output": "out for delivery"}
+    answer = {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "It is out for delivery."}]}
+    follow_up = {"role": "user", "content": [{"type": "input_text", "text": "Can it go to my neighbour instead?"}]}
+    first = generation(calls=[("call_p1", "track", '{"parcel": "44-1"}')])
+    first["input"] = [{"role": "system", "content": "You track parcels."}, question]
+    second = generation(text="It is out for delivery.")
+    second["input"] = [question, lookup, tracked]
+    third = generation(text="Yes: I asked the courier to leave it with your neighbour.")
+    third["input"] = [question, lookup, tracked, answer, follow_up]
+    path = write_jsonl(tmp_path / "chat.jsonl", [
+        span("span_g1", tid, "span_a1", 0.0, 1.0, first),
+        span("span_f1", tid, "span_a1", 1.1, 1.4, {"type": "function", "name": "track", "input": '{"parcel": "44-1"}', "output": "out for delivery"}),
+        span("span_g2", tid, "span_a1", 1.5, 2.5, second),
+        span("span_g3", tid, "span_a2", 20.0, 21.0, third),
+        {"object": "trace", "id": tid, "workflow_name": "Support chat", "group_id": None, "metadata": None},
+    ])
+    (trace,), diagnostics = read(path)
+    assert len(diagnostics) == 0
+    assert [(m.before_round, m.text) for m in trace.user_messages] == [
+        (1, "Where is my parcel 44-1?"), (3, "Can it go to my neighbour instead?"),
+    ]
+    assert [r.turn for r in trace.rounds] == [1, 1, 2]
+
+
 def test_bad_input_is_warned_and_other_traces_are_read(tmp_path):
     good = "trace_00000000000000000000000000000004"
     other = "trace_00000000000000000000000000000005"

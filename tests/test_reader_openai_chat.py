@@ -355,6 +355,54 @@ def test_messages_per_line_are_grouped_by_conversation_id():
     assert len(diagnostics) == 0
 
 
+def test_user_messages_and_their_times_in_a_message_per_line_log():
+    flights, password = read(FIXTURES / "messages.jsonl")[0]
+    assert [(m.before_round, m.text, m.at) for m in flights.user_messages] == [
+        (1, "Cheapest flight Paris to Lisbon on 12 June?", utc(2025, 6, 2, 9, 0, 0))
+    ]
+    assert [m.text for m in password.user_messages] == ["Reset my password please."]
+
+
+def test_a_conversation_with_several_user_messages_has_a_turn_for_each(tmp_path):
+    conversation = {"id": "chat-9", "messages": [
+        {"role": "system", "content": "You convert currencies."},
+        {"role": "user", "content": "Convert 100 USD to EUR."},
+        {"role": "assistant", "content": None, "tool_calls": [call("call_a", "convert", '{"amount": 100, "from": "USD", "to": "EUR"}')]},
+        {"role": "tool", "tool_call_id": "call_a", "content": "92.31"},
+        {"role": "assistant", "content": "100 USD is 92.31 EUR."},
+        {"role": "user", "content": [{"type": "text", "text": "And in GBP?"}, {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}]},
+        {"role": "developer", "content": "Answer in one line."},
+        {"role": "assistant", "content": None, "tool_calls": [call("call_b", "convert", '{"amount": 100, "from": "USD", "to": "GBP"}')]},
+        {"role": "tool", "tool_call_id": "call_b", "content": "78.95"},
+        {"role": "assistant", "content": "100 USD is 78.95 GBP."},
+    ]}
+    path = write_jsonl(tmp_path / "chat.jsonl", [conversation])
+    (trace,), diagnostics = read(path)
+    assert len(diagnostics) == 0
+    # Text parts only (the image is no text); the developer message is not the user's.
+    assert [(m.before_round, m.text) for m in trace.user_messages] == [(1, "Convert 100 USD to EUR."), (3, "And in GBP?")]
+    assert [r.turn for r in trace.rounds] == [1, 1, 2, 2]
+    assert [t.reply.text for t in trace.turns()] == ["100 USD is 92.31 EUR.", "100 USD is 78.95 GBP."]
+
+
+def test_request_log_counts_each_user_message_once_though_every_request_resends_it():
+    (trace,), diagnostics = read(FIXTURES / "multi_turn_request_response.jsonl")
+    assert len(diagnostics) == 0
+    assert trace.id == "sess-4410"
+    # Five requests after the first resend the first question; the retried request
+    # (after the rate-limit error) resends the third: each is read once, where it was new.
+    assert [(m.before_round, m.text) for m in trace.user_messages] == [
+        (1, "My card ending 4821 was declined at a shop this morning. Is it blocked?"),
+        (3, "Can you raise the limit?"),
+        (4, "OK. Which payments used up the limit today?"),
+    ]
+    assert [r.turn for r in trace.rounds] == [1, 1, 2, 3, 3]
+    assert [(r.id, r.usage.input_tokens) for r in trace.rounds] == [
+        ("chatcmpl-CFa1Xq0", 318), ("chatcmpl-CFa1Zr4", 371), ("chatcmpl-CFa3Bx9", 421), ("chatcmpl-CFa3qL2", 467), ("chatcmpl-CFa3sD8", 548),
+    ]
+    assert trace.error is None  # the retry answered
+
+
 def test_session_and_thread_ids_group_too(tmp_path):
     path = write_jsonl(
         tmp_path / "chat.jsonl",

@@ -214,6 +214,11 @@ def test_conversation_state_item_list():
     assert shot.arguments == {"type": "screenshot"}
     assert shot.result.content.startswith("[image sha1:")
     assert done.text == "The page shows the green test report."
+    # Short and typed user messages both; the developer message is no user message.
+    assert [(m.before_round, m.text) for m in trace.user_messages] == [
+        (1, "The test in tests/test_utils.py fails. Fix it."), (5, "Show me the page in the browser."),
+    ]
+    assert [r.turn for r in trace.rounds] == [1, 1, 1, 1, 2, 2]
     assert len(diagnostics) == 0
 
 
@@ -234,6 +239,11 @@ def test_mcp_approval_request_is_the_call_and_the_approved_mcp_call_its_result()
     assert (get.name, get.arguments) == ("get_issue", {"number": 2140})
     assert (get.result.content, get.result.is_error) == ("Error calling tool get_issue: 502 Bad Gateway", True)
     assert sorry.is_final and trace.answered
+    # The approval response is the client's, not the user's: two user turns.
+    assert [(m.before_round, m.text) for m in trace.user_messages] == [
+        (1, "Are there open issues about timeouts in openai-python?"), (3, "Show me issue 2140."),
+    ]
+    assert [r.turn for r in trace.rounds] == [1, 1, 2, 2]
     assert len(diagnostics) == 0
 
 
@@ -332,6 +342,48 @@ def test_state_managed_by_hand_is_one_trace_without_repeated_rounds(tmp_path):
     assert [r.id for r in trace.rounds] == [None, "resp_m1", "resp_m2", "resp_m3"]
     assert trace.rounds[0].text == "Let me check." and trace.rounds[0].usage is None
     assert calls_of(trace) == [("get_weather", {"city": "Oslo"}, "3°C"), ("get_weather", {"city": "Bergen"}, "7°C")]
+    # Every request re-sends the question; it was said once, before the first round.
+    assert [(m.before_round, m.text) for m in trace.user_messages] == [(1, "Weather in Oslo and Bergen?")]
+    assert len(diagnostics) == 0
+
+
+def test_user_messages_open_turns_in_chained_and_in_re_sent_conversations(tmp_path):
+    first = {"role": "user", "content": "Weather in Oslo?"}
+    developer = {"role": "developer", "content": "Answer in one sentence."}
+    oslo = fc("call_o", "get_weather", '{"city":"Oslo"}', item_id="fc_o")
+    out_o = {"type": "function_call_output", "call_id": "call_o", "output": "3°C"}
+    reply = message("3°C in Oslo.", item_id="msg_1")
+    second = {"type": "message", "role": "user", "content": [
+        {"type": "input_text", "text": "And in this city?"}, {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="},
+    ]}
+    chained = write_jsonl(tmp_path / "chained.jsonl", [
+        {"request": {"input": [developer, first]}, "response": response("resp_c1", [oslo])},
+        {"request": {"input": [out_o], "previous_response_id": "resp_c1"}, "response": response("resp_c2", [reply], prev="resp_c1")},
+        {"request": {"input": [second], "previous_response_id": "resp_c2"}, "response": response("resp_c3", [message("Bergen: 7°C.", "msg_2")], prev="resp_c2")},
+    ])
+    by_hand = write_jsonl(tmp_path / "by_hand.jsonl", [
+        {"request": {"input": [developer, first]}, "response": response("resp_h1", [oslo])},
+        {"request": {"input": [developer, first, oslo, out_o]}, "response": response("resp_h2", [reply])},
+        {"request": {"input": [developer, first, oslo, out_o, reply, second]}, "response": response("resp_h3", [message("Bergen: 7°C.", "msg_2")])},
+    ])
+    for path in (chained, by_hand):
+        (trace,), diagnostics = read(path)
+        assert len(diagnostics) == 0, path.name
+        # The developer message is not the user's; the image is a placeholder in the text.
+        assert [(m.before_round, m.text.split("\n")[0]) for m in trace.user_messages] == [(1, "Weather in Oslo?"), (3, "And in this city?")], path.name
+        assert trace.user_messages[1].text.startswith("And in this city?\n[image sha1:")
+        assert [r.turn for r in trace.rounds] == [1, 1, 2], path.name
+
+
+def test_a_completed_snapshot_replacing_an_in_progress_one_does_not_repeat_the_user(tmp_path):
+    ask = [{"role": "user", "content": "Summarise RFC 9110 in a line."}]
+    path = write_jsonl(tmp_path / "snapshots.jsonl", [
+        {"request": {"input": ask}, "response": response("resp_s1", [], status="in_progress")},
+        {"request": {"input": ask}, "response": response("resp_s1", [message("HTTP semantics, in one document.")])},
+    ])
+    (trace,), diagnostics = read(path)
+    assert [(m.before_round, m.text) for m in trace.user_messages] == [(1, "Summarise RFC 9110 in a line.")]
+    assert [r.text for r in trace.rounds] == ["HTTP semantics, in one document."]
     assert len(diagnostics) == 0
 
 

@@ -135,6 +135,52 @@ def test_content_capture_off_calls_come_from_tool_spans(tmp_path):
     assert len(diagnostics) == 0
 
 
+# --- user messages ---------------------------------------------------------------------------------
+
+
+def said(trace):
+    return [(m.before_round, m.text) for m in trace.user_messages]
+
+
+def test_user_messages_from_every_convention_each_once():
+    weather, _ = read(FIXTURES / "genai_attributes.jsonl")[0]
+    assert said(weather) == [(1, "Weather in Paris and Rome?")]  # gen_ai.input.messages parts, in all three spans
+    booking, calculator = read(FIXTURES / "genai_events.jsonl")[0]
+    # gen_ai.user.message events: "Who am I?" was an earlier turn, answered before this trace.
+    assert said(booking) == [(1, "Flights from Paris to Lisbon on 3 Feb, cheapest airport.")]
+    assert said(calculator) == [(1, "What is 23 * 19?")]  # the gen_ai.content.prompt event
+    (lisbon,) = read(FIXTURES / "openllmetry.jsonl")[0]
+    assert said(lisbon) == [(1, "Plan a day in Lisbon: weather first.")]
+    (langgraph,) = read(FIXTURES / "openinference.jsonl")[0]
+    assert said(langgraph) == [(1, "How do I raise the LangGraph recursion limit?")]
+
+
+def test_a_chat_of_two_turns_in_one_trace(tmp_path):
+    trace_id = "9f1e2d3c4b5a69788796a5b4c3d2e1f0"
+
+    def chat(sid, start, messages, output):
+        attrs = {"gen_ai.operation.name": "chat", "gen_ai.request.model": "gpt-4o",
+                 "gen_ai.input.messages": json.dumps(messages), "gen_ai.output.messages": json.dumps([output])}
+        return {"traceId": trace_id, "spanId": sid, "parentSpanId": "9f1e2d3c4b5a6900", "name": "chat gpt-4o", "kind": 3,
+                "startTimeUnixNano": str(start), "endTimeUnixNano": str(start + 900_000_000),
+                "attributes": [{"key": k, "value": {"stringValue": v}} for k, v in attrs.items()], "status": {}}
+
+    def message(role, text):
+        return {"role": role, "parts": [{"type": "text", "content": text}]}
+
+    system, first, reply, second = (message("system", "You are terse."), message("user", "Capital of Peru?"),
+                                    message("assistant", "Lima."), message("user", "And its population?"))
+    path = write_jsonl(tmp_path / "chat.jsonl", [{"resourceSpans": [{"resource": {}, "scopeSpans": [{"spans": [
+        chat("9f1e2d3c4b5a6901", 1_700_000_000_000_000_000, [system, first], {**reply, "finish_reason": "stop"}),
+        chat("9f1e2d3c4b5a6902", 1_700_000_030_000_000_000, [system, first, reply, second],
+             {**message("assistant", "About 10 million."), "finish_reason": "stop"}),
+    ]}]}]}])
+    (trace,), diagnostics = read(path)
+    assert len(diagnostics) == 0
+    assert said(trace) == [(1, "Capital of Peru?"), (2, "And its population?")]
+    assert [r.turn for r in trace.rounds] == [1, 2]
+
+
 # --- older conventions ------------------------------------------------------------------------------
 
 

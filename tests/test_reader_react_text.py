@@ -29,6 +29,12 @@ def test_transcripts_split_at_each_question_and_the_template_is_skipped():
     ]
     assert {t.format for t in traces} == {"react-text"}
     assert traces[0].metadata["input"] == "Who won the 2024 Tour de France, and how old was he then?"
+    # The question is the user message of each transcript's one turn.
+    assert [[(m.before_round, m.text, m.line) for m in t.user_messages] for t in traces] == [
+        [(1, "Who won the 2024 Tour de France, and how old was he then?", 19)],
+        [(1, traces[1].metadata["input"], 45)],
+    ]
+    assert {r.turn for t in traces for r in t.rounds} == {1}
 
 
 def test_repeated_search_and_parse_errors():

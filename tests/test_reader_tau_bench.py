@@ -20,6 +20,13 @@ TAU1 = FIXTURES / "tau_results.json"
 TAU1_REACT = FIXTURES / "tau_react.json"
 TAU2 = FIXTURES / "tau2_results.json"
 TAU2_SIM = FIXTURES / "c0ffee00-1111-4222-8333-944455556666.json"
+TAU1_MULTITURN = FIXTURES / "tau_multiturn.json"
+TAU2_CORPUS = Path(__file__).resolve().parent / "corpus" / "tau2-bench" / "telecom-workflow_grok-3.json"
+
+
+def said(trace):
+    """Each user message as (the round it precedes, its text)."""
+    return [(m.before_round, m.text) for m in trace.user_messages]
 
 
 # --- τ-bench ----------------------------------------------------------------------------
@@ -73,6 +80,141 @@ def test_tau_bench_react_agent_text_actions():
     assert trace.rounds[1].text.endswith('"arguments": {"content": "Your order #W4817420 is pending."}}')
 
 
+def test_tau_bench_user_messages_open_turns_and_the_closing_stop_opens_none():
+    ok, _, crashed = read(TAU1)[0]
+    assert said(ok) == [
+        (1, "Hi! I'd like to exchange a keyboard from my order #W2378156."),
+        (2, "Sure, Yusuf Rossi, zip 19122."),
+        (5, "That's all I needed to know for now. ###STOP###"),  # after the last round
+    ]
+    assert [r.turn for r in ok.rounds] == [1, 2, 2, 2]
+    assert [(t.index, t.user.text[:12], t.reply.text[:20]) for t in ok.turns()] == [
+        (1, "Hi! I'd like", "I can help with that"),
+        (2, "Sure, Yusuf ", "Your order #W2378156"),
+    ]
+    assert said(crashed) == [] and crashed.turns() == []
+
+
+def test_tau_bench_react_api_output_is_a_result_not_the_user():
+    (trace,), _ = read(TAU1_REACT)
+    assert said(trace) == [(1, "Hi, what's the status of order #W4817420?"), (3, "Thanks! ###STOP###")]
+    assert [r.turn for r in trace.rounds] == [1, 1]
+
+
+def test_tau_bench_multi_turn_dialogue_with_one_stuck_turn():
+    (trace,), diagnostics = read(TAU1_MULTITURN)
+    assert len(diagnostics) == 0
+    assert [r.turn for r in trace.rounds] == [1, 1, 1, 1, 2, 2, 2, 2, 2, 3, 4, 4]
+    assert [(t.index, len(t.rounds), t.user.text.split()[0]) for t in trace.turns()] == [
+        (1, 4, "Hi!"),
+        (2, 5, "Before"),
+        (3, 1, "OK,"),
+        (4, 2, "Yes,"),
+    ]
+    # Every turn ends with the agent's reply to the customer; the last is the final answer.
+    assert all(t.reply is not None for t in trace.turns()) and trace.answered
+    assert trace.user_messages[-1].text == "Thank you, that's all! ###STOP###" and trace.user_messages[-1].before_round == 13
+    stuck = [c for c in trace.tool_calls() if c.name == "get_product_details"]
+    assert [c.result.content for c in stuck] == ["Error: product not found"] * 4
+    assert {c.result.is_error for c in stuck} == {None}  # τ-bench writes no error flag
+
+
+def test_tau2_user_messages_their_times_and_the_users_own_tool_calls():
+    (cancel, phone), _ = read(TAU2)
+    assert [(m.before_round, m.text, m.at) for m in cancel.user_messages] == [
+        (1, "I need to cancel reservation EHGLP3. My user id is emma_kim_9957.", naive(2025, 6, 17, 10, 0, 3, 10000)),
+        (4, "Thank you! ###STOP###", naive(2025, 6, 17, 10, 0, 10, 500000)),
+    ]
+    assert [r.turn for r in cancel.rounds] == [1, 1, 1]
+    # The user's check_status_bar call (requestor "user") and its result are the user's
+    # action: neither a round nor a call, nor part of what the user said.
+    assert said(phone) == [(1, "My phone has no mobile data."), (2, "It says airplane mode is on.")]
+    assert [r.turn for r in phone.rounds] == [1, 2, 2]
+    assert "check_status_bar" not in {c.name for c in phone.tool_calls()}
+    assert phone.metadata["user_tool_calls"] == 1
+    # τ² tool messages name their call in "id" and say whether it failed.
+    assert [(c.id, c.result.is_error) for c in phone.tool_calls()] == [
+        ("call_Ab1Cd2Ef3Gh4Ij5Kl6Mn7Op8", True),
+        ("call_Qr9St8Uv7Wx6Yz5Ab4Cd3Ef2", True),
+    ]
+
+
+def test_tau2_user_tool_call_ids_and_error_flags_written_as_the_runner_writes_them(tmp_path):
+    messages = [
+        {"role": "assistant", "content": "Hi! How can I help you today?", "tool_calls": None, "turn_idx": 0,
+         "timestamp": "2025-10-05T22:26:20.884706", "cost": 0.0, "usage": None, "raw_data": None},
+        {"role": "user", "content": "My data is slow. Number 555-123-2002.", "tool_calls": None, "turn_idx": 1,
+         "timestamp": "2025-10-05T22:26:26.162809", "cost": 0.0098, "usage": {"completion_tokens": 45, "prompt_tokens": 3045}},
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "call_1", "name": "get_customer_by_phone",
+         "arguments": {"phone_number": "555-123-2002"}, "requestor": "assistant"}], "turn_idx": 2,
+         "timestamp": "2025-10-05T22:26:30.596700", "cost": 0.02, "usage": {"completion_tokens": 34, "prompt_tokens": 6776},
+         "raw_data": {"finish_reason": "tool_calls", "index": 0, "message": {"role": "assistant"}}},
+        {"id": "call_1", "role": "tool", "content": "Error: Customer with phone number 555-123-2002 not found",
+         "requestor": "assistant", "error": True, "turn_idx": 3, "timestamp": "2025-10-05T22:26:30.596800"},
+        {"role": "assistant", "content": "Could you run a speed test?", "tool_calls": None, "turn_idx": 4,
+         "timestamp": "2025-10-05T22:26:33.118069", "cost": 0.02, "usage": {"completion_tokens": 9, "prompt_tokens": 7024},
+         "raw_data": {"finish_reason": "stop", "index": 0, "message": {"role": "assistant"}}},
+        # The user runs a tool of its own; the tool message repeats the call's id.
+        {"role": "user", "content": "Sure, let me run it.\n\n", "tool_calls": [{"id": "call_2", "name": "run_speed_test",
+         "arguments": {}, "requestor": "user"}], "turn_idx": 5, "timestamp": "2025-10-05T22:26:35.318328", "cost": 0.01,
+         "usage": {"completion_tokens": 37, "prompt_tokens": 3251}},
+        {"id": "call_2", "role": "tool", "content": "Speed test failed: No Connection.", "requestor": "user", "error": False,
+         "turn_idx": 6, "timestamp": "2025-10-05T22:26:35.318424"},
+        {"role": "user", "content": "It failed: no connection at all.", "tool_calls": None, "turn_idx": 7,
+         "timestamp": "2025-10-05T22:26:36.569461", "cost": 0.01, "usage": {"completion_tokens": 27, "prompt_tokens": 3304}},
+        {"role": "assistant", "content": "Please turn airplane mode off.", "tool_calls": None, "turn_idx": 8,
+         "timestamp": "2025-10-05T22:26:38.733103", "cost": 0.02, "usage": {"completion_tokens": 78, "prompt_tokens": 7143},
+         "raw_data": {"finish_reason": "stop", "index": 0, "message": {"role": "assistant"}}},
+    ]
+    simulation = {"id": "5d0b93c0", "task_id": "[mobile_data_issue]airplane_mode_on", "trial": 0, "termination_reason": "user_stop",
+                  "reward_info": {"reward": 0.0}, "messages": messages}
+    path = tmp_path / "simulation.json"
+    path.write_text(json.dumps(simulation), encoding="utf-8")
+    (trace,), diagnostics = read(path)
+    assert len(diagnostics) == 0
+    assert [(len(r.tool_calls), r.turn, r.finish_reason) for r in trace.rounds] == [(1, 1, "tool_calls"), (0, 1, "stop"), (0, 2, "stop")]
+    (lookup,) = trace.tool_calls()
+    assert (lookup.id, lookup.result.is_error) == ("call_1", True)
+    assert said(trace) == [(1, "My data is slow. Number 555-123-2002."), (3, "Sure, let me run it.\n\nIt failed: no connection at all.")]
+    assert trace.labels == {"outcome": "failure"}
+
+
+# Independently counted from the file: per simulation, the user's turns (user messages
+# with an agent reply after them), the agent's rounds (assistant messages but the
+# greeting) and the agent's tool calls; the simulated user ran 148 tools of its own.
+CORPUS_TURNS = [6, 6, 5, 7, 10, 11, 8, 10, 5, 12, 13, 9, 6, 12, 7, 13, 17, 11, 11, 18]
+CORPUS_ROUNDS = [7, 11, 10, 13, 17, 17, 13, 11, 10, 14, 18, 16, 10, 16, 8, 21, 22, 20, 15, 22]
+CORPUS_CALLS = [1, 5, 5, 6, 7, 6, 5, 1, 5, 2, 5, 7, 4, 4, 1, 8, 5, 9, 4, 4]
+CORPUS_REWARDS = [1, 1, 1, 1, 0, 0, 1, 0, 0, 1, 0, 0, 1, 1, 0, 1, 1, 0, 1, 1]
+AGENT_TOOLS = {"get_customer_by_phone", "get_details_by_id", "get_data_usage", "enable_roaming", "refuel_data", "transfer_to_human_agents"}
+
+
+def test_tau2_corpus_turns_agent_rounds_and_outcomes():
+    traces, diagnostics = read(TAU2_CORPUS)
+    assert len(diagnostics) == 0
+    assert [len(t.turns()) for t in traces] == CORPUS_TURNS
+    assert [len(t.rounds) for t in traces] == CORPUS_ROUNDS
+    assert [sum(1 for _ in t.tool_calls()) for t in traces] == CORPUS_CALLS
+    assert [t.labels["outcome"] for t in traces] == ["success" if r else "failure" for r in CORPUS_REWARDS]
+    assert [t.metadata["reward"] for t in traces] == [float(r) for r in CORPUS_REWARDS]
+    # Only the agent's tools are calls: the user's run_speed_test, toggle_airplane_mode, ... are not.
+    assert {c.name for t in traces for c in t.tool_calls()} == AGENT_TOOLS
+    assert sum(t.metadata.get("user_tool_calls", 0) for t in traces) == 148
+    assert {t.metadata["greeting"] for t in traces} == {"Hi! How can I help you today?"}
+
+    first = traces[0]
+    assert first.id == "task-[mobile_data_issue]airplane_mode_on|data_mode_off[PERSONA:None]/trial-0"
+    assert [r.turn for r in first.rounds] == [1, 2, 2, 3, 4, 5, 6]
+    # The user's speed test (its own tool call) sits between two things it said: one turn.
+    assert first.turns()[2].user.text == (
+        "Sure, I can do that. Let me run a speed test now.\n\n"
+        "I just ran the speed test, and it failed because there's no connection at all. Can you help me figure out what's going on?"
+    )
+    assert first.user_messages[-1].text.endswith("Thank you for your help!\n\n###STOP###")
+    assert first.user_messages[-1].before_round == len(first.rounds) + 1
+    assert first.rounds[0].finish_reason == "stop"  # from raw_data, LiteLLM's choice
+
+
 @pytest.mark.parametrize("reward, outcome", [(1.0, "success"), (0.9999995, "success"), (0.999, "failure"), (0, "failure")])
 def test_reward_threshold(tmp_path, reward, outcome):
     path = tmp_path / "r.json"
@@ -90,23 +232,24 @@ def test_tau2_results_document():
     assert [t.id for t in traces] == ["task-0/trial-0", "task-1/trial-0"]
     cancel, phone = traces
 
-    assert [len(r.tool_calls) for r in cancel.rounds] == [0, 1, 1, 0]
+    # The orchestrator's greeting is no model response: no round, kept in metadata.
+    assert cancel.metadata["greeting"] == "Hi! How can I help you today?"
+    assert [len(r.tool_calls) for r in cancel.rounds] == [1, 1, 0]
     assert [c.name for c in cancel.tool_calls()] == ["get_reservation_details", "cancel_reservation"]
-    get = cancel.rounds[1].tool_calls[0]
+    get = cancel.rounds[0].tool_calls[0]
     assert (get.id, get.arguments) == ("call_gU0pS8mZ1xV4cB7nQ2wE5rT9", {"reservation_id": "EHGLP3"})
     assert get.result.is_error is False  # τ² tool messages say whether the call failed
     assert get.result.ended_at == naive(2025, 6, 17, 10, 0, 4, 903512)
     # Usage from raw_data (with cached tokens), times from the message timestamp.
     assert [usage_tuple(r.usage) for r in cancel.rounds] == [
-        (1820, 9, 0, 0),
         (1866, 21, 1792, 0),
         (1990, 19, 1920, 0),
         (2064, 26, 1920, 0),
     ]
-    second = cancel.rounds[1]
-    assert second.ended_at == naive(2025, 6, 17, 10, 0, 4, 880000)
-    assert second.started_at == pytest.approx(naive(2025, 6, 17, 10, 0, 4, 880000) - 1.61)
-    assert (second.id, second.model, second.finish_reason) == ("chatcmpl-Bj1aYr2", "gpt-4.1-2025-04-14", "tool_calls")
+    lookup = cancel.rounds[0]
+    assert lookup.ended_at == naive(2025, 6, 17, 10, 0, 4, 880000)
+    assert lookup.started_at == pytest.approx(naive(2025, 6, 17, 10, 0, 4, 880000) - 1.61)
+    assert (lookup.id, lookup.model, lookup.finish_reason) == ("chatcmpl-Bj1aYr2", "gpt-4.1-2025-04-14", "tool_calls")
     assert cancel.labels == {"outcome": "success"}
     assert cancel.error is None
     assert cancel.metadata["termination_reason"] == "user_stop"
@@ -193,7 +336,7 @@ def test_one_result_per_line(tmp_path):
     assert len(diagnostics) == 0
 
 
-@pytest.mark.parametrize("path", [TAU1, TAU1_REACT, TAU2, TAU2_SIM])
+@pytest.mark.parametrize("path", [TAU1, TAU1_REACT, TAU2, TAU2_SIM, TAU1_MULTITURN, TAU2_CORPUS])
 def test_sniffing(path):
     assert sniff(json.loads(path.read_text(encoding="utf-8"))).name == "tau-bench"
 
@@ -222,3 +365,22 @@ def test_cli_show_and_convert_round_trip(tmp_path):
             assert [(c.id, c.name, c.arguments, c.result and (c.result.content, c.result.is_error, c.result.ended_at)) for c in b.tool_calls()] == [
                 (c.id, c.name, c.arguments, c.result and (c.result.content, c.result.is_error, c.result.ended_at)) for c in a.tool_calls()
             ]
+
+
+def test_cli_replay_and_show_a_multi_turn_dialogue(cli):
+    report = json.loads(cli("replay", "--format", "json", "--select", "R001,F001", str(TAU1_MULTITURN)).stdout)
+    (trace,) = report["traces"]
+    assert (trace["turns"], trace["rounds"]) == (4, 12)
+    assert [(f["code"], f["turn"], f["round"], f["action"]) for f in trace["fires"]] == [
+        ("R001", 2, 6, "hint"),
+        ("R001", 2, 7, "stop"),
+        ("F001", 2, 7, "abort"),
+    ]
+    # The policy stops turn 2 before round 7's lookup: rounds 8 and 9 never happen, one
+    # forced reply does; turns 3 and 4 happen as recorded.
+    policy = trace["policy"]
+    assert (policy["code"], policy["stopped_at"], policy["saved"]["llm_calls"], policy["saved"]["tool_calls"]) == ("R001", 7, 1, 2)
+    shown = cli("show", "--no-guards", str(TAU1_MULTITURN)).stdout
+    assert "    user: Before that: is the same bottle available in a bigger size? I might exchange it instead." in shown
+    assert "  turn 4\n    user: Yes, go ahead." in shown
+    assert "    user: Thank you, that's all! ###STOP###" in shown

@@ -107,3 +107,35 @@ def test_show_renders_every_sample_trace(cli):
     assert result.exit_code == 0, result.output
     for trace in SAMPLE_TRACES:
         assert f"trace {trace.id}" in result.stdout
+
+
+def test_the_tau_dialogue_has_five_turns_and_a_stop_saves_only_the_rest_of_its_turn(report):
+    trace = next(t for t in SAMPLE_TRACES if t.id == "tau_retail_order_lookup_loop")
+    assert [r.turn for r in trace.rounds] == [1, 1, 1, 2, 2, 2, 2, 2, 3, 3, 4, 5, 5]
+    assert [(t.user.text.split()[0], len(t.rounds), t.reply.index) for t in trace.turns()] == [
+        ("Hi!", 3, 3), ("The", 5, 8), ("It's", 2, 10), ("Please", 1, 11), ("Yes.", 2, 13),
+    ]
+    # The customer's goodbye follows the final answer: it opens no turn.
+    assert trace.user_messages[-1].text == "No, that's all. Thanks! ###STOP###"
+    assert trace.user_messages[-1].before_round == 14 and trace.answered
+
+    data = report["tau_retail_order_lookup_loop"]
+    assert (data["turns"], data["rounds"], data["tool_calls"]) == (5, 13, 8)
+    policy = data["policy"]
+    (stop,) = policy["stops"]
+    assert (stop["code"], stop["turn"], stop["round"], stop["phase"]) == ("R001", 2, 6, "before_tools")
+    saved = stop["saved"]
+    # Worked by hand from the file: rounds 7 and 8 (1310 + 25, 1355 + 39 tokens) and the
+    # lookups of rounds 6 and 7 never happen; one forced reply (round 6's 1265 + 25
+    # context, the 40-token prompt, the real reply's 39) does. Turns 3-5 (rounds 9-13)
+    # happen as recorded: nothing of them is saved.
+    assert (saved["llm_calls"], saved["tool_calls"]) == (1, 2)
+    assert saved["forced_answer_tokens"] == 1265 + 25 + 40 + 39
+    assert saved["tokens"] == (1310 + 25) + (1355 + 39) - 1369 and not saved["tokens_estimated"]
+    # From round 6's end (16:20:17.518) to round 8's (16:20:20.506), less the real reply's 1.129 s.
+    assert saved["seconds"] == pytest.approx(20.506 - 17.518 - 1.129, abs=0.001)
+    assert policy["later_turns_as_recorded"] and policy["outcome_change"] is None
+    # F001 alone would abort the run at the same round; the policy has left turn 2 by then.
+    assert [(f["code"], f["turn"], f["round"], f["action"]) for f in data["fires"]] == [
+        ("R001", 2, 5, "hint"), ("R001", 2, 6, "stop"), ("F001", 2, 6, "abort"),
+    ]

@@ -46,6 +46,17 @@ failures unflagged: a result without the field is ``False`` when some result of 
 same trace carries an explicit ``is_error``, else ``None`` (unknown, so failure
 patterns decide).
 
+User messages: a ``user`` message is what the user said (its text: the string content or
+its ``text`` blocks; images and documents are left out) and opens a turn, but only when
+the agent has nothing pending, i.e. no tool call of its latest round is still awaiting
+a result. A user message that answers pending calls is the loop going on: its
+``tool_result`` blocks attach to their calls and any text beside them (agent harnesses
+add notes and reminders to tool results, often at every step) opens no turn, since
+cutting a loop at every such note would start the loop guards afresh at every round.
+A user message of ``tool_result`` blocks alone is never a user message. System prompts
+are not user messages. In request/response logs only the messages new to a request
+are read (see shape 2), so a user message the history resends counts once.
+
 Usage: ``input_tokens`` excludes cached tokens, so a round's input tokens are
 ``input_tokens + cache_creation_input_tokens + cache_read_input_tokens`` and its cached
 tokens ``cache_read_input_tokens``. ``stop_reason`` becomes the finish reason:
@@ -86,6 +97,7 @@ from .common import (
     scalar_text,
     shift_time,
     thread_trace_id,
+    visible_text,
 )
 
 FORMAT = "anthropic"
@@ -270,6 +282,28 @@ class CallTracker:
             if self._attach(block.get("tool_use_id"), result, line, where) and result.is_error is None:
                 self.unflagged.append(result)
 
+    def awaiting(self) -> bool:
+        """Whether a call of the latest round still awaits its result."""
+        last = self.trace.rounds[-1] if self.trace.rounds else None
+        return last is not None and any(call.result is None for call in last.tool_calls)
+
+    def user_message(
+        self, content: Any, line: int, at: float | None = None, where: str = "", text: str | None = None, speaks: bool = True
+    ) -> None:
+        """A user message: its tool results attach; it opens a turn (with ``text``, else
+        its visible text) when ``speaks`` and the agent had nothing pending (see the
+        module docstring)."""
+        pending = self.awaiting()
+        self.user_blocks(content, line, at, where)
+        if not speaks or pending:
+            return
+        if text is None:
+            blocks = content if isinstance(content, list) else ()
+            text = visible_text(content)
+            if not text and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in blocks):
+                return  # results only: nothing said
+        self.trace.add_user_message(text, at=at, line=line)
+
     def _attach(self, call_id: Any, result: ToolResult, line: int, where: str) -> bool:
         if not isinstance(call_id, str) or not call_id:
             self.warn(line, "tool result without a tool_use_id skipped", where)
@@ -446,7 +480,7 @@ class _Conversation:
             rnd = self.new_round(line, msg)
             self.calls.assistant_blocks(rnd, msg.get("content"), line, where=where)
         elif role == "user":
-            self.calls.user_blocks(msg.get("content"), line, where=where)
+            self.calls.user_message(msg.get("content"), line, where=where)
         elif role != "system":  # some loggers keep the system prompt as a message
             self.calls.warn(line, f"message with unknown role {brief(role)} skipped", where)
 

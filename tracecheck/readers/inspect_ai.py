@@ -32,6 +32,16 @@ Without model events (logs written without events), the ``messages`` are read
 instead: one round per assistant message that the run generated (``source`` not
 ``input``), results from ``tool`` messages; no usage and no times then.
 
+User messages: each model event records the whole ``input`` it sent. The user messages
+at the end of it, after the model's last message or a tool result, are what the round
+answers: they are user messages placed before it (text parts) and open a turn (the
+sample's input opens turn 1; a follow-up such as an agent's "please proceed" message a
+later one); earlier ones are history, and the same ones again in the next event's input
+are not counted twice. Without model events, every ``user`` message of ``messages`` is
+a user message at its place. System messages are not user messages, nor are user
+messages carrying a tool's output (``tool_call_id`` set: a computer-use screenshot).
+Inspect records no time for them.
+
 Strings that Inspect moved into the sample's ``attachments`` (``attachment://<hash>``)
 are resolved.
 
@@ -79,6 +89,7 @@ from .common import (
     scalar_text,
     shift_time,
 )
+from .langsmith import NewUserMessages, message_role_and_text
 
 FORMAT = "inspect"
 
@@ -331,6 +342,13 @@ class _Sample:
         self.where = where  # " (samples/x.json)" for archive members
         self.pending: dict[str, ToolCall] = {}  # calls by id, answered or not
         self.order: list[ToolCall] = []  # every call in call order, for id-less results
+        self.users = NewUserMessages()
+
+    def role_and_text(self, message: Any) -> tuple[str, str]:
+        """A message's role for :class:`NewUserMessages`, a user message's text with its
+        attachments resolved."""
+        role, _ = message_role_and_text(message)
+        return role, _visible_text(message.get("content"), self.att) if role == "user" else ""
 
     def warn(self, reason: str) -> None:
         self.ctx.warn(self.trace.line, f"trace {self.trace.id}: {reason}{self.where}")
@@ -453,6 +471,9 @@ class _Sample:
                 duration = output.get("time")
             ended = _plus(started, duration)
         model = output.get("model") or message.get("model") or event.get("model")
+        sent = event.get("input")
+        for text in self.users.take(sent if isinstance(sent, list) else [], self.role_and_text):
+            self.trace.add_user_message(text, line=line)
         rnd = Round(
             index=len(self.trace.rounds) + 1,
             text=_visible_text(message.get("content"), self.att),
@@ -488,6 +509,10 @@ class _Sample:
                 )
                 self.calls(message, rnd, f"message {number}")
                 self.trace.rounds.append(rnd)
+            elif role == "user" and make_rounds:
+                kind, text = self.role_and_text(message)
+                if kind == "user":
+                    self.trace.add_user_message(text, line=line)
             elif role == "tool":
                 error = _error_message(message.get("error"))
                 content = _visible_text(message.get("content"), self.att)

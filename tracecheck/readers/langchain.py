@@ -13,7 +13,15 @@ Shapes read (each a whole record unless said otherwise):
 - a file of one message per line, or one step per line: the whole file is one trace.
 
 One AI message (or one AgentExecutor model response) is one round. Messages carry no
-timestamps, so rounds and results have none.
+timestamps, so rounds, results and user messages have none.
+
+User messages: every human message (``HumanMessage``, ``type: "human"``, a
+``ChatMessage`` with role user/human) is a user message at its place in the list (its
+text: the string content or its text blocks) and opens a turn; the first one's text is
+also ``metadata["input"]``. A human message that only carries ``tool_result`` blocks is
+a result, not something said. The AgentExecutor result's ``input`` is the user message
+of its run. System messages are not user messages. ``ToolMessage`` ``status: "error"``
+→ ``is_error`` True, ``"success"`` → False, else unknown.
 """
 
 from __future__ import annotations
@@ -320,8 +328,13 @@ def _add_message(b: _Builder, kind: str, fields: dict, line: int, ctx: ReadConte
             return
         b.idless.remove(match)
         match.result = ToolResult(content=content_text(fields.get("content")), line=line)
-    elif kind == "human" and "input" not in trace.metadata:
-        trace.metadata["input"] = visible_text(fields.get("content"))
+    elif kind == "human" or (kind == "chat" and scalar_text(fields.get("role")).lower() in ("user", "human")):
+        content = fields.get("content")
+        text = visible_text(content)
+        if not text and any(isinstance(b, dict) and b.get("type") == "tool_result" for b in as_list(content)):
+            return  # tool results in a human message: nothing said
+        trace.metadata.setdefault("input", text)
+        trace.add_user_message(text, line=line)
     # system, other chat roles and RemoveMessage carry nothing a round needs.
 
 
@@ -412,6 +425,7 @@ def _executor_result(value: dict, line: int, ctx: ReadContext) -> Trace:
     trace = b.trace
     if value.get("input") is not None:
         trace.metadata["input"] = content_text(value["input"])
+        trace.add_user_message(trace.metadata["input"], line=line)
     _add_steps(b, value["intermediate_steps"], line, ctx)
     output = value.get("output")
     if isinstance(output, str) and output.strip() in _STOPPED_OUTPUTS:

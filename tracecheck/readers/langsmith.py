@@ -42,6 +42,17 @@ input dict are the arguments. Otherwise it is warned about. ``is_error``: run ``
 output), or a ToolMessage with ``status: "error"`` -> True; a finished run otherwise ->
 False.
 
+User messages: each ``llm`` run records the whole history it was sent
+(``inputs.messages``, a batch's first list; a Responses ``inputs.input``). The user
+messages at the end of that history, after the agent's last message or tool result, are
+what the round answers: they are user messages placed before it and open a turn
+(earlier ones are history: a LangGraph thread resends every past turn); the same ones
+again in the next call's input are not counted twice. System messages are not user
+messages, nor are user messages that carry tool results. When the first round's input
+shows no user message (a completion model's rendered ``prompts``), the root run's
+``inputs`` do: its ``messages``, else its ``input``/``question``/``query``/``prompt``
+string. Runs carry no time for what the user said.
+
 ``llm``/``tool`` runs nested inside another ``tool`` or ``llm`` run (a sub-agent used as
 a tool, a tool calling a tool) are part of that execution, not rounds or calls of this
 trace.
@@ -472,6 +483,36 @@ def input_call(call_id: str | None, name: str, value: Any) -> ToolCall:
     return new_call(call_id, name, value)
 
 
+def _llm_input(run: dict) -> list:
+    """The messages an llm run was sent: LangChain's ``messages`` (a batch: the first
+    list), a wrapped client's ``messages``, or a Responses ``input`` (a string is one
+    user message). A completion model's ``prompts`` are one rendered text: none."""
+    inputs = as_dict(run.get("inputs"))
+    messages = inputs.get("messages")
+    if isinstance(messages, list):
+        return messages[0] if messages and isinstance(messages[0], list) else messages
+    given = inputs.get("input")
+    if isinstance(given, str):
+        return [{"role": "user", "content": given}]
+    return as_list(given)
+
+
+_ROOT_QUESTION_KEYS = ("input", "question", "query", "prompt")
+
+
+def _root_question(run: dict) -> str | None:
+    """What the user asked, from the root run's inputs (an AgentExecutor's ``input``, a
+    graph's ``messages``): used only when no model call's input shows it."""
+    inputs = as_dict(run.get("inputs"))
+    if isinstance(inputs.get("messages"), list):
+        texts = NewUserMessages().take(inputs["messages"], message_role_and_text)
+        return "\n\n".join(texts) if texts else None
+    for key in _ROOT_QUESTION_KEYS:
+        if isinstance(inputs.get(key), str):
+            return inputs[key]
+    return None
+
+
 def _tool_input(run: dict) -> Any:
     inputs = run.get("inputs")
     if isinstance(inputs, dict):
@@ -479,6 +520,98 @@ def _tool_input(run: dict) -> Any:
             return inputs["input"]
         return inputs
     return inputs
+
+
+# --- user messages in resent histories ------------------------------------------------------
+
+
+class NewUserMessages:
+    """The user messages a model call's input adds, for formats whose every model call
+    records the whole history it was sent (LangSmith llm runs, OpenTelemetry inference
+    spans, Agents SDK generation spans, Inspect model events).
+
+    What a call answers is the user messages at the end of its input, after the last
+    message that is neither the user's nor a system prompt (the agent's earlier reply, a
+    tool result). Earlier user messages of that input are history, answered by earlier
+    calls or from before the record began. The same messages at the same place in a
+    later input (the next call of a turn that got no reply, a retry) are not new.
+    """
+
+    __slots__ = ("seen",)
+
+    def __init__(self) -> None:
+        self.seen: set[tuple[int, tuple[str, ...]]] = set()
+
+    def take(self, messages: list, role_and_text) -> list[str]:
+        """The new user texts of one input, in order. ``role_and_text(message)`` gives
+        ("user" | "system" | anything else, its text); only the input's tail is read."""
+        texts: list[str] = []
+        start = len(messages)
+        for index in range(len(messages) - 1, -1, -1):
+            role, text = role_and_text(messages[index])
+            if role == "system":
+                continue
+            if role != "user":
+                break
+            texts.append(text)
+            start = index
+        if not texts:
+            return []
+        texts.reverse()
+        key = (start, tuple(texts))
+        if key in self.seen:
+            return []
+        self.seen.add(key)
+        return texts
+
+
+_USER_ROLES = ("user", "human")
+_SYSTEM_ROLES = ("system", "developer")
+_TEXT_PARTS = (None, "text", "input_text")
+
+
+def _said(message: dict, content: Any) -> str:
+    """The text of an input message: a string, or the text of its text parts in the
+    layouts model calls record (OpenAI/Anthropic ``text``, Responses ``input_text``,
+    OpenTelemetry GenAI ``parts`` {type: text, content}, OpenInference ``contents``)."""
+    if isinstance(content, str):
+        return content
+    pieces: list[str] = []
+    for part in as_list(content) or as_list(message.get("parts")):
+        if isinstance(part, str):
+            pieces.append(part)
+        elif isinstance(part, dict) and part.get("type") in _TEXT_PARTS:
+            text = part.get("text", part.get("content"))
+            if isinstance(text, str):
+                pieces.append(text)
+    for item in as_list(message.get("contents")):  # OpenInference
+        text = as_dict(as_dict(item).get("message_content")).get("text")
+        if isinstance(text, str):
+            pieces.append(text)
+    return "\n".join(p for p in pieces if p)
+
+
+def message_role_and_text(message: Any) -> tuple[str, str]:
+    """("user" | "system" | another role, text) of one message of a recorded model input,
+    in any layout :func:`_said` reads and LangChain's. A user message that carries tool
+    results (Anthropic ``tool_result`` blocks, Inspect's ``tool_call_id``) is a result."""
+    parsed = parse_message(message)
+    if parsed is not None:
+        kind, fields = parsed
+        role = scalar_text(fields.get("role")).lower() if kind == "chat" else kind
+        message, content = fields, fields.get("content")
+    elif isinstance(message, dict):
+        role = scalar_text(message.get("role") or message.get("type")).lower()
+        content = message.get("content")
+    else:
+        return "", ""
+    if role in _SYSTEM_ROLES:
+        return "system", ""
+    if role not in _USER_ROLES:
+        return role, ""
+    if message.get("tool_call_id") or any(isinstance(b, dict) and b.get("type") == "tool_result" for b in as_list(content)):
+        return "tool", ""
+    return "user", _said(message, content)
 
 
 # --- pairing tool runs with calls ----------------------------------------------------------
@@ -571,6 +704,7 @@ def _build(trace_id: str, entries: list[_Entry], runs: dict[str, _Entry], ctx: R
         root = next((e for e in entries if as_str_or_int(e.run.get("parent_run_id")) not in members), None)
 
     linker = Linker(trace, ctx)
+    users = NewUserMessages()
     for entry in entries:
         run, line = entry.run, entry.line
         kind = run.get("run_type")
@@ -605,6 +739,12 @@ def _build(trace_id: str, entries: list[_Entry], runs: dict[str, _Entry], ctx: R
                 id=scalar_text(run["id"]),
                 model=out.model or _model_name(run),
             )
+            said = users.take(_llm_input(run), message_role_and_text)
+            if not said and not trace.rounds and root is not None:
+                question = _root_question(root.run)
+                said = [question] if question is not None else []
+            for text in said:
+                trace.add_user_message(text, line=line)
             linker.add_round(rnd)
         else:
             result, call_id = _tool_result(run, line)

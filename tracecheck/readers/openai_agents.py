@@ -23,6 +23,15 @@ Rounds: one per model span, in start order:
   that no tool span follows looks like a final answer but may have been a hosted tool
   call or an answer we cannot see.
 
+User messages: a ``generation`` span exports the whole input it was sent (chat messages,
+or Responses-style items). The user messages at the end of it, after the agent's last
+message or tool output, are what the round answers: they are user messages placed
+before it (their text) and open a turn; earlier ones are history (a chat that passes
+``result.to_input_list()`` on resends every past turn), and the same ones again in the
+next span's input are not counted twice. System and developer messages are not user
+messages. ``response`` spans do not export their input, so a Responses-backed run has
+no user messages. No time is read for them.
+
 Tool executions: ``function`` spans carry no call id. Each is attached to the most recent
 model span before it with the same parent span (else the most recent model span), and
 paired with that round's unanswered calls by name and equal arguments, else by name.
@@ -61,6 +70,7 @@ from . import ReadContext
 from .common import (
     Counts,
     Warn,
+    as_list,
     as_str,
     brief,
     content_text,
@@ -73,6 +83,7 @@ from .common import (
     parse_time,
     scalar_text,
 )
+from .langsmith import NewUserMessages, message_role_and_text
 
 FORMAT = "openai-agents"
 
@@ -272,6 +283,7 @@ class _Builder:
         self.task_usage = None
         self.turn_usages: list = []
         self.unknown: set[str] = set()
+        self.users = NewUserMessages()
 
     def warn(self, span: _Span, reason: str) -> None:
         self.ctx.warn(span.line, f"trace {self.trace.id}: {reason}")
@@ -321,6 +333,9 @@ class _Builder:
             self.generation_output(rnd, data.get("output"), span)
         if span.error is not None:
             rnd.finish_reason = "error"
+        if span.type == "generation":
+            for text in self.users.take(as_list(data.get("input")), message_role_and_text):
+                self.trace.add_user_message(text, line=span.line)
         self.trace.rounds.append(rnd)
         self.by_parent[span.parent] = rnd
         self.last = rnd

@@ -35,6 +35,14 @@ Every record is recognised on its own, so one file may mix shapes:
    is not auto-detected (too like other formats' messages) and needs
    ``--input-format openai-chat``.
 
+User messages: every ``user`` message (its text parts; ``name`` ignored) is a user
+message at its place in the conversation (``at`` from its ``timestamp``/``created_at``/
+``created`` where a logger added one) and opens a turn; ``system``/``developer``
+messages are not. In request/response logs only the messages a request adds to its
+trace's history are read, so a user message resent with every later request counts
+once; the first request of a trace brings its whole history, user messages included.
+A Batch output line has no request, so no user message.
+
 Message rules shared by all shapes: one assistant message is one round; tool messages
 attach to the call with their ``tool_call_id`` (in call order, by name when given, if
 the server wrote no ids); legacy ``function_call``/``function`` pairs match the most
@@ -70,6 +78,7 @@ from .common import (
     scalar_text,
     shift_time,
     thread_trace_id,
+    visible_text,
 )
 
 FORMAT = "openai-chat"
@@ -278,7 +287,10 @@ class _Conversation:
             self.tool_result(msg, line, number)
         elif role == "function":
             self.function_result(msg, line, number)
-        elif role not in ("system", "developer", "user"):
+        elif role == "user":
+            at = _message_time(msg, self.warner(line, number))
+            self.trace.add_user_message(visible_text(msg.get("content")), at=at, line=line)
+        elif role not in ("system", "developer"):
             self.warn(line, number, f"message with unknown role {brief(role)} skipped")
 
     def assistant(self, msg: dict, line: int, number: int | None = None) -> Round:

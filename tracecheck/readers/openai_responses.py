@@ -67,6 +67,15 @@ request got an error instead of a response), ``trace.error`` is its error messag
 the outcome label is ``failure``; a later response in the chain (a retry) clears it.
 No other outcome is set: the format carries none.
 
+User messages: an input item with role ``user`` (a ``message`` item or the short form
+``{"role": "user", "content": ...}``; a string ``input`` is one) is a user message at
+its place among the items and opens a turn; its text is its ``input_text`` parts, with
+images and files as short placeholders. ``system``/``developer`` items are not. When a
+request re-sends the conversation by hand, the user messages before the last model item
+already read are history and are not counted again; a response snapshot that replaces
+an in-progress one of the same id does not read its request's user messages twice. The
+format has no time for them.
+
 ``trace.metadata``: ``shape`` (``responses`` or ``items``) and the first non-empty
 ``metadata`` object of a response (``response_metadata``; task ids and the like).
 """
@@ -351,12 +360,14 @@ class _Reader:
             self.ctx.warn(line, "request 'input' must be a string or a list of items; ignored")
             items = None
 
+        replacing = False  # the final snapshot of a response whose in-progress one was read
         if rid is not None and ("resp", rid) in self.index:
             state = self.index[("resp", rid)]
             status, rounds = state.responses[rid]
             if status in _TERMINAL or not self.drop_rounds(state, rounds):
                 self.touch(state, line)
                 return  # the same response again: counted once
+            replacing = True
         else:
             state = self.find(prev, conv, items)
         if state is None:
@@ -368,7 +379,7 @@ class _Reader:
             self.remember(state, "conv", conv)
 
         if items:
-            self.read_items(state, items, line, skip_known=True)
+            self.read_items(state, items, line, skip_known=True, users=not replacing)
             self.flush(state)
         if response is None:
             error = _error_text(record.get("error"))
@@ -441,10 +452,11 @@ class _Reader:
 
     # --- items -----------------------------------------------------------------------
 
-    def read_items(self, state: _State, items: list, line: int, skip_known: bool) -> None:
+    def read_items(self, state: _State, items: list, line: int, skip_known: bool, users: bool = True) -> None:
         """Items in conversation order: model output is grouped into rounds, results and
         user turns close the group. With ``skip_known``, model items a request re-sends
-        (up to the last one already read) are history and skipped."""
+        (up to the last one already read) and the user messages before them are history
+        and skipped; with ``users`` False no user message is read."""
         last_known = -1
         if skip_known:
             for number, item in enumerate(items):
@@ -464,6 +476,8 @@ class _Reader:
                 self.approval_answer(state, item, line)
             elif kind == "input":
                 self.flush(state)
+                if users and number > last_known and item.get("role") == "user":
+                    state.trace.add_user_message(_parts_text(item.get("content")), line=line)
             elif kind == "invalid":
                 self.ctx.warn(line, f"trace {state.trace.id}: item {number + 1} is not an object; skipped")
             elif kind == "unknown":

@@ -61,6 +61,14 @@ Without tool spans, results come from the next request's history: ``gen_ai.input
 id (``is_error`` None: history carries no status). Results for calls made before the
 trace began (their assistant message is in that history too) are ignored.
 
+User messages: every inference span records the history it was sent (in the first of
+``gen_ai.input.messages``, the ``gen_ai.user.message``/``gen_ai.system.message``/...
+events, ``gen_ai.prompt.{i}``, ``llm.input_messages.{i}``, ``gen_ai.content.prompt``).
+The user messages at the end of it, after the agent's last message or tool result, are
+what the round answers: they are user messages placed before it (text parts only) and
+open a turn; earlier ones are history, and the same ones again in the next span's input
+are not counted twice. System messages are not user messages. No time is read for them.
+
 Times: ``startTimeUnixNano``/``endTimeUnixNano`` (ns). Metadata: ``service.name``,
 ``gen_ai.conversation.id`` or ``session.id`` (``conversation_id``), ``gen_ai.agent.name``,
 the root span's name.
@@ -100,7 +108,7 @@ from .common import (
     visible_text,
 )
 from .langchain import parse_message
-from .langsmith import input_call, Linker
+from .langsmith import Linker, NewUserMessages, input_call, message_role_and_text
 
 FORMAT = "otel"
 
@@ -524,6 +532,39 @@ def _history(span: _Span) -> tuple[list[tuple[str, str]], set[str]]:
     return results, called
 
 
+_EVENT_ROLES = {
+    "gen_ai.system.message": "system",
+    "gen_ai.user.message": "user",
+    "gen_ai.assistant.message": "assistant",
+    "gen_ai.tool.message": "tool",
+}
+
+
+def _input_messages(span: _Span) -> list:
+    """The messages an inference span was sent, from whichever record of them it has:
+    ``gen_ai.input.messages``, the ``gen_ai.*.message`` events, OpenLLMetry's flat
+    ``gen_ai.prompt.{i}``, OpenInference's ``llm.input_messages.{i}``, or the
+    ``gen_ai.content.prompt`` event."""
+    messages = _structured(span.attrs.get("gen_ai.input.messages"))
+    if isinstance(messages, list) and messages:
+        return messages
+    events = [
+        {**_event_body(attrs), "role": _EVENT_ROLES[name]} for name, attrs in span.events if name in _EVENT_ROLES
+    ]
+    if events:
+        return events
+    flat = as_list(_unflatten(span.attrs, "gen_ai.prompt."))
+    if flat:
+        return flat
+    flat = [as_dict(m).get("message") for m in as_list(_unflatten(span.attrs, "llm.input_messages."))]
+    if flat:
+        return flat
+    for name, attrs in span.events:
+        if name == "gen_ai.content.prompt":
+            return as_list(_structured(attrs.get("gen_ai.prompt")))
+    return []
+
+
 def _usage(attrs: dict, warn: Warn | None = None):
     first = Counts(attrs, warn, path="").get
     return make_usage(
@@ -658,6 +699,7 @@ def _build(trace_id: str, spans: list[_Span], ctx: ReadContext) -> Trace:
     kinds = {s.span_id: _kind(s) for s in spans}
 
     linker = _OtelLinker(trace, ctx, noun="tool span")
+    users = NewUserMessages()
     for span in spans:
         kind = kinds[span.span_id]
         if kind == "other":
@@ -672,6 +714,8 @@ def _build(trace_id: str, spans: list[_Span], ctx: ReadContext) -> Trace:
             content = _output_content(span)
             if span.status_code == 2 and not content.found and _usage(span.attrs) is None:
                 continue  # the call failed: no model response, so no round
+            for text in users.take(_input_messages(span), message_role_and_text):
+                trace.add_user_message(text, line=span.line)
             linker.add_round(_round(span, content, lambda reason, line=span.line: ctx.warn(line, f"trace {trace_id}: {reason}")))
         else:
             name, call_id, result, arguments = _tool(span)

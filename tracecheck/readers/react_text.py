@@ -30,8 +30,10 @@ The executor's own "Agent stopped due to iteration limit or time limit." (or "..
 max iterations.") is no model output: the run ended without an answer, so it sets
 ``trace.error`` and adds no round.
 
-Trace id ``<file name>:<line of the transcript's first line>``; the question is
-``metadata["input"]``. Round, call and result lines are the lines they start on.
+Trace id ``<file name>:<line of the transcript's first line>``. The ``Question:`` is the
+user message (at its line, before the first round) that opens the one turn of a
+transcript, and also ``metadata["input"]``; a later ``Question:`` starts a new
+transcript, not a turn. Everything else in the text is the agent's or the tools'. Round, call and result lines are the lines they start on.
 No ids (synthesized), no usage, no timestamps, no outcome.
 """
 
@@ -123,12 +125,13 @@ class _Completion:
 
 
 class _Transcript:
-    __slots__ = ("line", "end_line", "question", "rounds", "error", "template", "no_answer")
+    __slots__ = ("line", "end_line", "question", "question_line", "rounds", "error", "template", "no_answer")
 
     def __init__(self, line: int, template: bool = False) -> None:
         self.line = line
         self.end_line = line
         self.question: list[str] | None = None
+        self.question_line: int | None = None
         self.rounds: list[Round] = []
         self.error: str | None = None
         self.template = template
@@ -173,10 +176,11 @@ class _Parser:
             file=self.ctx.file,
             line=transcript.line,
             end_line=transcript.end_line,
-            rounds=transcript.rounds,
         )
         if transcript.question is not None:
             trace.metadata["input"] = "\n".join(transcript.question).strip()
+            trace.add_user_message(trace.metadata["input"], line=transcript.question_line)
+        trace.rounds = transcript.rounds
         if transcript.error is not None:
             trace.error = transcript.error
         elif transcript.no_answer:
@@ -302,6 +306,7 @@ class _Parser:
             if self.current is None or self.current.has_content() or self.current.template:
                 self.open(number, template=rest.strip() == _TEMPLATE_QUESTION)
             self.current.question = [rest]  # type: ignore[union-attr]
+            self.current.question_line = number  # type: ignore[union-attr]
             self.current.end_line = number  # type: ignore[union-attr]
             self.section = "question"
             return

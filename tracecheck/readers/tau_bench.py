@@ -26,11 +26,28 @@ Shapes read:
   they are).
 
 One trace per task run, id ``task-<task_id>/trial-<trial>`` (``task-<task_id>/<simulation
-id>`` when a τ² simulation has no trial). One round per assistant message; the
-simulated user's messages are user turns, not rounds, and in τ² the tools the
-*user* calls (``requestor: "user"``, telecom domain) and their results are not the
-agent's and are left out. An assistant message without tool calls is a reply to the
-user (the conversation may go on after it). τ-bench has no usage and no times; τ²
+id>`` when a τ² simulation has no trial). One round per assistant message: an assistant
+message without tool calls is the agent's reply to the user, which ends the turn.
+
+User messages: every ``user`` message of the simulated user is a user message
+(``trace.user_messages``, its text with the surrounding whitespace trimmed; τ²: at its
+``timestamp``) and opens a turn, except where it is no message from the user: a
+τ-bench act/react agent's ``API output: ...`` answering its text action is that call's
+result. Consecutive user messages with no agent message between them are one turn. The
+user's closing message (``###STOP###``) follows the last reply and opens no turn. In τ²
+the tools the simulated *user* calls (``requestor: "user"``, telecom domain: toggling
+airplane mode, running a speed test) are the user's own actions, not the agent's: their
+calls and results are left out of the rounds and out of the user's text (the agent
+never sees them; only what the user then says), and counted in
+``metadata["user_tool_calls"]``. τ²'s first message, the orchestrator's fixed greeting
+("Hi! How can I help you today?", an assistant message before any user message with no
+usage and no provider response: no model call made it), is no round; its text is kept in
+``metadata["greeting"]``.
+
+Results: τ² tool messages name their call in ``id`` (``tool_call_id`` where a dump has
+it); ``error: true`` → ``is_error`` True, ``false`` → False. τ-bench tool messages carry
+no error flag (``is_error`` None: an ``Error: ...`` text is only text). τ-bench has no
+usage and no times; τ²
 gives each round its usage (``raw_data.usage`` when present, for cached and
 reasoning tokens), ``ended_at`` = the message's ``timestamp`` (written when the
 response arrived) and ``started_at`` = that minus ``generation_time_seconds`` when
@@ -164,7 +181,8 @@ class _Run:
         self.line = line
         self.pending: dict[str, ToolCall] = {}
         self.text_action: ToolCall | None = None  # a τ-bench act/react call awaiting "API output"
-        self.user_calls: set[str] = set()
+        self.user_calls: set[str] = set()  # ids of the simulated user's own tool calls (τ²)
+        self.user_spoke = False
 
     def warn(self, number: int, reason: str) -> None:
         self.ctx.warn(self.line, f"trace {self.trace.id}: {reason} (message {number})")
@@ -219,6 +237,9 @@ class _Run:
 
     def assistant(self, msg: dict, number: int) -> None:
         text = content_text(msg.get("content"))
+        if self.is_greeting(msg):
+            self.trace.metadata["greeting"] = text
+            return
         warn = self.warner(number)
         raw = msg.get("raw_data") if isinstance(msg.get("raw_data"), dict) else {}
         usage = _usage(raw.get("usage"), warn, "raw_data.usage") or _usage(msg.get("usage"), warn)
@@ -228,7 +249,10 @@ class _Run:
         if isinstance(seconds, (int, float)) and seconds >= 0:
             started = shift_time(ended, -seconds)
         choices = raw.get("choices")
-        choice = choices[0] if isinstance(choices, list) and choices and isinstance(choices[0], dict) else {}
+        if isinstance(choices, list):  # the whole provider response
+            choice = choices[0] if choices and isinstance(choices[0], dict) else {}
+        else:  # LiteLLM's choice alone ({finish_reason, index, message}), as τ² saves it
+            choice = raw
         rnd = Round(
             index=len(self.trace.rounds) + 1,
             text=text,
@@ -245,6 +269,18 @@ class _Run:
         if self.text_actions and not rnd.tool_calls and isinstance(msg.get("content"), str):
             self.text_call(msg["content"], rnd)
         self.trace.rounds.append(rnd)
+
+    def is_greeting(self, msg: dict) -> bool:
+        """τ²'s orchestrator opens with a fixed assistant message that no model wrote:
+        before anything else, without calls, usage or a provider response."""
+        return (
+            not self.text_actions
+            and not self.trace.rounds
+            and not self.user_spoke
+            and not msg.get("tool_calls")
+            and msg.get("usage") is None
+            and msg.get("raw_data") is None
+        )
 
     def tool(self, msg: dict, number: int) -> None:
         if msg.get("requestor") == "user":
@@ -276,18 +312,23 @@ class _Run:
             return
         call.result = result
 
-    def user(self, msg: dict) -> None:
+    def user(self, msg: dict, number: int) -> None:
         items = msg.get("tool_calls")
         for item in items if isinstance(items, list) else ():
             if isinstance(item, dict) and isinstance(item.get("id"), str) and item["id"]:
                 self.user_calls.add(item["id"])
+            if isinstance(item, dict):
+                self.trace.metadata["user_tool_calls"] = self.trace.metadata.get("user_tool_calls", 0) + 1
+        text = content_text(msg.get("content"))
         if self.text_action is not None and self.text_action.result is None:
             # τ-bench act/react: the environment's answer comes back as a user message.
-            text = content_text(msg.get("content"))
-            if text.startswith(_API_OUTPUT):
-                text = text[len(_API_OUTPUT):]
-            self.text_action.result = ToolResult(content=text, line=self.line)
+            self.text_action.result = ToolResult(content=text.removeprefix(_API_OUTPUT), line=self.line)
+            self.text_action = None
+            return
         self.text_action = None
+        self.user_spoke = True
+        at = parse_time(msg.get("timestamp"), self.warner(number), "timestamp")
+        self.trace.add_user_message(text.strip(), at=at, line=self.line)
 
     def add_all(self, messages: list) -> None:
         for number, msg in enumerate(messages, 1):
@@ -306,7 +347,7 @@ class _Run:
                 else:
                     self.tool(msg, number)
             elif role == "user":
-                self.user(msg)
+                self.user(msg, number)
             elif role != "system":
                 self.warn(number, f"message with unknown role {brief(role)} skipped")
 
