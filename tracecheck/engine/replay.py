@@ -197,10 +197,7 @@ def _policy(trace: Trace, fires: list[Fire]) -> PolicyResult:
     final_turn = trace.rounds[-1].turn if trace.rounds else 1
     policy.later_turns_as_recorded = any(s.action is Action.STOP and s.turn < final_turn for s in stops)
     if stops and trace.outcome == "success":
-        policy.possible_harm = (
-            "the run is labelled a success: the policy would have "
-            + ("aborted it" if any(s.action is Action.ABORT for s in stops) else "replaced its work by a forced answer")
-        )
+        policy.possible_harm = "the run is labelled a success: the policy would have " + _what_it_cuts(stops, final_turn)
     if last is not None and (last.action is Action.ABORT or last.turn == trace.rounds[-1].turn):
         # What the run ends with changes only where the policy cut its last turn.
         if not trace.answered:
@@ -210,6 +207,15 @@ def _policy(trace: Trace, fires: list[Fire]) -> PolicyResult:
         elif last.action is Action.ABORT:
             policy.outcome_change = "answer → aborted, no answer"
     return policy
+
+
+def _what_it_cuts(stops: list[Fire], final_turn: int) -> str:
+    if any(s.action is Action.ABORT for s in stops):
+        return "aborted it"
+    if len(stops) == 1 and stops[0].turn == final_turn == 1:
+        return "replaced its work by a forced answer"
+    turns = ", ".join(str(s.turn) for s in stops)
+    return f"replaced the rest of turn{'s' if len(stops) > 1 else ''} {turns} by a forced reply"
 
 
 def _sum_savings(savings: list[Saving | None]) -> Saving | None:
