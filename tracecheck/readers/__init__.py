@@ -151,8 +151,18 @@ def _is_openhands(value: Any) -> bool:
         return "action" in item[0] and "observation" in item[1]
     if isinstance(item, dict) and "instance_id" in item and "history" in item and item["history"] is None:
         return True  # an evaluation line whose run produced no history
-    return isinstance(item, dict) and isinstance(item.get("history"), list) and (
-        not item["history"] or _is_openhands_event(_first(item["history"]))
+    if not (isinstance(item, dict) and isinstance(item.get("history"), list)):
+        return False
+    history = item["history"]
+    if not history or _is_openhands_event(history[0]):
+        return True
+    # Old evaluation and resolver lines: flat events without "source" (no chat "role").
+    first = history[0]
+    return (
+        ("instruction" in item or "instance_id" in item)
+        and isinstance(first, dict)
+        and "role" not in first
+        and (isinstance(first.get("action"), str) or isinstance(first.get("observation"), str))
     )
 
 
