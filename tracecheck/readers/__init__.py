@@ -135,7 +135,21 @@ def _is_inspect(value: Any) -> bool:
 
 
 def _is_swe_agent(value: Any) -> bool:
-    return isinstance(value, dict) and isinstance(value.get("trajectory"), list) and ("history" in value or "info" in value)
+    if not isinstance(value, dict):
+        return False
+    if isinstance(value.get("trajectory"), list):
+        return "history" in value or "info" in value
+    # A .traj that keeps only the messages: SWE-agent's history items carry their "agent".
+    history = value.get("history")
+    return (
+        "trajectory" not in value
+        and isinstance(value.get("info"), dict)
+        and isinstance(history, list)
+        and bool(history)
+        and isinstance(history[0], dict)
+        and "role" in history[0]
+        and "agent" in history[0]
+    )
 
 
 def _is_openhands_event(obj: Any) -> bool:
