@@ -264,6 +264,20 @@ def _is_anthropic(value: Any) -> bool:
     )
 
 
+def _is_swe_smith(value: Any) -> bool:
+    item = _first(value)
+    messages = item.get("messages") if isinstance(item, dict) else None
+    if not isinstance(messages, list):
+        return False
+    # An assistant text with an XML function call (SWE-agent's <function=NAME> syntax).
+    for message in messages[:8]:
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            content = message.get("content")
+            if isinstance(content, str) and "<function=" in content and "</function>" in content:
+                return True
+    return False
+
+
 def _is_react_text(value: Any) -> bool:
     return isinstance(value, TextDocument) and bool(_REACT_ACTION.search(value.text))
 
@@ -297,6 +311,7 @@ READERS: tuple[ReaderInfo, ...] = (
     ReaderInfo("openai-responses", "openai_responses", _is_openai_responses, "OpenAI Responses API: response objects or flat item lists"),
     ReaderInfo("anthropic", "anthropic", _is_anthropic, "Anthropic Messages requests/responses (tool_use / tool_result blocks)"),
     ReaderInfo("langchain", "langchain", _is_langchain, "LangChain messages_to_dict / dumpd lists, AgentExecutor intermediate_steps"),
+    ReaderInfo("swe-smith", "swe_smith", _is_swe_smith, "SWE-smith fine-tuning chats: XML function calls in assistant text, OBSERVATION: results"),
     ReaderInfo("openai-chat", "openai_chat", _is_openai_chat, "OpenAI Chat Completions: conversations, request/response logs, Batch output, message-per-line"),
     ReaderInfo("react-text", "react_text", _is_react_text, "ReAct text transcripts (Thought / Action / Action Input / Observation)"),
 )
