@@ -100,7 +100,6 @@ from .common import (
     Counts,
     Warn,
     as_dict,
-    as_int,
     as_list,
     as_str,
     as_str_or_int,

@@ -47,7 +47,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record
