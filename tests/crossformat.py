@@ -1521,6 +1521,34 @@ def render_mini_swe_agent(run: Run, path: Path) -> Path:
     return write_json(path / f"{run.id}.traj.json", document, indent=2)
 
 
+def render_swe_smith(run: Run, path: Path) -> Path:
+    """A SWE-smith fine-tuning line (``collect_trajs``, style ``xml``): SWE-agent's messages
+    as ``{role, content}``, each call as ``<function=NAME><parameter=KEY>…`` in the
+    assistant text, each result a user message ``OBSERVATION:\n…``; the last step calls
+    ``submit``."""
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": SYSTEM},
+        {"role": "user", "content": f"<pr_description>\n{run.question}\n</pr_description>"},
+    ]
+    for step in run.steps:
+        calls = step.calls or (Call("submit", {}, ""),)
+        blocks = [
+            "\n".join([f"<function={c.name}>", *(f"<parameter={k}>{v}</parameter>" for k, v in c.arguments.items()), "</function>"])
+            for c in calls
+        ]
+        messages.append({"role": "assistant", "content": f"{step.text}\n\n" + "\n".join(blocks)})
+        messages.extend({"role": "user", "content": f"OBSERVATION:\n{c.result}"} for c in step.calls)
+    line = {
+        "messages": messages,
+        "instance_id": run.id,
+        "resolved": run.success,
+        "model": "claude-3-7-sonnet-20250219",
+        "traj_id": f"{run.id}.{ident(run, 'swe-smith', size=8)}",
+        "patch": "",
+    }
+    return write_jsonl(path / f"{run.id}.xml.jsonl", [line])
+
+
 def render_react_text(run: Run, path: Path) -> Path:
     """LangChain's classic AgentExecutor transcript (Thought / Action / Action Input /
     Observation ... Final Answer), after the ReAct prompt header."""
@@ -1565,5 +1593,6 @@ RENDERERS: dict[str, Callable[[Run, Path], Path]] = {
     "inspect": render_inspect,
     "tau-bench": render_tau_bench,
     "mini-swe-agent": render_mini_swe_agent,
+    "swe-smith": render_swe_smith,
     "react-text": render_react_text,
 }

@@ -50,8 +50,8 @@ PER_ROUND_USAGE = {
 }
 # Only a run total: SWE-agent's info.model_stats (tokens_sent / tokens_received).
 RUN_TOTAL_ONLY = {"swe-agent"}
-# No usage at all: τ-bench results and ReAct text.
-NO_USAGE = {"tau-bench", "react-text"}
+# No usage at all: τ-bench results, SWE-smith's fine-tuning lines and ReAct text.
+NO_USAGE = {"tau-bench", "swe-smith", "react-text"}
 
 # An error flag on results (so a success reads back as is_error=False); the others
 # leave it None and the guards fall back to failure patterns on the text.

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from tracecheck.diagnostics import Diagnostics
+from tracecheck.guards.signals import ResultClassifier
 from tracecheck.load import read_traces
 from tracecheck.model import Usage
 
@@ -39,6 +40,12 @@ def test_corpus_message_list_is_pinned():
     assert first.arguments_raw == first.arguments and first.arguments_error is None  # plain text
     assert first.result.content.startswith("<returncode>1</returncode>\n<output>\ncat: /Users/fuchur")
     assert [c.result.is_error for c in calls] == [True, False, False, False, False, False, False, True, False]
+    # The failure-streak guard sees the two non-zero return codes as its failures.
+    assert sum(ResultClassifier().is_failure(c.result) for c in calls) == 2
+    # The task is the one user turn; the <returncode> messages are results, not turns.
+    [task] = trace.user_messages
+    assert task.text.startswith("Please solve this issue: GitHub Issue: SyntaxError: invalid syntax")
+    assert task.before_round == 1 and {r.turn for r in trace.rounds} == {1}
     # The submit command ended the run: its round is the final answer, the diff the submission.
     last = trace.rounds[-1]
     assert last.is_final
@@ -178,6 +185,23 @@ def test_a_document_without_messages_is_reported(tmp_path):
 
 
 # --- CLI ------------------------------------------------------------------------------------------
+
+
+def test_a_timed_out_tool_call_is_a_failure(tmp_path):
+    # v2 with tool calls: the timeout message answers the call as a tool message, no return code.
+    document = json.loads((FIXTURES / "readme_typo.traj.json").read_text())
+    tool = next(m for m in document["messages"] if m["role"] == "tool")
+    tool["content"] = (
+        "The last command <command>sed -n 1,5p README.md</command> timed out and has been killed.\n"
+        "The output of the command was:\n <output>\n\n</output>\n"
+        "Please try another command and make sure to avoid those requiring interactive input."
+    )
+    tool["extra"] = {"interrupt_type": "ExecutionTimeoutError", "timestamp": tool["extra"]["timestamp"]}
+    path = tmp_path / "readme_typo.traj.json"
+    path.write_text(json.dumps(document, indent=2))
+    traces, _ = read(path)
+    call = next(c for c in traces[0].tool_calls() if c.id == tool["tool_call_id"])
+    assert call.result.is_error is True
 
 
 def test_cli_show_and_convert(tmp_path):

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from tracecheck.guards.signals import ResultClassifier
 from tracecheck.model import Usage
 
 from conftest import assert_show_and_convert_round_trip, read_with_warnings as read, write_jsonl
@@ -47,7 +48,11 @@ def test_corpus_basic_is_pinned():
     # finish is the answer, not a call.
     assert finish.is_final and finish.text.startswith("I've created a simple implementation of the 2048 game")
     assert trace.answered and trace.error is None and trace.labels == {}
-    assert trace.metadata["input"].startswith("Please create a simple 2048 game.")
+    # The user's message is the task: it opens the one turn, at its own time.
+    [task] = trace.user_messages
+    assert task.text.startswith("Please create a simple 2048 game.") and task.before_round == 1
+    assert task.at == 1738017896.900854
+    assert "input" not in trace.metadata
     assert trace.usage_total is None
 
 
@@ -93,7 +98,156 @@ def test_corpus_gui_mode_skips_state_changes_and_null_observations():
     assert trace.labels == {} and trace.error is None
 
 
+def failures(trace) -> int:
+    """How many results the failure-streak guard (F001) counts as failures."""
+    classifier = ResultClassifier()
+    return sum(classifier.is_failure(c.result) for c in trace.tool_calls())
+
+
+def test_corpus_error_flags_and_failures_as_the_failure_guard_sees_them():
+    # The real trajectories: their one failure is a server still running at the timeout
+    # (exit code -1). None of them holds an editor "ERROR:" (see editor_errors.json).
+    traces, warnings = read(*sorted(CORPUS.glob("*.json")))
+    assert warnings == []
+    flags = {t.id: [c.result.is_error for c in t.tool_calls()] for t in traces}
+    assert flags == {
+        "basic": [False],
+        "basic_gui_mode": [False, False, False, True],
+        "basic_interactions": [],
+        "wrong_initial_state": [False, False, False],
+    }
+    assert {t.id: failures(t) for t in traces} == {"basic": 0, "basic_gui_mode": 1, "basic_interactions": 0, "wrong_initial_state": 0}
+
+
+def test_corpus_user_messages_open_turns(cli):
+    traces, warnings = read(CORPUS / "basic_interactions.json")
+    assert warnings == []
+    [trace] = traces
+    assert [(m.text, m.before_round, m.at) for m in trace.user_messages] == [
+        ("what's 1+1?", 1, 1738368850.787622),
+        ("No, I mean by Goldbach's conjecture!", 2, 1738369043.228442),
+        ("Finish please", 3, 1738369139.847433),
+    ]
+    # Each user message opens a turn; the agent's message replies and ends it.
+    assert [(t.index, t.user.text, [r.index for r in t.rounds], t.reply is not None) for t in trace.turns()] == [
+        (1, "what's 1+1?", [1], True),
+        (2, "No, I mean by Goldbach's conjecture!", [2], True),
+        (3, "Finish please", [3], True),
+    ]
+    assert trace.rounds[0].text == "1 + 1 equals 2."
+    assert trace.rounds[-1].text == "All done! What's next on the agenda?" and trace.answered
+    report = json.loads(cli("replay", "--format", "json", str(CORPUS / "basic_interactions.json")).stdout)
+    [shown] = report["traces"]
+    assert (shown["turns"], shown["rounds"], shown["tool_calls"]) == (3, 3, 0)
+
+
+# --- error signals ------------------------------------------------------------------------------------
+
+
+def test_editor_refusals_error_observations_and_exit_codes_are_failures():
+    traces, warnings = read(FIXTURES / "editor_errors.json")
+    assert warnings == []
+    [trace] = traces
+    calls = list(trace.tool_calls())
+    assert [c.name for c in calls] == [
+        "str_replace_editor", "str_replace_editor", "str_replace_editor", "str_replace_editor", "execute_bash",
+        "str_replace_editor", "execute_bash", "execute_bash", "str_replace_editor", "execute_ipython_cell", "execute_bash",
+    ]
+    assert [c.result.is_error for c in calls] == [False, True, True, True, False, False, True, True, True, None, False]
+    # The editor's refusals: an "edit" observation whose content starts with "ERROR:".
+    assert calls[1].result.content == (
+        "ERROR:\nNo replacement was performed, old_str `def divide(a, b):\n    return a/b` did not appear verbatim in "
+        "/workspace/calc/calc/ops.py."
+    )
+    # Two commands at once: the bash tool's own error observation.
+    assert calls[6].result.content.startswith("ERROR: Cannot execute multiple commands at once.")
+    # A failing test run: exit code 1 in extras.metadata.
+    assert "1 failed, 2 passed" in calls[7].result.content
+    # A path that does not exist, viewed: a "read" observation starting "ERROR:".
+    assert calls[8].result.content.startswith("ERROR:\nInvalid `path` parameter: /workspace/calc/tests/test_divide.py.")
+    # An IPython cell that raised: OpenHands' success=true is a constant for cells, so unknown.
+    assert calls[9].result.content.startswith("/workspace/calc/build/lib/calc/ops.py\n----")
+    assert failures(trace) == 6
+
+
+def test_three_editor_refusals_in_a_row_abort_the_replay(cli):
+    report = json.loads(cli("replay", "--format", "json", str(FIXTURES / "editor_errors.json")).stdout)
+    [trace] = report["traces"]
+    assert [(f["code"], f["round"], f["phase"], f["action"]) for f in trace["fires"]] == [("F001", 4, "after_tools", "abort")]
+    assert (trace["policy"]["stopped_at"], trace["policy"]["code"]) == (4, "F001")
+
+
+def _one_result(tmp_path, observation: str, content: str, **fields) -> bool | None:
+    """The is_error of one observation answering one command, as OpenHands writes them."""
+    action = {"id": 1, "timestamp": "2025-03-14T10:00:01", "source": "agent", "message": "", "action": "run",
+              "args": {"command": "make test", "thought": ""}}
+    result = {"id": 2, "timestamp": "2025-03-14T10:00:02", "source": "agent", "message": "", "cause": 1,
+              "observation": observation, "content": content, **fields}
+    traces, warnings = read(write_jsonl(tmp_path / "events.jsonl", [action, result]))
+    assert warnings == []
+    return traces[0].rounds[0].tool_calls[0].result.is_error
+
+
+def test_which_signal_decides(tmp_path):
+    metadata = {"exit_code": 0, "pid": -1, "prefix": "", "suffix": "\n[The command completed with exit code 0.]"}
+    # The command's exit code beats whatever it printed.
+    pip = "ERROR: pip's dependency resolver does not currently take into account all the packages that are installed.\nSuccessfully installed requests-2.32.3"
+    assert _one_result(tmp_path, "run", pip, extras={"metadata": metadata}, success=True) is False
+    assert _one_result(tmp_path, "run", "", extras={"metadata": {**metadata, "exit_code": 2}}, success=False) is True
+    # -1: still running when the timeout hit (older versions: extras.exit_code).
+    assert _one_result(tmp_path, "run", "Serving HTTP on 0.0.0.0 port 8000 ...", extras={"exit_code": -1}) is True
+    # No exit code: the "ERROR:" prefix, then extras.error, then success.
+    assert _one_result(tmp_path, "edit", "ERROR:\nInvalid `path` parameter: /tmp/x.", extras={"path": "/tmp/x"}) is True
+    assert _one_result(tmp_path, "browse", "Timeout 30000ms exceeded.", extras={"error": True, "url": "http://localhost:8000"}) is True
+    assert _one_result(tmp_path, "edit", "The file /tmp/x has been edited.", extras={"path": "/tmp/x"}) is False
+    # MCP: the tool's own CallToolResult.isError.
+    mcp = json.dumps({"meta": None, "content": [{"type": "text", "text": "no such table", "annotations": None}], "isError": True})
+    assert _one_result(tmp_path, "mcp", mcp, extras={"name": "query_db", "arguments": {}}) is True
+    # A cell, a delegate: OpenHands records nothing, so unknown.
+    assert _one_result(tmp_path, "run_ipython", "Out[1]: 4", extras={"code": "2+2", "image_urls": None}, success=True) is None
+    assert _one_result(tmp_path, "delegate", "done", extras={"outputs": {}}) is None
+
+
 # --- evaluation outputs -------------------------------------------------------------------------------
+
+
+def test_resolver_output_with_flat_histories():
+    traces, warnings = read(FIXTURES / "resolver_output.jsonl")
+    assert warnings == []
+    assert [(t.id, t.format, t.line) for t in traces] == [
+        ("octo-org/csv-tools#12", "openhands", 1),
+        ("octo-org/csv-tools#15", "openhands", 2),
+    ]
+    resolved, stuck = traces
+    # No ids and no timestamps: each observation answers the action just before it.
+    assert [c.name for c in resolved.tool_calls()] == ["run", "run_ipython", "run_ipython", "run", "run"]
+    first = resolved.rounds[0].tool_calls[0]
+    assert first.arguments["command"] == "ls -R /workspace"
+    assert first.result.content.startswith("/workspace:\r\nREADME.md  csvtools  setup.py  tests")
+    assert resolved.rounds[1].tool_calls[0].arguments["code"] == "open_file('/workspace/csvtools/cli.py')"
+    assert resolved.rounds[1].tool_calls[0].result.content.startswith("[File: /workspace/csvtools/cli.py (12 lines total)]")
+    assert resolved.rounds[0].text == "Certainly! Let me start by looking at the structure of the repository."
+    assert [c.result.is_error for c in resolved.tool_calls()] == [False, None, None, False, False]
+    assert resolved.rounds[-1].is_final and resolved.rounds[-1].text.startswith("The CLI now takes a `--delimiter` option")
+    assert all(r.started_at is None and r.ended_at is None and r.usage is None for r in resolved.rounds)
+    [task] = resolved.user_messages
+    assert task.text.startswith("Please fix the following issue for the repository in /workspace.")
+    assert resolved.labels == {"outcome": "success"}  # the resolver's own "success"
+    assert resolved.metadata["accumulated_cost"] == 0.061284
+
+    # A question to the user (a message it waits on) ends turn 1; the canned reply opens turn 2.
+    assert [(m.text[:30], m.before_round) for m in stuck.user_messages] == [
+        ("Please fix the following issue", 1),
+        ("Please continue working on the", 4),
+    ]
+    assert [r.turn for r in stuck.rounds] == [1, 1, 1, 2, 2]
+    assert stuck.rounds[2].is_final and stuck.rounds[2].text.startswith("I could not find the module")
+    assert [c.result.is_error for c in stuck.tool_calls()] == [True, None, False, True]  # exit codes 1, a cell, 0, 1
+    assert stuck.labels == {"outcome": "failure"}
+    assert stuck.error == "Agent reached maximum number of iterations"
+    assert not stuck.answered
+
+
 
 
 def test_evaluation_output_two_instances():
@@ -118,7 +272,8 @@ def test_evaluation_output_two_instances():
     assert failing.arguments["command"].endswith("-q -k nested")
     assert resolved.rounds[-1].is_final
     assert resolved.labels == {"outcome": "success"} and resolved.error is None
-    assert resolved.metadata["input"].startswith("<uploaded_files>\n/workspace/astropy__astropy__4.3")
+    [task] = resolved.user_messages
+    assert task.text.startswith("<uploaded_files>\n/workspace/astropy__astropy__4.3")
     assert resolved.metadata["accumulated_cost"] == 0.071946
 
     # The loop OpenHands' own detector stopped: four identical calls, no answer.
@@ -231,7 +386,13 @@ def test_a_bad_line_inside_an_event_stream_keeps_the_stream(tmp_path):
 
 
 def test_cli_show_and_convert(tmp_path):
-    paths = [*sorted(CORPUS.glob("*.json")), FIXTURES / "output.jsonl", FIXTURES / "events.jsonl"]
+    paths = [
+        *sorted(CORPUS.glob("*.json")),
+        FIXTURES / "output.jsonl",
+        FIXTURES / "events.jsonl",
+        FIXTURES / "editor_errors.json",
+        FIXTURES / "resolver_output.jsonl",
+    ]
     assert_show_and_convert_round_trip(
         FIXTURES / "output.jsonl", ["astropy__astropy-12907", "django__django-11099"], paths, tmp_path
     )

@@ -141,6 +141,7 @@ SEEDS: dict[str, list[Path]] = {
         FIXTURES / "swe_agent" / "psf__requests-2317.traj",
         FIXTURES / "swe_agent" / "xarray_exit_cost.traj",
         CORPUS / "SWE-agent" / "marshmallow-code__marshmallow-1867.traj",
+        FIXTURES / "swe_agent" / "pallets__flask-4045.traj",
     ],
     "mini-swe-agent": [
         FIXTURES / "mini_swe_agent" / "count_py_v1.traj.json",
@@ -152,8 +153,13 @@ SEEDS: dict[str, list[Path]] = {
         FIXTURES / "openhands" / "events.jsonl",
         FIXTURES / "openhands" / "output.jsonl",
         FIXTURES / "openhands" / "output_v1.jsonl",
+        FIXTURES / "openhands" / "resolver_output.jsonl",
+        FIXTURES / "openhands" / "editor_errors.json",
         CORPUS / "OpenHands" / "basic.json",
         CORPUS / "OpenHands" / "wrong_initial_state.json",
+    ],
+    "swe-smith": [
+        FIXTURES / "swe_smith" / "tenacity.xml.jsonl",
     ],
     "inspect": [
         FIXTURES / "inspect_ai" / "research_eval.json",
@@ -232,6 +238,7 @@ TAILS = {
     "anthropic": lambda: _lines(FIXTURES / "anthropic" / "request_response.jsonl", _with_thread),
     "claude-code": lambda: _lines(FIXTURES / "claude_code" / "session.jsonl"),
     "openhands": lambda: _lines(FIXTURES / "openhands" / "output_v1.jsonl"),
+    "swe-smith": lambda: _lines(FIXTURES / "swe_smith" / "tenacity.xml.jsonl"),
     "react-text": lambda: (FIXTURES / "react_text" / "search_loop.txt").read_bytes(),
 }
 

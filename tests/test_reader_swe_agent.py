@@ -3,6 +3,7 @@ read through the public ``read_traces`` API and once through the CLI."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from tracecheck.diagnostics import Diagnostics
@@ -37,6 +38,10 @@ def test_corpus_function_calling_trajectory_is_pinned():
     assert create.result.content.startswith("[File: reproduce.py (1 lines total)]")
     assert create.result.is_error is None  # SWE-agent has no error flag
     assert first.text.startswith("Let's first start by reproducing the results of the issue.")
+    # The instance message is the task, the one turn's user message; observations are results.
+    [task] = trace.user_messages
+    assert task.text.startswith("We're currently solving the following issue within our repository.")
+    assert task.before_round == 1 and {r.turn for r in trace.rounds} == {1}
     # Call ids recur across rounds: each tool message answers the open call of its round.
     assert [c.id for c in trace.tool_calls()].count("call_5iDdbOYybq7L19vqXmR0DPaU") == 4
     assert trace.rounds[2].tool_calls[0].result.content.startswith("344\n")
@@ -114,6 +119,36 @@ def test_cost_limit_with_autosubmission_is_a_failure_without_an_answer():
     assert "submission" not in trace.metadata  # the model never submitted; the harness did
 
 
+def test_a_traj_with_only_its_history_reads_rounds_from_the_messages():
+    path = FIXTURES / "pallets__flask-4045.traj"
+    traces, warnings = read(path)
+    assert warnings == []
+    [trace] = traces
+    assert (trace.id, trace.format) == ("pallets__flask-4045", "swe-agent")  # sniffed without a trajectory list
+    assert [[c.name for c in r.tool_calls] for r in trace.rounds] == [["find_file"], ["open"], ["edit"], ["edit"], ["python"], []]
+    assert trace.rounds[1].tool_calls[0].arguments == "src/flask/blueprints.py 186"
+    # 0.x writes no message_type: the user message after a round is its observation.
+    rejected = trace.rounds[2].tool_calls[0].result
+    assert rejected.content.startswith("Your proposed edit has introduced new syntax error(s).")
+    assert rejected.is_error is None  # SWE-agent records no exit code or error flag
+    assert trace.rounds[4].tool_calls[0].result.content.startswith("Traceback (most recent call last):")
+    assert [task.text[:45] for task in trace.user_messages] == ["We're currently solving the following issue w"]
+    last = trace.rounds[-1]
+    assert last.is_final and last.text.startswith("A dotted blueprint name now raises ValueError")
+    assert trace.metadata["submission"].startswith("\ndiff --git a/src/flask/blueprints.py")
+    assert trace.labels == {"exit_status": "submitted", "outcome": "success"}
+    # The run total of model_stats: 40,771 tokens sent, 762 received.
+    assert trace.usage_total == Usage(input_tokens=40771, output_tokens=762)
+    assert all(r.usage is None for r in trace.rounds)
+
+
+def test_the_run_total_is_shared_out_over_the_rounds(cli):
+    path = FIXTURES / "pallets__flask-4045.traj"
+    [shown] = json.loads(cli("replay", "--format", "json", str(path)).stdout)["traces"]
+    assert (shown["rounds"], shown["tool_calls"], shown["tokens"], shown["tokens_basis"]) == (6, 5, 41533, "apportioned")
+    assert "41,533 tokens (run total measured, per round apportioned)" in cli("show", "--no-guards", str(path)).stdout
+
+
 # --- bad input ----------------------------------------------------------------------------------
 
 
@@ -138,12 +173,12 @@ def test_a_document_that_is_no_trajectory_is_reported(tmp_path):
     diagnostics = Diagnostics()
     traces = list(read_traces([str(path)], diagnostics, input_format="swe-agent"))
     assert traces == []
-    assert [(d.line, d.reason) for d in diagnostics] == [(1, "JSON that is not a SWE-agent trajectory (no 'trajectory' list)")]
+    assert [(d.line, d.reason) for d in diagnostics] == [(1, "JSON that is not a SWE-agent trajectory (no 'trajectory' or 'history' list)")]
 
 
 # --- CLI ------------------------------------------------------------------------------------------
 
 
 def test_cli_show_and_convert(tmp_path):
-    paths = (MARSHMALLOW, FIXTURES / "psf__requests-2317.traj", FIXTURES / "xarray_exit_cost.traj")
+    paths = (MARSHMALLOW, FIXTURES / "psf__requests-2317.traj", FIXTURES / "xarray_exit_cost.traj", FIXTURES / "pallets__flask-4045.traj")
     assert_show_and_convert_round_trip(MARSHMALLOW, ["marshmallow-code__marshmallow-1867"], paths, tmp_path)

@@ -135,7 +135,21 @@ def _is_inspect(value: Any) -> bool:
 
 
 def _is_swe_agent(value: Any) -> bool:
-    return isinstance(value, dict) and isinstance(value.get("trajectory"), list) and ("history" in value or "info" in value)
+    if not isinstance(value, dict):
+        return False
+    if isinstance(value.get("trajectory"), list):
+        return "history" in value or "info" in value
+    # A .traj that keeps only the messages: SWE-agent's history items carry their "agent".
+    history = value.get("history")
+    return (
+        "trajectory" not in value
+        and isinstance(value.get("info"), dict)
+        and isinstance(history, list)
+        and bool(history)
+        and isinstance(history[0], dict)
+        and "role" in history[0]
+        and "agent" in history[0]
+    )
 
 
 def _is_openhands_event(obj: Any) -> bool:
@@ -151,8 +165,18 @@ def _is_openhands(value: Any) -> bool:
         return "action" in item[0] and "observation" in item[1]
     if isinstance(item, dict) and "instance_id" in item and "history" in item and item["history"] is None:
         return True  # an evaluation line whose run produced no history
-    return isinstance(item, dict) and isinstance(item.get("history"), list) and (
-        not item["history"] or _is_openhands_event(_first(item["history"]))
+    if not (isinstance(item, dict) and isinstance(item.get("history"), list)):
+        return False
+    history = item["history"]
+    if not history or _is_openhands_event(history[0]):
+        return True
+    # Old evaluation and resolver lines: flat events without "source" (no chat "role").
+    first = history[0]
+    return (
+        ("instruction" in item or "instance_id" in item)
+        and isinstance(first, dict)
+        and "role" not in first
+        and (isinstance(first.get("action"), str) or isinstance(first.get("observation"), str))
     )
 
 
@@ -240,6 +264,20 @@ def _is_anthropic(value: Any) -> bool:
     )
 
 
+def _is_swe_smith(value: Any) -> bool:
+    item = _first(value)
+    messages = item.get("messages") if isinstance(item, dict) else None
+    if not isinstance(messages, list):
+        return False
+    # An assistant text with an XML function call (SWE-agent's <function=NAME> syntax).
+    for message in messages[:8]:
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            content = message.get("content")
+            if isinstance(content, str) and "<function=" in content and "</function>" in content:
+                return True
+    return False
+
+
 def _is_react_text(value: Any) -> bool:
     return isinstance(value, TextDocument) and bool(_REACT_ACTION.search(value.text))
 
@@ -273,6 +311,7 @@ READERS: tuple[ReaderInfo, ...] = (
     ReaderInfo("openai-responses", "openai_responses", _is_openai_responses, "OpenAI Responses API: response objects or flat item lists"),
     ReaderInfo("anthropic", "anthropic", _is_anthropic, "Anthropic Messages requests/responses (tool_use / tool_result blocks)"),
     ReaderInfo("langchain", "langchain", _is_langchain, "LangChain messages_to_dict / dumpd lists, AgentExecutor intermediate_steps"),
+    ReaderInfo("swe-smith", "swe_smith", _is_swe_smith, "SWE-smith fine-tuning chats: XML function calls in assistant text, OBSERVATION: results"),
     ReaderInfo("openai-chat", "openai_chat", _is_openai_chat, "OpenAI Chat Completions: conversations, request/response logs, Batch output, message-per-line"),
     ReaderInfo("react-text", "react_text", _is_react_text, "ReAct text transcripts (Thought / Action / Action Input / Observation)"),
 )

@@ -14,10 +14,9 @@ Messages are ``{"role", "content", "extra"?}``. One assistant message is one rou
   ``{"command": ...}`` JSON arguments) answered by ``role: "tool"`` messages with a
   ``tool_call_id``.
 - **Observations**: the user message after a text-action round answers its call:
-  ``<returncode>N</returncode><output>…</output>`` (v2 also ``extra.returncode``);
-  ``is_error`` = returncode ≠ 0. A timeout message ("The last command … timed out")
-  is an error too (``is_error`` True); any other text after a call leaves ``is_error``
-  None.
+  ``<returncode>N</returncode><output>…</output>`` (v2 also ``extra.returncode``). Such
+  a message is a result, never a conversation turn: the only user turn is the task,
+  the first user message before any response.
 - **Format errors**: mini-swe-agent runs a text response only when it holds exactly
   one command. A response with none or several ran nothing: it is a round without
   calls (its text keeps the commands; the harness pushed the model back, and a repeat
@@ -32,6 +31,12 @@ Messages are ``{"role", "content", "extra"?}``. One assistant message is one rou
   tool calls; the submitted output goes into ``trace.metadata["submission"]``. A
   submit command that did not end the run stays an ordinary call.
 - ``role: "exit"`` (v2) carries ``extra.exit_status`` / ``extra.submission``.
+
+Errors (``is_error``): the command's return code (``extra.returncode``, a ``returncode``
+field, else the ``<returncode>N</returncode>`` tag of the observation text; ``tool``
+messages the same) ≠ 0 → True, 0 → False. Without a return code: the timeout message
+("The last command <command>… timed out") and v2's interruptions (``extra.interrupt_type``)
+→ True; any other text → None (unknown).
 
 Usage per round from the assistant message's ``extra.response.usage`` (LiteLLM's
 chat-completion usage: ``prompt_tokens`` already counts Anthropic cache reads and
@@ -116,6 +121,15 @@ def _returncode(msg: dict) -> int | None:
         if found:
             code = int(found.group(1))
     return code
+
+
+def _is_error(code: int | None, text: str, extra: dict) -> bool | None:
+    """The return code decides; without one, a timeout or an interruption is a failure."""
+    if code is not None:
+        return code != 0
+    if text.lstrip().startswith(_TIMEOUT_START) or extra.get("interrupt_type"):
+        return True
+    return None
 
 
 def _is_submit_command(command: str) -> bool:
@@ -216,15 +230,9 @@ class _Builder:
             # v1: what follows the submit command is the submission (str(Submitted)),
             # not an observation.
             self.submitted_by = rnd
-        if code is not None:
-            is_error: bool | None = code != 0
-        elif timed_out or extra.get("interrupt_type"):
-            is_error = True
-        else:
-            is_error = None
         call.result = ToolResult(
             content=text,
-            is_error=is_error,
+            is_error=_is_error(code, text, extra),
             started_at=started if moment is not None else None,
             ended_at=moment,
             line=self.line,
@@ -240,9 +248,10 @@ class _Builder:
             return
         code = _returncode(msg)
         started = self.trace.rounds[-1].ended_at if self.trace.rounds else None
+        text = content_text(msg.get("content"))
         call.result = ToolResult(
-            content=content_text(msg.get("content")),
-            is_error=None if code is None else code != 0,
+            content=text,
+            is_error=_is_error(code, text, extra),
             started_at=started if moment is not None else None,
             ended_at=moment,
             line=self.line,
@@ -285,6 +294,10 @@ def _read_document(value: Any, line: int, ctx: ReadContext, first: bool) -> Trac
         if role == "assistant":
             b.assistant(msg)
         elif role == "user":
+            if not trace.rounds and not trace.user_messages:
+                # The task; every later user message answers a command or reports a format error.
+                moment = parse_time(as_dict(msg.get("extra")).get("timestamp"))
+                trace.add_user_message(content_text(msg.get("content")), at=moment, line=line)
             b.user(msg)
         elif role == "tool":
             b.tool(msg)

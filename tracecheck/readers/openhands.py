@@ -11,7 +11,15 @@ Shapes:
   metrics, error, test_result, ...}`` → one trace per line (a JSON list of them gives
   one per element), id = ``instance_id``; an instance that failed before the agent ran
   (``history: null``) is a trace without rounds. The old evaluation format, ``history`` as
-  ``[action, observation]`` pairs, is read too (each pair answers itself).
+  ``[action, observation]`` pairs, is read too (each pair answers itself);
+- the **flat history** of 2024's evaluation and resolver lines: each item is an action's
+  or an observation's own fields beside ``action`` / ``observation`` (``command``,
+  ``code``, ``thought``; ``content``, ``exit_code``), without ``args``/``extras``,
+  ``source``, ``id``, ``timestamp`` or ``cause``. There every observation answers the
+  action just before it (the agent waited for each one), an ``action: "message"`` is
+  the agent's when it waits for a reply (``wait_for_response``) and the user's
+  otherwise, and every other action is the agent's. The resolver's lines have no
+  ``instance_id``: their id is ``owner/repo#number`` of their ``issue``.
 
 Rounds: one per distinct ``tool_call_metadata.model_response.id``. A response with
 several tool calls becomes several action events that share that id (and repeat its
@@ -23,17 +31,37 @@ no calls (a final answer, for ``finish``); a ``finish``/``reject``/``message`` a
 is a final answer. Older streams without any tool-call metadata: each agent action
 that runs something (``run``, ``run_ipython``, ``read``, ``edit``, ``browse``, ...) is
 a round with one call. System, state-change, recall and condensation events, null
-observations and user messages are no rounds (the first user message is kept as
-``trace.metadata["input"]``).
+observations and user messages are no rounds.
+
+User turns: a user's message action (``source: "user"``) is what the user said and
+opens a conversation turn, at its own time; the first one is the task. An evaluation
+line whose history holds no user message gets its ``instruction`` as the task.
 
 Calls: an action event with ``tool_call_metadata``: name = ``function_name``,
 arguments = that call's ``arguments`` string in the model response, else the
 action's ``args`` object without ``thought``. Its result is the observation whose
 ``cause`` is the action's ``id`` (else whose ``tool_call_id`` matches); content = the
-observation's ``content``. ``is_error``: an ``error`` observation → True; else the
-command's exit code (``extras.metadata.exit_code``, older ``extras.exit_code``) ≠ 0;
-else a boolean ``extras.error`` (browser) or ``success`` field; otherwise False,
-because OpenHands reports failed actions as ``error`` observations.
+observation's ``content``.
+
+Errors (``is_error``), the first signal present decides:
+
+1. an ``error`` observation (``ErrorObservation``: the controller's and the bash tool's
+   refusals, runtime errors) → True;
+2. a command's exit code (``extras.metadata.exit_code``, older ``extras.exit_code`` or
+   the flat ``exit_code``) ≠ 0 → True, 0 → False. -1 means the command was still
+   running when its timeout hit (OpenHands' own ``success`` is false then too). The
+   exit code beats the text: a command may print "ERROR:" and succeed;
+3. content starting with ``ERROR:`` → True: the file editor writes its refusals so
+   ("ERROR:\nNo replacement was performed, old_str … did not appear verbatim …",
+   "ERROR:\nInvalid `path` parameter …") in ``edit`` and ``read`` observations;
+4. an IPython cell (``run_ipython``) → None: OpenHands records no status for cells
+   (its ``success: true`` on them is a constant), a traceback is only text;
+5. an MCP observation → its content's ``isError`` (the tool's ``CallToolResult`` as
+   JSON), else None;
+6. a boolean ``extras.error`` (browser), else a boolean ``success``;
+7. otherwise False for the tools whose failures OpenHands always marks one of these
+   ways (``run``, ``read``, ``write``, ``edit``, ``browse``, ``browse_interactive``,
+   ``think``), None for the rest (``delegate``, unknown observations).
 
 Times: event timestamps are ISO without an offset (OpenHands writes local time; read
 as UTC like every naive timestamp, so durations are right). A round ends at its
@@ -52,15 +80,18 @@ response id from ``metrics.token_usages``; else the run total
 Outcome: an evaluation line whose ``error`` is set → ``failure``; the error becomes
 ``trace.error`` unless the run ended with a final answer (then it is kept as
 ``trace.metadata["error"]``). Otherwise ``test_result.report.resolved`` (also
-``test_result.resolved`` / ``test_result.success``) → ``success`` / ``failure``. A
-stream whose last agent state is ``error`` → ``failure`` and ``trace.error`` (the state's
-``reason``, else the last environment error observation). Nothing else sets an outcome.
+``test_result.resolved`` / ``test_result.success``, the resolver's own ``success``) →
+``success`` / ``failure``. A stream whose last agent state is ``error`` → ``failure``
+and ``trace.error`` (the state's ``reason``, else the last environment error
+observation). Nothing else sets an outcome.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 from typing import Any
+
+import orjson
 
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..sources import Record
@@ -69,7 +100,6 @@ from .common import (
     Counts,
     Warn,
     as_dict,
-    as_int,
     as_list,
     as_str,
     as_str_or_int,
@@ -103,6 +133,13 @@ _RUN_ACTIONS = (
     "mcp",
     "delegate",
 )
+# Observations of tools whose failures OpenHands always marks (exit code, "ERROR:", an error
+# observation, extras.error): without a mark they succeeded.
+_SIGNALLING_KINDS = ("run", "read", "write", "edit", "browse", "browse_interactive", "think")
+# Fields of an event itself; in the old flat lists the rest are the action's arguments or
+# the observation's extras.
+_ACTION_EVENT_KEYS = frozenset(("id", "timestamp", "source", "message", "cause", "action", "tool_call_metadata", "llm_metrics", "timeout"))
+_OBSERVATION_EVENT_KEYS = frozenset(("id", "timestamp", "source", "message", "cause", "observation", "tool_call_metadata", "llm_metrics", "content", "success"))
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
@@ -161,21 +198,90 @@ def _token_usage(raw: Any, warn: Warn | None = None, path: str = "token_usage"):
     return make_usage(counts.get("prompt_tokens"), counts.get("completion_tokens"), counts.get("cache_read_tokens"))
 
 
-def _is_error(obs: dict) -> bool:
-    if obs.get("observation") == "error":
+def _exit_code(value: Any) -> int | None:
+    """A command's exit code: any integer (OpenHands writes -1 for a command still running
+    when its timeout hit), never a bool."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _args(ev: dict) -> dict:
+    """An action's arguments: ``args``, or in the flat lists of old evaluation outputs the
+    action's own fields written beside ``action``."""
+    if "args" in ev:
+        return as_dict(ev["args"])
+    return {k: v for k, v in ev.items() if k not in _ACTION_EVENT_KEYS}
+
+
+def _extras(ev: dict) -> dict:
+    """An observation's extras: ``extras``, or its own fields in the old flat lists."""
+    if "extras" in ev:
+        return as_dict(ev["extras"])
+    return {k: v for k, v in ev.items() if k not in _OBSERVATION_EVENT_KEYS}
+
+
+def _is_loose_event(ev: Any) -> bool:
+    return isinstance(ev, dict) and ("action" in ev or "observation" in ev)
+
+
+def _source(ev: dict, args: dict) -> Any:
+    """Who acted. The old flat lists leave "source" out: there a message the agent waits
+    on (``wait_for_response``) is the agent's, any other message the user's, and every
+    other action the agent's."""
+    if "source" in ev:
+        return ev["source"]
+    if ev.get("action") == "message":
+        return "agent" if args.get("wait_for_response") is True else "user"
+    return "agent"
+
+
+def _user_text(ev: Any) -> str | None:
+    """The text of a user's message action, else None."""
+    if not isinstance(ev, dict) or ev.get("action") != "message":
+        return None
+    args = _args(ev)
+    if _source(ev, args) != "user":
+        return None
+    text = args.get("content")
+    if not isinstance(text, str):
+        text = ev.get("message")
+    return text if isinstance(text, str) else None
+
+
+def _mcp_is_error(content: str) -> bool | None:
+    """An MCP observation's content is the tool's CallToolResult as JSON: its ``isError``."""
+    if not content.lstrip().startswith("{"):
+        return None
+    try:
+        result = orjson.loads(content)
+    except orjson.JSONDecodeError:
+        return None
+    flag = result.get("isError") if isinstance(result, dict) else None
+    return flag if isinstance(flag, bool) else None
+
+
+def _is_error(obs: dict, content: str) -> bool | None:
+    """Whether an observation reports a failed action; None where OpenHands records nothing."""
+    kind = obs.get("observation")
+    if kind == "error":
         return True
-    extras = as_dict(obs.get("extras"))
+    extras = _extras(obs)
     # Newer versions nest the exit code in extras.metadata; -1 = still running at the timeout.
-    code = as_int(as_dict(extras.get("metadata")).get("exit_code"))
+    code = _exit_code(as_dict(extras.get("metadata")).get("exit_code"))
     if code is None:
-        code = as_int(extras.get("exit_code"))
+        code = _exit_code(extras.get("exit_code"))
     if code is not None:
-        return code != 0
+        return code != 0  # the command's own status beats any text it printed
+    if content.lstrip().startswith("ERROR:"):
+        return True  # the file editor's (and other tools') refusals: "ERROR:\n<reason>"
+    if kind == "run_ipython":
+        return None  # OpenHands' own flags for a cell are constants (success: true), not a signal
+    if kind == "mcp":
+        return _mcp_is_error(content)
     if isinstance(extras.get("error"), bool):
         return extras["error"]
     if isinstance(obs.get("success"), bool):
         return not obs["success"]
-    return False
+    return False if kind in _SIGNALLING_KINDS else None
 
 
 class _Builder:
@@ -193,17 +299,20 @@ class _Builder:
         self.state_reason: str | None = None
         self.env_error: str | None = None
         self.llm_metrics: dict | None = None
+        # Flat lists without event ids: the call of the last action, which the next
+        # observation answers (the agent waited for each observation before acting again).
+        self.awaiting: ToolCall | None = None
 
     def warner(self, line: int | None) -> Warn:
         return lambda reason: self.ctx.warn(line, f"trace {self.trace.id}: {reason}")
 
     # -- events --
 
-    def event(self, ev: Any, line: int, k: int, forced: ToolCall | None = None, paired: bool = False) -> ToolCall | None:
-        """Read one event; returns the call an action created (for old-style pairs)."""
-        # Old [action, observation] pairs may leave "source" out of the observation.
-        loose = paired and isinstance(ev, dict) and ("action" in ev or "observation" in ev)
-        if not (_is_event(ev) or loose):
+    def event(self, ev: Any, line: int, k: int, forced: ToolCall | None = None, loose: bool = False) -> ToolCall | None:
+        """Read one event; returns the call an action created (for old-style pairs).
+        ``loose``: an evaluation output's history item, which may leave "source" out (old
+        pairs' observations, the old flat lists)."""
+        if not (_is_event(ev) or (loose and _is_loose_event(ev))):
             self.ctx.warn(line, f"trace {self.trace.id}: history item {k} is not an OpenHands event")
             return None
         moment = parse_time(ev.get("timestamp"), self.warner(line), "timestamp")
@@ -238,14 +347,15 @@ class _Builder:
 
     def action(self, ev: dict, line: int, moment: float | None) -> ToolCall | None:
         kind = ev.get("action")
-        args = as_dict(ev.get("args"))
-        source = ev.get("source")
+        args = _args(ev)
+        source = _source(ev, args)
         if source != "agent":
-            if source == "user" and kind == "message" and "input" not in self.trace.metadata:
-                text = args.get("content") if isinstance(args.get("content"), str) else ev.get("message")
-                if isinstance(text, str):
-                    self.trace.metadata["input"] = text
+            text = _user_text(ev)
+            if text is not None:
+                # What the user said opens a conversation turn (the first one is the task).
+                self.trace.add_user_message(text, at=moment, line=line)
             return None
+        self.awaiting = None  # an agent action: whatever was awaited got no observation
         meta = ev.get("tool_call_metadata")
         if isinstance(meta, dict):
             return self.metadata_action(ev, kind, args, meta, line, moment)
@@ -293,13 +403,15 @@ class _Builder:
         event_id = as_str_or_int(ev.get("id"))
         if event_id is not None:
             self.by_event[event_id] = call
+        elif "id" not in ev:
+            self.awaiting = call
         if call.id:
             self.by_call_id[call.id] = call
         self.started[id(call)] = moment
 
     def observation(self, ev: dict, line: int, moment: float | None, forced: ToolCall | None) -> None:
         kind = ev.get("observation")
-        extras = as_dict(ev.get("extras"))
+        extras = _extras(ev)
         if kind == "agent_state_changed":
             state = extras.get("agent_state")
             if isinstance(state, str):
@@ -316,6 +428,8 @@ class _Builder:
             call = self.by_call_id.get(call_id)
             if call is not None and call.result is not None:
                 call = None
+        if call is None and cause is None and call_id is None and "id" not in ev and kind != "null":
+            call, self.awaiting = self.awaiting, None  # a flat list: the action just before
         if call is None:
             if call_id is not None:
                 self.ctx.warn(line, f"trace {self.trace.id}: tool result for unknown call id {brief(call_id)}")
@@ -328,9 +442,10 @@ class _Builder:
         if call.id:
             self.by_call_id.pop(call.id, None)
         content = ev.get("content")
+        text = content_text(content) if content is not None else content_text(ev.get("message"))
         call.result = ToolResult(
-            content=content_text(content) if content is not None else content_text(ev.get("message")),
-            is_error=_is_error(ev),
+            content=text,
+            is_error=_is_error(ev, text),
             started_at=self.started.pop(id(call), None) if moment is not None else None,
             ended_at=moment,
             line=line,
@@ -399,26 +514,39 @@ def _read_value(value: Any, line: int, ctx: ReadContext, next_id) -> Iterator[Tr
         ctx.warn(line, "JSON that matches no known OpenHands shape")
 
 
+def _first_event(item: Any) -> Any:
+    """A history item's event: itself, or the action of an old [action, observation] pair."""
+    return item[0] if isinstance(item, list) and len(item) == 2 else item
+
+
+def _issue_id(issue: Any) -> str | None:
+    """``owner/repo#number`` of the resolver's ``issue`` object (its lines have no instance id)."""
+    issue = as_dict(issue)
+    owner, repo, number = as_str(issue.get("owner")), as_str(issue.get("repo")), as_str_or_int(issue.get("number"))
+    return f"{owner}/{repo}#{number}" if owner and repo and number else None
+
+
 def _eval_output(value: dict, line: int, ctx: ReadContext, fallback_id: str) -> Trace:
-    b = _Builder(as_str_or_int(value.get("instance_id")) or fallback_id, line, ctx)
-    for k, item in enumerate(value.get("history") or [], 1):
+    b = _Builder(as_str_or_int(value.get("instance_id")) or _issue_id(value.get("issue")) or fallback_id, line, ctx)
+    history = as_list(value.get("history"))
+    instruction = as_str(value.get("instruction"))
+    if instruction is not None and not any(_user_text(_first_event(item)) is not None for item in history):
+        b.trace.add_user_message(instruction, line=line)  # the task, when no event holds it
+    for k, item in enumerate(history, 1):
         if isinstance(item, list) and len(item) == 2:
             # Old format: an [action, observation] pair; the observation answers the action.
-            call = b.event(item[0], line, k, paired=True)
-            b.event(item[1], line, k, forced=call, paired=True)
+            call = b.event(item[0], line, k, loose=True)
+            b.event(item[1], line, k, forced=call, loose=True)
         else:
-            b.event(item, line, k)
+            b.event(item, line, k, loose=True)
     trace = b.trace
-    if isinstance(value.get("instruction"), str) and value["instruction"]:
-        trace.metadata["input"] = value["instruction"]
     b.apply_metrics(value.get("metrics"))
     error = as_str(value.get("error"))
     test_result = as_dict(value.get("test_result"))
     report = as_dict(test_result.get("report"))
-    resolved = next(
-        (v for v in (report.get("resolved"), test_result.get("resolved"), test_result.get("success")) if isinstance(v, bool)),
-        None,
-    )
+    # The resolver judges its own runs: a top-level "success".
+    candidates = (report.get("resolved"), test_result.get("resolved"), test_result.get("success"), value.get("success"))
+    resolved = next((v for v in candidates if isinstance(v, bool)), None)
     if error is not None:
         trace.labels["outcome"] = "failure"
         if trace.rounds and trace.rounds[-1].is_final:

@@ -5,7 +5,9 @@ A ``.traj`` holds ``trajectory[]`` (one step per executed action: ``action``,
 ``query``), ``history[]`` (the messages the model saw: ``role``, ``content``,
 ``agent``, ``message_type``, and in the function-calling variant assistant
 ``tool_calls`` plus tool messages with a *list* ``tool_call_ids``), ``info``
-(``exit_status``, ``submission``, ``model_stats``) and ``replay_config``.
+(``exit_status``, ``submission``, ``model_stats``) and ``replay_config``. A ``.traj``
+saved with its ``history`` and ``info`` but no ``trajectory`` list is read from the
+history alone.
 
 Rounds (one per model response):
 
@@ -15,12 +17,17 @@ Rounds (one per model response):
   ids across rounds, so an id names the most recent open call). A user
   ``observation`` message right after a round whose calls are still open answers
   them in order. Demonstration messages (``is_demo``) are skipped.
-- **text-action variant**: one round per trajectory step; the step's ``response``
-  is the round text; its ``action`` is one call whose name is the command's first
-  word (``edit``, ``open``, ``python``, ``submit``, ...) and whose arguments are the
-  rest of the command as plain text (no JSON, no parse error); the result is the
-  step's ``observation``. A step without an action (a format error SWE-agent
+- **text-action variant** with a trajectory: one round per trajectory step; the
+  step's ``response`` is the round text; its ``action`` is one call whose name is the
+  command's first word (``edit``, ``open``, ``python``, ``submit``, ...) and whose
+  arguments are the rest of the command as plain text (no JSON, no parse error); the
+  result is the step's ``observation``. A step without an action (a format error SWE-agent
   re-queried) is a round without calls.
+- **text-action variant without a trajectory**: one round per assistant history
+  message (its ``content`` is the text, its ``action`` the call, read as above); the
+  user message after it is the observation (0.x writes no ``message_type``; 1.x
+  writes ``observation``). Re-queried responses are not in the history, so they are
+  not rounds here.
 - A step or message that SWE-agent wrote itself when it stopped the run
   ("Exit due to cost limit", ...; no action, no tool call) is no model response:
   it is left out and its text goes into ``trace.error``.
@@ -30,8 +37,17 @@ Rounds (one per model response):
   ``trace.metadata["submission"]``. A ``submit`` the run went on after (a review
   step) stays a call.
 
-SWE-agent has no error flag on observations (``is_error`` is ``None``) and no
-timestamps: rounds and results have no times. Per-step ``execution_time`` cannot
+User turn: the first user message of the history before the model's first response
+(the issue, SWE-agent's instance message) is the task and opens the one turn; every
+later user message is an observation, a result.
+
+Errors: SWE-agent records no error signal for an action: a trajectory step holds the
+action, the observation text, the response, the thought, the state, the execution
+time (and ``query``/``extra_info``), but no exit code, and the history messages carry
+none either. ``is_error`` is ``None`` for every result; the guards judge results by
+their text ("Your proposed edit has introduced new syntax error(s)", tracebacks).
+
+No timestamps: rounds and results have no times. Per-step ``execution_time`` cannot
 be placed in time, so only its sum is kept, as ``trace.metadata["tool_seconds"]``.
 
 Usage: ``info.model_stats`` is a run total only: ``trace.usage_total`` with input =
@@ -197,8 +213,9 @@ def _rounds_from_history(trace: Trace, history: list, line: int, ctx: ReadContex
                     continue
                 call.result = ToolResult(content=content, line=line)
                 open_round = [c for c in open_round if c is not call]
-        elif role == "user" and msg.get("message_type") == "observation" and open_round:
-            # An observation without tool_call_ids still answers the open calls, in order.
+        elif role == "user" and msg.get("message_type") in (None, "observation") and open_round:
+            # An observation without tool_call_ids (0.x writes no message_type) still
+            # answers the open calls, in order.
             call = open_round.pop(0)
             call.result = ToolResult(content=content_text(msg.get("content")), line=line)
             pending.pop(call.id, None)
@@ -241,9 +258,25 @@ def _model_stats_usage(stats: dict, n_rounds: int, warn: Warn):
     return make_usage(sent, received)
 
 
+def _task(history: list) -> str | None:
+    """The instance message: the first user message before the model's first response
+    (demonstrations left out)."""
+    for msg in history:
+        if not isinstance(msg, dict) or msg.get("is_demo"):
+            continue
+        if msg.get("role") == "assistant":
+            return None
+        if msg.get("role") == "user":
+            return content_text(msg.get("content"))
+    return None
+
+
 def _read_document(value: Any, line: int, ctx: ReadContext, first: bool) -> Trace | None:
-    if not isinstance(value, dict) or not isinstance(value.get("trajectory"), list):
-        ctx.warn(line, "JSON that is not a SWE-agent trajectory (no 'trajectory' list)")
+    steps = value.get("trajectory") if isinstance(value, dict) else None
+    if steps is None and isinstance(value, dict) and isinstance(value.get("history"), list):
+        steps = []  # a .traj that keeps only the history (and info)
+    if not isinstance(steps, list):
+        ctx.warn(line, "JSON that is not a SWE-agent trajectory (no 'trajectory' or 'history' list)")
         return None
     info = as_dict(value.get("info"))
     config = _replay_config(value.get("replay_config"))
@@ -257,12 +290,15 @@ def _read_document(value: Any, line: int, ctx: ReadContext, first: bool) -> Trac
     if history is not None and not isinstance(history, list):
         ctx.warn(line, f"trace {trace_id}: 'history' is not a list; reading the trajectory")
         history = None
-    if history and _is_function_calling(history):
+    task = _task(history) if history else None
+    if task is not None:
+        trace.add_user_message(task, line=line)  # the issue: the one turn's user message
+    if history and (_is_function_calling(history) or not steps):
         harness_exit = _rounds_from_history(trace, history, line, ctx)
     else:
-        harness_exit = _rounds_from_trajectory(trace, value["trajectory"], line, ctx)
+        harness_exit = _rounds_from_trajectory(trace, steps, line, ctx)
 
-    seconds = [s.get("execution_time") for s in value["trajectory"] if isinstance(s, dict)]
+    seconds = [s.get("execution_time") for s in steps if isinstance(s, dict)]
     seconds = [float(s) for s in seconds if isinstance(s, (int, float)) and not isinstance(s, bool)]
     if seconds:
         trace.metadata["tool_seconds"] = round(sum(seconds), 6)
