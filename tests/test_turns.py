@@ -138,3 +138,38 @@ def test_scope_is_an_option_of_every_guard_validated_like_the_others():
     assert settings.options["P001"].scope == "turn"
     with pytest.raises(TracecheckError, match="scope"):
         load_settings(sets=["R001.scope=session"])
+
+
+def test_the_json_report_gives_every_round_and_fire_its_turn(tmp_path, cli):
+    from conftest import write_jsonl
+
+    def lookup_events(n: int) -> list[dict]:
+        return [
+            {"type": "round", "trace": "chat", "tool_calls": [{"id": f"c{n}", "name": "get_order", "arguments": '{"order": "A1"}'}]},
+            {"type": "result", "trace": "chat", "call_id": f"c{n}", "content": '{"status": "pending"}'},
+        ]
+
+    events = [
+        {"type": "user", "trace": "chat", "text": "Where is A1?"},
+        *lookup_events(1),
+        {"type": "round", "trace": "chat", "text": "Pending."},
+        {"type": "user", "trace": "chat", "text": "Check again, please."},
+        *lookup_events(2),
+        *lookup_events(3),
+        *lookup_events(4),
+        {"type": "round", "trace": "chat", "text": "Still pending."},
+    ]
+    path = write_jsonl(tmp_path / "chat.jsonl", events)
+    result = cli("replay", "--format", "json", "--select", "R001", str(path))
+    trace = json.loads(result.stdout)["traces"][0]
+    assert trace["turns"] == 2
+    assert trace["turn_rounds"] == [
+        {"turn": 1, "first_round": 1, "last_round": 2},
+        {"turn": 2, "first_round": 3, "last_round": 6},
+    ]
+    # R001 counts from turn 2's first lookup: turn 1's identical call is another turn.
+    assert [(f["turn"], f["round"], f["action"]) for f in trace["fires"]] == [(2, 4, "hint"), (2, 5, "stop")]
+    assert trace["policy"]["stops"][0]["turn"] == 2
+    shown = cli("show", "--no-guards", str(path)).stdout
+    assert "    user: Where is A1?" in shown and "    user: Check again, please." in shown
+    assert "  turn 2" in shown

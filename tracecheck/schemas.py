@@ -184,6 +184,15 @@ _TRACE = {
         "format": {"type": "string"},
         "labels": {"type": "object", "additionalProperties": {"type": "string"}},
         "turns": {"type": "integer", "minimum": 1, "description": "conversation turns (a user message opens one)"},
+        "turn_rounds": {
+            "type": "array",
+            "description": "the rounds of each turn: every round's turn number",
+            "items": {
+                "type": "object",
+                "properties": {"turn": {"type": "integer"}, "first_round": {"type": "integer"}, "last_round": {"type": "integer"}},
+                "required": ["turn", "first_round", "last_round"],
+            },
+        },
         "rounds": {"type": "integer", "minimum": 0},
         "tool_calls": {"type": "integer", "minimum": 0},
         "tokens": {"type": "integer", "minimum": 0},

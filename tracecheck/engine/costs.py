@@ -13,7 +13,7 @@ Every figure carries its basis: ``measured``, ``estimated``, ``apportioned``, or
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import median
 
 from ..model import Round, Trace
@@ -159,12 +159,20 @@ class Totals:
     seconds: float | None
     turns: int = 1
     tokens_basis: str = "measured"
+    turn_rounds: list[tuple[int, int, int]] = field(default_factory=list)  # (turn, first round, last round)
 
 
 def trace_totals(trace: Trace, costs: list[RoundCost]) -> Totals:
     times = _times(trace)
+    spans: list[tuple[int, int, int]] = []
+    for rnd in trace.rounds:
+        if spans and spans[-1][0] == rnd.turn:
+            spans[-1] = (rnd.turn, spans[-1][1], rnd.index)
+        else:
+            spans.append((rnd.turn, rnd.index, rnd.index))
     return Totals(
-        turns=len({r.turn for r in trace.rounds}) or 1,
+        turns=len(spans) or 1,
+        turn_rounds=spans,
         llm_calls=len(trace.rounds),
         tool_calls=sum(len(r.tool_calls) for r in trace.rounds),
         tokens=sum(c.tokens for c in costs),

@@ -80,6 +80,7 @@ def trace_data(result: TraceResult) -> dict[str, Any]:
         "format": trace.format,
         "labels": dict(trace.labels),
         "turns": totals.turns,
+        "turn_rounds": [{"turn": t, "first_round": a, "last_round": b} for t, a, b in totals.turn_rounds],
         "rounds": totals.llm_calls,
         "tool_calls": totals.tool_calls,
         "tokens": totals.tokens,
