@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tracecheck.similarity import NgramIndex, difflib_ratio  # noqa: E402
+from tracecheck.text.similarity import NgramIndex, difflib_ratio  # noqa: E402
 
 THRESHOLD = 0.7
 HOSTS = ("docs.python.org", "zhuanlan.zhihu.com", "blog.csdn.net", "stackoverflow.com",

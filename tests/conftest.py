@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from tracecheck.cli.main import app
-from tracecheck.diagnostics import Diagnostics
-from tracecheck.load import read_traces
+from tracecheck.input.diagnostics import Diagnostics
+from tracecheck.readers.load import read_traces
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_traces"

@@ -167,7 +167,7 @@ def test_tokenizer_comparison_shows_both_and_jieba_missing_gives_the_install_com
     runs = {r["tokenizer"]: r for r in both["traces"][0]["tokenizer_comparison"]["runs"]}
     assert runs["char"]["fires_at"] == 3 and len(runs["jieba"]["scores"]) == 5
 
-    from tracecheck import tokenizers
+    from tracecheck.text import tokenizers
 
     tokenizers._jieba_cut.cache_clear()
     monkeypatch.setitem(sys.modules, "jieba", None)  # as if the extra were not installed

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from tracecheck.diagnostics import Diagnostics
-from tracecheck.load import read_traces
+from tracecheck.input.diagnostics import Diagnostics
+from tracecheck.readers.load import read_traces
 
 from conftest import FIXTURES, SAMPLES, comparable
 

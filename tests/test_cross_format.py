@@ -23,9 +23,9 @@ import pytest
 
 import crossformat as cf
 from tracecheck.config import load_settings
-from tracecheck.diagnostics import Diagnostics
+from tracecheck.input.diagnostics import Diagnostics
 from tracecheck.engine.replay import replay_trace
-from tracecheck.load import read_traces
+from tracecheck.readers.load import read_traces
 from tracecheck.readers import READER_NAMES, reader_by_name
 
 FORMATS = list(cf.RENDERERS)

@@ -14,8 +14,8 @@ from tracecheck.guards.examples import Call, Example, answer, calls, search
 from tracecheck.guards.p001_similar_query_stagnation import SimilarQueryStagnation
 from tracecheck.guards.r001_identical_call_streak import IdenticalCallStreak
 from tracecheck.model import Usage
-from tracecheck.similarity import containment, jaccard
-from tracecheck.tokenizers import char_tokens
+from tracecheck.text.similarity import containment, jaccard
+from tracecheck.text.tokenizers import char_tokens
 
 T0 = 1_772_615_700.0
 
@@ -146,8 +146,8 @@ def test_policy_stops_at_the_first_stop_while_each_guard_is_also_replayed_alone(
 
 
 def _sample_traces():
-    from tracecheck.diagnostics import Diagnostics
-    from tracecheck.load import read_traces
+    from tracecheck.input.diagnostics import Diagnostics
+    from tracecheck.readers.load import read_traces
 
     from conftest import SAMPLES
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tracecheck.diagnostics import Diagnostics
+from tracecheck.input.diagnostics import Diagnostics
 from tracecheck.engine.replay import replay_trace
 from tracecheck.guards.examples import Call, Example, answer, calls, search
 from tracecheck.guards.p001_similar_query_stagnation import SimilarQueryStagnation
@@ -22,8 +22,8 @@ from tracecheck.guards.p003_no_new_information import (
     NoNewInformation,
 )
 from tracecheck.guards.signals import matches_any
-from tracecheck.load import read_traces
-from tracecheck.similarity import DifflibHistory, NgramIndex, difflib_ratio
+from tracecheck.readers.load import read_traces
+from tracecheck.text.similarity import DifflibHistory, NgramIndex, difflib_ratio
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_traces"
 WEATHER = ["https://weather.example.cn/beijing", "https://tianqi.example.com/101010100", "https://news.example.com/weather"]

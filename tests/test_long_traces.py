@@ -24,7 +24,7 @@ import pytest
 
 from conftest import write_jsonl
 from tracecheck.config import load_settings
-from tracecheck.diagnostics import Diagnostics
+from tracecheck.input.diagnostics import Diagnostics
 from tracecheck.engine.costs import estimate_tokens
 from tracecheck.engine.replay import replay_trace
 from tracecheck.guards import all_guards
@@ -39,9 +39,9 @@ from tracecheck.guards.p003_no_new_information import (
 )
 from tracecheck.guards.r002_repeated_call_cache import RepeatedCallCache
 from tracecheck.guards.signals import ResultClassifier
-from tracecheck.load import read_traces
-from tracecheck.similarity import DifflibHistory, NgramIndex, difflib_ratio, ratio_ceiling
-from tracecheck.tokenizers import char_tokens, is_cjk
+from tracecheck.readers.load import read_traces
+from tracecheck.text.similarity import DifflibHistory, NgramIndex, difflib_ratio, ratio_ceiling
+from tracecheck.text.tokenizers import char_tokens, is_cjk
 
 # Growth allowed per round (per character) from the short input to the long one.
 PER_UNIT_GROWTH_LIMIT = 3.0

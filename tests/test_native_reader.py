@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tracecheck.diagnostics import Diagnostics
-from tracecheck.load import read_traces
+from tracecheck.input.diagnostics import Diagnostics
+from tracecheck.readers.load import read_traces
 
 from conftest import write_jsonl
 

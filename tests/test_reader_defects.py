@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tracecheck.arguments import dump_json
+from tracecheck.text.arguments import dump_json
 from tracecheck.readers.common import format_time, parse_time
 
 from conftest import FIXTURES, read_with_diagnostics, usage_tuple

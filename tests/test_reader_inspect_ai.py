@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from tracecheck.cli.main import app
 from tracecheck.readers import sniff
-from tracecheck.sources import ZipDocument
+from tracecheck.input.sources import ZipDocument
 
 from conftest import read_with_diagnostics as read, usage_tuple, warnings_of
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from tracecheck.diagnostics import Diagnostics
-from tracecheck.load import read_traces
+from tracecheck.input.diagnostics import Diagnostics
+from tracecheck.readers.load import read_traces
 from tracecheck.model import Usage
 from tracecheck.readers import sniff
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tracecheck.diagnostics import Diagnostics
+from tracecheck.input.diagnostics import Diagnostics
 from tracecheck.guards.signals import ResultClassifier
-from tracecheck.load import read_traces
+from tracecheck.readers.load import read_traces
 from tracecheck.model import Usage
 
 from conftest import assert_show_and_convert_round_trip, read_with_warnings as read

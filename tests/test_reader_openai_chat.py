@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tracecheck.diagnostics import Diagnostics
-from tracecheck.load import read_traces
+from tracecheck.input.diagnostics import Diagnostics
+from tracecheck.readers.load import read_traces
 
 from conftest import read_with_diagnostics as read, utc, warnings_of, write_jsonl
 

@@ -43,13 +43,13 @@ from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from tracecheck.arguments import dump_json
+from tracecheck.text.arguments import dump_json
 from tracecheck.cli.main import app
-from tracecheck.diagnostics import Diagnostics
-from tracecheck.load import read_traces
+from tracecheck.input.diagnostics import Diagnostics
+from tracecheck.readers.load import read_traces
 from tracecheck.readers import READER_NAMES
 from tracecheck.readers.common import brief
-from tracecheck.sources import Source, TextDocument, display_name, read_records
+from tracecheck.input.sources import Source, TextDocument, display_name, read_records
 
 from conftest import usage_tuple
 

@@ -9,7 +9,7 @@ from typer.testing import CliRunner
 
 from tracecheck.cli.main import app
 from tracecheck.readers import sniff
-from tracecheck.sources import TextDocument
+from tracecheck.input.sources import TextDocument
 
 from conftest import read_with_diagnostics as read, warnings_of
 

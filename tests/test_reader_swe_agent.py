@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tracecheck.diagnostics import Diagnostics
-from tracecheck.load import read_traces
+from tracecheck.input.diagnostics import Diagnostics
+from tracecheck.readers.load import read_traces
 from tracecheck.model import Usage
 
 from conftest import assert_show_and_convert_round_trip, read_with_warnings as read

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tracecheck.tokenizers import char_tokens, normalize
+from tracecheck.text.tokenizers import char_tokens, normalize
 
 
 def test_char_tokens_follow_the_seed():
@@ -25,7 +25,7 @@ def test_jieba_segments_words_and_stays_quiet(tmp_path):
     cache = tmp_path / "cache" / "jieba.cache"
     cache.parent.mkdir()
     code = (
-        "from tracecheck.tokenizers import jieba_tokens\n"
+        "from tracecheck.text.tokenizers import jieba_tokens\n"
         "print('|'.join(jieba_tokens('SaaS 订阅合同 自动续费')))\n"
     )
     env = {**os.environ, "TRACECHECK_JIEBA_CACHE": str(cache)}

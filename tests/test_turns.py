@@ -9,7 +9,7 @@ import json
 import pytest
 
 from tracecheck.config import load_settings
-from tracecheck.diagnostics import TracecheckError
+from tracecheck.input.diagnostics import TracecheckError
 from tracecheck.engine.replay import replay_trace
 from tracecheck.guards import guard_by_key
 from tracecheck.model import Round, ToolCall, ToolResult, Trace, Usage

@@ -105,7 +105,7 @@ def test_invisible_character_is_an_escape_in_show_and_replay(char, tmp_path, cli
 def test_every_control_format_and_separator_character_is_escaped():
     # The table in textsafe is written out for a fast import; it must hold every
     # character unicodedata puts in these categories (a newer Unicode may add some).
-    from tracecheck.textsafe import neutralize, one_line
+    from tracecheck.text.textsafe import neutralize, one_line
 
     categories = {"Cc", "Cf", "Zl", "Zp", "Cs"}
     chars = "".join(chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) in categories)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .diagnostics import TracecheckError
+from .input.diagnostics import TracecheckError
 from .guards import Guard, all_guards, guard_by_key
 from .guards.base import GuardOptions
 

@@ -17,7 +17,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..diagnostics import TracecheckError
+from ..input.diagnostics import TracecheckError
 from ..readers import READER_NAMES  # the registry only: no reader module is imported
 
 app = typer.Typer(
@@ -88,7 +88,7 @@ def stdout_console():
 def safe(message: str):
     """Messages may quote input (file names, ids): no terminal escapes or line breaks get
     through, and as a ``Text`` neither markup nor ``:emoji:`` codes are interpreted."""
-    from ..textsafe import plain
+    from ..text.textsafe import plain
 
     return plain(message)
 
@@ -120,7 +120,7 @@ def _drop_unwritable_stdout() -> None:
 
 def finish_input(paths: list[str], diagnostics, strict: bool, traces: int) -> None:
     """Print input warnings to stderr, then apply the no-traces and --strict rules (exit 2)."""
-    from ..textsafe import plain
+    from ..text.textsafe import plain
 
     err = stderr_console()
     for item in diagnostics:
@@ -144,7 +144,7 @@ def guard_settings(config, select, ignore, sets, tokenizers=()):
 def tokenizer_list(value: str | None) -> list[str]:
     if not value:
         return []
-    from ..tokenizers import TOKENIZERS
+    from ..text.tokenizers import TOKENIZERS
 
     names = [v.strip() for v in value.split(",") if v.strip()]
     for name in names:

@@ -18,11 +18,11 @@ def convert(
     strict: StrictOpt = False,
 ) -> None:
     """Convert transcripts of any supported format into tracecheck's native JSONL."""
-    from ..diagnostics import Diagnostics
-    from ..load import read_traces
+    from ..input.diagnostics import Diagnostics
+    from ..readers.load import read_traces
     from ..output import open_output
     from ..readers.native_writer import write_native
-    from ..sources import expand_paths
+    from ..input.sources import expand_paths
 
     diagnostics = Diagnostics()
     sources = expand_paths(paths, diagnostics)

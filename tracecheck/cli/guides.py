@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from ..diagnostics import TracecheckError
+from ..input.diagnostics import TracecheckError
 from .app import command
 
 
@@ -40,7 +40,7 @@ def schema(
     """Print a JSON Schema: the native input format or the JSON report."""
     import orjson
 
-    from ..schemas import SCHEMAS
+    from ..input.schemas import SCHEMAS
 
     if name not in SCHEMAS:
         raise TracecheckError(f"unknown schema {name!r}; choose one of: {', '.join(SCHEMAS)}")

@@ -47,10 +47,10 @@ def replay(
     tokenizer: TokenizerOpt = None,
 ) -> None:
     """Replay traces through the guards: where each fires, what it would do, what it saves."""
-    from ..diagnostics import Diagnostics
+    from ..input.diagnostics import Diagnostics
     from ..output import open_output
     from ..reports.replay_report import write_replay_report
-    from ..sources import expand_paths
+    from ..input.sources import expand_paths
 
     names = tokenizer_list(tokenizer)
     settings = guard_settings(config, select, ignore, set_, names)

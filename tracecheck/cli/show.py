@@ -6,7 +6,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from ..diagnostics import TracecheckError
+from ..input.diagnostics import TracecheckError
 from .app import (
     ConfigOpt,
     IgnoreOpt,
@@ -38,7 +38,7 @@ def show(
     tokenizer: TokenizerOpt = None,
 ) -> None:
     """Show traces round by round: calls, results, tokens, times, and why each guard fired or not."""
-    from ..diagnostics import Diagnostics
+    from ..input.diagnostics import Diagnostics
     from ..reports.timeline import show_traces
 
     settings = guard_settings(config, select, ignore, set_, tokenizer_list(tokenizer)) if guards else None

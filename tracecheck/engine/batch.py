@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import Settings
-from ..diagnostics import Diagnostics
+from ..input.diagnostics import Diagnostics
 from ..guards.base import Phase
-from ..load import check_input_format, read_source
+from ..readers.load import check_input_format, read_source
 from ..model import Trace
-from ..sources import expand_paths
+from ..input.sources import expand_paths
 from .replay import TraceResult, replay_trace
 
 P001 = "P001"

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from statistics import median
 
 from ..model import Round, Trace
-from ..tokenizers import count_cjk
+from ..text.tokenizers import count_cjk
 
 DEFAULT_ANSWER_TOKENS = 200  # output of a forced answer when the run gave no answer to copy
 FORCED_ANSWER_PROMPT_TOKENS = 40  # the closing instruction injected before a forced answer

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Round, ToolCall, ToolResult, Trace
-from ..arguments import dump_json, parse_arguments
+from ..text.arguments import dump_json, parse_arguments
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,8 +5,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import Round
-from ..similarity import SET_METRICS, set_similarity
-from ..tokenizers import TOKENIZERS, get_tokenizer
+from ..text.similarity import SET_METRICS, set_similarity
+from ..text.tokenizers import TOKENIZERS, get_tokenizer
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls, search
 from .signals import DEFAULT_QUERY_KEYS, DEFAULT_SEARCH_TOOLS, excerpt, matches_any, query_text, token_list

@@ -4,7 +4,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import Round, ToolCall
-from ..similarity import NOVELTY_METRICS, novelty_history, ratio_ceiling
+from ..text.similarity import NOVELTY_METRICS, novelty_history, ratio_ceiling
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls, search
 from .signals import DEFAULT_SEARCH_TOOLS, matches_any
@@ -87,7 +87,7 @@ class NoNewInformation(Guard):
     **The measure.** Seed 002 uses ``difflib.SequenceMatcher(None, history, new)
     .ratio()``, which is quadratic and grows with the whole history. ``metric=ngram``
     (the default) computes the same ratio from an n-gram index of the history: the same
-    matching blocks, autojunk included, in linear time (see ``tracecheck.similarity``).
+    matching blocks, autojunk included, in linear time (see ``tracecheck.text.similarity``).
     It agrees with difflib on the seed's cases and on every shipped sample;
     ``metric=difflib`` keeps the seed's code as the reference. No ratio can exceed
     2·min(|history|, |new|) / (|history| + |new|) (difflib's ``real_quick_ratio``):

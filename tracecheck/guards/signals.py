@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from ..arguments import dump_json
+from ..text.arguments import dump_json
 from ..model import ToolCall, ToolResult
 
 DEFAULT_SEARCH_TOOLS = ("*search*",)

@@ -12,9 +12,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from ..diagnostics import Diagnostics
+from ..input.diagnostics import Diagnostics
 from ..model import Trace
-from ..sources import Record, TextDocument, ZipDocument
+from ..input.sources import Record, TextDocument, ZipDocument
 
 
 @dataclass(slots=True)

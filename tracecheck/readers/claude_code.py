@@ -69,7 +69,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..model import Round, Trace
-from ..sources import Record
+from ..input.sources import Record
 from . import ReadContext
 from .anthropic import CallTracker, conclude, content_blocks_text, finish_reason, usage_from
 from .common import as_str, failure, finish_trace, parse_time, visible_text

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
-from ..arguments import dump_json, parse_arguments
+from ..text.arguments import dump_json, parse_arguments
 from ..model import Round, ToolCall, Trace, Usage
 
 

@@ -73,7 +73,7 @@ from typing import Any
 import orjson
 
 from ..model import Round, ToolCall, ToolResult, Trace, Usage
-from ..sources import ArchiveError, Record, TextDocument, ZipDocument, read_member
+from ..input.sources import ArchiveError, Record, TextDocument, ZipDocument, read_member
 from . import ReadContext
 from .common import (
     Counts,

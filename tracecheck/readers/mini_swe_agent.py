@@ -66,7 +66,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..model import Round, ToolCall, ToolResult, Trace
-from ..sources import Record
+from ..input.sources import Record
 from . import ReadContext
 from .common import (
     Warn,

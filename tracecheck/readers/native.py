@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..model import OUTCOMES, Expectation, Round, ToolCall, ToolResult, Trace, Usage
-from ..sources import Record
+from ..input.sources import Record
 from . import NATIVE_EVENT_TYPES, ReadContext
 from .common import (
     Counts,

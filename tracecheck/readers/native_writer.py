@@ -7,7 +7,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from ..arguments import dump_json
+from ..text.arguments import dump_json
 from ..model import Trace, Usage
 from .common import format_time
 

@@ -94,7 +94,7 @@ from typing import Any
 import orjson
 
 from ..model import Round, ToolCall, ToolResult, Trace
-from ..sources import Record
+from ..input.sources import Record
 from . import ReadContext
 from .common import (
     Counts,

@@ -47,7 +47,7 @@ from typing import Any
 import orjson
 
 from ..model import Round, ToolCall, ToolResult, Trace
-from ..sources import Record, TextDocument
+from ..input.sources import Record, TextDocument
 from . import ReadContext
 from .common import failure, finish_trace
 

@@ -49,7 +49,7 @@ import re
 from collections.abc import Iterator
 
 from ..model import Round, ToolCall, ToolResult, Trace
-from ..sources import Record
+from ..input.sources import Record
 from . import ReadContext
 from .common import (
     as_str,

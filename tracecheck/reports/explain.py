@@ -14,7 +14,7 @@ from ..config import Settings, option_default
 from ..engine.replay import Fire, replay_trace
 from ..guards.base import Guard, Phase
 from ..model import Round, Trace
-from ..textsafe import neutralize, one_line, plain, single_line
+from ..text.textsafe import neutralize, one_line, plain, single_line
 
 
 def toml_value(value: Any) -> str:

@@ -6,7 +6,7 @@ from typing import Any
 
 import orjson
 
-from ..arguments import dump_json
+from ..text.arguments import dump_json
 
 
 def _dumps(value: Any) -> bytes:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..textsafe import neutralize, one_line
+from ..text.textsafe import neutralize, one_line
 from .data import basis_note
 
 

@@ -18,9 +18,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import Any, BinaryIO
 
 from ..config import Settings
-from ..diagnostics import Diagnostics
+from ..input.diagnostics import Diagnostics
 from ..engine.batch import replay_stream
-from ..sources import Source
+from ..input.sources import Source
 from .data import TotalsAccumulator, header_data, item_data
 
 FORMATS = ("terminal", "json", "jsonl", "markdown")

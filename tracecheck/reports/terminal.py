@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.text import Text
 
-from ..textsafe import one_line, plain
+from ..text.textsafe import one_line, plain
 from .data import basis_note
 
 PHASE_ORDER = {"before_tools": 0, "after_tools": 1, "final": 2}

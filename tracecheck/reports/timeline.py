@@ -11,7 +11,7 @@ from rich.text import Text
 from ..engine.costs import RoundCost, round_costs, trace_totals
 from ..model import Round, ToolCall, Trace, Usage
 from .data import BASIS_NOTES
-from ..textsafe import one_line, plain, single_line
+from ..text.textsafe import one_line, plain, single_line
 
 # A hook that lets a caller add lines under each round (the guard engine adds its state).
 RoundAnnotator = Callable[[Trace, Round], Iterable[Text]]
@@ -160,7 +160,7 @@ def show_traces(
     """Print the timeline of every trace below ``paths`` (only ``trace_id`` when given),
     with each guard's state when ``settings`` are given: the plain function behind
     ``tracecheck show``. Returns (traces read, traces shown); one trace in memory at a time."""
-    from ..load import read_traces
+    from ..readers.load import read_traces
     from .explain import guard_annotator
 
     seen = shown = 0

@@ -6,10 +6,10 @@ import itertools
 import os
 from collections.abc import Iterable, Iterator
 
-from .diagnostics import Diagnostics, TracecheckError
-from .model import Trace
-from .readers import READER_NAMES, ReadContext, read_with, reader_by_name, sniff
-from .sources import Source, TextDocument, display_name, expand_paths, read_records
+from ..input.diagnostics import Diagnostics, TracecheckError
+from ..input.sources import Source, TextDocument, display_name, expand_paths, read_records
+from ..model import Trace
+from . import READER_NAMES, ReadContext, read_with, reader_by_name, sniff
 
 
 def check_input_format(name: str | None) -> None:

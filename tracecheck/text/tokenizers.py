@@ -18,7 +18,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
-from .diagnostics import TracecheckError
+from ..input.diagnostics import TracecheckError
 
 TOKENIZERS = ("char", "jieba")
 JIEBA_INSTALL = "pip install 'tracecheck[jieba]'"

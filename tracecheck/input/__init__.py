@@ -1,0 +1,2 @@
+"""Input: files, directories, standard input and archives as records with line numbers;
+warnings that name file and line; the JSON Schemas of the native format and the report."""
