@@ -173,3 +173,86 @@ def test_the_json_report_gives_every_round_and_fire_its_turn(tmp_path, cli):
     shown = cli("show", "--no-guards", str(path)).stdout
     assert "    user: Where is A1?" in shown and "    user: Check again, please." in shown
     assert "  turn 2" in shown
+
+
+def _call_events(trace: str, n: int, name: str, arguments: str, result: str) -> list[dict]:
+    return [
+        {"type": "round", "trace": trace, "tool_calls": [{"id": f"c{n}", "name": name, "arguments": arguments}]},
+        {"type": "result", "trace": trace, "call_id": f"c{n}", "content": result},
+    ]
+
+
+def test_a_call_blocked_in_the_round_a_stop_cuts_is_counted_once(tmp_path, cli):
+    from conftest import write_jsonl
+
+    events = [{"type": "user", "trace": "t", "text": "q"}]
+    for n, (arguments, result) in enumerate([('{"a":1}', "r1"), ('{"a":1}', "r1"), ('{"a":2}', "r2")]):
+        events += _call_events("t", n, "get", arguments, result)
+    events.append({"type": "round", "trace": "t", "text": "ok"})
+    path = write_jsonl(tmp_path / "t.jsonl", events)
+    # R002 blocks round 2's call; B001 stops before round 2's tools: the call is saved once.
+    result = cli("replay", "--format", "json", "--set", "B001.max_rounds=1", "--set", "B001.final_window=0", str(path))
+    policy = json.loads(result.stdout)["traces"][0]["policy"]
+    assert policy["stops"][0]["code"] == "B001" and policy["stops"][0]["round"] == 2
+    assert policy["saved"]["tool_calls"] == 2 and policy["blocked_calls"] == 0
+
+
+def test_the_policy_replays_later_turns_without_the_rounds_it_cut(tmp_path, cli):
+    from conftest import write_jsonl
+
+    events = [{"type": "user", "trace": "t", "text": "q1"}]
+    for n in range(3):
+        events += _call_events("t", n, "get", '{"a":1}', "same")
+    for n in range(3, 6):
+        events += _call_events("t", n, "fetch", json.dumps({"n": n}), "Error: boom")
+    events += [{"type": "round", "trace": "t", "text": "sorry"}, {"type": "user", "trace": "t", "text": "q2"}]
+    for n in range(6, 9):
+        events += _call_events("t", n, "fetch", json.dumps({"m": n}), "Error: boom")
+    events.append({"type": "round", "trace": "t", "text": "sorry again"})
+    path = write_jsonl(tmp_path / "t.jsonl", events)
+
+    report = json.loads(cli("replay", "--format", "json", str(path)).stdout)["traces"][0]
+    # Alone, F001 aborts in turn 1 (round 6), a round the policy had already cut; together,
+    # R001 ends turn 1 at round 3, and F001 first aborts in turn 2.
+    assert ("F001", 1, 6, "abort") in [(f["code"], f["turn"], f["round"], f["action"]) for f in report["fires"]]
+    assert [(s["code"], s["turn"], s["round"], s["action"]) for s in report["policy"]["stops"]] == [
+        ("R001", 1, 3, "stop"),
+        ("F001", 2, 10, "abort"),
+    ]
+    # Failures inside the rounds R001 cut are not "new information" about R001's stop.
+    assert report["policy"]["stops"][0]["new_information"] is None
+
+
+def test_a_run_total_alone_feeds_guards_what_a_live_agent_could_know(tmp_path):
+    # B002 on a trace with only a run total: its verdicts must not depend on rounds to come.
+    from tracecheck.config import load_settings
+    from tracecheck.engine.replay import replay_trace
+    from tracecheck.readers.load import read_traces
+
+    def events(rounds: int) -> list[dict]:
+        out = []
+        for n in range(rounds):
+            out += _call_events("t", n, "read", json.dumps({"part": n}), "x" * 400)
+        return out + [{"type": "end", "trace": "t", "usage": {"input_tokens": 60000, "output_tokens": 600}}]
+
+    from conftest import write_jsonl
+
+    settings = load_settings(sets=["B002.budget=300"])
+    stops = []
+    for rounds in (4, 8):
+        (trace,) = read_traces([str(write_jsonl(tmp_path / f"{rounds}.jsonl", events(rounds)))])
+        result = replay_trace(trace, settings.build())
+        stops.append([(f.code, f.round) for f in result.fires if f.action.ends_run])
+        assert "estimated" in next(f.reason for f in result.fires if f.code == "B002")
+    assert stops[0] == stops[1] == [("B002", 3)]
+
+
+def test_a_trace_without_rounds_keeps_its_measured_run_total(tmp_path, cli):
+    from conftest import write_jsonl
+
+    path = write_jsonl(
+        tmp_path / "t.jsonl",
+        [{"type": "user", "trace": "b", "text": "q"}, {"type": "end", "trace": "b", "usage": {"input_tokens": 100, "output_tokens": 5}}],
+    )
+    trace = json.loads(cli("replay", "--format", "json", str(path)).stdout)["traces"][0]
+    assert (trace["tokens"], trace["tokens_basis"], trace["policy"]["blocked_seconds"]) == (105, "measured", None)

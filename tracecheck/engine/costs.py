@@ -42,10 +42,18 @@ class RoundCost:
     llm_seconds: float | None
     tool_seconds: list[float | None]
     apportioned: bool = False  # shared out from a measured run total
+    estimate: int | None = None  # before apportioning: the text estimate of the round's tokens
 
     @property
     def basis(self) -> str:
+        if self.estimated and self.apportioned:
+            return "some estimated"  # one side shared out from a total, the other estimated
         return "estimated" if self.estimated else "apportioned" if self.apportioned else "measured"
+
+    @property
+    def live_tokens(self) -> int:
+        """The tokens a guard in a live agent could know at this round."""
+        return self.estimate if self.estimate is not None else self.tokens
 
     @property
     def tokens(self) -> int:
@@ -93,6 +101,8 @@ def round_costs(trace: Trace) -> list[RoundCost]:
 def _apportion(costs: list[RoundCost], input_total: int | None, output_total: int | None) -> None:
     """Share measured run totals out over the rounds in proportion to their estimates
     (largest remainders, so the rounds add up to the total exactly)."""
+    for cost in costs:
+        cost.estimate = cost.tokens
     if input_total is not None:
         for cost, share in zip(costs, _shares(input_total, [c.input_tokens for c in costs])):
             cost.input_tokens = share
@@ -170,6 +180,11 @@ def trace_totals(trace: Trace, costs: list[RoundCost]) -> Totals:
             spans[-1] = (rnd.turn, spans[-1][1], rnd.index)
         else:
             spans.append((rnd.turn, rnd.index, rnd.index))
+    if not trace.rounds and trace.usage_total is not None and trace.usage_total.total is not None:
+        # Nothing to share the measured total over: it is still what the run cost.
+        return Totals(
+            llm_calls=0, tool_calls=0, tokens=trace.usage_total.total, tokens_estimated=False, seconds=None
+        )
     return Totals(
         turns=len(spans) or 1,
         turn_rounds=spans,

@@ -67,11 +67,12 @@ def new_information_after(
         for call in trace.rounds[i].tool_calls:
             if call.result is not None:
                 seen.add(call.name, call.result.content, _CLASSIFIER.outcome(call.result))
+    failed_before_stop = seen.any_failure
     first = index + 1 if after_tools else index
     for i in range(first, end):
         rnd = trace.rounds[i]
         if rnd.is_final:
-            if seen.any_failure and rnd.text.strip():
+            if failed_before_stop and rnd.text.strip():
                 return rnd.index, "a reply after a failed tool call"
             continue
         for call in rnd.tool_calls:

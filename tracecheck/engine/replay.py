@@ -88,16 +88,36 @@ def _call(guard: Guard, phase: Phase, rnd: Round, context: RunContext):
 def replay_trace(trace: Trace, guards: Sequence[Guard], observe: PhaseObserver | None = None) -> TraceResult:
     """Replay ``trace`` through ``guards``: every guard's fires and the policy's stops.
 
-    A ``stop`` ends its turn: the guard that stopped sits out the rest of the turn and
-    comes back at the next one, which happens as recorded. An ``abort`` ends the run for
-    the guard that aborted. Guards whose ``scope`` is ``turn`` start afresh at each turn.
+    **Alone**, each guard runs as if it were the only one: a ``stop`` ends its turn (it
+    sits out the rest of the turn and comes back at the next, which happens as
+    recorded), an ``abort`` ends its run. **Together** (the policy), the first stop of any
+    guard ends the turn for all of them and an abort ends the run: the rounds it cuts
+    are seen by no guard. Guards whose ``scope`` is ``turn`` start afresh at each turn.
+    One pass gives both when the trace has one turn; a conversation whose policy stops
+    a turn is replayed a second time, together.
     """
     costs = round_costs(trace)
+    fires = _run(trace, guards, costs, together=False, observe=observe)
+    several_turns = bool(trace.rounds) and trace.rounds[0].turn != trace.rounds[-1].turn
+    if several_turns and any(f.action.ends_run for f in fires):
+        policy = _policy(trace, _run(trace, guards, costs, together=True))
+    else:
+        policy = _policy(trace, fires)
+    enabled = {key: g.code for g in guards for key in (g.code, g.name)}
+    checked = check_expectations(trace.expectations, fires, policy.stops, enabled)
+    return TraceResult(trace, fires, policy, trace_totals(trace, costs), costs, trace.answered, checked)
+
+
+def _run(
+    trace: Trace, guards: Sequence[Guard], costs: list[RoundCost], *, together: bool, observe: PhaseObserver | None = None
+) -> list[Fire]:
+    """One pass over the rounds: each guard alone, or all together (see replay_trace)."""
     context = RunContext(metadata=trace.metadata)
     for guard in guards:
         guard.reset(context)
     aborted: set[int] = set()  # ids of guards that aborted: done for the run
     stopped: set[int] = set()  # ids of guards that stopped in the current turn
+    everyone = {id(g) for g in guards}
     fires: list[Fire] = []
     turn = trace.rounds[0].turn if trace.rounds else 1
     turn_start = 0
@@ -108,53 +128,63 @@ def replay_trace(trace: Trace, guards: Sequence[Guard], observe: PhaseObserver |
             for guard in guards:
                 if id(guard) not in aborted and guard.options.scope == "turn":
                     guard.reset(context)
-        context.turn = rnd.turn
-        context.tokens_so_far += costs[index].tokens
-        context.tokens_estimated = context.tokens_estimated or costs[index].estimated
         active = [g for g in guards if id(g) not in aborted and id(g) not in stopped]
         if not active:
             if len(aborted) == len(guards):
                 break
-            continue
+            continue  # a cut round: in the counterfactual run it never happens
+        context.turn = rnd.turn
+        # What a live guard can know: measured tokens, else the text estimate (a share
+        # of a run total is known only when the run is over).
+        context.tokens_so_far += costs[index].live_tokens
+        context.tokens_estimated = context.tokens_estimated or costs[index].estimated or costs[index].apportioned
         for phase in phases_of(rnd):
             ended: list[tuple[Guard, Action]] = []
             for guard in active:
+                if together and ended:
+                    break  # the loop is left here: the other guards do not see this phase
                 for verdict in _call(guard, phase, rnd, context):
-                    fire = Fire(
-                        code=guard.code,
-                        name=guard.name,
-                        round=rnd.index,
-                        phase=phase,
-                        action=verdict.action,
-                        reason=verdict.reason,
-                        line=rnd.line,
-                        call_id=verdict.call_id,
-                        details=verdict.details,
-                        turn=rnd.turn,
-                    )
-                    if verdict.action.ends_run:
-                        is_stop = verdict.action is Action.STOP
-                        start, end = (turn_start, turn_end(trace, index)) if is_stop else (0, len(trace.rounds))
-                        after = phase is Phase.AFTER_TOOLS
-                        fire.saved = saving_after(trace, costs, index, after, is_stop, end)
-                        fire.new_information = new_information_after(trace, index, after, start, end)
-                        ended.append((guard, verdict.action))
-                    elif verdict.action is Action.BLOCK:
-                        call = next((c for c in rnd.tool_calls if c.id == verdict.call_id), None)
-                        recorded = call.result.content if call is not None and call.result is not None else None
-                        fire.stale = is_stale(verdict.replacement, recorded)
+                    fire = _fire(trace, costs, guard, verdict, rnd, index, phase, turn_start)
                     fires.append(fire)
+                    if verdict.action.ends_run:
+                        ended.append((guard, verdict.action))
+                        if together:
+                            break
             if observe is not None:
                 observe(rnd, phase, guards)
             for guard, action in ended:
-                (stopped if action is Action.STOP else aborted).add(id(guard))
+                targets = everyone if together else {id(guard)}
+                (stopped if action is Action.STOP else aborted).update(targets)
             active = [g for g in active if id(g) not in stopped and id(g) not in aborted]
             if not active:
                 break
-    policy = _policy(trace, fires)
-    enabled = {key: g.code for g in guards for key in (g.code, g.name)}
-    checked = check_expectations(trace.expectations, fires, policy.stops, enabled)
-    return TraceResult(trace, fires, policy, trace_totals(trace, costs), costs, trace.answered, checked)
+    return fires
+
+
+def _fire(trace: Trace, costs, guard: Guard, verdict, rnd, index: int, phase: Phase, turn_start: int) -> Fire:
+    fire = Fire(
+        code=guard.code,
+        name=guard.name,
+        round=rnd.index,
+        phase=phase,
+        action=verdict.action,
+        reason=verdict.reason,
+        line=rnd.line,
+        call_id=verdict.call_id,
+        details=verdict.details,
+        turn=rnd.turn,
+    )
+    if verdict.action.ends_run:
+        is_stop = verdict.action is Action.STOP
+        start, end = (turn_start, turn_end(trace, index)) if is_stop else (0, len(trace.rounds))
+        after = phase is Phase.AFTER_TOOLS
+        fire.saved = saving_after(trace, costs, index, after, is_stop, end)
+        fire.new_information = new_information_after(trace, index, after, start, end)
+    elif verdict.action is Action.BLOCK:
+        call = next((c for c in rnd.tool_calls if c.id == verdict.call_id), None)
+        recorded = call.result.content if call is not None and call.result is not None else None
+        fire.stale = is_stale(verdict.replacement, recorded)
+    return fire
 
 
 def _policy(trace: Trace, fires: list[Fire]) -> PolicyResult:
@@ -177,6 +207,9 @@ def _policy(trace: Trace, fires: list[Fire]) -> PolicyResult:
                 stale.append(fire)  # it would have fed the model stale data: no saving
             else:
                 blocked.append(fire)
+    # A stop before the tools of round k already saves round k's calls, blocked or not.
+    cut = {(s.turn, s.round) for s in stops if s.phase is Phase.BEFORE_TOOLS}
+    blocked = [b for b in blocked if (b.turn, b.round) not in cut]
     policy = PolicyResult(
         stop=stops[0] if stops else None, saved=_sum_savings([s.saved for s in stops]), stops=stops, stale_blocks=len(stale)
     )

@@ -126,7 +126,7 @@ def trace_data(result: TraceResult) -> dict[str, Any]:
             "saved": saving_data(policy.saved)
             or {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "tokens_estimated": False, "tokens_basis": "measured", "seconds": None, "forced_answer_tokens": None},
             "blocked_calls": policy.blocked_calls,
-            "blocked_seconds": _round(policy.blocked_seconds),
+            "blocked_seconds": _round(policy.blocked_seconds) if policy.blocked_seconds_known else None,
             "outcome_change": policy.outcome_change,
         },
     }
