@@ -36,6 +36,7 @@ class Settings:
     options: dict[str, GuardOptions] = field(default_factory=dict)
     selected: set[str] = field(default_factory=set)
     source: str | None = None  # the config file read, if any
+    preset: str | None = None  # the preset the settings start from, if any
 
     @classmethod
     def defaults(cls) -> Settings:
@@ -52,7 +53,7 @@ class Settings:
     def with_option(self, code: str, name: str, value: Any) -> Settings:
         options = dict(self.options)
         options[code] = dataclasses.replace(options[code], **{name: value})
-        return Settings(options=options, selected=set(self.selected), source=self.source)
+        return Settings(options=options, selected=set(self.selected), source=self.source, preset=self.preset)
 
 
 def match_selector(selector: str) -> list[str]:
@@ -186,7 +187,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise TracecheckError(f"{path}: cannot read config: {exc}") from None
 
 
-_TOP_KEYS = {"select", "ignore", "guards"}
+_TOP_KEYS = {"preset", "select", "ignore", "guards"}
 
 
 def apply_table(settings: Settings, table: Mapping[str, Any], where: str) -> Settings:
@@ -211,6 +212,22 @@ def apply_table(settings: Settings, table: Mapping[str, Any], where: str) -> Set
     return settings
 
 
+def apply_preset(settings: Settings, name: str, where: str) -> Settings:
+    """Select a preset's guards with its options (on top of each guard's defaults)."""
+    from .presets import PRESETS, preset_by_name
+
+    preset = preset_by_name(name) if isinstance(name, str) else None
+    if preset is None:
+        raise TracecheckError(f"{where}: unknown preset {name!r}; choose one of: {', '.join(PRESETS)}")
+    settings.selected = set(preset.guards)
+    for code, values in preset.guards.items():
+        guard = guard_by_key(code)
+        for option_name, value in values.items():
+            settings = settings.with_option(code, option_name, coerce_option(guard, option_name, value, f"preset {preset.name}"))
+    settings.preset = preset.name
+    return settings
+
+
 def _as_list(value: Any, key: str, where: str) -> list[str]:
     if isinstance(value, str):
         return [value]
@@ -226,23 +243,31 @@ def load_settings(
     sets: Sequence[str] = (),
     cwd: Path | None = None,
     tokenizer: str | None = None,
+    preset: str | None = None,
 ) -> Settings:
-    """Defaults, then the config file, then the command line (``tokenizer`` is P001's,
-    as ``--tokenizer`` gives it)."""
+    """Defaults (or a preset), then the config file, then the command line (``tokenizer``
+    is P001's, as ``--tokenizer`` gives it). The preset is ``preset`` (the command line's)
+    or else the config file's ``preset`` key; the file's other keys change it from there."""
     settings = Settings.defaults()
+    table: Mapping[str, Any] = {}
+    where = ""
     if config is not None:
         path = Path(config)
         if not path.is_file():
             raise TracecheckError(f"config file {config!r} not found")
         data = _read_toml(path)
         table = data.get("tool", {}).get("tracecheck", {}) if path.name == "pyproject.toml" else data
-        settings = apply_table(settings, table, str(path))
-        settings.source = str(path)
+        where = str(path)
     else:
         found = find_config(cwd or Path.cwd())
         if found is not None:
-            settings = apply_table(settings, found[1], str(found[0]))
-            settings.source = str(found[0])
+            table, where = found[1], str(found[0])
+    base = preset if preset is not None else table.get("preset")
+    if base is not None:
+        settings = apply_preset(settings, base, "--preset" if preset is not None else where)
+    if where:
+        settings = apply_table(settings, table, where)
+        settings.source = where
     if select:
         settings.selected = _selection(select)
     if ignore:

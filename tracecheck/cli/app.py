@@ -47,6 +47,10 @@ IgnoreOpt = Annotated[Optional[list[str]], typer.Option("--ignore", metavar="COD
 SetOpt = Annotated[
     Optional[list[str]], typer.Option("--set", metavar="GUARD.OPTION=VALUE", help="Set one guard option, e.g. --set P001.threshold=3 (repeatable).")
 ]
+PresetOpt = Annotated[
+    Optional[str],
+    typer.Option("--preset", metavar="NAME", help="Start from a preset's guards and options (see 'tracecheck presets'); --select, --ignore and --set change it."),
+]
 TokenizerOpt = Annotated[
     Optional[str],
     typer.Option("--tokenizer", metavar="NAMES", help="P001 tokenizer: char, jieba, or 'char,jieba' to replay both and compare."),
@@ -133,11 +137,16 @@ def finish_input(paths: list[str], diagnostics, strict: bool, traces: int) -> No
         raise typer.Exit(EXIT_ERROR)
 
 
-def guard_settings(config, select, ignore, sets, tokenizers=()):
+def guard_settings(config, select, ignore, sets, tokenizers=(), preset=None):
     from ..config import load_settings
 
     return load_settings(
-        config=config, select=select or (), ignore=ignore or (), sets=sets or (), tokenizer=tokenizers[0] if tokenizers else None
+        config=config,
+        select=select or (),
+        ignore=ignore or (),
+        sets=sets or (),
+        tokenizer=tokenizers[0] if tokenizers else None,
+        preset=preset,
     )
 
 

@@ -34,6 +34,27 @@ def guard(key: Annotated[str, typer.Argument(help="A guard code (P001) or name (
 
 
 @command
+def presets() -> None:
+    """List the presets: named bundles of guards and options (use with --preset NAME)."""
+    from ..presets import PRESETS
+
+    for preset in PRESETS.values():
+        typer.echo(f"{preset.name:<10} {', '.join(preset.guards):<16} {preset.summary}")
+
+
+@command
+def preset(name: Annotated[str, typer.Argument(help="A preset name (see 'tracecheck presets').")]) -> None:
+    """Explain one preset: where it comes from, its guards and the options it sets."""
+    from ..presets import PRESETS, preset_by_name
+    from ..reports.explain import explain_preset
+
+    found = preset_by_name(name)
+    if found is None:
+        raise TracecheckError(f"unknown preset {name!r}; choose one of: {', '.join(PRESETS)}")
+    typer.echo(explain_preset(found))
+
+
+@command
 def schema(
     name: Annotated[str, typer.Argument(help="Which schema: 'native' (input events) or 'report' (replay JSON).")] = "native",
 ) -> None:

@@ -13,6 +13,7 @@ from .app import (
     IgnoreOpt,
     InputFormatOpt,
     PathsArg,
+    PresetOpt,
     SelectOpt,
     SetOpt,
     StrictOpt,
@@ -45,6 +46,7 @@ def replay(
     ignore: IgnoreOpt = None,
     set_: SetOpt = None,
     tokenizer: TokenizerOpt = None,
+    preset: PresetOpt = None,
 ) -> None:
     """Replay traces through the guards: where each fires, what it would do, what it saves."""
     from ..input.diagnostics import Diagnostics
@@ -53,7 +55,7 @@ def replay(
     from ..input.sources import expand_paths
 
     names = tokenizer_list(tokenizer)
-    settings = guard_settings(config, select, ignore, set_, names)
+    settings = guard_settings(config, select, ignore, set_, names, preset)
     diagnostics = Diagnostics()
     sources = expand_paths(paths, diagnostics)
     with open_output(str(output) if output is not None else "-", sources) as out, _progress(stderr_console()) as advance:

@@ -12,6 +12,7 @@ from .app import (
     IgnoreOpt,
     InputFormatOpt,
     PathsArg,
+    PresetOpt,
     SelectOpt,
     SetOpt,
     StrictOpt,
@@ -36,12 +37,13 @@ def show(
     ignore: IgnoreOpt = None,
     set_: SetOpt = None,
     tokenizer: TokenizerOpt = None,
+    preset: PresetOpt = None,
 ) -> None:
     """Show traces round by round: calls, results, tokens, times, and why each guard fired or not."""
     from ..input.diagnostics import Diagnostics
     from ..reports.timeline import show_traces
 
-    settings = guard_settings(config, select, ignore, set_, tokenizer_list(tokenizer)) if guards else None
+    settings = guard_settings(config, select, ignore, set_, tokenizer_list(tokenizer), preset) if guards else None
     console = stdout_console()
     diagnostics = Diagnostics()
     seen, shown = show_traces(paths, console, settings=settings, trace_id=trace, input_format=input_format, diagnostics=diagnostics)

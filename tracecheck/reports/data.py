@@ -233,6 +233,7 @@ def header_data(settings: Settings | None, tokenizers: tuple[str, ...]) -> dict[
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "tracecheck", "version": __version__},
         "guards": guards_data(settings),
+        "preset": settings.preset if settings is not None else None,
     }
     if len(tokenizers) > 1:
         data["tokenizers"] = list(tokenizers)

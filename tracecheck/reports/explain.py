@@ -124,3 +124,18 @@ def guard_annotator(trace: Trace, settings: Settings):
             yield Text(f"      ■ the policy stops here ({stop.code} {stop.action.value}); later rounds would not have happened", style="bold red")
 
     return annotate
+
+
+def explain_preset(preset) -> str:
+    """``tracecheck preset NAME``: what a preset runs, with which options, and why."""
+    from ..guards import guard_by_key
+
+    lines = [f"{preset.name}: {preset.summary}", f"source: {preset.source}", "", "guards:"]
+    for code, options in preset.guards.items():
+        guard = guard_by_key(code)
+        settings = ", ".join(f"{key} = {toml_value(value)}" for key, value in options.items()) or "its defaults"
+        lines.append(f"  {code} {guard.name}: {settings}")
+    if preset.notes:
+        lines += ["", textwrap.fill(preset.notes, 88)]
+    lines += ["", f"use: tracecheck replay --preset {preset.name} PATH...  (or preset = \"{preset.name}\" in [tool.tracecheck])"]
+    return "\n".join(lines)

@@ -1,0 +1,62 @@
+"""Presets: named bundles of guards and options that replay a trace as a system would."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import SAMPLES
+from tracecheck.config import load_settings
+from tracecheck.presets import PRESETS
+
+DRIFT = SAMPLES / "seed004_key_order_drift.jsonl"
+WEATHER = SAMPLES / "seed000_weather_loop.jsonl"
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_every_preset_is_valid_and_selects_exactly_its_guards(name):
+    settings = load_settings(preset=name, cwd=SAMPLES)
+    preset = PRESETS[name]
+    assert settings.selected == set(preset.guards)
+    for code, options in preset.guards.items():
+        for option, value in options.items():
+            assert getattr(settings.options[code], option) == value
+
+
+def _stops(cli, *args) -> list[tuple]:
+    result = cli("replay", "--format", "json", *args)
+    assert result.exit_code == 0, result.stderr
+    return [(s["code"], s["round"], s["phase"]) for s in json.loads(result.stdout)["traces"][0]["policy"]["stops"]]
+
+
+def test_patchcat_compares_raw_argument_text_and_misses_key_order_drift(cli):
+    # Seed 004: PatchCat's signature is the arguments string as written; reordered keys escape it.
+    assert _stops(cli, "--preset", "patchcat", str(DRIFT)) == []
+    assert _stops(cli, str(DRIFT)) == [("R001", 3, "before_tools")]  # canonical JSON, the default
+    assert _stops(cli, "--preset", "patchcat", "--set", "R001.canonical_args=true", str(DRIFT)) == [("R001", 3, "before_tools")]
+
+
+def test_seed_000_stops_the_weather_loop_before_round_3_tools(cli):
+    assert _stops(cli, "--preset", "seed-000", str(WEATHER)) == [("P001", 3, "before_tools")]
+    report = json.loads(cli("replay", "--format", "json", "--preset", "seed-000", str(WEATHER)).stdout)
+    assert report["preset"] == "seed-000" and [g["code"] for g in report["guards"]] == ["P001"]
+
+
+def test_a_config_file_starts_from_a_preset_and_changes_it(tmp_path, cli, monkeypatch):
+    (tmp_path / "tracecheck.toml").write_text('preset = "patchcat"\n[guards.R001]\ncanonical_args = true\n')
+    monkeypatch.chdir(tmp_path)
+    assert _stops(cli, str(DRIFT)) == [("R001", 3, "before_tools")]
+    (tmp_path / "tracecheck.toml").write_text('preset = "patchcat"\n')
+    assert _stops(cli, str(DRIFT)) == []
+    assert _stops(cli, "--preset", "seed-000", str(DRIFT)) == []  # the command line's preset wins
+
+
+def test_presets_are_listed_and_explained_and_a_wrong_name_is_a_usage_error(cli):
+    listing = cli("presets").stdout
+    assert all(name in listing for name in PRESETS)
+    explained = cli("preset", "loopagent").stdout
+    assert "source: seed 001" in explained and "R002 repeated-call-cache: canonical_args = false" in explained
+    for args in (("preset", "gemini"), ("replay", "--preset", "gemini", str(WEATHER))):
+        result = cli(*args)
+        assert result.exit_code == 2 and "unknown preset 'gemini'" in result.stderr and "patchcat" in result.stderr
