@@ -22,6 +22,8 @@ _GUARDS = (
     ("b001_round_budget", "RoundBudget"),
     ("b002_token_budget", "TokenBudget"),
     ("b003_tool_call_cap", "ToolCallCap"),
+    ("r003_call_cycle", "CallCycle"),
+    ("f002_repeated_error", "RepeatedError"),
 )
 
 

@@ -1,0 +1,248 @@
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from ..model import Round, ToolCall
+from ..text.volatile import normalize_volatile
+from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
+from .examples import Call, Example, answer, calls
+from .signals import call_signature, excerpt, truncated
+
+# The result of a call of the current round: not known before its tools run.
+_PENDING = "pending"
+# A call whose result the trace did not record: it never matches anything.
+_MISSING = "missing"
+
+
+@dataclass(frozen=True)
+class R003Options(GuardOptions):
+    enabled: bool = option(False, "Whether the guard runs at all (off until a preset enables it).")
+    min_period: int = option(1, "Shortest cycle looked for, in calls (1 = the same call again and again).", minimum=1)
+    max_period: int = option(5, "Longest cycle looked for, in calls (Gemini CLI: 5).", minimum=1)
+    laps: int = option(
+        3,
+        "Times the block must occur in a row, the first occurrence included (OpenHands: 3 for A-B; Gemini CLI: 5).",
+        minimum=2,
+    )
+    compare_results: bool = option(
+        False,
+        "A lap counts only if the results repeat too (after volatile-text normalisation), as OpenHands compares "
+        "action and observation; off compares calls only, as Gemini CLI.",
+    )
+
+
+@dataclass(slots=True)
+class _Entry:
+    signature: str
+    result: str  # a digest of the normalised result, or _PENDING / _MISSING
+
+
+def _result_key(call: ToolCall) -> str:
+    if call.result is None:
+        return _MISSING
+    text = normalize_volatile(call.result.content)
+    flag = {True: "E", False: "S", None: "?"}[call.result.is_error]
+    return flag + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class CallCycle(Guard):
+    """Stops before the call that completes a cycle of calls repeated several times
+    (OpenHands StuckDetector's A-B pattern, Gemini CLI's tool-call cycles).
+
+    **What it fires on.** Every tool call has a signature: tool name + sorted-key JSON
+    arguments (never the call id). Calls are taken in order, parallel calls of one round
+    included. Before the tools of a round run, the guard appends each call in turn and
+    asks whether the last ``p × laps`` calls are one block of ``p`` calls repeated
+    ``laps`` times, for every period ``p`` from ``min_period`` (1) to ``max_period``
+    (5). **Counting:** a lap is one whole occurrence of the block, the first one
+    included, so A-B-A-B-A-B is period 2, 3 laps, and it fires before the 6th call
+    runs; with the default ``laps`` of 3 a single call repeated 3 times is period 1,
+    3 laps. The verdict is ``stop`` on the call that completes the last lap, before it
+    runs, and the history starts afresh (a ``scope`` of ``run`` then needs whole new
+    laps to fire again).
+
+    With ``compare_results`` a lap counts only if the results repeat too: each call's
+    result must equal (after ``normalize_volatile``: timestamps, ids, durations ... ) the
+    result of the same call one period earlier, as OpenHands compares observations. A
+    result is known only after its tools ran, so the calls of the current round (the
+    one that would complete the cycle) are compared by signature only; a call whose
+    result the trace did not record never matches.
+
+    **Defaults.** OpenHands stops an A-B pattern at 3 laps and Gemini CLI stops any
+    period 1..5 at 5 laps; this guard looks at periods 1..5 like Gemini CLI and counts
+    3 laps like OpenHands. A preset reproducing Gemini CLI sets ``laps`` to 5, one
+    reproducing OpenHands ``max_period`` 2 and ``compare_results``; Hermes looks at
+    periods 2..4 (``min_period`` 2) with results compared.
+
+    **Why it matters.** R001 only sees the same call in a row; a model that alternates
+    ``open_page`` and ``scroll_down``, or cycles through three files, escapes it while
+    making no progress at all.
+
+    **Known misses.** A cycle whose calls differ each lap (a page counter, a timestamp
+    in the arguments) is not a cycle here: arguments are compared exactly. A cycle
+    broken by one stray call starts over. Without ``compare_results`` a legitimate
+    round-robin poll of several jobs is stopped; with it, OpenHands' stop comes one call
+    later (it also sees the result of the completing call).
+    """
+
+    code = "R003"
+    name = "call-cycle"
+    summary = "Stop before the call that completes a block of 1-5 calls repeated 3 times (off until a preset enables it)."
+    source = "OpenHands StuckDetector, Gemini CLI LoopDetectionService"
+    Options = R003Options
+    examples = (
+        Example(
+            "An A-B-A-B-A-B loop stops before the 6th call (period 2, 3 laps)",
+            tuple(
+                calls(Call("open_page" if i % 2 == 0 else "scroll_down", {"url": "https://x.example"})) for i in range(7)
+            )
+            + (answer(),),
+            expect=((6, "before_tools", "stop"),),
+        ),
+        Example(
+            "Pagination A(page 1) B A(page 2) B ... is no cycle",
+            tuple(
+                calls(
+                    Call("list_orders", {"page": i // 2 + 1}) if i % 2 == 0 else Call("summarize", {"text": "orders"})
+                )
+                for i in range(10)
+            )
+            + (answer(),),
+        ),
+        Example(
+            "With compare_results, a poll whose result changes never fires",
+            tuple(
+                calls(Call("get_job_status", {"job": "j1"}, f'{{"progress": {10 * i}}}')) for i in range(1, 7)
+            )
+            + (answer(),),
+            options={"compare_results": True},
+        ),
+        Example(
+            "With compare_results, a poll answered the same way (only the timestamp differs) stops at the 3rd call",
+            tuple(
+                calls(Call("get_job_status", {"job": "j1"}, f'{{"status": "queued", "at": "2026-12-01T10:00:0{i}Z"}}'))
+                for i in range(1, 5)
+            )
+            + (answer(),),
+            options={"compare_results": True},
+            expect=((3, "before_tools", "stop"),),
+        ),
+        Example(
+            "OpenHands test_is_stuck_repeating_action_observation_pattern: [ls, read file1] x3 with the same "
+            "observations (here two calls per round) stops before the 3rd lap's last call",
+            tuple(
+                calls(
+                    Call("run", {"command": "ls"}, "file1.txt\nfile2.txt"),
+                    Call("read", {"path": "file1.txt"}, "File content"),
+                )
+                for _ in range(3)
+            )
+            + (answer(),),
+            options={"compare_results": True, "max_period": 2},
+            expect=((3, "before_tools", "stop"),),
+        ),
+        Example(
+            "OpenHands test_is_not_stuck: ls, read file1, pwd, read file2, pwd, read file2 is only 2 laps",
+            (
+                calls(Call("run", {"command": "ls"}, "file1.txt\nfile2.txt")),
+                calls(Call("read", {"path": "file1.txt"}, "File content")),
+                calls(Call("run", {"command": "pwd"}, "/home/user")),
+                calls(Call("read", {"path": "file2.txt"}, "Another file content")),
+                calls(Call("run", {"command": "pwd"}, "/home/user")),
+                calls(Call("read", {"path": "file2.txt"}, "Another file content")),
+                answer(),
+            ),
+            options={"compare_results": True},
+        ),
+        Example(
+            "Gemini CLI loopDetectionService.test: the same call fires on the 5th with 5 laps",
+            tuple(calls(Call("testTool", {"param": "value"})) for _ in range(6)) + (answer(),),
+            options={"laps": 5},
+            expect=((5, "before_tools", "stop"),),
+        ),
+        Example(
+            "Gemini CLI loopDetectionService.test: [testTool(value1), testTool(value2), anotherTool(value1)] x3 "
+            "never fires with 5 laps",
+            tuple(
+                calls(Call("testTool", {"param": "value1"}), Call("testTool", {"param": "value2"}), Call("anotherTool", {"param": "value1"}))
+                for _ in range(3)
+            )
+            + (answer(),),
+            options={"laps": 5},
+        ),
+        Example(
+            "Gemini CLI loopDetectionService.test: a 3-cycle [a, b, c] fires on the 15th call with 5 laps",
+            tuple(calls(Call("tool_" + "abc"[i % 3], {"n": i % 3})) for i in range(20)) + (answer(),),
+            options={"laps": 5},
+            expect=((15, "before_tools", "stop"),),
+        ),
+        Example(
+            "Gemini CLI loopDetectionService.test: t({id: 1..5}) cyclic fires on the 25th call with 5 laps",
+            tuple(calls(Call("t", {"id": i % 5 + 1})) for i in range(30)) + (answer(),),
+            options={"laps": 5},
+            expect=((25, "before_tools", "stop"),),
+        ),
+        Example(
+            "Gemini CLI loopDetectionService.test: A, B, A, B, C, A, B, A, B never fires with 5 laps",
+            tuple(calls(Call(name, {})) for name in "ABABCABAB") + (answer(),),
+            options={"laps": 5},
+        ),
+    )
+
+    def reset(self, context: RunContext | None = None) -> None:
+        self.history: list[_Entry] = []
+        self.pending: list[_Entry] = []
+
+    def _cycle_period(self) -> int | None:
+        opts = self.options
+        history, laps = self.history, opts.laps
+        for period in range(opts.min_period, opts.max_period + 1):
+            span = period * laps
+            if len(history) < span:
+                break
+            tail = history[-span:]
+            if all(self._same(tail[i], tail[i - period]) for i in range(period, span)):
+                return period
+        return None
+
+    def _same(self, later: _Entry, earlier: _Entry) -> bool:
+        if later.signature != earlier.signature:
+            return False
+        if not self.options.compare_results or later.result == _PENDING:
+            return True
+        return later.result != _MISSING and later.result == earlier.result
+
+    def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
+        keep = self.options.max_period * self.options.laps
+        self.pending = []
+        for call in rnd.tool_calls:
+            entry = _Entry(call_signature(call), _PENDING)
+            self.history.append(entry)
+            self.pending.append(entry)
+            del self.history[:-keep]
+            period = self._cycle_period()
+            if period is not None:
+                block = [truncated(e.signature) for e in self.history[-period:]]
+                laps = self.options.laps
+                self.history, self.pending = [], []
+                return [
+                    Verdict(
+                        Action.STOP,
+                        f"the last {period * laps} calls are {laps} laps of a {period}-call cycle "
+                        f"({', '.join(excerpt(s, 60) for s in block)}); stopped before the last one runs",
+                        call_id=call.id,
+                        details={"period": period, "laps": laps, "cycle": block},
+                    )
+                ]
+        return []
+
+    def after_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
+        for entry, call in zip(self.pending, rnd.tool_calls):
+            entry.result = _result_key(call)
+        self.pending = []
+        return []
+
+    def state(self) -> dict[str, Any]:
+        return {"recent_calls": [truncated(e.signature) for e in self.history]}

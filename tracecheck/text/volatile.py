@@ -1,0 +1,62 @@
+"""Volatile text: the parts of a tool result or error that change from one run of the
+same command to the next although nothing else did.
+
+``normalize_volatile(text)`` replaces them with fixed placeholders, so that two errors
+or results can be compared for "the same thing happened again". The rules, applied in
+this order:
+
+1. **ISO timestamps** ``2026-12-01T16:59:32.123Z``, ``2026-12-01 16:59:32+02:00`` and
+   clock times ``16:59:32`` / ``16:59:32.5`` → ``<TIME>``. A date without a time
+   (``2026-12-01``) is left alone: it is usually data, not the moment of the run.
+2. **UUIDs** ``123e4567-e89b-12d3-a456-426614174000`` (any case) → ``<UUID>``.
+3. **Temp paths** made by ``mkdtemp``/``NamedTemporaryFile`` and friends:
+   ``/tmp/tmpab12cd`` or ``/var/tmp/tmpab12cd`` → ``/tmp/<TMP>`` (the rest of the path
+   stays, so ``/tmp/tmpab12cd/out.txt`` → ``/tmp/<TMP>/out.txt``).
+4. **Shell line counters**: bash and sh number the lines of a session and print the
+   counter in their errors, ``/bin/bash: line 12991: x: command not found`` →
+   ``/bin/bash: line N: x: command not found``; dash's ``sh: 12: x: not found`` →
+   ``sh: N: x: not found``. Line numbers anywhere else (``File "a.py", line 42``) are
+   kept: there they say where the error is, and a different line is a different error.
+5. **Hex ids**: ``0x7f3a2c`` addresses → ``0x<HEX>``; a run of 7 or more hex digits that
+   holds both a digit and a letter a-f (git hashes, container ids) → ``<HEX>``. Words
+   (``deadbeef``, ``facade``) and plain numbers are kept.
+6. **PIDs**: ``pid 4242``, ``pid=4242``, ``PID: 4242``, ``process 4242`` → the same with
+   ``N`` for the number.
+7. **Durations**: a number with a time unit (``1.23s``, ``250 ms``, ``3 seconds``,
+   ``2 min``, ``15µs``) → ``<DUR>``, as in "took 1.23s".
+
+Everything else is returned as it was: ordinary prose, paths, counts and line numbers of
+source files. Known misses: other date formats (``Mon Dec  1 16:59:32 UTC 2026``),
+random names that are not hex (``/tmp/pytest-of-me/pytest-12``), port numbers.
+"""
+
+from __future__ import annotations
+
+import re
+
+_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
+    (
+        re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?!\d)"),
+        "<TIME>",
+    ),
+    (re.compile(r"(?<![\d:])\d{2}:\d{2}:\d{2}(?:\.\d+)?(?![\d:])"), "<TIME>"),
+    (re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"), "<UUID>"),
+    (re.compile(r"(?<![\w/])(?:/var)?/tmp/tmp[A-Za-z0-9_]{4,}"), "/tmp/<TMP>"),
+    (re.compile(r"((?:^|(?<=[\s/]))(?:ba|z)?sh: line )\d+:"), r"\1N:"),
+    (re.compile(r"((?:^|(?<=[\s/]))sh: )\d+:"), r"\1N:"),
+    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "0x<HEX>"),
+    (re.compile(r"\b(?=[0-9a-fA-F]*[0-9])(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{7,}\b"), "<HEX>"),
+    (re.compile(r"(?i)\b((?:pid|process)\s*[=:#]?\s*)\d+\b"), r"\1N"),
+    (
+        re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s|secs?|seconds?|mins?|minutes?)\b"),
+        "<DUR>",
+    ),
+)
+
+
+def normalize_volatile(text: str) -> str:
+    """``text`` with timestamps, UUIDs, temp paths, shell line counters, hex ids, PIDs
+    and durations replaced by placeholders (see the module docstring)."""
+    for pattern, replacement in _RULES:
+        text = pattern.sub(replacement, text)
+    return text
