@@ -55,6 +55,9 @@ ALL_GUARDS_RUNNING = (
     "B002.budget=1000000000000",
     "B003.max_calls=1000000",
     "E001.required_all=web_search",
+    "P004.enabled=true",
+    "T001.enabled=true",
+    "T002.enabled=true",
 )
 CONFIGS = {
     "defaults": {},

@@ -22,6 +22,9 @@ _GUARDS = (
     ("b001_round_budget", "RoundBudget"),
     ("b002_token_budget", "TokenBudget"),
     ("b003_tool_call_cap", "ToolCallCap"),
+    ("p004_unchanged_outcome", "UnchangedOutcome"),
+    ("t001_repeated_message", "RepeatedMessage"),
+    ("t002_text_chanting", "TextChanting"),
 )
 
 
