@@ -58,6 +58,9 @@ ALL_GUARDS_RUNNING = (
     "R003.enabled=true",
     "R003.compare_results=true",
     "F002.enabled=true",
+    "P004.enabled=true",
+    "T001.enabled=true",
+    "T002.enabled=true",
 )
 CONFIGS = {
     "defaults": {},

@@ -15,15 +15,18 @@ _GUARDS = (
     ("p001_similar_query_stagnation", "SimilarQueryStagnation"),
     ("p002_no_new_urls", "NoNewUrls"),
     ("p003_no_new_information", "NoNewInformation"),
+    ("p004_unchanged_outcome", "UnchangedOutcome"),
     ("r001_identical_call_streak", "IdenticalCallStreak"),
     ("r002_repeated_call_cache", "RepeatedCallCache"),
+    ("r003_call_cycle", "CallCycle"),
     ("f001_tool_failure_streak", "ToolFailureStreak"),
+    ("f002_repeated_error", "RepeatedError"),
+    ("t001_repeated_message", "RepeatedMessage"),
+    ("t002_text_chanting", "TextChanting"),
     ("e001_evidence_gate", "EvidenceGate"),
     ("b001_round_budget", "RoundBudget"),
     ("b002_token_budget", "TokenBudget"),
     ("b003_tool_call_cap", "ToolCallCap"),
-    ("r003_call_cycle", "CallCycle"),
-    ("f002_repeated_error", "RepeatedError"),
 )
 
 

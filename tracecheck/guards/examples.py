@@ -23,10 +23,12 @@ class Call:
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One round: tool calls, or (without calls) a final answer with ``text``."""
+    """One round: tool calls, or (without calls) a final answer with ``text``. ``user``:
+    a user message that arrives before this round and opens a new turn."""
 
     calls: tuple[Call, ...] = ()
     text: str = ""
+    user: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +42,8 @@ class Example:
     def trace(self) -> Trace:
         trace = Trace(id=self.title, format="example", file="<example>", metadata=dict(self.metadata))
         for number, step in enumerate(self.steps, 1):
+            if step.user is not None:
+                trace.add_user_message(step.user)
             rnd = Round(index=number, text=step.text)
             for k, call in enumerate(step.calls, 1):
                 raw_args = call.args if isinstance(call.args, str) else dump_json(call.args)
@@ -55,15 +59,16 @@ class Example:
                     )
                 )
             trace.rounds.append(rnd)
+        trace.number_turns()
         return trace
 
 
-def calls(*items: Call, text: str = "") -> Step:
-    return Step(calls=tuple(items), text=text)
+def calls(*items: Call, text: str = "", user: str | None = None) -> Step:
+    return Step(calls=tuple(items), text=text, user=user)
 
 
-def answer(text: str = "Here is the answer.") -> Step:
-    return Step(text=text)
+def answer(text: str = "Here is the answer.", user: str | None = None) -> Step:
+    return Step(text=text, user=user)
 
 
 def search(query: str, result: str = "1. result", tool: str = "web_search") -> Step:

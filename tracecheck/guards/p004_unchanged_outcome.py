@@ -1,0 +1,194 @@
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..model import Round, ToolCall
+from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
+from .examples import Call, Example, Step, answer, calls
+from .signals import _compiled, call_signature, excerpt, truncated
+
+
+@dataclass(frozen=True)
+class P004Options(GuardOptions):
+    enabled: bool = option(False, "Whether the guard runs at all (off until a preset enables it).")
+    threshold: int = option(
+        4, "Consecutive identical calls answered by the identical result at which the run stops.", minimum=2
+    )
+    canonical_args: bool = option(True, "Compare arguments as sorted-key JSON; off compares the raw text.")
+    volatile_patterns: list[str] = option(
+        [],
+        "Regular expressions for volatile text in results (timestamps, ids); matches are blanked "
+        "before results are compared. Empty = compare the whitespace-normalised text as it is.",
+    )
+
+
+def _wait_and_look(result: str) -> Step:
+    return calls(Call("run_command", {"command": "sleep 60 && tail -n 1 build.log"}, result))
+
+
+class UnchangedOutcome(Guard):
+    """Stops when the same call keeps getting the same answer (OpenHands' repeated
+    action-observation scenario; Hermes' and OpenClaw's identical-result streaks).
+
+    **What it fires on.** After the tools of a round ran, every call is taken in order
+    (parallel calls of one round included) as a pair: its signature (tool name +
+    arguments, never the call id) and its result (the text with runs of whitespace
+    made one space, the error flag, and optionally ``volatile_patterns`` blanked). The
+    same pair as the previous call extends the streak; anything else restarts it at 1;
+    a call without a recorded result ends it. At the ``threshold``-th (4th) identical
+    pair in a row → ``stop``: the agent has seen nothing new for that many calls.
+
+    OpenHands' StuckDetector (V0 and V1) stops when the last 4 actions are equal and the
+    last 4 observations are equal, i.e. on the 4th pair, after its observation arrived;
+    the default reproduces that count and convention. Hermes halts its
+    (tool, args, result) streak at 5, OpenClaw at 20 (``threshold`` is how presets say so).
+
+    **Why it matters.** R001 looks only at calls and so cannot tell a progressing poll
+    from a stuck one; this guard waits for the evidence that nothing changes. A poll
+    whose result changes never fires, nor does pagination (the arguments differ).
+
+    **Scope.** By default the streak covers one turn: OpenHands in interactive mode only
+    looks after the last user message. ``scope = "run"`` is its headless mode, where a
+    user message does not break the loop.
+
+    **Known misses.** Results with a timestamp, a duration or an id change every time
+    and escape unless ``volatile_patterns`` blanks them (Hermes #60084; OpenClaw strips
+    volatile fields per tool). A loop that alternates calls (A, B, A, B) restarts the
+    streak at every call. A legitimate wait on a slow process that prints the same
+    line several times is stopped at the 4th look (OpenHands #5355, where ``sleep 60``
+    ×4 was "stuck").
+    """
+
+    code = "P004"
+    name = "unchanged-outcome"
+    summary = "Stop at the 4th identical call in a row that got the identical result."
+    source = "OpenHands StuckDetector; Hermes, OpenClaw"
+    Options = P004Options
+    examples = (
+        Example(
+            "ls answered by \"\" four times stops at the 4th (OpenHands test_is_stuck_repeating_action_observation, headless)",
+            (
+                answer("Hello", user="Hi"),
+                calls(Call("run_command", {"command": "ls"}, ""), user="List the files"),
+                calls(Call("run_command", {"command": "ls"}, "")),
+                calls(Call("run_command", {"command": "ls"}, ""), user="Done"),
+                calls(Call("run_command", {"command": "ls"}, "")),
+                answer(),
+            ),
+            expect=((5, "after_tools", "stop"),),
+            options={"enabled": True, "scope": "run"},
+        ),
+        Example(
+            "A user message restarts the streak in scope turn (OpenHands test_is_stuck_repeating_action_observation, interactive)",
+            (
+                answer("Hello", user="Hi"),
+                calls(Call("run_command", {"command": "ls"}, ""), user="List the files"),
+                calls(Call("run_command", {"command": "ls"}, "")),
+                calls(Call("run_command", {"command": "ls"}, ""), user="Done"),
+                calls(Call("run_command", {"command": "ls"}, "")),
+                answer(),
+            ),
+            options={"enabled": True},
+        ),
+        Example(
+            "Three identical pairs are not yet stuck; the 4th is (OpenHands test_is_stuck_interactive_reset)",
+            tuple(calls(Call("run_command", {"command": "ls"}, "file1.txt\nfile2.txt")) for _ in range(4))
+            + (answer(),),
+            expect=((4, "after_tools", "stop"),),
+            options={"enabled": True},
+        ),
+        Example(
+            "Whitespace differences do not make a result new",
+            (
+                calls(Call("search_docs", {"query": "refund policy"}, "No results for 'refund policy'.")),
+                calls(Call("search_docs", {"query": "refund policy"}, "No results for  'refund policy'.\n")),
+                calls(Call("search_docs", {"query": "refund policy"}, " No results for\n'refund policy'.")),
+                calls(Call("search_docs", {"query": "refund policy"}, "No results for 'refund policy'.")),
+                answer(),
+            ),
+            expect=((4, "after_tools", "stop"),),
+            options={"enabled": True},
+        ),
+        Example(
+            "A poll whose result changes never fires (as in Hermes' test: terminal(date) => t{i})",
+            tuple(
+                calls(Call("get_report_status", {"report_id": "rpt_8812"}, f'{{"status": "generating", "progress": {10 * i}}}'))
+                for i in range(6)
+            )
+            + (answer(),),
+            options={"enabled": True},
+        ),
+        Example(
+            "Pagination never fires: the arguments differ while the page looks alike",
+            tuple(calls(Call("list_orders", {"page": i, "size": 10}, "[]")) for i in range(1, 7)) + (answer(),),
+            options={"enabled": True},
+        ),
+        Example(
+            "A timestamp in the result hides the loop unless volatile_patterns blanks it",
+            tuple(_wait_and_look(f"[12:0{i}:00] still compiling") for i in range(5)) + (answer(),),
+            options={"enabled": True},
+        ),
+        Example(
+            "The same loop with the timestamp blanked stops at the 4th look",
+            tuple(_wait_and_look(f"[12:0{i}:00] still compiling") for i in range(5)) + (answer(),),
+            expect=((4, "after_tools", "stop"),),
+            options={"enabled": True, "volatile_patterns": [r"\[\d\d:\d\d:\d\d\]"]},
+        ),
+        Example(
+            "Parallel identical calls in one round count one by one",
+            (
+                calls(*(Call("read_file", {"path": "a.txt"}, "same") for _ in range(3))),
+                calls(Call("read_file", {"path": "a.txt"}, "same")),
+                answer(),
+            ),
+            expect=((2, "after_tools", "stop"),),
+            options={"enabled": True},
+        ),
+    )
+
+    def reset(self, context: RunContext | None = None) -> None:
+        self._volatile: list[re.Pattern[str]] = _compiled(self.options.volatile_patterns, "volatile pattern")
+        self.last_pair: tuple[str, str] | None = None
+        self.streak = 0
+
+    def _result_key(self, call: ToolCall) -> str | None:
+        if call.result is None:
+            return None
+        text = call.result.content
+        for pattern in self._volatile:
+            text = pattern.sub("", text)
+        flag = "error" if call.result.is_error else "ok"
+        return f"{flag}:{' '.join(text.split())}"
+
+    def after_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
+        opts = self.options
+        for call in rnd.tool_calls:
+            result_key = self._result_key(call)
+            if result_key is None:
+                self.last_pair, self.streak = None, 0
+                continue
+            pair = (call_signature(call, opts.canonical_args), result_key)
+            if pair == self.last_pair:
+                self.streak += 1
+            else:
+                self.last_pair, self.streak = pair, 1
+            if self.streak >= opts.threshold:
+                signature = pair[0]
+                return [
+                    Verdict(
+                        Action.STOP,
+                        f"{self.streak} identical calls {excerpt(signature, 120)} in a row got the same result "
+                        f"{excerpt(call.result.content if call.result else '', 80)!r}",
+                        call_id=call.id,
+                        details={"signature": truncated(signature), "result": truncated(result_key), "streak": self.streak},
+                    )
+                ]
+        return []
+
+    def state(self) -> dict[str, Any]:
+        return {
+            "streak": self.streak,
+            "signature": truncated(self.last_pair[0]) if self.last_pair else None,
+        }

@@ -1,0 +1,191 @@
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..model import Round
+from .base import SCOPES, Action, Guard, GuardOptions, RunContext, Verdict, option
+from .examples import Call, Example, answer, calls
+from .signals import excerpt
+
+APOLOGY = "I'm sorry, I can't access that file. Could you paste its contents here?"
+
+
+@dataclass(frozen=True)
+class T001Options(GuardOptions):
+    enabled: bool = option(False, "Whether the guard runs at all (off until a preset enables it).")
+    scope: str = option(
+        "run",
+        "What the streak covers: the whole run (an agent that sends the user the same reply turn "
+        "after turn repeats across turns) or one conversation turn.",
+        choices=SCOPES,
+    )
+    threshold: int = option(3, "Replies in a row with the same text at which the run stops.", minimum=2)
+    similarity: float = option(
+        1.0,
+        "How alike two replies must be to count as the same: 1.0 = identical after normalising "
+        "whitespace and case; lower = Jaccard similarity of their character trigrams.",
+        minimum=0.0,
+        maximum=1.0,
+    )
+
+
+def normalised(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def trigrams(text: str) -> set[str]:
+    return {text[i : i + 3] for i in range(max(1, len(text) - 2))}
+
+
+def trigram_similarity(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a or b else 1.0
+
+
+class RepeatedMessage(Guard):
+    """Stops at the 3rd reply in a row with the same text (OpenHands' monologue scenario).
+
+    **What it fires on.** Replies are rounds without tool calls (``final``). Each reply's
+    text is normalised (runs of whitespace made one space, case folded) and compared with
+    the first reply of the current streak: the same text extends the streak, any other
+    restarts it at 1, and a round with tool calls in between ends it (OpenHands: no
+    observation between the messages). An empty reply neither counts nor breaks the
+    streak. At the ``threshold``-th (3rd) repeated reply → ``stop``.
+
+    With ``similarity`` below 1.0 two replies count as the same when the Jaccard
+    similarity of their sets of character trigrams reaches it, so "I can't" and "I
+    cannot" in an otherwise identical apology still match (0.8 is a reasonable value).
+
+    **Scope.** ``run`` by default: OpenHands in headless mode drops user messages and
+    looks at the whole history, and the case that matters most (an agent answering
+    every user message with the same apology for dozens of turns) repeats across turns.
+    ``scope = "turn"`` is OpenHands' interactive mode.
+
+    **Why it matters.** An agent that says the same thing three times in a row without
+    doing anything in between is not going to say something else the fourth time; the
+    user (or the harness) is talking to a stuck loop.
+
+    **Known misses.** Replies that differ by a detail (a counter, a file name) escape
+    exact matching; trigram similarity catches many, but not paraphrases. Alternating
+    between two canned replies restarts the streak every time. A user who asks the same
+    question three times and gets the same (correct) answer is stopped too.
+    """
+
+    code = "T001"
+    name = "repeated-message"
+    summary = "Stop at the 3rd reply in a row with the same text and no tool call between."
+    source = "OpenHands StuckDetector (monologue)"
+    Options = T001Options
+    examples = (
+        Example(
+            "The same apology to three user messages stops at the 3rd",
+            (
+                answer(APOLOGY, user="Summarise report.pdf"),
+                answer(APOLOGY, user="It is in the uploads folder"),
+                answer(APOLOGY.upper(), user="Please try again"),
+            ),
+            expect=((3, "final", "stop"),),
+            options={"enabled": True},
+        ),
+        Example(
+            "Three identical replies with no tool call between (OpenHands test_is_stuck_monologue)",
+            (
+                answer("Hi there!", user="Hi there!"),
+                answer("I'm doing well, thanks for asking.", user="How are you?"),
+                answer("I'm doing well, thanks for asking."),
+                answer("I'm doing well,  thanks for asking.\n"),
+            ),
+            expect=((4, "final", "stop"),),
+            options={"enabled": True},
+        ),
+        Example(
+            "A tool call between the replies ends the streak (OpenHands test_is_stuck_monologue, observation appended)",
+            (
+                answer("I'm doing well, thanks for asking.", user="How are you?"),
+                answer("I'm doing well, thanks for asking.", user="And now?"),
+                calls(Call("run_command", {"command": "storybook"}), user="Run storybook"),
+                answer("I'm doing well, thanks for asking.", user="How are you?"),
+                answer("I'm doing well, thanks for asking.", user="Really?"),
+            ),
+            options={"enabled": True},
+        ),
+        Example(
+            "Three different replies never fire",
+            (
+                answer("The report covers Q3 revenue.", user="What is report.pdf about?"),
+                answer("Revenue grew 12% over Q2.", user="And the numbers?"),
+                answer("You're welcome.", user="Thanks"),
+            ),
+            options={"enabled": True},
+        ),
+        Example(
+            "In scope turn, the same apology to three user messages never fires",
+            (
+                answer(APOLOGY, user="Summarise report.pdf"),
+                answer(APOLOGY, user="It is in the uploads folder"),
+                answer(APOLOGY, user="Please try again"),
+            ),
+            options={"enabled": True, "scope": "turn"},
+        ),
+        Example(
+            "Near-identical apologies escape exact matching",
+            (
+                answer("I'm sorry, I can't access that file.", user="Summarise report.pdf"),
+                answer("I'm sorry, I cannot access that file.", user="Try again"),
+                answer("Sorry, I can't access that file.", user="Again"),
+            ),
+            options={"enabled": True},
+        ),
+        Example(
+            "The same near-identical apologies stop with similarity 0.8",
+            (
+                answer("I'm sorry, I can't access that file.", user="Summarise report.pdf"),
+                answer("I'm sorry, I cannot access that file.", user="Try again"),
+                answer("Sorry, I can't access that file.", user="Again"),
+            ),
+            expect=((3, "final", "stop"),),
+            options={"enabled": True, "similarity": 0.8},
+        ),
+    )
+
+    def reset(self, context: RunContext | None = None) -> None:
+        self.first_text: str | None = None
+        self.first_trigrams: set[str] = set()
+        self.streak = 0
+
+    def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
+        self.first_text, self.first_trigrams, self.streak = None, set(), 0
+        return []
+
+    def _same_as_first(self, text: str) -> tuple[bool, float]:
+        if self.first_text is None:
+            return False, 0.0
+        if text == self.first_text:
+            return True, 1.0
+        if self.options.similarity >= 1.0:
+            return False, 0.0
+        score = trigram_similarity(trigrams(text), self.first_trigrams)
+        return score >= self.options.similarity, score
+
+    def final(self, rnd: Round, context: RunContext) -> list[Verdict]:
+        text = normalised(rnd.text)
+        if not text:
+            return []
+        same, score = self._same_as_first(text)
+        if same:
+            self.streak += 1
+        else:
+            self.first_text, self.streak = text, 1
+            self.first_trigrams = trigrams(text) if self.options.similarity < 1.0 else set()
+        if self.streak >= self.options.threshold:
+            return [
+                Verdict(
+                    Action.STOP,
+                    f"{self.streak} replies in a row with the same text {excerpt(rnd.text, 100)!r}",
+                    details={"streak": self.streak, "similarity": round(score, 3)},
+                )
+            ]
+        return []
+
+    def state(self) -> dict[str, Any]:
+        return {"streak": self.streak, "text": excerpt(self.first_text, 100) if self.first_text else None}

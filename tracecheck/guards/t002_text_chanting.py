@@ -1,0 +1,237 @@
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..model import Round
+from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
+from .examples import Call, Example, answer, calls
+from .signals import excerpt
+
+# Gemini CLI's distance rule: the last ``threshold`` occurrences of a window must lie
+# on average at most this many chunk lengths apart...
+MAX_MEAN_DISTANCE_IN_CHUNKS = 5
+# ...and the texts between consecutive occurrences may take at most this many forms
+# (a list whose items share a long prefix has a different text between each).
+MAX_DISTINCT_PERIODS = 5
+
+CHANT = "I need to check the file. The file does not exist. I will create the file. "
+CODE_LINE = "print('processing record, please wait for the result')\n"
+
+
+@dataclass(frozen=True)
+class T002Options(GuardOptions):
+    enabled: bool = option(False, "Whether the guard runs at all (off until a preset enables it).")
+    chunk: int = option(50, "Length in characters of the text window that is looked for again.", minimum=10)
+    threshold: int = option(
+        10, "Occurrences of one window, close together, at which the run stops.", minimum=2
+    )
+
+
+def _is_fence(line: str) -> bool:
+    stripped = line.lstrip()
+    return stripped.startswith("```") or stripped.startswith("~~~")
+
+
+def _is_divider(line: str) -> bool:
+    """A line with no letter or digit: a rule, a box-drawing border, a blank line of dots."""
+    return bool(line.strip()) and not any(ch.isalnum() for ch in line)
+
+
+def prose_segments(text: str) -> Iterator[str]:
+    """The stretches of ``text`` outside fenced code blocks, split at divider lines
+    (Gemini CLI resets its tracking at both)."""
+    in_code = False
+    current: list[str] = []
+    for line in text.splitlines(keepends=True):
+        if _is_fence(line):
+            in_code = not in_code
+        elif not in_code and not _is_divider(line):
+            current.append(line)
+            continue
+        if current:
+            yield "".join(current)
+            current = []
+    if current and not in_code:
+        yield "".join(current)
+
+
+@dataclass(slots=True)
+class Chant:
+    window: str
+    occurrences: int
+    mean_distance: float
+    start: int
+
+
+def find_chant(segment: str, chunk: int, threshold: int) -> Chant | None:
+    """The first window of ``chunk`` characters whose last ``threshold`` occurrences
+    lie close together (Gemini CLI's rule), or ``None``.
+
+    Each window is hashed once and only the last ``threshold`` positions of each hash
+    are kept, so the cost is linear in the length of the segment (times ``chunk``, plus
+    at most ``threshold`` × 5 × ``chunk`` characters per position for the period check).
+    """
+    recent: dict[int, list[int]] = {}
+    max_mean_distance = MAX_MEAN_DISTANCE_IN_CHUNKS * chunk
+    for start in range(len(segment) - chunk + 1):
+        window = segment[start : start + chunk]
+        key = hash(window)
+        positions = recent.get(key)
+        if positions is None:
+            recent[key] = [start]
+            continue
+        last = positions[-1]
+        if segment[last : last + chunk] != window:
+            continue  # a hash collision, not a repeat
+        if window.count(window[0]) == chunk:
+            continue  # one character over and over (a run of dots or dashes)
+        positions.append(start)
+        if len(positions) > threshold:
+            del positions[0]
+        if len(positions) < threshold:
+            continue
+        mean_distance = (positions[-1] - positions[0]) / (threshold - 1)
+        if mean_distance > max_mean_distance:
+            continue
+        periods = {segment[a:b] for a, b in zip(positions, positions[1:])}
+        if len(periods) <= MAX_DISTINCT_PERIODS:
+            return Chant(window, threshold, mean_distance, positions[0])
+    return None
+
+
+def _unrelated_text(words: int, seed: int) -> str:
+    return " ".join(f"item{seed}x{i * 7919 % 10007}" for i in range(words)) + " "
+
+
+class TextChanting(Guard):
+    """Stops a model that chants: the same stretch of text over and over in one
+    response (Gemini CLI's content loop detector).
+
+    **What it fires on.** The text of every round (a tool round's text before its tools
+    run, a reply in ``final``), outside fenced code blocks and with divider lines
+    (no letter or digit) as breaks, is scanned with a window of ``chunk`` (50)
+    characters sliding one character at a time. A window that occurs ``threshold`` (10)
+    times is a chant when, as in Gemini CLI, its last 10 occurrences are on average at
+    most 5 × ``chunk`` (250) characters apart and the texts between consecutive
+    occurrences take at most 5 forms → ``stop``. The period rule (Gemini PR #18975)
+    keeps a list whose items share a long prefix from counting; the distance rule keeps
+    a phrase that recurs now and then in a long text from counting. A window of one
+    character repeated (a row of dashes) is never a chant.
+
+    Gemini checks the streamed text and resets at every tool call; here each round's
+    text is checked whole and on its own, so the guard keeps no state between rounds
+    and ``scope`` changes nothing.
+
+    **Why it matters.** A model in a degenerate state writes "I will now mark the task
+    as complete." until it runs out of output tokens: every one of those tokens is paid
+    for and the reply is useless. The repetition is visible long before the end.
+
+    **Known misses.** Repetition inside a code block (a generated file can legitimately
+    repeat lines) and text that changes a little every time (a counter in each
+    sentence) are not looked at. Gemini also resets at table rows, list items, headings
+    and blockquotes; here only fences and dividers break the text, so a chant written
+    as a list is caught, and a very regular table may be too.
+    """
+
+    code = "T002"
+    name = "text-chanting"
+    summary = "Stop a response that repeats a 50-character stretch 10 times close together."
+    source = "Gemini CLI LoopDetectionService (content chanting)"
+    Options = T002Options
+    examples = (
+        Example(
+            "A reply that repeats a sentence 12 times (Gemini test: 'I need to check the file…')",
+            (answer(CHANT * 12),),
+            expect=((1, "final", "stop"),),
+            options={"enabled": True},
+        ),
+        Example(
+            "Chanting in the text of a tool round stops before its tools run",
+            (
+                calls(Call("read_file", {"path": "notes.md"}), text="I will now mark the task as complete.\n  " * 15),
+                answer(),
+            ),
+            expect=((1, "before_tools", "stop"),),
+            options={"enabled": True},
+        ),
+        Example(
+            "A long normal reply never fires",
+            (
+                answer(
+                    "The build failed because the linker could not find libssl. I installed the development "
+                    "package, re-ran the configure step and the build now passes on both targets.\n\n"
+                    "Two tests were flaky: test_timeout depends on wall-clock time and test_cache assumed an "
+                    "empty temporary directory. I pinned the clock in the first and gave the second its own "
+                    "directory.\n\n"
+                    "Remaining work: the Windows job still uses the old toolchain image, which I did not change "
+                    "because it needs credentials I do not have. The release notes mention the new dependency "
+                    "and the minimum OpenSSL version; please review the wording before tagging the release."
+                ),
+            ),
+            options={"enabled": True},
+        ),
+        Example(
+            "Repeated lines inside a code block never fire",
+            (answer("Here is the script:\n\n```python\n" + CODE_LINE * 20 + "```\n\nRun it once."),),
+            options={"enabled": True},
+        ),
+        Example(
+            "The same lines outside a code block fire",
+            (answer("Here is the output:\n\n" + CODE_LINE * 20 + "\nRun it once."),),
+            expect=((1, "final", "stop"),),
+            options={"enabled": True},
+        ),
+        Example(
+            "One chunk repeated 10 times, 500 characters apart, never fires (Gemini test: too far apart)",
+            (answer((CHANT[:50] + _unrelated_text(45, 0)) * 10),),
+            options={"enabled": True},
+        ),
+        Example(
+            "The same text with 110 characters between the chunks fires",
+            (answer((CHANT[:50] + _unrelated_text(10, 0)) * 10),),
+            expect=((1, "final", "stop"),),
+            options={"enabled": True},
+        ),
+        Example(
+            "A 15-item list with a long shared prefix never fires (Gemini PR #18975 test)",
+            (
+                answer(
+                    "".join(
+                        f"- projects/my-google-cloud-project-12345/locations/us-central1/services/svc-{i * 37}\n"
+                        for i in range(15)
+                    )
+                ),
+            ),
+            options={"enabled": True},
+        ),
+    )
+
+    def _check(self, rnd: Round) -> list[Verdict]:
+        opts = self.options
+        for segment in prose_segments(rnd.text):
+            chant = find_chant(segment, opts.chunk, opts.threshold)
+            if chant is not None:
+                return [
+                    Verdict(
+                        Action.STOP,
+                        f"the text repeats {excerpt(chant.window, opts.chunk)!r} {chant.occurrences} times, "
+                        f"on average {chant.mean_distance:.0f} characters apart",
+                        details={
+                            "window": chant.window,
+                            "occurrences": chant.occurrences,
+                            "mean_distance": round(chant.mean_distance, 1),
+                        },
+                    )
+                ]
+        return []
+
+    def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
+        return self._check(rnd)
+
+    def final(self, rnd: Round, context: RunContext) -> list[Verdict]:
+        return self._check(rnd)
+
+    def state(self) -> dict[str, Any]:
+        return {}
