@@ -60,3 +60,33 @@ def test_presets_are_listed_and_explained_and_a_wrong_name_is_a_usage_error(cli)
     for args in (("preset", "gemini"), ("replay", "--preset", "gemini", str(WEATHER))):
         result = cli(*args)
         assert result.exit_code == 2 and "unknown preset 'gemini'" in result.stderr and "patchcat" in result.stderr
+
+
+IDENTICAL = SAMPLES / "seed004_query_db_identical.jsonl"  # query_db -> [] five times
+ALTERNATING = SAMPLES / "alternating_ab_loop.jsonl"  # open_page, scroll_down: 4 laps of 2 calls
+POLLING = SAMPLES / "seed004_report_polling.jsonl"  # a poll whose status changes
+
+
+@pytest.mark.parametrize(
+    ("preset", "identical", "alternating"),
+    [
+        # OpenHands: 4 equal action/observation pairs, stuck once the 4th observation is in;
+        # the A-B pattern after 3 laps (6 events).
+        ("openhands", [("P004", 4, "after_tools")], [("R003", 6, "before_tools")]),
+        # Gemini CLI: an identical call fires on the 5th; an A-B alternation only on the 10th
+        # call, which this 8-call loop never reaches.
+        ("gemini-cli", [("R003", 5, "before_tools")], []),
+    ],
+)
+def test_agent_presets_stop_where_their_detectors_do_and_spare_a_changing_poll(preset, identical, alternating, cli):
+    assert _stops(cli, "--preset", preset, str(IDENTICAL)) == identical
+    assert _stops(cli, "--preset", preset, str(ALTERNATING)) == alternating
+    assert _stops(cli, "--preset", preset, str(POLLING)) == []
+
+
+def test_a_preset_runs_guards_that_are_off_by_default(cli):
+    report = json.loads(cli("replay", "--format", "json", "--preset", "gemini-cli", str(IDENTICAL)).stdout)
+    assert [g["code"] for g in report["guards"]] == ["R003", "T002"]
+    assert [g["code"] for g in json.loads(cli("replay", "--format", "json", str(IDENTICAL)).stdout)["guards"]] == [
+        "P001", "P002", "P003", "R001", "R002", "F001", "E001"
+    ]

@@ -222,7 +222,8 @@ def apply_preset(settings: Settings, name: str, where: str) -> Settings:
     settings.selected = set(preset.guards)
     for code, values in preset.guards.items():
         guard = guard_by_key(code)
-        for option_name, value in values.items():
+        # A preset runs its guards, also those that are off until one enables them.
+        for option_name, value in {"enabled": True, **values}.items():
             settings = settings.with_option(code, option_name, coerce_option(guard, option_name, value, f"preset {preset.name}"))
     settings.preset = preset.name
     return settings

@@ -5,8 +5,9 @@ system runs and sets their options the way that system sets them. It is the base
 the settings: the config file and the command line change it from there (a config
 file names one with ``preset = "NAME"``; ``--preset NAME`` on the command line wins).
 
-Only the seeds' systems are here so far; the other agents' presets (OpenHands, Gemini
-CLI, Cline, Roo, Goose, OpenRouter, Hermes, CrewAI) need their guards first.
+The seeds' systems, OpenHands' and Gemini CLI's are here; the other agents' presets
+(Cline, Roo, Goose, OpenRouter, Hermes, CrewAI) and a recommended ``default`` are to
+come. Facts about each system are from ``reference/peers.md``.
 """
 
 from __future__ import annotations
@@ -61,6 +62,34 @@ PRESETS: dict[str, Preset] = {
             guards={"R001": {"canonical_args": False, "hint_at": 2, "stop_at": 3}, "B002": {"budget": 0}},
             notes="PatchCat compares the arguments string as the model wrote it (key-order drift escapes it, as the "
             "article says); its token budget is 0 (off) by default.",
+        ),
+        Preset(
+            name="openhands",
+            summary="OpenHands' StuckDetector: same action and observation 4 times, same action answered by an error 3 times, "
+            "the same message 3 times, an A-B-A-B-A-B pattern",
+            source="OpenHands V0 StuckDetector (openhands/controller/stuck.py), interactive mode",
+            guards={
+                "P004": {"threshold": 4, "scope": "turn"},
+                "F002": {"threshold": 3, "same_call": True, "compare_error_text": False, "action": "abort"},
+                "T001": {"threshold": 3, "scope": "turn"},
+                "R003": {"min_period": 2, "max_period": 2, "laps": 3, "compare_results": True, "scope": "turn"},
+            },
+            notes="Interactive mode looks at the events after the last user message, hence scope turn (headless mode "
+            "is scope run). OpenHands raises AgentStuckInLoopError, an abort; P004, T001 and R003 can only stop, so "
+            "their savings include one forced answer OpenHands would not give. Its action equality ignores command "
+            "output but compares the model's thought text; tracecheck compares calls and results.",
+        ),
+        Preset(
+            name="gemini-cli",
+            summary="Gemini CLI's LoopDetectionService: a block of 1-5 calls repeated 5 times, 50-character text chanted 10 times",
+            source="Gemini CLI packages/core/src/services/loopDetectionService.ts",
+            guards={
+                "R003": {"min_period": 1, "max_period": 5, "laps": 5, "compare_results": False, "scope": "turn"},
+                "T002": {"chunk": 50, "threshold": 10, "scope": "turn"},
+            },
+            notes="Both detectors reset when a new user prompt starts (scope turn). Gemini keys calls by "
+            "JSON.stringify of the arguments, so key order matters there; tracecheck's R003 compares sorted-key "
+            "JSON. Its third detector, an LLM judge, has no offline equivalent.",
         ),
     )
 }
