@@ -165,11 +165,15 @@ class Totals:
     llm_calls: int
     tool_calls: int
     tokens: int
-    tokens_estimated: bool
     seconds: float | None
     turns: int = 1
     tokens_basis: str = "measured"
     turn_rounds: list[tuple[int, int, int]] = field(default_factory=list)  # (turn, first round, last round)
+
+    @property
+    def tokens_estimated(self) -> bool:
+        """Some of the tokens were estimated from text."""
+        return "estimated" in self.tokens_basis
 
 
 def trace_totals(trace: Trace, costs: list[RoundCost]) -> Totals:
@@ -183,7 +187,7 @@ def trace_totals(trace: Trace, costs: list[RoundCost]) -> Totals:
     if not trace.rounds and trace.usage_total is not None and trace.usage_total.total is not None:
         # Nothing to share the measured total over: it is still what the run cost.
         return Totals(
-            llm_calls=0, tool_calls=0, tokens=trace.usage_total.total, tokens_estimated=False, seconds=None
+            llm_calls=0, tool_calls=0, tokens=trace.usage_total.total, seconds=None
         )
     return Totals(
         turns=len(spans) or 1,
@@ -191,7 +195,6 @@ def trace_totals(trace: Trace, costs: list[RoundCost]) -> Totals:
         llm_calls=len(trace.rounds),
         tool_calls=sum(len(r.tool_calls) for r in trace.rounds),
         tokens=sum(c.tokens for c in costs),
-        tokens_estimated=any(c.estimated for c in costs),
         tokens_basis=tokens_basis(costs),
         seconds=(max(times) - min(times)) if len(times) >= 2 else None,
     )
@@ -202,10 +205,14 @@ class Saving:
     llm_calls: int = 0
     tool_calls: int = 0
     tokens: int = 0
-    tokens_estimated: bool = False
     seconds: float | None = None
     forced_answer_tokens: int | None = None  # the estimated cost charged for the forced answer
-    tokens_basis: str = "measured"
+    tokens_basis: str = "measured"  # of the saved rounds' tokens (the forced answer is always an estimate)
+
+    @property
+    def tokens_estimated(self) -> bool:
+        """Some of the saved rounds' tokens were estimated from text."""
+        return "estimated" in self.tokens_basis
 
 
 def _stop_time(trace: Trace, index: int, after_tools: bool) -> float | None:
@@ -280,7 +287,6 @@ def saving_after(
     if not after_tools:
         saving.tool_calls += len(trace.rounds[index].tool_calls)
     saving.tokens = sum(costs[i].tokens for i in later)
-    saving.tokens_estimated = any(costs[i].estimated for i in later)
     saving.tokens_basis = tokens_basis([costs[i] for i in later])
     end_times = _times(trace, range(index, end))
     stop_time = _stop_time(trace, index, after_tools)

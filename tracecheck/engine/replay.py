@@ -261,7 +261,6 @@ def _sum_savings(savings: list[Saving | None]) -> Saving | None:
     total.llm_calls = sum(s.llm_calls for s in present)
     total.tool_calls = sum(s.tool_calls for s in present)
     total.tokens = sum(s.tokens for s in present)
-    total.tokens_estimated = any(s.tokens_estimated for s in present)
     total.tokens_basis = combine_bases(s.tokens_basis for s in present)
     seconds = [s.seconds for s in present]
     total.seconds = None if any(v is None for v in seconds) else sum(seconds)

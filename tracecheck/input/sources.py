@@ -117,10 +117,6 @@ class ZipDocument:
         with self.open() as archive:
             return archive.namelist()
 
-    def read(self, member: str) -> bytes:
-        with self.open() as archive:
-            return read_member(archive, member)
-
     def close(self) -> None:
         """Release a spooled copy (an archive read from a stream)."""
         if self.file is not None and hasattr(self.file, "close"):

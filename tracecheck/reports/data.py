@@ -153,7 +153,6 @@ class TotalsAccumulator:
         self.stale = self.cut_new_information = 0
         self.whole = {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "seconds": None}
         self.saved = {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "seconds": None}
-        self.estimated = False
         self.whole_bases: set[str] = set()
         self.saved_bases: set[str] = set()
         self.by_guard: dict[str, dict[str, int]] = {}
@@ -179,7 +178,6 @@ class TotalsAccumulator:
             self.saved["tool_calls"] += saving.tool_calls
             self.saved["tokens"] += saving.tokens
             self.saved["seconds"] = _add_known(self.saved["seconds"], saving.seconds)
-            self.estimated = self.estimated or saving.tokens_estimated
             self.saved_bases.add(saving.tokens_basis)
         for fire in result.fires:
             self.by_guard.setdefault(fire.code, {"traces": 0, "fires": 0})["fires"] += 1
@@ -199,7 +197,11 @@ class TotalsAccumulator:
             "stale_blocks": self.stale,
             "stops_before_new_information": self.cut_new_information,
             "whole": {**whole, "tokens_basis": combine_bases(self.whole_bases)},
-            "saved": {**saved, "tokens_estimated": self.estimated, "tokens_basis": combine_bases(self.saved_bases)},
+            "saved": {
+                **saved,
+                "tokens_estimated": "estimated" in combine_bases(self.saved_bases),
+                "tokens_basis": combine_bases(self.saved_bases),
+            },
             "share": {k: _share(saved[k], whole[k]) for k in ("llm_calls", "tool_calls", "tokens", "seconds")},
             "by_guard": dict(sorted(self.by_guard.items())),
         }
