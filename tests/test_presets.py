@@ -90,3 +90,43 @@ def test_a_preset_runs_guards_that_are_off_by_default(cli):
     assert [g["code"] for g in json.loads(cli("replay", "--format", "json", str(IDENTICAL)).stdout)["guards"]] == [
         "P001", "P002", "P003", "R001", "R002", "F001", "E001"
     ]
+
+
+def test_presets_side_by_side_equal_their_own_replays_and_validate_against_the_schema(cli):
+    import jsonschema
+
+    names = ["openhands", "gemini-cli", "patchcat"]
+    result = cli("replay", "--format", "json", "--preset", ",".join(names), str(SAMPLES))
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    jsonschema.validate(report, json.loads(cli("schema", "report").stdout))
+    assert report["presets"] == names and report["preset"] == "openhands"
+    for name in names:
+        alone = json.loads(cli("replay", "--format", "json", "--preset", name, str(SAMPLES)).stdout)
+        by_id = {t["id"]: t["policy"] for t in alone["traces"]}
+        assert {t["id"]: t["presets"][name]["policy"] for t in report["traces"]} == by_id
+        assert report["totals"]["by_preset"][name]["saved"] == alone["totals"]["saved"]
+        assert report["totals"]["by_preset"][name]["traces_stopped"] == sum(1 for p in by_id.values() if p["stops"])
+
+
+def test_presets_side_by_side_in_the_terminal_and_in_markdown(cli):
+    terminal = cli("replay", "--preset", "patchcat,gemini-cli", str(IDENTICAL)).stdout
+    assert "patchcat    stop at round 3 before tools (R001)" in terminal
+    assert "gemini-cli  stop at round 5 before tools (R003)" in terminal
+    table = terminal[terminal.index("Presets side by side"):]
+    assert [line.split()[:2] for line in table.splitlines() if line.startswith(("patchcat", "gemini-cli"))] == [
+        ["patchcat", "1/1"], ["gemini-cli", "1/1"]
+    ]
+    markdown = cli("replay", "--format", "markdown", "--preset", "patchcat,gemini-cli", str(POLLING), str(IDENTICAL)).stdout
+    assert "| trace | outcome | patchcat | gemini-cli |" in markdown
+    assert "| patchcat | 1 of 2 | 0 |" in markdown
+    shown = cli("show", "--preset", "patchcat,gemini-cli", str(IDENTICAL))
+    assert shown.exit_code == 2 and "one preset at a time" in shown.stderr
+
+
+def test_naming_a_guard_that_is_off_by_default_runs_it(cli):
+    report = json.loads(cli("replay", "--format", "json", "--select", "R003,F002", str(ALTERNATING)).stdout)
+    assert [g["code"] for g in report["guards"]] == ["R003", "F002"]
+    assert [s["code"] for s in report["traces"][0]["policy"]["stops"]] == ["R003"]
+    prefixed = json.loads(cli("replay", "--format", "json", "--select", "R", str(ALTERNATING)).stdout)
+    assert [g["code"] for g in prefixed["guards"]] == ["R001", "R002"]  # a prefix takes only the guards that are on

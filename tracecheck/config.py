@@ -79,6 +79,28 @@ def _selection(items: Iterable[str]) -> set[str]:
     return chosen
 
 
+def _named_exactly(items: Iterable[str]) -> set[str]:
+    """Codes of the guards named by code or name (not by ALL or a prefix) in ``items``."""
+    named: set[str] = set()
+    for item in items:
+        for part in str(item).split(","):
+            guard = guard_by_key(part.strip()) if part.strip() else None
+            if guard is not None:
+                named.add(guard.code)
+    return named
+
+
+def select_guards(settings: Settings, items: Iterable[str]) -> Settings:
+    """Run exactly the guards ``items`` select. A guard named by its code or name runs
+    even if it is off by default (naming it is asking for it); ALL and prefixes select
+    only the guards that are on."""
+    items = list(items)
+    settings.selected = _selection(items)
+    for code in _named_exactly(items):
+        settings = settings.with_option(code, "enabled", True)
+    return settings
+
+
 def _field(guard: type[Guard], name: str) -> dataclasses.Field:
     for f in dataclasses.fields(guard.Options):
         if f.name == name:
@@ -195,7 +217,7 @@ def apply_table(settings: Settings, table: Mapping[str, Any], where: str) -> Set
     if unknown:
         raise TracecheckError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} (allowed: {', '.join(sorted(_TOP_KEYS))})")
     if "select" in table:
-        settings.selected = _selection(_as_list(table["select"], "select", where))
+        settings = select_guards(settings, _as_list(table["select"], "select", where))
     if "ignore" in table:
         settings.selected -= _selection(_as_list(table["ignore"], "ignore", where))
     guards_table = table.get("guards", {})
@@ -270,7 +292,7 @@ def load_settings(
         settings = apply_table(settings, table, where)
         settings.source = where
     if select:
-        settings.selected = _selection(select)
+        settings = select_guards(settings, select)
     if ignore:
         settings.selected -= _selection(ignore)
     for text in sets:

@@ -49,7 +49,12 @@ SetOpt = Annotated[
 ]
 PresetOpt = Annotated[
     Optional[str],
-    typer.Option("--preset", metavar="NAME", help="Start from a preset's guards and options (see 'tracecheck presets'); --select, --ignore and --set change it."),
+    typer.Option(
+        "--preset",
+        metavar="NAME",
+        help="Start from a preset's guards and options (see 'tracecheck presets'); --select, --ignore and --set change it. "
+        "replay takes several, comma-separated, to compare them side by side.",
+    ),
 ]
 TokenizerOpt = Annotated[
     Optional[str],
@@ -148,6 +153,19 @@ def guard_settings(config, select, ignore, sets, tokenizers=(), preset=None):
         tokenizer=tokenizers[0] if tokenizers else None,
         preset=preset,
     )
+
+
+def preset_settings(config, select, ignore, sets, tokenizers, preset: str | None):
+    """Settings for ``--preset``: one preset (or none), or with ``a,b,c`` the settings of
+    each, by name, to compare side by side (the first is the report's main replay)."""
+    names = list(dict.fromkeys(n.strip() for n in (preset or "").split(",") if n.strip()))
+    if len(names) < 2:
+        return guard_settings(config, select, ignore, sets, tokenizers, names[0] if names else None), None
+    by_name = {}
+    for name in names:
+        chosen = guard_settings(config, select, ignore, sets, tokenizers, name)
+        by_name[chosen.preset] = chosen
+    return next(iter(by_name.values())), by_name
 
 
 def tokenizer_list(value: str | None) -> list[str]:

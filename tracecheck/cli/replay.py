@@ -20,7 +20,7 @@ from .app import (
     TokenizerOpt,
     command,
     finish_input,
-    guard_settings,
+    preset_settings,
     stderr_console,
     tokenizer_list,
 )
@@ -55,7 +55,7 @@ def replay(
     from ..input.sources import expand_paths
 
     names = tokenizer_list(tokenizer)
-    settings = guard_settings(config, select, ignore, set_, names, preset)
+    settings, presets = preset_settings(config, select, ignore, set_, names, preset)
     diagnostics = Diagnostics()
     sources = expand_paths(paths, diagnostics)
     with open_output(str(output) if output is not None else "-", sources) as out, _progress(stderr_console()) as advance:
@@ -70,6 +70,7 @@ def replay(
             tokenizers=names,
             diagnostics=diagnostics,
             on_file=advance,
+            presets=presets,
         )
         if not traces:
             finish_input(paths, diagnostics, strict, 0)  # exits before an empty output replaces anything

@@ -43,6 +43,8 @@ def show(
     from ..input.diagnostics import Diagnostics
     from ..reports.timeline import show_traces
 
+    if preset and "," in preset:
+        raise TracecheckError("show replays one preset at a time; compare presets with 'tracecheck replay --preset a,b'")
     settings = guard_settings(config, select, ignore, set_, tokenizer_list(tokenizer), preset) if guards else None
     console = stdout_console()
     diagnostics = Diagnostics()

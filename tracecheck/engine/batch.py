@@ -13,7 +13,7 @@ Callable without the CLI::
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +54,8 @@ class ReplayReport:
     settings: Settings | None = None
     comparisons: list[TokenizerComparison] = field(default_factory=list)
     tokenizers: tuple[str, ...] = ()
+    presets: tuple[str, ...] = ()  # compared side by side: each result's ``presets`` holds them
+    preset_results: list[dict[str, TraceResult]] = field(default_factory=list)  # per trace, by preset
 
 
 def compare_tokenizers(trace: Trace, settings: Settings, tokenizers: Sequence[str]) -> TokenizerComparison:
@@ -90,6 +92,14 @@ class ReplayItem:
 
     result: TraceResult
     comparison: TokenizerComparison | None = None
+    presets: dict[str, TraceResult] | None = None  # several presets side by side: each one's replay
+
+
+def _summary_only(result: TraceResult, trace: Trace) -> TraceResult:
+    """Keep the summary, not the transcript."""
+    result.trace = trace
+    result.costs = []
+    return result
 
 
 def replay_stream(
@@ -100,12 +110,15 @@ def replay_stream(
     tokenizers: Sequence[str] = (),
     diagnostics: Diagnostics | None = None,
     on_file: Callable[[int, int, str], Any] | None = None,
+    presets: Mapping[str, Settings] | None = None,
 ) -> Iterator[ReplayItem]:
     """Read every trace below ``paths`` and replay it through the enabled guards, one
     trace at a time: memory grows with the largest trace, not with the input.
 
     ``tokenizers`` with two or more names (e.g. ``("char", "jieba")``) also replays P001
     alone under each and compares them (the main replay uses P001's own option).
+    ``presets`` (name → settings) replays every trace once per preset as well, for a
+    side-by-side comparison; a preset whose settings are ``settings`` reuses the main replay.
     """
     check_input_format(input_format)
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
@@ -117,10 +130,16 @@ def replay_stream(
         for trace in read_source(source, diagnostics, input_format):
             result = replay_trace(trace, settings.build())
             comparison = compare_tokenizers(trace, settings, tokenizers) if compare else None
-            # Keep the summary, not the transcript.
-            result.trace = dataclasses.replace(trace, rounds=[])
-            result.costs = []
-            yield ReplayItem(result, comparison)
+            by_preset = None
+            if presets:
+                by_preset = {
+                    name: result if chosen is settings else replay_trace(trace, chosen.build())
+                    for name, chosen in presets.items()
+                }
+            summary = dataclasses.replace(trace, rounds=[])
+            for each in {id(r): r for r in [result, *(by_preset or {}).values()]}.values():
+                _summary_only(each, summary)
+            yield ReplayItem(result, comparison, by_preset)
 
 
 def replay_paths(
@@ -130,13 +149,21 @@ def replay_paths(
     input_format: str | None = None,
     tokenizers: Sequence[str] = (),
     diagnostics: Diagnostics | None = None,
+    presets: Mapping[str, Settings] | None = None,
 ) -> ReplayReport:
     """Like ``replay_stream``, collected into one report (every trace summary in memory)."""
-    report = ReplayReport(diagnostics=diagnostics or Diagnostics(), tokenizers=tuple(tokenizers), settings=settings)
+    report = ReplayReport(
+        diagnostics=diagnostics or Diagnostics(),
+        tokenizers=tuple(tokenizers),
+        settings=settings,
+        presets=tuple(presets or ()),
+    )
     for item in replay_stream(
-        paths, settings, input_format=input_format, tokenizers=tokenizers, diagnostics=report.diagnostics
+        paths, settings, input_format=input_format, tokenizers=tokenizers, diagnostics=report.diagnostics, presets=presets
     ):
         report.results.append(item.result)
         if item.comparison is not None:
             report.comparisons.append(item.comparison)
+        if item.presets is not None:
+            report.preset_results.append(item.presets)
     return report

@@ -175,6 +175,40 @@ _FIRE = {
     },
     "required": ["code", "name", "round", "phase", "action", "reason"],
 }
+_POLICY = {
+    "type": "object",
+    "properties": {
+        "stops": {
+            "type": "array",
+            "description": "where the enabled guards together end a turn (stop) or the run (abort): at most one per turn",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "turn": {"type": "integer"},
+                    "round": {"type": "integer"},
+                    "phase": {"enum": ["before_tools", "after_tools", "final"]},
+                    "code": {"type": "string"},
+                    "action": {"enum": ["stop", "abort"]},
+                    "saved": _SAVED,
+                    "new_information": {"oneOf": [{"type": "null"}, _NEW_INFORMATION]},
+                },
+                "required": ["turn", "round", "phase", "code", "action", "saved"],
+            },
+        },
+        "stale_blocks": {"type": "integer", "description": "blocks that would have returned stale data (not counted as saved)"},
+        "later_turns_as_recorded": {"type": "boolean", "description": "a stop ends its turn; later turns are assumed to happen as recorded"},
+        "possible_harm": {"type": ["string", "null"], "description": "set when the policy cuts a run labelled a success"},
+        "stopped_at": {"type": ["integer", "null"], "description": "round of the first stop"},
+        "phase": {"enum": ["before_tools", "after_tools", "final", None]},
+        "code": {"type": ["string", "null"]},
+        "action": {"enum": ["stop", "abort", None]},
+        "saved": _SAVED,
+        "blocked_calls": {"type": "integer", "minimum": 0},
+        "blocked_seconds": {"type": ["number", "null"]},
+        "outcome_change": {"type": ["string", "null"]},
+    },
+    "required": ["stopped_at", "action", "saved"],
+}
 _TRACE = {
     "type": "object",
     "properties": {
@@ -235,39 +269,19 @@ _TRACE = {
                 },
             },
         },
-        "policy": {
+        "policy": _POLICY,
+        "presets": {
             "type": "object",
-            "properties": {
-                "stops": {
-                    "type": "array",
-                    "description": "where the enabled guards together end a turn (stop) or the run (abort): at most one per turn",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "turn": {"type": "integer"},
-                            "round": {"type": "integer"},
-                            "phase": {"enum": ["before_tools", "after_tools", "final"]},
-                            "code": {"type": "string"},
-                            "action": {"enum": ["stop", "abort"]},
-                            "saved": _SAVED,
-                            "new_information": {"oneOf": [{"type": "null"}, _NEW_INFORMATION]},
-                        },
-                        "required": ["turn", "round", "phase", "code", "action", "saved"],
-                    },
+            "description": "with --preset a,b: each preset's replay of this trace, by name",
+            "additionalProperties": {
+                "type": "object",
+                "properties": {
+                    "fires": {"type": "integer", "description": "verdicts of the preset's guards, each alone"},
+                    "expectations_broken": {"type": "integer"},
+                    "policy": _POLICY,
                 },
-                "stale_blocks": {"type": "integer", "description": "blocks that would have returned stale data (not counted as saved)"},
-                "later_turns_as_recorded": {"type": "boolean", "description": "a stop ends its turn; later turns are assumed to happen as recorded"},
-                "possible_harm": {"type": ["string", "null"], "description": "set when the policy cuts a run labelled a success"},
-                "stopped_at": {"type": ["integer", "null"], "description": "round of the first stop"},
-                "phase": {"enum": ["before_tools", "after_tools", "final", None]},
-                "code": {"type": ["string", "null"]},
-                "action": {"enum": ["stop", "abort", None]},
-                "saved": _SAVED,
-                "blocked_calls": {"type": "integer", "minimum": 0},
-                "blocked_seconds": {"type": ["number", "null"]},
-                "outcome_change": {"type": ["string", "null"]},
+                "required": ["fires", "expectations_broken", "policy"],
             },
-            "required": ["stopped_at", "action", "saved"],
         },
     },
     "required": ["id", "file", "line", "format", "labels", "rounds", "fires", "policy"],
@@ -309,6 +323,7 @@ REPORT_SCHEMA: dict[str, Any] = {
                 "saved": _COUNTS,
                 "share": {"type": "object"},
                 "by_guard": {"type": "object"},
+                "by_preset": {"type": "object", "description": "with --preset a,b: these totals for each preset, by name"},
             },
             "required": ["traces", "traces_with_fires", "traces_stopped", "whole", "saved", "share"],
         },
@@ -324,6 +339,12 @@ REPORT_SCHEMA: dict[str, Any] = {
             "type": "array",
             "items": {"type": "string"},
             "description": "with --tokenizer a,b: P001 is also replayed per tokenizer (see each trace's tokenizer_comparison)",
+        },
+        "preset": {"type": ["string", "null"], "description": "the preset of the main replay (the first of --preset a,b)"},
+        "presets": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "with --preset a,b: every trace is replayed per preset too (see each trace's presets and totals.by_preset)",
         },
     },
     "required": ["schema_version", "tool", "traces", "totals", "warnings"],

@@ -13,7 +13,7 @@ from .. import __version__
 from ..config import Settings
 from ..engine.batch import ReplayItem, ReplayReport, TokenizerComparison
 from ..engine.costs import Saving, combine_bases
-from ..engine.replay import Fire, TraceResult
+from ..engine.replay import Fire, PolicyResult, TraceResult
 
 SCHEMA_VERSION = 1
 
@@ -70,9 +70,41 @@ def fire_data(fire: Fire) -> dict[str, Any]:
     }
 
 
-def trace_data(result: TraceResult) -> dict[str, Any]:
-    trace, policy, totals = result.trace, result.policy, result.totals
+def policy_data(policy: PolicyResult) -> dict[str, Any]:
+    """Where the guards together stop, and what that saves."""
     stop = policy.stop
+    return {
+        "stops": [
+            {
+                "turn": f.turn,
+                "round": f.round,
+                "phase": f.phase.value,
+                "code": f.code,
+                "action": f.action.value,
+                "saved": saving_data(f.saved),
+                "new_information": (
+                    {"round": f.new_information[0], "what": f.new_information[1]} if f.new_information else None
+                ),
+            }
+            for f in policy.stops
+        ],
+        "stale_blocks": policy.stale_blocks,
+        "later_turns_as_recorded": policy.later_turns_as_recorded,
+        "possible_harm": policy.possible_harm,
+        "stopped_at": stop.round if stop else None,
+        "phase": stop.phase.value if stop else None,
+        "code": stop.code if stop else None,
+        "action": stop.action.value if stop else None,
+        "saved": saving_data(policy.saved)
+        or {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "tokens_estimated": False, "tokens_basis": "measured", "seconds": None, "forced_answer_tokens": None},
+        "blocked_calls": policy.blocked_calls,
+        "blocked_seconds": _round(policy.blocked_seconds) if policy.blocked_seconds_known else None,
+        "outcome_change": policy.outcome_change,
+    }
+
+
+def trace_data(result: TraceResult) -> dict[str, Any]:
+    trace, totals = result.trace, result.totals
     return {
         "id": trace.id,
         "file": trace.file,
@@ -101,34 +133,7 @@ def trace_data(result: TraceResult) -> dict[str, Any]:
             }
             for e in result.expectations
         ],
-        "policy": {
-            "stops": [
-                {
-                    "turn": f.turn,
-                    "round": f.round,
-                    "phase": f.phase.value,
-                    "code": f.code,
-                    "action": f.action.value,
-                    "saved": saving_data(f.saved),
-                    "new_information": (
-                        {"round": f.new_information[0], "what": f.new_information[1]} if f.new_information else None
-                    ),
-                }
-                for f in policy.stops
-            ],
-            "stale_blocks": policy.stale_blocks,
-            "later_turns_as_recorded": policy.later_turns_as_recorded,
-            "possible_harm": policy.possible_harm,
-            "stopped_at": stop.round if stop else None,
-            "phase": stop.phase.value if stop else None,
-            "code": stop.code if stop else None,
-            "action": stop.action.value if stop else None,
-            "saved": saving_data(policy.saved)
-            or {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "tokens_estimated": False, "tokens_basis": "measured", "seconds": None, "forced_answer_tokens": None},
-            "blocked_calls": policy.blocked_calls,
-            "blocked_seconds": _round(policy.blocked_seconds) if policy.blocked_seconds_known else None,
-            "outcome_change": policy.outcome_change,
-        },
+        "policy": policy_data(result.policy),
     }
 
 
@@ -223,14 +228,25 @@ def comparison_data(comparison: TokenizerComparison) -> dict[str, Any]:
     }
 
 
+def preset_run_data(result: TraceResult) -> dict[str, Any]:
+    """One preset's replay of a trace, for the side-by-side comparison."""
+    return {
+        "fires": len(result.fires),
+        "expectations_broken": sum(1 for e in result.expectations if e.met is False),
+        "policy": policy_data(result.policy),
+    }
+
+
 def item_data(item: ReplayItem) -> dict[str, Any]:
     data = trace_data(item.result)
     if item.comparison is not None:
         data["tokenizer_comparison"] = comparison_data(item.comparison)
+    if item.presets is not None:
+        data["presets"] = {name: preset_run_data(result) for name, result in item.presets.items()}
     return data
 
 
-def header_data(settings: Settings | None, tokenizers: tuple[str, ...]) -> dict[str, Any]:
+def header_data(settings: Settings | None, tokenizers: tuple[str, ...], presets: tuple[str, ...] = ()) -> dict[str, Any]:
     data: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "tracecheck", "version": __version__},
@@ -239,19 +255,46 @@ def header_data(settings: Settings | None, tokenizers: tuple[str, ...]) -> dict[
     }
     if len(tokenizers) > 1:
         data["tokenizers"] = list(tokenizers)
+    if presets:
+        data["presets"] = list(presets)
     return data
+
+
+class ReportTotals:
+    """The totals of a report, and with presets side by side the totals of each."""
+
+    def __init__(self, presets: tuple[str, ...] = ()) -> None:
+        self.main = TotalsAccumulator()
+        self.by_preset = {name: TotalsAccumulator() for name in presets}
+
+    @property
+    def traces(self) -> int:
+        return self.main.traces
+
+    def add(self, item: ReplayItem) -> None:
+        self.main.add(item.result)
+        for name, result in (item.presets or {}).items():
+            self.by_preset[name].add(result)
+
+    def data(self) -> dict[str, Any]:
+        data = self.main.data()
+        if self.by_preset:
+            data["by_preset"] = {name: totals.data() for name, totals in self.by_preset.items()}
+        return data
 
 
 def report_data(report: ReplayReport) -> dict[str, Any]:
     """The whole report of a collected replay (``replay_paths``) as one dict."""
-    totals = TotalsAccumulator()
+    totals = ReportTotals(report.presets)
     traces = []
     comparisons = {c.trace_id: c for c in report.comparisons}
-    for result in report.results:
-        totals.add(result)
-        traces.append(item_data(ReplayItem(result, comparisons.get(result.trace.id))))
+    by_preset = report.preset_results or [None] * len(report.results)
+    for result, presets in zip(report.results, by_preset):
+        item = ReplayItem(result, comparisons.get(result.trace.id), presets)
+        totals.add(item)
+        traces.append(item_data(item))
     return {
-        **header_data(report.settings, report.tokenizers),
+        **header_data(report.settings, report.tokenizers, report.presets),
         "traces": traces,
         "totals": totals.data(),
         "warnings": [dataclasses.asdict(d) for d in report.diagnostics],

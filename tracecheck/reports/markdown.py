@@ -32,10 +32,22 @@ class MarkdownWriter:
 
     def __init__(self, write) -> None:
         self.write = write
+        self.presets: list[str] = []
         self.harmed: list[tuple[str, str]] = []  # (trace, what the policy would do to it)
         self.broken: list[tuple[str, str]] = []  # (trace, the broken expectation in words)
 
     def begin(self, header: dict[str, Any]) -> None:
+        self.presets = header.get("presets", [])
+        if self.presets:
+            self.write(
+                "# tracecheck replay: presets side by side\n\n"
+                + "| trace | outcome | "
+                + " | ".join(_cell(name) for name in self.presets)
+                + " |\n|---|---|"
+                + "---|" * len(self.presets)
+                + "\n"
+            )
+            return
         self.write(
             "# tracecheck replay\n\n"
             "| trace | outcome | guard | round | phase | action | reason |\n"
@@ -44,6 +56,9 @@ class MarkdownWriter:
 
     def trace(self, trace: dict[str, Any]) -> None:
         name = f"{trace['id']} ({trace['file']}:{trace['line']})"
+        if self.presets:
+            self._preset_row(name, trace)
+            return
         several_turns = trace.get("turns", 1) > 1
         for fire in trace["fires"]:
             cells = (
@@ -66,7 +81,46 @@ class MarkdownWriter:
         if harm:
             self.harmed.append((name, harm))
 
+    def _preset_row(self, name: str, trace: dict[str, Any]) -> None:
+        cells = [name, trace["labels"].get("outcome", "")]
+        for run in trace["presets"].values():
+            policy = run["policy"]
+            if not policy["stops"]:
+                cells.append("no stop")
+                continue
+            saved = policy["saved"]
+            text = "; ".join(f"{s['action']} round {s['round']} ({s['code']})" for s in policy["stops"])
+            text += f": saves {saved['llm_calls']} LLM calls, {saved['tokens']:,} tokens"
+            if policy.get("possible_harm"):
+                text += " — possible harm"
+                self.harmed.append((name, policy["possible_harm"]))
+            cells.append(text)
+        self.write("| " + " | ".join(_cell(v) for v in cells) + " |\n")
+
+    def _preset_totals(self, by_preset: dict[str, dict[str, Any]]) -> None:
+        self.write(
+            "\n| preset | stops | possible harm | cut before new information | stale blocks | LLM calls saved | tool calls saved | tokens saved | time saved |\n"
+            "|---|---|---|---|---|---|---|---|---|\n"
+        )
+        for name, totals in by_preset.items():
+            saved = totals["saved"]
+            cells = (
+                name,
+                f"{totals['traces_stopped']} of {totals['traces']}",
+                totals["possible_harm"],
+                totals["stops_before_new_information"],
+                totals["stale_blocks"],
+                _number(saved["llm_calls"]),
+                _number(saved["tool_calls"]),
+                _number(saved["tokens"]) + basis_note(saved),
+                _number(saved["seconds"], "s"),
+            )
+            self.write("| " + " | ".join(_cell(v) for v in cells) + " |\n")
+
     def end(self, totals: dict[str, Any], warnings: list[dict[str, Any]]) -> None:
+        if self.presets:
+            self._preset_totals(totals["by_preset"])
+            return
         saved, whole, share = totals["saved"], totals["whole"], totals["share"]
 
         def row(key: str, noun: str, unit: str = "", note: str = "") -> str:

@@ -14,14 +14,14 @@ import contextlib
 import dataclasses
 import io
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, BinaryIO
 
 from ..config import Settings
 from ..input.diagnostics import Diagnostics
 from ..engine.batch import replay_stream
 from ..input.sources import Source
-from .data import TotalsAccumulator, header_data, item_data
+from .data import ReportTotals, header_data, item_data
 
 FORMATS = ("terminal", "json", "jsonl", "markdown")
 
@@ -38,19 +38,24 @@ def write_replay_report(
     tokenizers: Sequence[str] = (),
     diagnostics: Diagnostics | None = None,
     on_file: Callable[[int, int, str], Any] | None = None,
+    presets: Mapping[str, Settings] | None = None,
 ) -> int:
     """Replay every trace below ``paths`` and write the report in ``format`` to ``out``;
     returns how many traces were replayed (nothing is written when there were none).
     ``to_file``: the terminal report goes to ``out`` without colour, else to standard
-    output as a terminal shows it."""
+    output as a terminal shows it. ``presets`` (name → settings, two or more) replays
+    every trace once per preset too and reports them side by side."""
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
-    totals = TotalsAccumulator()
+    names = tuple(presets or ())
+    totals = ReportTotals(names)
     with report_writer(format, out, to_file, only_fires) as writer:
-        stream = replay_stream(paths, settings, input_format=input_format, tokenizers=tokenizers, diagnostics=diagnostics, on_file=on_file)
+        stream = replay_stream(
+            paths, settings, input_format=input_format, tokenizers=tokenizers, diagnostics=diagnostics, on_file=on_file, presets=presets
+        )
         for item in stream:
             if not totals.traces:
-                writer.begin(header_data(settings, tuple(tokenizers)))
-            totals.add(item.result)
+                writer.begin(header_data(settings, tuple(tokenizers), names))
+            totals.add(item)
             data = item_data(item)
             if format == "terminal" or not only_fires or data["fires"]:
                 writer.trace(data)

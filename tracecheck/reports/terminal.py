@@ -69,7 +69,8 @@ def _where(fire: dict[str, Any], turns: int) -> str:
     return (f"turn {fire['turn']} " if turns > 1 else "") + f"round {fire['round']:>2}"
 
 
-def _trace_block(console: Console, trace: dict[str, Any]) -> None:
+def _trace_head(console: Console, trace: dict[str, Any]) -> None:
+    """Where the trace is, its id and outcome, and what it cost as recorded."""
     head = Text()
     where = f"{trace['file']}:{trace['line']}" if trace["line"] else trace["file"]
     head.append_text(plain(where, "dim"))
@@ -89,6 +90,18 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
     if not trace["answered"]:
         facts += " · ended without an answer" + (f": {one_line(trace['error'], 60)}" if trace["error"] else "")
     console.print(plain(facts, "dim"))
+
+
+def _stops_text(policy: dict[str, Any], turns: int) -> str:
+    return "; ".join(
+        f"{stop['action']} at {_where(stop, turns).replace('  ', ' ')} {stop['phase'].replace('_', ' ')} ({stop['code']})"
+        for stop in policy["stops"]
+    )
+
+
+def _trace_block(console: Console, trace: dict[str, Any]) -> None:
+    _trace_head(console, trace)
+    turns = trace.get("turns", 1)
     _expectations(console, trace)
     if not trace["fires"]:
         console.print(Text("  no guard fired", style="green"))
@@ -142,12 +155,8 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
             summary.append(f"; {_count(policy['stale_blocks'], 'block')} would have returned stale data (not counted)")
         console.print(summary)
         return
-    where = [
-        f"{stop['action']} at {_where(stop, turns).replace('  ', ' ')} {stop['phase'].replace('_', ' ')} ({stop['code']})"
-        for stop in policy["stops"]
-    ]
     text = Text("  policy: ", style="bold")
-    text.append("; ".join(where) + f" → {_effect(policy['saved'], trace)}")
+    text.append(_stops_text(policy, turns) + f" → {_effect(policy['saved'], trace)}")
     console.print(text)
     notes = []
     forced = policy["saved"]["forced_answer_tokens"]
@@ -168,6 +177,86 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
         console.print(Text(f"          possible harm: {policy['possible_harm']}", style="bold red"))
 
 
+def _preset_block(console: Console, trace: dict[str, Any]) -> None:
+    """A trace under several presets: where each one stops, and what that saves."""
+    _trace_head(console, trace)
+    turns = trace.get("turns", 1)
+    width = max(len(name) for name in trace["presets"])
+    for name, run in trace["presets"].items():
+        policy = run["policy"]
+        line = Text(f"  {name:<{width}}  ", style="bold")
+        if policy["stops"]:
+            line.append(_stops_text(policy, turns) + f" → {_effect(policy['saved'], trace)}")
+        elif policy["blocked_calls"]:
+            line.append(f"no stop; {_count(policy['blocked_calls'], 'call')} blocked → {_effect(policy['saved'], trace)}")
+        else:
+            line.append("no stop", style="green" if run["fires"] == 0 else "dim")
+        notes = []
+        if policy.get("possible_harm"):
+            notes.append(("possible harm: " + policy["possible_harm"], "bold red"))
+        if any(stop.get("new_information") for stop in policy["stops"]):
+            notes.append(("cut before new information", "yellow"))
+        if policy.get("stale_blocks"):
+            notes.append((f"{_count(policy['stale_blocks'], 'stale block')} (not counted)", "yellow"))
+        if run["expectations_broken"]:
+            notes.append((f"{_count(run['expectations_broken'], 'expectation')} broken", "bold red"))
+        for text, style in notes:
+            line.append("  ")
+            line.append(text, style=style)
+        console.print(line)
+
+
+def _preset_summary(console: Console, by_preset: dict[str, dict[str, Any]]) -> None:
+    from rich import box
+    from rich.table import Table
+
+    table = Table(
+        box=box.SIMPLE_HEAD, title="Presets side by side", title_justify="left", title_style="bold underline", pad_edge=False, show_edge=False, collapse_padding=True
+    )
+    table.add_column("preset", no_wrap=True)
+    # Narrow headers: the table must fit an 80-column terminal.
+    for column in ("stops", "harm¹", "cut²", "stale³", "saved:\nLLM calls", "\ntool calls", "\ntokens", "\ntime"):
+        table.add_column(column, justify="right", no_wrap=True)
+    for name, totals in by_preset.items():
+        saved = totals["saved"]
+
+        def cell(key: str, unit: str = "") -> str:
+            value = saved[key]
+            if value is None:
+                return "unknown"
+            return f"{value:,.1f}{unit}" if unit else f"{value:,}"
+
+        table.add_row(
+            name,
+            f"{totals['traces_stopped']}/{totals['traces']}",
+            str(totals["possible_harm"]),
+            str(totals["stops_before_new_information"]),
+            str(totals["stale_blocks"]),
+            cell("llm_calls"),
+            cell("tool_calls"),
+            cell("tokens"),
+            cell("seconds", "s"),
+        )
+    console.print(table)
+    whole = next(iter(by_preset.values()))["whole"]
+    recorded = f"  as recorded: {whole['llm_calls']:,} LLM calls · {whole['tool_calls']:,} tool calls · {whole['tokens']:,} tokens"
+    recorded += basis_note(whole) + (f" · {whole['seconds']:,.1f}s" if whole["seconds"] is not None else "")
+    console.print(Text(recorded))
+    broken = [f"{name} {totals['expectations_broken']}" for name, totals in by_preset.items() if totals["expectations_broken"]]
+    if broken:
+        console.print(Text("  expectations broken: " + " · ".join(broken), style="bold red"))
+    console.print(
+        Text(
+            "  saved: what the preset's stops and blocks save (negative: a forced answer dearer than what it replaced)"
+            + basis_note(next(iter(by_preset.values()))["saved"])
+            + ". ¹ stops of runs labelled a success; ² stops before the recorded run found something new; "
+            "³ blocks whose cached answer differs from the recorded result (not counted as saved).",
+            style="dim",
+        )
+    )
+    console.print()
+
+
 class TerminalWriter:
     """Prints each trace as it is replayed, then the tokenizer comparison and totals."""
 
@@ -177,9 +266,11 @@ class TerminalWriter:
         self.tokenizers: list[str] = []
         self.compared = 0
         self.differing: list[tuple[str, dict[str, Any]]] = []
+        self.presets: list[str] = []
 
     def begin(self, header: dict[str, Any]) -> None:
         self.tokenizers = header.get("tokenizers", [])
+        self.presets = header.get("presets", [])
 
     def trace(self, trace: dict[str, Any]) -> None:
         comparison = trace.get("tokenizer_comparison")
@@ -187,6 +278,11 @@ class TerminalWriter:
             self.compared += 1
             if comparison["differs"]:
                 self.differing.append((trace["id"], comparison))
+        if self.presets:
+            if not self.only_fires or any(run["fires"] for run in trace["presets"].values()):
+                _preset_block(self.console, trace)
+                self.console.print()
+            return
         if self.only_fires and not trace["fires"]:
             return
         _trace_block(self.console, trace)
@@ -195,6 +291,9 @@ class TerminalWriter:
     def end(self, totals: dict[str, Any], warnings: list[dict[str, Any]]) -> None:
         if self.tokenizers:
             self._comparison()
+        if self.presets:
+            _preset_summary(self.console, totals["by_preset"])
+            return
         self._summary(totals)
 
     def _comparison(self) -> None:
