@@ -130,3 +130,18 @@ def test_naming_a_guard_that_is_off_by_default_runs_it(cli):
     assert [s["code"] for s in report["traces"][0]["policy"]["stops"]] == ["R003"]
     prefixed = json.loads(cli("replay", "--format", "json", "--select", "R", str(ALTERNATING)).stdout)
     assert [g["code"] for g in prefixed["guards"]] == ["R001", "R002"]  # a prefix takes only the guards that are on
+
+
+def test_a_config_file_extends_a_preset_adding_guards_and_changing_options(tmp_path, cli, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.tracecheck]\nextend-preset = "gemini-cli"\nselect = ["F002"]\n[tool.tracecheck.guards.R003]\nlaps = 3\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    report = json.loads(cli("replay", "--format", "json", str(ALTERNATING)).stdout)
+    assert report["preset"] == "gemini-cli"
+    assert {g["code"]: g["options"].get("laps") for g in report["guards"]} == {"R003": 3, "F002": None, "T002": None}
+    # Three laps of the two-call block: gemini-cli alone needs five.
+    assert [(s["code"], s["round"]) for s in report["traces"][0]["policy"]["stops"]] == [("R003", 6)]
+    (tmp_path / "pyproject.toml").write_text('[tool.tracecheck]\nextend-preset = "gemini-cli"\npreset = "openhands"\n')
+    both = cli("replay", str(ALTERNATING))
+    assert both.exit_code == 2 and "either 'preset' or 'extend-preset'" in both.stderr

@@ -90,12 +90,12 @@ def _named_exactly(items: Iterable[str]) -> set[str]:
     return named
 
 
-def select_guards(settings: Settings, items: Iterable[str]) -> Settings:
-    """Run exactly the guards ``items`` select. A guard named by its code or name runs
-    even if it is off by default (naming it is asking for it); ALL and prefixes select
-    only the guards that are on."""
+def select_guards(settings: Settings, items: Iterable[str], add: bool = False) -> Settings:
+    """Run exactly the guards ``items`` select (with ``add``: these as well). A guard
+    named by its code or name runs even if it is off by default (naming it is asking
+    for it); ALL and prefixes select only the guards that are on."""
     items = list(items)
-    settings.selected = _selection(items)
+    settings.selected = (settings.selected | _selection(items)) if add else _selection(items)
     for code in _named_exactly(items):
         settings = settings.with_option(code, "enabled", True)
     return settings
@@ -209,15 +209,18 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise TracecheckError(f"{path}: cannot read config: {exc}") from None
 
 
-_TOP_KEYS = {"preset", "select", "ignore", "guards"}
+_TOP_KEYS = {"preset", "extend-preset", "select", "ignore", "guards"}
 
 
 def apply_table(settings: Settings, table: Mapping[str, Any], where: str) -> Settings:
     unknown = set(table) - _TOP_KEYS
     if unknown:
         raise TracecheckError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} (allowed: {', '.join(sorted(_TOP_KEYS))})")
+    if "preset" in table and "extend-preset" in table:
+        raise TracecheckError(f"{where}: use either 'preset' or 'extend-preset', not both")
     if "select" in table:
-        settings = select_guards(settings, _as_list(table["select"], "select", where))
+        # Extending a preset adds guards to it; otherwise 'select' says which run.
+        settings = select_guards(settings, _as_list(table["select"], "select", where), add="extend-preset" in table)
     if "ignore" in table:
         settings.selected -= _selection(_as_list(table["ignore"], "ignore", where))
     guards_table = table.get("guards", {})
@@ -285,7 +288,7 @@ def load_settings(
         found = find_config(cwd or Path.cwd())
         if found is not None:
             table, where = found[1], str(found[0])
-    base = preset if preset is not None else table.get("preset")
+    base = preset if preset is not None else table.get("preset", table.get("extend-preset"))
     if base is not None:
         settings = apply_preset(settings, base, "--preset" if preset is not None else where)
     if where:
