@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from conftest import write_jsonl
+from conftest import SAMPLES, write_jsonl
 
 
 def search_round(trace: str, n: int, query: str, result: str, **extra) -> list[dict]:
@@ -74,6 +74,20 @@ def test_a_stop_on_a_run_labelled_success_is_a_possible_harm_in_every_format(tmp
     assert "1 labelled a success (possible harm)" in terminal
     markdown = replay(cli, path, "--format", "markdown").stdout
     assert "**Possible harm**" in markdown and "- good \\(" in markdown
+
+
+def test_a_stop_of_an_earlier_turn_of_a_successful_dialogue_is_harm_only_when_it_cuts_news_or_aborts(cli):
+    # Turn 2 repeats a failing lookup four times, then apologises; turns 3-5 solve the task.
+    path = str(SAMPLES / "tau_retail_order_lookup_loop.jsonl")
+    stopped = json.loads(replay(cli, path, "--format", "json", "--preset", "patchcat").stdout)["traces"][0]["policy"]
+    assert [(s["turn"], s["round"], s["action"]) for s in stopped["stops"]] == [(2, 6, "stop")]
+    # The forced reply stands in for round 8's apology: nothing new is lost, later turns as recorded.
+    assert stopped["stops"][0]["new_information"] is None and stopped["later_turns_as_recorded"]
+    assert stopped["possible_harm"] is None
+    aborted = json.loads(replay(cli, path, "--format", "json", "--preset", "openhands").stdout)["traces"][0]["policy"]
+    assert [(s["turn"], s["action"]) for s in aborted["stops"]] == [(2, "abort")]
+    assert aborted["possible_harm"] == "the run is labelled a success: the policy would have aborted it"
+    assert aborted["stops"][0]["new_information"] == {"round": 8, "what": "a reply after a failed tool call"}
 
 
 def test_replay_checks_expect_events_and_prints_the_broken_ones(tmp_path, cli):

@@ -57,11 +57,13 @@ def _lines(content: str) -> set[str]:
 
 
 def new_information_after(
-    trace: Trace, index: int, after_tools: bool, start: int, end: int
+    trace: Trace, index: int, after_tools: bool, start: int, end: int, forced_answer: bool = False
 ) -> tuple[int, str] | None:
     """(round, what) of the first recorded round in a stop's scope that brought new
     information, for a stop at round ``index`` (0-based) in a scope of rounds
-    ``start``..``end`` (exclusive): "new" is against what that scope saw before the stop."""
+    ``start``..``end`` (exclusive): "new" is against what that scope saw before the stop.
+    ``forced_answer``: the stop ends with a forced answer, which replies in place of the
+    scope's own reply, so that reply is not something the stop loses."""
     seen = _Seen()
     for i in range(start, index + 1 if after_tools else index):
         for call in trace.rounds[i].tool_calls:
@@ -72,7 +74,7 @@ def new_information_after(
     for i in range(first, end):
         rnd = trace.rounds[i]
         if rnd.is_final:
-            if failed_before_stop and rnd.text.strip():
+            if failed_before_stop and rnd.text.strip() and not forced_answer:
                 return rnd.index, "a reply after a failed tool call"
             continue
         for call in rnd.tool_calls:

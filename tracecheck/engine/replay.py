@@ -179,7 +179,7 @@ def _fire(trace: Trace, costs, guard: Guard, verdict, rnd, index: int, phase: Ph
         start, end = (turn_start, turn_end(trace, index)) if is_stop else (0, len(trace.rounds))
         after = phase is Phase.AFTER_TOOLS
         fire.saved = saving_after(trace, costs, index, after, is_stop, end)
-        fire.new_information = new_information_after(trace, index, after, start, end)
+        fire.new_information = new_information_after(trace, index, after, start, end, forced_answer=is_stop)
     elif verdict.action is Action.BLOCK:
         call = next((c for c in rnd.tool_calls if c.id == verdict.call_id), None)
         recorded = call.result.content if call is not None and call.result is not None else None
@@ -229,8 +229,11 @@ def _policy(trace: Trace, fires: list[Fire]) -> PolicyResult:
     last = stops[-1] if stops else None
     final_turn = trace.rounds[-1].turn if trace.rounds else 1
     policy.later_turns_as_recorded = any(s.action is Action.STOP and s.turn < final_turn for s in stops)
-    if stops and trace.outcome == "success":
-        policy.possible_harm = "the run is labelled a success: the policy would have " + _what_it_cuts(stops, final_turn)
+    # A stop that ends an earlier turn of a successful dialogue, cutting nothing new, leaves
+    # the success to the later turns (assumed as recorded): not counted as harm.
+    harmful = [s for s in stops if s.action is Action.ABORT or s.turn == final_turn or s.new_information]
+    if harmful and trace.outcome == "success":
+        policy.possible_harm = "the run is labelled a success: the policy would have " + _what_it_cuts(harmful, final_turn)
     if last is not None and (last.action is Action.ABORT or last.turn == trace.rounds[-1].turn):
         # What the run ends with changes only where the policy cut its last turn.
         if not trace.answered:

@@ -91,6 +91,21 @@ PRESETS: dict[str, Preset] = {
             "JSON.stringify of the arguments, so key order matters there; tracecheck's R003 compares sorted-key "
             "JSON. Its third detector, an LLM judge, has no offline equivalent.",
         ),
+        Preset(
+            name="default",
+            summary="tracecheck's recommendation: stop loops that show no progress in their results, spare runs whose results change",
+            source="tracecheck (measured on sample_traces/, tests/corpus/ and the τ²-bench dialogues)",
+            guards={
+                "P001": {"containment": 0.8, "threshold": 2, "tokenizer": "char", "metric": "containment"},
+                "P002": {"threshold": 2},
+                "P004": {"threshold": 3},
+                "R003": {"min_period": 2, "max_period": 4, "laps": 3, "compare_results": True},
+                "F002": {"threshold": 4},
+                "T001": {"threshold": 3, "scope": "run"},
+                "E001": {},
+            },
+            notes="",
+        ),
     )
 }
 
