@@ -3,45 +3,121 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import Round
+from ..input.diagnostics import TracecheckError
+from ..model import Round, ToolCall
+from ..text.arguments import dump_json
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
 from .signals import call_signature, excerpt, truncated
 
 
+LIMIT_ACTIONS = ("stop", "block", "abort")
+PHASES = ("before_tools", "after_tools")
+
+
 @dataclass(frozen=True)
 class R001Options(GuardOptions):
-    hint_at: int = option(2, "Consecutive identical calls at which a hint is injected (the call still runs).", minimum=1)
-    stop_at: int = option(3, "Consecutive identical calls at which the run stops before the call runs.", minimum=1)
+    hint_at: int = option(
+        2, "Consecutive identical calls at which a hint is injected (the call still runs); 0 = no hint.", minimum=0
+    )
+    stop_at: int = option(
+        3,
+        "Consecutive identical calls at which stop_action is taken; 0 = never. A system that allows N "
+        "identical calls and refuses the next (Roo, Goose) sets N + 1.",
+        minimum=0,
+    )
+    stop_action: str = option(
+        "stop",
+        "What happens at stop_at: stop (forced final answer), abort (the run ends without one), or block "
+        "(that call is not run and block_message is its result; the run goes on).",
+        choices=LIMIT_ACTIONS,
+    )
+    block_message: str = option(
+        "{tool} was called {count} times in a row with identical arguments and was not run this time. "
+        "Try a different approach.",
+        "The result a blocked call gets instead of running; {tool} and {count} are filled in.",
+    )
+    reset_after_block: bool = option(
+        False,
+        "After a block, forget the streak, so the blocked call counts as nothing and stop_at more identical "
+        "calls are needed for the next block (Roo). Off: every further identical call is blocked too "
+        "(Goose, CrewAI).",
+    )
+    phase: str = option(
+        "before_tools",
+        "When calls are counted and verdicts given: before_tools (the call is judged before it runs) or "
+        "after_tools (it ran; the hint or stop comes before the next model request, as Cline). A block "
+        "needs before_tools.",
+        choices=PHASES,
+    )
+    ignore_fields: list[str] = option(
+        [], "Top-level argument keys left out of the comparison (Cline: task_progress, a checklist that changes every call)."
+    )
     canonical_args: bool = option(
         True, "Compare arguments as sorted-key JSON; off compares the raw text, as the seed does (key order then matters)."
     )
 
 
+# The same read_file five times, its task_progress checklist ticking on every call (Cline's test 6).
+CHECKLIST_LOOP = tuple(
+    calls(Call("read_file", {"path": "src/main.ts", "task_progress": f"- [x] step {i} of 5"}, "..."))
+    for i in range(1, 6)
+) + (answer(),)
+
+
 class IdenticalCallStreak(Guard):
-    """Hints at the 2nd and stops at the 3rd identical call in a row (seed 004, PatchCat).
+    """Hints at the 2nd and stops at the 3rd identical call in a row (seed 004, PatchCat);
+    with its options, the identical-call detectors of Cline, Roo Code, Goose and CrewAI.
 
     **What it fires on.** Every tool call has a signature: tool name + arguments (never
-    the call id). Calls are taken in order, parallel calls of one round included; the
-    same signature as the previous call extends the streak, anything else restarts it
-    at 1. At the ``hint_at``-th (2nd) identical call in a row the guard says ``hint``:
-    a "you called X twice with identical parameters; if polling, continue, otherwise
-    answer" message is injected and the call still runs, because a second identical
-    call may be a legitimate poll. At the ``stop_at``-th (3rd) it says ``stop`` before
-    the call runs, and the agent gives one forced answer.
+    the call id), without the top-level keys named in ``ignore_fields``. Calls are taken
+    in order, parallel calls of one round included; the same signature as the previous
+    call extends the streak, anything else restarts it at 1. At the ``hint_at``-th (2nd)
+    identical call in a row the guard says ``hint``: a "you called X twice with identical
+    parameters; if polling, continue, otherwise answer" message is injected and the call
+    still runs, because a second identical call may be a legitimate poll. At the
+    ``stop_at``-th (3rd) it takes ``stop_action``:
+
+    - ``stop`` (default): the run leaves the loop before the call runs and the agent
+      gives one forced answer;
+    - ``abort``: the run ends without an answer (Cline's SDK stops the session);
+    - ``block``: only that call is refused; it gets ``block_message`` as its result
+      (in the verdict's ``details["result"]``) and the run goes on (Roo Code, Goose, CrewAI). Without ``reset_after_block`` the
+      streak keeps growing and every further identical call is blocked too (Goose
+      denies while ``repeat_count > max``, CrewAI compares with the last call that
+      *ran*); with it the streak is forgotten, so the model must make ``stop_at`` more
+      identical calls before the next block (Roo resets both counters).
+
+    ``hint_at`` or ``stop_at`` 0 switches that step off. Counting conventions differ
+    between systems and all map onto "the n-th identical call in a row": "fire on the
+    N-th" is ``stop_at = N`` (Cline 5, CrewAI 2); "N allowed, refuse the (N+1)-th" is
+    ``stop_at = N + 1`` (Roo's limit 3 and Goose's ``--max-tool-repetitions 3`` both
+    refuse the 4th).
+
+    ``phase`` says when a call is judged. ``before_tools`` (default): before it runs,
+    the only moment it can still be blocked. ``after_tools``: after it ran, as Cline
+    counts a call once its result is in (its 5th identical call runs, and the session
+    stops before the next model request); a block needs ``before_tools``.
 
     **Why it matters.** A model that got ``[]`` from ``query_db({"status": "pending"})``
     often asks for exactly the same thing again and again (mode collapse). A third
     identical call with nothing changed almost never breaks the pattern by itself.
+    Some arguments change on every call without changing what is asked (Cline's
+    ``task_progress`` checklist): left in, they hide the loop; ``ignore_fields`` drops
+    them.
 
     **Key order.** The seed compares ``name:rawArguments`` and says so: a model that
     writes ``{"page":1,"size":10}`` then ``{"size":10,"page":1}`` escapes it.
     ``canonical_args`` (on by default) compares sorted-key JSON instead; off reproduces
-    the seed's drift.
+    the seed's drift (with ``ignore_fields`` set, the remaining keys are rewritten in
+    the model's order, so only key order, not spacing, still matters).
 
-    **Known misses.** Alternating loops (A, B, A, B) reset the streak every call; a
-    poll whose result changes is hinted at the 2nd call and stopped at the 3rd even
-    though it progresses (P004 compares results too).
+    **Known misses.** Alternating loops (A, B, A, B) reset the streak every call (R003
+    sees them); a poll whose result changes is hinted at the 2nd call and stopped at the
+    3rd even though it progresses (P004 compares results too). Only top-level keys are
+    ignored: a volatile field nested inside an argument still makes calls differ. A
+    block's effect on what the model does next is unknown, so replay goes on with the
+    recorded rounds: a blocked streak that the model would have left keeps counting.
     """
 
     code = "R001"
@@ -89,27 +165,93 @@ class IdenticalCallStreak(Guard):
             tuple(calls(Call("open_page" if i % 2 == 0 else "scroll_down", {"url": "https://x.example"})) for i in range(6))
             + (answer(),),
         ),
+        Example(
+            "Block the 4th and forget the streak (Roo's limit 3): the next block is the 8th",
+            tuple(calls(Call("read_file", {"path": "src/app.ts"}, "export {}")) for _ in range(8)) + (answer(),),
+            expect=((4, "before_tools", "block"), (8, "before_tools", "block")),
+            options={"hint_at": 0, "stop_at": 4, "stop_action": "block", "reset_after_block": True},
+        ),
+        Example(
+            "Block without a reset (Goose, CrewAI): every further identical call is refused, new arguments pass",
+            tuple(calls(Call("fetch_user", {"id": 123}, '{"name": "Ada"}')) for _ in range(4))
+            + tuple(calls(Call("fetch_user", {"id": 456}, '{"name": "Bob"}')) for _ in range(2))
+            + (answer(),),
+            expect=((3, "before_tools", "block"), (4, "before_tools", "block")),
+            options={"hint_at": 0, "stop_at": 3, "stop_action": "block"},
+        ),
+        Example(
+            "Cline: a changing task_progress is ignored; hint after the 3rd ran, abort after the 5th ran",
+            CHECKLIST_LOOP,
+            expect=((3, "after_tools", "hint"), (5, "after_tools", "abort")),
+            options={"hint_at": 3, "stop_at": 5, "stop_action": "abort", "phase": "after_tools",
+                     "ignore_fields": ["task_progress"]},
+        ),
+        Example(
+            "Without ignore_fields, the changing task_progress hides the same loop",
+            CHECKLIST_LOOP,
+            options={"hint_at": 3, "stop_at": 5},
+        ),
+        Example(
+            "hint_at 0: no hint, the stop still comes at the 3rd",
+            tuple(calls(Call("query_db", {"status": "pending"}, "[]")) for _ in range(3)) + (answer(),),
+            expect=((3, "before_tools", "stop"),),
+            options={"hint_at": 0},
+        ),
     )
+
+    def __init__(self, options: GuardOptions | None = None, **overrides: Any) -> None:
+        super().__init__(options, **overrides)
+        if self.options.stop_action == "block" and self.options.phase == "after_tools":
+            # Options come from files and the command line: say which pair cannot work.
+            raise TracecheckError("R001: stop_action block needs phase before_tools (a call that ran cannot be refused)")
+
+    @classmethod
+    def is_off(cls, options) -> bool:
+        return not options.enabled or (options.hint_at <= 0 and options.stop_at <= 0)
 
     def reset(self, context: RunContext | None = None) -> None:
         self.last_signature: str | None = None
         self.streak = 0
+        self.ignored = frozenset(self.options.ignore_fields)
 
-    def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
+    def signature(self, call: ToolCall) -> str:
+        args = call.arguments
+        if self.ignored and isinstance(args, dict) and call.arguments_error is None:
+            kept = {k: v for k, v in args.items() if k not in self.ignored}
+            return f"{call.name}:{dump_json(kept, sort_keys=self.options.canonical_args)}"
+        return call_signature(call, self.options.canonical_args)
+
+    def _judge(self, rnd: Round) -> list[Verdict]:
         opts = self.options
         verdicts: list[Verdict] = []
         for call in rnd.tool_calls:
-            signature = call_signature(call, opts.canonical_args)
+            signature = self.signature(call)
             if signature == self.last_signature:
                 self.streak += 1
             else:
                 self.last_signature, self.streak = signature, 1
             details = {"signature": truncated(signature), "streak": self.streak}
-            if self.streak >= opts.stop_at:
+            if opts.stop_at and self.streak >= opts.stop_at:
+                if opts.stop_action == "block":
+                    # The refusal text goes in details, not in ``replacement``: replay takes a
+                    # replacement for a cached answer and would call every refusal stale data.
+                    details["result"] = opts.block_message.replace("{tool}", call.name).replace("{count}", str(self.streak))
+                    verdicts.append(
+                        Verdict(
+                            Action.BLOCK,
+                            f"{self.streak} consecutive identical calls {excerpt(signature, 200)}; this one is not run",
+                            call_id=call.id,
+                            details=details,
+                        )
+                    )
+                    if opts.reset_after_block:
+                        self.last_signature, self.streak = None, 0
+                    continue
+                when = "before it runs" if opts.phase == "before_tools" else "after it ran"
                 verdicts.append(
                     Verdict(
-                        Action.STOP,
-                        f"{self.streak} consecutive identical calls {excerpt(signature, 200)}; stopped before it runs",
+                        Action(opts.stop_action),
+                        f"{self.streak} consecutive identical calls {excerpt(signature, 200)}; {opts.stop_action} {when}",
                         call_id=call.id,
                         details=details,
                     )
@@ -126,6 +268,12 @@ class IdenticalCallStreak(Guard):
                     )
                 )
         return verdicts
+
+    def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
+        return self._judge(rnd) if self.options.phase == "before_tools" else []
+
+    def after_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
+        return self._judge(rnd) if self.options.phase == "after_tools" else []
 
     def state(self) -> dict[str, Any]:
         return {"streak": self.streak, "signature": truncated(self.last_signature) if self.last_signature else self.last_signature}

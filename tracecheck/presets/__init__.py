@@ -5,9 +5,9 @@ system runs and sets their options the way that system sets them. It is the base
 the settings: the config file and the command line change it from there (a config
 file names one with ``preset = "NAME"``; ``--preset NAME`` on the command line wins).
 
-The seeds' systems, OpenHands' and Gemini CLI's are here; the other agents' presets
-(Cline, Roo, Goose, OpenRouter, Hermes, CrewAI) and a recommended ``default`` are to
-come. Facts about each system are from ``reference/peers.md``.
+The seeds' systems, OpenHands', Gemini CLI's, Cline's, Roo Code's, Goose's and CrewAI's
+are here; the other agents' presets (OpenRouter, Hermes) and a recommended ``default``
+are to come. Facts about each system are from ``reference/peers.md``.
 """
 
 from __future__ import annotations
@@ -90,6 +90,122 @@ PRESETS: dict[str, Preset] = {
             notes="Both detectors reset when a new user prompt starts (scope turn). Gemini keys calls by "
             "JSON.stringify of the arguments, so key order matters there; tracecheck's R003 compares sorted-key "
             "JSON. Its third detector, an LLM judge, has no offline equivalent.",
+        ),
+        Preset(
+            name="cline",
+            summary="Cline's repeated-call detection: the 3rd identical call in a row gets a warning, the 5th ends the turn; "
+            "task_progress ignored",
+            source="Cline src/core/task/loop-detection.ts + ToolExecutor.ts (extension), sdk/.../safety/loop-detection.ts (SDK)",
+            guards={
+                "R001": {
+                    "hint_at": 3,
+                    "stop_at": 5,
+                    "stop_action": "stop",
+                    "phase": "after_tools",
+                    "ignore_fields": ["task_progress"],
+                    "canonical_args": True,
+                    "scope": "turn",
+                }
+            },
+            notes="Cline counts a call after it ran and its result is in: the warning after the 3rd identical call "
+            "and the escalation after the 5th reach the model with the next request, hence phase after_tools (the "
+            "5th call is not saved). Signatures are sorted-key JSON without task_progress, the checklist that "
+            "changes on every call. At the 5th the extension raises its mistake count to the limit and asks the user "
+            "(mistake_limit_reached), who may continue with feedback; the count restarts then. That is replayed as a "
+            "stop that ends the turn with scope turn (the user's reply opens the next one); a stop's saving assumes "
+            "one forced answer Cline does not give. The SDK's default and the extension's YOLO mode end the session "
+            "instead: --set R001.stop_action=abort. Here any new user message restarts the count; in Cline only the "
+            "reply to that ask does. Cline's consecutive-mistake tracker (extension 3, SDK 6) is left out: it "
+            "counts all tools together, invalid calls and API errors too, and asks or stops at its limit, while "
+            "F001 counts the failures of each tool separately and aborts, so F001 would fire elsewhere.",
+        ),
+        Preset(
+            name="roo",
+            summary="Roo Code's ToolRepetitionDetector: 3 identical calls in a row allowed, the 4th refused with an error "
+            "result, then the count starts over",
+            source="Roo Code src/core/tools/ToolRepetitionDetector.ts (limit = consecutiveMistakeLimit, default 3)",
+            guards={
+                "R001": {
+                    "hint_at": 0,
+                    "stop_at": 4,
+                    "stop_action": "block",
+                    "reset_after_block": True,
+                    "block_message": "Tool call repetition limit reached for {tool}. Please try a different approach.",
+                    "canonical_args": True,
+                    "scope": "run",
+                }
+            },
+            notes="Roo allows limit (3) identical consecutive calls and refuses the next, so stop_at is limit + 1 = 4; "
+            "the refused call gets Roo's error text as its result, and both counters reset, so 4 more identical "
+            "calls are needed for the next block (reset_after_block). No hint: Roo gives none before the block. "
+            "Signatures are sorted-key JSON (safe-stable-stringify of name and parameters). Roo also asks the user "
+            "at a block (mistake_limit_reached); replay cannot know the answer and goes on with the recorded "
+            "rounds. The detector lives on the task, so a new user message does not reset it (scope run). A limit "
+            "of 0 (unlimited) is R001.stop_at=0. Roo's consecutive-mistake limit (3) is left out: it counts "
+            "invalid parameters, failures of any tool and answers without a tool call together, a success of any "
+            "tool resets it, and it asks the user; F001 counts each tool's failures separately and aborts.",
+        ),
+        Preset(
+            name="goose",
+            summary="Goose's RepetitionInspector: the 4th identical call in a row denied (with --max-tool-repetitions 3); "
+            "one tool failing 3 times with the same error stops",
+            source="Goose crates/goose/src/tool_monitor.rs (REP-001, REP-002)",
+            guards={
+                "R001": {
+                    "hint_at": 0,
+                    "stop_at": 4,
+                    "stop_action": "block",
+                    "reset_after_block": False,
+                    "block_message": "Tool '{tool}' has exceeded maximum repetitions",
+                    "canonical_args": True,
+                    "scope": "run",
+                },
+                "F002": {
+                    "threshold": 3,
+                    "error_chars": 100,
+                    "compare_error_text": True,
+                    "first_line_only": False,
+                    "same_call": False,
+                    "action": "stop",
+                    "scope": "run",
+                },
+            },
+            notes="REP-001 has no default: --max-tool-repetitions N is unlimited unless set. This preset uses 3, the "
+            "value of the fork whose test shows the intended semantics: N identical calls allowed, the (N+1)-th "
+            "denied, so stop_at 4. Every further identical call is denied too (repeat_count keeps growing; no "
+            "reset). Arguments are compared as JSON values, so key order does not matter. Upstream, REP-001 never "
+            "fires: the agent builds the inspector without a limit and inspect() counts on a temporary copy of its "
+            "state (issues #9758, #9136); for upstream behaviour use --set R001.enabled=false. REP-002 is F002: "
+            "the first 100 characters of the error text, per tool, whatever the arguments, 3 in a row. Goose "
+            "then denies the tool's next call and lets the model retry once it adapts; F002 can only stop (or "
+            "abort), so it ends the run after the 3rd error's tools instead of refusing one later call. The state "
+            "lives on the agent's session, hence scope run. The turn cap (GOOSE_MAX_TURNS, default 1000) is left "
+            "out: what Goose does at it was not read.",
+        ),
+        Preset(
+            name="crewai",
+            summary="CrewAI: the 2nd identical tool call in a row is not run (a canned observation instead); "
+            "max_iter 25 forces a final answer",
+            source="crewAI lib/crewai/src/crewai/tools/tool_usage.py, utilities/agent_utils.py",
+            guards={
+                "R001": {
+                    "hint_at": 0,
+                    "stop_at": 2,
+                    "stop_action": "block",
+                    "reset_after_block": False,
+                    "block_message": "I tried reusing the same input, I must stop using this action input. "
+                    "I'll try something else instead.",
+                    "canonical_args": True,
+                },
+                "B001": {"max_rounds": 25, "final_window": 0},
+            },
+            notes="CrewAI compares a call with the last tool use that ran (same tool name, equal argument dicts, "
+            "so key order does not matter); a repeat is not run and gets the canned observation. A refused call "
+            "does not become the last tool use, so a 3rd identical call is refused too (no reset). max_iter 25: "
+            "once 25 model calls were made the next one is asked for the final answer without tools, which is "
+            "B001's stop before the tools of round 26 (no evidence window: final_window 0). Scope stays turn: "
+            "CrewAI keeps the last tool use per task execution and a new user message is the nearest thing to a "
+            "new task. A tool's max_usage_count is per tool and unset by default, so it is left out.",
         ),
         Preset(
             name="default",
