@@ -147,7 +147,7 @@ def test_a_cached_answer_that_differs_from_the_recorded_result_is_stale_not_save
     assert data["policy"]["saved"]["tool_calls"] == 1
 
     terminal = replay(cli, path, "--select", "R002").stdout
-    assert "stale: the cached answer differs from the recorded result" in terminal
+    assert "stale: the call's recorded result changed; the block would have hidden it" in terminal
     assert "1 block would have returned stale data (not counted)" in terminal
     assert "| block: stale |" in replay(cli, path, "--format", "markdown", "--select", "R002").stdout
 

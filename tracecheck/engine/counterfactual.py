@@ -6,7 +6,10 @@ intervened. Two checks use it:
 - **Stale blocks.** A block answers a call with something else (R002: the cached result
   of an earlier identical call). When that differs from the result the call really
   returned, the block would have fed the model stale data: it is reported as stale and
-  not counted as a saving.
+  not counted as a saving. A block that refuses the call (R001 with ``stop_action =
+  "block"``: an error text instead of a result) is stale in the same sense when the
+  call's recorded result differs from the last result of the same call: the refusal
+  hid news (a poll whose status changed).
 - **New information after a stop.** When the rounds a stop would have cut (the rest of
   its turn; the rest of the run for an abort) brought new information, the stop likely
   did harm. New information is: a URL no earlier result held; the first success of a
@@ -19,17 +22,40 @@ These signals stand in for labels where a trace has none.
 
 from __future__ import annotations
 
-from ..guards.signals import ResultClassifier, urls_in
+from ..guards.signals import ResultClassifier, call_signature, urls_in
 from ..model import Trace
 
 _CLASSIFIER = ResultClassifier()
+
+
+def _same_text(a: str, b: str) -> bool:
+    return " ".join(a.split()) == " ".join(b.split())
 
 
 def is_stale(replacement: str | None, recorded: str | None) -> bool | None:
     """Whether a block's replacement differs from the recorded result (None: cannot tell)."""
     if replacement is None or recorded is None:
         return None
-    return " ".join(replacement.split()) != " ".join(recorded.split())
+    return not _same_text(replacement, recorded)
+
+
+def refusal_hid_news(trace: Trace, round_index: int, call_id: str | None) -> bool | None:
+    """For a block that refuses a call (no cached answer): whether the call's recorded
+    result differed from the result of the same call the last time it ran, i.e. the
+    refusal hid something new (a poll whose status changed). None: cannot tell."""
+    rnd = trace.rounds[round_index]
+    position = next((k for k, c in enumerate(rnd.tool_calls) if c.id == call_id), None)
+    if position is None or rnd.tool_calls[position].result is None:
+        return None
+    call = rnd.tool_calls[position]
+    signature = call_signature(call)
+    # Backwards from the call: a refused repeat usually follows the call it repeats.
+    for i in range(round_index, -1, -1):
+        calls = trace.rounds[i].tool_calls
+        for previous in reversed(calls[:position] if i == round_index else calls):
+            if previous.result is not None and call_signature(previous) == signature:
+                return not _same_text(previous.result.content, call.result.content)
+    return None
 
 
 class _Seen:

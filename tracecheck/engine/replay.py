@@ -17,7 +17,7 @@ from typing import Any
 
 from ..guards.base import Action, Guard, Phase, RunContext
 from ..model import Round, Trace
-from .counterfactual import is_stale, new_information_after
+from .counterfactual import is_stale, new_information_after, refusal_hid_news
 from .expectations import ExpectationResult, check_expectations
 from .costs import RoundCost, Saving, Totals, combine_bases, round_costs, saving_after, trace_totals, turn_end
 
@@ -183,7 +183,10 @@ def _fire(trace: Trace, costs, guard: Guard, verdict, rnd, index: int, phase: Ph
     elif verdict.action is Action.BLOCK:
         call = next((c for c in rnd.tool_calls if c.id == verdict.call_id), None)
         recorded = call.result.content if call is not None and call.result is not None else None
-        fire.stale = is_stale(verdict.replacement, recorded)
+        if verdict.replacement is not None:
+            fire.stale = is_stale(verdict.replacement, recorded)
+        else:
+            fire.stale = refusal_hid_news(trace, index, verdict.call_id)
     return fire
 
 

@@ -233,8 +233,9 @@ class IdenticalCallStreak(Guard):
             details = {"signature": truncated(signature), "streak": self.streak}
             if opts.stop_at and self.streak >= opts.stop_at:
                 if opts.stop_action == "block":
-                    # The refusal text goes in details, not in ``replacement``: replay takes a
-                    # replacement for a cached answer and would call every refusal stale data.
+                    # The refusal text goes in details, not in ``replacement`` (which is a cached
+                    # answer, compared with the recorded result); replay judges a refusal by
+                    # whether the call's recorded result had changed since its last run.
                     details["result"] = opts.block_message.replace("{tool}", call.name).replace("{count}", str(self.streak))
                     verdicts.append(
                         Verdict(

@@ -195,7 +195,7 @@ _POLICY = {
                 "required": ["turn", "round", "phase", "code", "action", "saved"],
             },
         },
-        "stale_blocks": {"type": "integer", "description": "blocks that would have returned stale data (not counted as saved)"},
+        "stale_blocks": {"type": "integer", "description": "blocks that would have hidden a changed result: a stale cached answer, or a refused call whose recorded result differs from its last run (not counted as saved)"},
         "later_turns_as_recorded": {"type": "boolean", "description": "a stop ends its turn; later turns are assumed to happen as recorded"},
         "possible_harm": {"type": ["string", "null"], "description": "set when the policy cuts a run labelled a success"},
         "stopped_at": {"type": ["integer", "null"], "description": "round of the first stop"},

@@ -141,7 +141,7 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
         if after_stop:
             line.append("  (alone, after the policy's stop)", style="dim")
         if fire.get("stale"):
-            line.append("  stale: the cached answer differs from the recorded result", style="bold yellow")
+            line.append("  stale: the call's recorded result changed; the block would have hidden it", style="bold yellow")
         console.print(line)
         console.print(Text("      ").append_text(plain(one_line(fire["reason"], 240), "dim" if after_stop else "")))
         if fire.get("new_information"):
@@ -250,7 +250,7 @@ def _preset_summary(console: Console, by_preset: dict[str, dict[str, Any]]) -> N
             "  saved: what the preset's stops and blocks save (negative: a forced answer dearer than what it replaced)"
             + basis_note(next(iter(by_preset.values()))["saved"])
             + ". ¹ stops of runs labelled a success; ² stops before the recorded run found something new; "
-            "³ blocks whose cached answer differs from the recorded result (not counted as saved).",
+            "³ blocks that would have hidden a changed result (a stale cached answer, or a refused call whose result had changed; not counted as saved).",
             style="dim",
         )
     )
