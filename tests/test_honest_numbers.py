@@ -177,3 +177,17 @@ def test_a_stop_before_the_recorded_run_found_new_information_says_so(tmp_path, 
     quiet = write_jsonl(tmp_path / "quiet.jsonl", [e if e.get("call_id") != "c3" else {**e, "content": same} for e in events])
     stop = json.loads(replay(cli, quiet, "--format", "json", "--select", "P001").stdout)["traces"][0]["policy"]["stops"][0]
     assert stop["new_information"] is None
+
+
+def test_a_refused_call_is_stale_when_its_result_had_changed_and_saved_when_it_had_not(cli):
+    # CrewAI refuses the 2nd identical call; here it is a poll whose status went from generating to done.
+    polling = json.loads(replay(cli, str(SAMPLES / "seed004_report_polling.jsonl"), "--format", "json", "--preset", "crewai").stdout)
+    (trace,) = polling["traces"]
+    blocks = [f for f in trace["fires"] if f["action"] == "block"]
+    assert [(f["round"], f["stale"]) for f in blocks] == [(3, True)]
+    assert trace["policy"]["stale_blocks"] == 1 and trace["policy"]["blocked_calls"] == 0
+    # Roo refuses the 4th identical query_db, which returned [] like the three before it.
+    identical = json.loads(replay(cli, str(SAMPLES / "seed004_query_db_identical.jsonl"), "--format", "json", "--preset", "roo").stdout)
+    (trace,) = identical["traces"]
+    assert [(f["round"], f["stale"]) for f in trace["fires"] if f["action"] == "block"] == [(4, False)]
+    assert trace["policy"]["blocked_calls"] == 1 and trace["policy"]["saved"]["tool_calls"] == 1
