@@ -5,6 +5,7 @@ from typing import Any
 
 from ..model import Round, ToolCall
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
+from .escalation import fire_on_option, waits_for_next_call
 from .examples import Call, Example, Step, answer, calls
 from .signals import DEFAULT_FAILURE_PATTERNS, ResultClassifier, call_signature, excerpt, matches_any, truncated
 
@@ -18,13 +19,7 @@ class F001Options(GuardOptions):
         "answer, or block the next call of the failing tool (or signature) and let the run go on.",
         choices=("abort", "stop", "block"),
     )
-    fire_on: str = option(
-        "failure",
-        "When the threshold acts: as the threshold-th failure comes back ('failure'), or before the "
-        "next call with the same key runs ('next_call', as Hermes blocks a replay). A block always "
-        "waits for the next call.",
-        choices=("failure", "next_call"),
-    )
+    fire_on: str = fire_on_option("failure", "failure", "blocks the 6th identical call after 5 failures")
     hint_at: int = option(
         0, "Failures in a row from which each further failure is hinted (the run goes on); 0 = no hints.", minimum=0
     )
@@ -188,7 +183,7 @@ class ToolFailureStreak(Guard):
         ),
         Example(
             "Hermes' exact-failure counter: hints from the 2nd failure of the same call, stops before the 6th",
-            tuple(fails("web_search", '{"error": "rate limited"}') for _ in range(6)) + (answer(),),
+            tuple(calls(Call("web_search", {"query": "same"}, '{"error": "rate limited"}', error=True)) for _ in range(6)) + (answer(),),
             expect=(
                 (2, "after_tools", "hint"), (3, "after_tools", "hint"), (4, "after_tools", "hint"),
                 (5, "after_tools", "hint"), (6, "before_tools", "stop"),
@@ -242,9 +237,6 @@ class ToolFailureStreak(Guard):
     def _key(self, call: ToolCall) -> str:
         return call_signature(call) if self.options.same_call else call.name
 
-    def _waits_for_next_call(self) -> bool:
-        return self.options.fire_on == "next_call" or self.options.action == "block"
-
     def _verdict(self, action: Action, call: ToolCall, count: int, before: bool) -> Verdict:
         opts = self.options
         key = self._key(call)
@@ -271,7 +263,7 @@ class ToolFailureStreak(Guard):
 
     def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
         self.blocked = set()
-        if not self._waits_for_next_call():
+        if not waits_for_next_call(self.options):
             return []
         opts = self.options
         action = Action(opts.action)
@@ -288,7 +280,7 @@ class ToolFailureStreak(Guard):
 
     def after_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
         opts = self.options
-        at_failure = not self._waits_for_next_call()
+        at_failure = not waits_for_next_call(self.options)
         verdicts: list[Verdict] = []
         for call in rnd.tool_calls:
             if call.result is None or call.id in self.blocked:
