@@ -226,6 +226,12 @@ class ToolFailureStreak(Guard):
             expect=((3, "after_tools", "hint"), (4, "after_tools", "hint")),
             options={"threshold": 3, "hint_at": 3, "exempt_tools": ["terminal", "execute_*"]},
         ),
+        Example(
+            "An exempt tool's next call is not refused either (fire_on next_call)",
+            tuple(calls(Call("execute_code", {"code": "run_tests()"}, "Traceback ...", error=True)) for _ in range(4))
+            + (answer(),),
+            options={"threshold": 2, "same_call": True, "fire_on": "next_call", "exempt_tools": ["terminal", "execute_*"]},
+        ),
     )
 
     def reset(self, context: RunContext | None = None) -> None:
