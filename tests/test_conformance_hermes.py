@@ -188,3 +188,15 @@ def test_the_web_search_cap_refuses_the_search_past_it():
     steps = [calls(Call("web_search", {"query": f"q{i}"}, f"results for q{i}")) for i in range(4)]
     assert fires("hermes", *steps, answer(), sets=("B003.max_calls=3",)) == [("B003", 4, "before_tools", "stop")]
     assert fires("hermes", *steps, answer()) == []  # the preset's cap is 50
+
+
+def test_without_an_error_flag_hermes_own_failure_signs_count():
+    # Not a scenario of §9: the pure replay again, from a format that records no error flag.
+    # Hermes' fallback classifier calls a non-zero exit_code or a quoted "error" a failure;
+    # tracecheck's default patterns alone would see no failure in either.
+    for result in (RED, '[{"step": 1, "error": "permission denied"}]'):
+        steps = [calls(Call("terminal", PYTEST, result, error=None))] * 6
+        got = [f for f in fires("hermes", *steps, answer()) if f[0] == "F001"]
+        assert got == hints("F001", 2, 3, 4, 5) + [("F001", 6, "before_tools", "stop")], result
+    unflagged_success = [calls(Call("terminal", PYTEST, '{"output": "3 passed", "exit_code": 0}', error=None))] * 6
+    assert [f for f in fires("hermes", *unflagged_success, answer()) if f[0] == "F001"] == []

@@ -12,7 +12,9 @@ from .signals import DEFAULT_FAILURE_PATTERNS, ResultClassifier, call_signature,
 
 @dataclass(frozen=True)
 class F001Options(GuardOptions):
-    threshold: int = option(3, "Consecutive failures of one tool that abort the run.", minimum=1)
+    threshold: int = option(
+        3, "Consecutive failures of one tool (of one call, with same_call) at which the guard acts (see action).", minimum=1
+    )
     action: str = option(
         "abort",
         "What the guard does at the threshold: abort the run (LoopAgent), stop the turn with a forced "

@@ -15,7 +15,7 @@ from .signals import _compiled, call_signature, excerpt, matches_any, truncated
 class P004Options(GuardOptions):
     enabled: bool = option(False, "Whether the guard runs at all (off until a preset enables it).")
     threshold: int = option(
-        4, "Consecutive identical calls answered by the identical result at which the run stops.", minimum=2
+        4, "Consecutive identical calls answered by the identical result at which the guard acts (see action).", minimum=2
     )
     action: str = option(
         "stop",
