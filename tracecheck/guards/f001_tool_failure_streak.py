@@ -3,15 +3,43 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..model import Round
+from ..model import Round, ToolCall
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
+from .escalation import fire_on_option, waits_for_next_call
 from .examples import Call, Example, Step, answer, calls
-from .signals import DEFAULT_FAILURE_PATTERNS, ResultClassifier, excerpt
+from .signals import DEFAULT_FAILURE_PATTERNS, ResultClassifier, call_signature, excerpt, matches_any, truncated
 
 
 @dataclass(frozen=True)
 class F001Options(GuardOptions):
-    threshold: int = option(3, "Consecutive failures of one tool that abort the run.", minimum=1)
+    threshold: int = option(
+        3, "Consecutive failures of one tool (of one call, with same_call) at which the guard acts (see action).", minimum=1
+    )
+    action: str = option(
+        "abort",
+        "What the guard does at the threshold: abort the run (LoopAgent), stop the turn with a forced "
+        "answer, or block the next call of the failing tool (or signature) and let the run go on.",
+        choices=("abort", "stop", "block"),
+    )
+    fire_on: str = fire_on_option("failure", "failure", "blocks the 6th identical call after 5 failures")
+    hint_at: int = option(
+        0, "Failures in a row from which each further failure is hinted (the run goes on); 0 = no hints.", minimum=0
+    )
+    same_call: bool = option(
+        False,
+        "Count failures per call signature (tool + sorted-key JSON arguments) instead of per tool: "
+        "only the same call failing again adds up (Hermes' exact-failure counter).",
+    )
+    exempt_tools: list[str] = option(
+        [],
+        "Glob patterns (any case) of failure-tolerant tools: their failures are counted and hinted, "
+        "but never reach the threshold action (Hermes: terminal, execute_code, ...).",
+    )
+    reset_on: list[str] = option(
+        [],
+        "Glob patterns (any case) of tools whose successful call sets every count to 0: a change "
+        "landed (an edit, a click), so the next failure is a new experiment, not a replay.",
+    )
     failure_patterns: list[str] = option(
         list(DEFAULT_FAILURE_PATTERNS),
         "Regular expressions for a failed result where the format has no error flag "
@@ -21,6 +49,12 @@ class F001Options(GuardOptions):
 
 def fails(tool: str, result: str = "Error: No such file or directory") -> Step:
     return calls(Call(tool, {"path": "src/missing.py"}, result, error=True))
+
+
+def distinct_failures(tool: str, arg: str, template: str, result: str, n: int) -> tuple[Step, ...]:
+    """``n`` rounds, each one call of ``tool`` failing with ``result``, its argument
+    ``arg`` different each time (``template`` formatted with 0..n-1)."""
+    return tuple(calls(Call(tool, {arg: template.format(i)}, result, error=True)) for i in range(n))
 
 
 class ToolFailureStreak(Guard):
@@ -44,6 +78,22 @@ class ToolFailureStreak(Guard):
     the count, as in LoopAgent, where only ``succeeded`` feeds the breaker and
     ``productive`` feeds the evidence gate (E001).
 
+    **Options for other agents.** ``same_call`` counts per call signature (tool +
+    sorted-key JSON arguments) instead of per tool, so only the same call failing again
+    adds up; a success of that very call resets it. ``fire_on = "next_call"`` waits
+    for the next call with the same key and acts before it runs (Hermes blocks the
+    6th identical call after 5 failures, not the 5th failure); ``action`` is ``abort``
+    (default), ``stop`` (the turn ends with a forced answer) or ``block`` (that call
+    is answered by the guard's message and the run goes on; a block always waits for
+    the next call, since the failed one already ran). ``hint_at`` hints every failure
+    from that count on, the threshold's own failure included when the action waits
+    for the next call. ``exempt_tools`` (globs) are counted and hinted but never
+    acted on: tools whose failures are normal work output (a red test run, an empty
+    grep). ``reset_on`` (globs): a successful call of one of these tools (an edit, a
+    click) sets every count to 0, so an edit → re-run loop is never cut while a pure
+    replay with nothing changed in between still is; the reset applies once, and
+    failures after it count from 1 again.
+
     **Why it matters.** Retrying a tool that fails the same way wastes rounds and
     tokens; an occasional failure must not end a run, only a tool the model is stuck
     on. Aborting (no answer) is deliberate: the run cannot have what it needed.
@@ -53,7 +103,11 @@ class ToolFailureStreak(Guard):
     repeats a successful call three times is not aborted here (R001/R002 cover it). A
     tool that reports failure in prose ("could not open the file") without a flag or a
     matching pattern is not seen: add a pattern. A call without a recorded result
-    (the trace was cut off) neither counts nor resets.
+    (the trace was cut off) neither counts nor resets. ``reset_on`` is a list of tool
+    names: a change that lands through another tool (a shell command that writes a
+    file) is not seen as one unless that tool is listed, and a listed tool's success
+    resets even when it changed nothing. A blocked call's recorded result is ignored
+    (a live loop never ran it); what it would have returned is unknown.
     """
 
     code = "F001"
@@ -129,42 +183,134 @@ class ToolFailureStreak(Guard):
                 answer(),
             ),
         ),
+        Example(
+            "Hermes' exact-failure counter: hints from the 2nd failure of the same call, stops before the 6th",
+            tuple(calls(Call("web_search", {"query": "same"}, '{"error": "rate limited"}', error=True)) for _ in range(6)) + (answer(),),
+            expect=(
+                (2, "after_tools", "hint"), (3, "after_tools", "hint"), (4, "after_tools", "hint"),
+                (5, "after_tools", "hint"), (6, "before_tools", "stop"),
+            ),
+            options={"threshold": 5, "hint_at": 2, "same_call": True, "fire_on": "next_call", "action": "stop"},
+        ),
+        Example(
+            "With same_call, failures of one tool with different arguments never add up",
+            distinct_failures("read_file", "path", "src/mod{}.py", "Error: No such file", 4) + (answer(),),
+            options={"same_call": True},
+        ),
+        Example(
+            "A block answers the next call of the failing tool (it never runs, so it stays blocked); other tools run",
+            (
+                fails("read_file"),
+                fails("read_file"),
+                fails("read_file"),
+                calls(Call("list_dir", {"path": "src"}, "app.py\nutil.py")),
+                answer(),
+            ),
+            expect=((3, "before_tools", "block"),),
+            options={"threshold": 2, "action": "block"},
+        ),
+        Example(
+            "An edit between failing test runs resets the count (reset_on): fix, re-run is never stopped",
+            tuple(
+                step
+                for i in range(4)
+                for step in (
+                    calls(Call("terminal", {"command": "pytest -q"}, '{"exit_code": 1}', error=True)),
+                    calls(Call("patch", {"path": "x.py", "new": f"v{i}"}, '{"success": true}')),
+                )
+            )
+            + (answer(),),
+            options={"threshold": 2, "same_call": True, "reset_on": ["patch", "write_file"]},
+        ),
+        Example(
+            "A failure-tolerant tool is hinted but never acted on (exempt_tools)",
+            distinct_failures("terminal", "command", "grep -q needle{} log.txt", '{"exit_code": 1}', 4) + (answer(),),
+            expect=((3, "after_tools", "hint"), (4, "after_tools", "hint")),
+            options={"threshold": 3, "hint_at": 3, "exempt_tools": ["terminal", "execute_*"]},
+        ),
+        Example(
+            "An exempt tool's next call is not refused either (fire_on next_call)",
+            tuple(calls(Call("execute_code", {"code": "run_tests()"}, "Traceback ...", error=True)) for _ in range(4))
+            + (answer(),),
+            options={"threshold": 2, "same_call": True, "fire_on": "next_call", "exempt_tools": ["terminal", "execute_*"]},
+        ),
     )
 
     def reset(self, context: RunContext | None = None) -> None:
         self.classifier = ResultClassifier(failure_patterns=self.options.failure_patterns)
         self.streaks: dict[str, int] = {}
         self.last_error: dict[str, str] = {}
+        self.blocked: set[str] = set()  # ids of this round's blocked calls: they never ran
+
+    def _key(self, call: ToolCall) -> str:
+        return call_signature(call) if self.options.same_call else call.name
+
+    def _verdict(self, action: Action, call: ToolCall, count: int, before: bool) -> Verdict:
+        opts = self.options
+        key = self._key(call)
+        what = f"call {excerpt(key, 120)}" if opts.same_call else f"tool {call.name!r}"
+        last = self.last_error.get(key, "")
+        if action is Action.HINT:
+            reason = f"{what} failed {count} times in a row; last error {last!r}. Change approach instead of retrying"
+        elif before:
+            reason = (
+                f"{what} already failed {count} times in a row (threshold {opts.threshold}); "
+                f"its next call is not run. Last error {last!r}"
+            )
+        else:
+            flagged = "flagged as error" if call.result is not None and call.result.is_error else "matched a failure pattern"
+            reason = (
+                f"{what} failed {count} times in a row (threshold {opts.threshold}); "
+                f"last result {flagged}: {last!r}"
+            )
+        details = {"tool": call.name, "failures": count, "threshold": opts.threshold, "last_error": last}
+        if opts.same_call:
+            details["signature"] = truncated(key)
+        replacement = reason if action is Action.BLOCK else None
+        return Verdict(action, reason, call_id=call.id, details=details, replacement=replacement)
+
+    def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
+        self.blocked = set()
+        if not waits_for_next_call(self.options):
+            return []
+        opts = self.options
+        action = Action(opts.action)
+        verdicts = []
+        for call in rnd.tool_calls:
+            count = self.streaks.get(self._key(call), 0)
+            if count < opts.threshold or matches_any(call.name, opts.exempt_tools):
+                continue
+            verdicts.append(self._verdict(action, call, count, before=True))
+            if action.ends_run:
+                break  # the round's tools never run
+            self.blocked.add(call.id)
+        return verdicts
 
     def after_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
-        threshold = self.options.threshold
+        opts = self.options
+        at_failure = not waits_for_next_call(self.options)
+        verdicts: list[Verdict] = []
         for call in rnd.tool_calls:
-            if call.result is None:
-                continue  # nothing came back (cut-off trace): no evidence either way
+            if call.result is None or call.id in self.blocked:
+                continue  # nothing came back (cut-off trace), or a live loop never ran it
+            key = self._key(call)
             if not self.classifier.is_failure(call.result):
-                self.streaks[call.name] = 0
-                self.last_error.pop(call.name, None)
+                self.streaks[key] = 0
+                self.last_error.pop(key, None)
+                if matches_any(call.name, opts.reset_on):
+                    # A change landed: every retry after it is a new experiment.
+                    self.streaks = dict.fromkeys(self.streaks, 0)
                 continue
-            count = self.streaks.get(call.name, 0) + 1
-            self.streaks[call.name] = count
-            self.last_error[call.name] = excerpt(call.result.content)
-            if count >= threshold:
+            count = self.streaks.get(key, 0) + 1
+            self.streaks[key] = count
+            self.last_error[key] = excerpt(call.result.content)
+            exempt = matches_any(call.name, opts.exempt_tools)
+            if at_failure and count >= opts.threshold and not exempt:
                 # LoopAgent throws inside the tool loop: calls after this one never run.
-                flagged = "flagged as error" if call.result.is_error else "matched a failure pattern"
-                reason = (
-                    f"tool {call.name!r} failed {count} times in a row (threshold {threshold}); "
-                    f"last result {flagged}: {self.last_error[call.name]!r}"
-                )
-                return [
-                    Verdict(
-                        Action.ABORT,
-                        reason,
-                        call_id=call.id,
-                        details={"tool": call.name, "failures": count, "threshold": threshold,
-                                 "last_error": self.last_error[call.name]},
-                    )
-                ]
-        return []
+                return verdicts + [self._verdict(Action(opts.action), call, count, before=False)]
+            if opts.hint_at and count >= opts.hint_at:
+                verdicts.append(self._verdict(Action.HINT, call, count, before=False))
+        return verdicts
 
     def state(self) -> dict[str, Any]:
         return {

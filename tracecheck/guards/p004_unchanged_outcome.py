@@ -6,15 +6,34 @@ from typing import Any
 
 from ..model import Round, ToolCall
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
+from .escalation import fire_on_option, waits_for_next_call
 from .examples import Call, Example, Step, answer, calls
-from .signals import _compiled, call_signature, excerpt, truncated
+from .signals import _compiled, call_signature, excerpt, matches_any, truncated
 
 
 @dataclass(frozen=True)
 class P004Options(GuardOptions):
     enabled: bool = option(False, "Whether the guard runs at all (off until a preset enables it).")
     threshold: int = option(
-        4, "Consecutive identical calls answered by the identical result at which the run stops.", minimum=2
+        4, "Consecutive identical calls answered by the identical result at which the guard acts (see action).", minimum=2
+    )
+    action: str = option(
+        "stop",
+        "What the guard does at the threshold: stop the turn with a forced answer, or block the next "
+        "identical call (answered by the guard's message; the run goes on). A block always waits for the next call.",
+        choices=("stop", "block"),
+    )
+    fire_on: str = fire_on_option("result", "identical result", "blocks a read-only call that keeps returning the same thing")
+    hint_at: int = option(
+        0, "Identical pairs in a row from which each further one is hinted (the call ran); 0 = no hints.", minimum=0
+    )
+    tools: list[str] = option(
+        [], "Glob patterns (any case) of the tools the guard acts on; empty = every tool. Other calls still break a streak."
+    )
+    exempt_tools: list[str] = option(
+        [],
+        "Glob patterns (any case) of tools never hinted or acted on, e.g. pollers ('*_poll', '*_get_result'), "
+        "whose unchanged answer is legitimate waiting. Their calls still break another call's streak.",
     )
     canonical_args: bool = option(True, "Compare arguments as sorted-key JSON; off compares the raw text.")
     volatile_patterns: list[str] = option(
@@ -45,6 +64,19 @@ class UnchangedOutcome(Guard):
     the default reproduces that count and convention. Hermes halts its
     (tool, args, result) streak at 5, OpenClaw at 20 (``threshold`` is how presets say so).
 
+    **Options for other agents.** ``hint_at`` hints every identical pair from that
+    count on (Hermes appends a notice from the 3rd). ``tools`` (globs; empty = every
+    tool) limits the guard to some tools, e.g. Hermes' read-only allowlist;
+    ``exempt_tools`` (globs) are never hinted or acted on, e.g. pollers (``*_poll``,
+    ``*_get_result``) whose unchanged answer is legitimate waiting. Calls of tools
+    the guard does not act on still take part in the sequence: they break another
+    call's streak. ``fire_on = "next_call"`` waits for the next identical call and
+    acts before it runs (Hermes blocks the 6th read-only call after 5 identical
+    results), the threshold's own pair then being hinted; ``action = "block"``
+    answers that call with the guard's message instead of stopping (a block always
+    waits for the next call). A blocked call's recorded result is ignored: a live
+    loop never ran it.
+
     **Why it matters.** R001 looks only at calls and so cannot tell a progressing poll
     from a stuck one; this guard waits for the evidence that nothing changes. A poll
     whose result changes never fires, nor does pagination (the arguments differ).
@@ -58,7 +90,10 @@ class UnchangedOutcome(Guard):
     volatile fields per tool). A loop that alternates calls (A, B, A, B) restarts the
     streak at every call. A legitimate wait on a slow process that prints the same
     line several times is stopped at the 4th look (OpenHands #5355, where ``sleep 60``
-    ×4 was "stuck").
+    ×4 was "stuck"). Only consecutive repeats count: the same read-only call
+    answered the same way with other calls in between (A, B, A, B, ...) is R003's
+    (with ``compare_results``), and Hermes' per-signature count, which does not need
+    the repeats to be consecutive, has no equivalent here.
     """
 
     code = "P004"
@@ -146,12 +181,33 @@ class UnchangedOutcome(Guard):
             expect=((2, "after_tools", "stop"),),
             options={"enabled": True},
         ),
+        Example(
+            "Hermes' identical-call streak: notices from the 3rd, stops at the 5th; a poller is never flagged",
+            tuple(calls(Call("terminal", {"command": "cat VERSION"}, "1.4.2\n")) for _ in range(5))
+            + tuple(calls(Call("job_poll", {"id": "j1"}, "running")) for _ in range(6))
+            + (answer(),),
+            expect=((3, "after_tools", "hint"), (4, "after_tools", "hint"), (5, "after_tools", "stop")),
+            options={"enabled": True, "scope": "run", "threshold": 5, "hint_at": 3, "exempt_tools": ["*_poll"]},
+        ),
+        Example(
+            "Hermes' read-only no-progress block: the 2nd identical result is hinted, the 3rd call is blocked",
+            tuple(calls(Call("read_file", {"path": "notes.md"}, "# Notes\n")) for _ in range(3)) + (answer(),),
+            expect=((2, "after_tools", "hint"), (3, "before_tools", "block")),
+            options={"enabled": True, "threshold": 2, "hint_at": 2, "action": "block", "tools": ["read_file", "web_*"]},
+        ),
+        Example(
+            "A tool outside the allowlist (tools) is never flagged, even answered the same way 5 times",
+            tuple(calls(Call("write_file", {"path": "out.txt", "content": "x"}, "ok")) for _ in range(5)) + (answer(),),
+            options={"enabled": True, "threshold": 2, "hint_at": 2, "fire_on": "next_call", "tools": ["read_file"]},
+        ),
     )
 
     def reset(self, context: RunContext | None = None) -> None:
         self._volatile: list[re.Pattern[str]] = _compiled(self.options.volatile_patterns, "volatile pattern")
         self.last_pair: tuple[str, str] | None = None
         self.streak = 0
+        self.last_result = ""  # the start of the streak's result, for reasons
+        self.blocked: set[str] = set()
 
     def _result_key(self, call: ToolCall) -> str | None:
         if call.result is None:
@@ -162,9 +218,53 @@ class UnchangedOutcome(Guard):
         flag = "error" if call.result.is_error else "ok"
         return f"{flag}:{' '.join(text.split())}"
 
+    def _watched(self, call: ToolCall) -> bool:
+        opts = self.options
+        return (not opts.tools or matches_any(call.name, opts.tools)) and not matches_any(call.name, opts.exempt_tools)
+
+    def _verdict(self, action: Action, call: ToolCall, before: bool) -> Verdict:
+        assert self.last_pair is not None
+        signature, result_key = self.last_pair
+        seen = f"{self.streak} identical calls {excerpt(signature, 120)} in a row got the same result {self.last_result!r}"
+        if action is Action.HINT:
+            reason = f"{seen}; use it or change the call instead of repeating it"
+        elif before:
+            reason = f"{seen} (threshold {self.options.threshold}); the next identical call is not run"
+        else:
+            reason = seen
+        return Verdict(
+            action,
+            reason,
+            call_id=call.id,
+            details={"signature": truncated(signature), "result": truncated(result_key), "streak": self.streak},
+            replacement=reason if action is Action.BLOCK else None,
+        )
+
+    def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
+        self.blocked = set()
+        opts = self.options
+        if not waits_for_next_call(self.options) or self.last_pair is None or self.streak < opts.threshold:
+            return []
+        action = Action(opts.action)
+        verdicts = []
+        for call in rnd.tool_calls:
+            if call_signature(call, opts.canonical_args) != self.last_pair[0]:
+                break  # the streak ends here, whatever this call's result
+            if not self._watched(call):
+                continue
+            verdicts.append(self._verdict(action, call, before=True))
+            if action.ends_run:
+                break
+            self.blocked.add(call.id)
+        return verdicts
+
     def after_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
         opts = self.options
+        at_result = not waits_for_next_call(self.options)
+        verdicts: list[Verdict] = []
         for call in rnd.tool_calls:
+            if call.id in self.blocked:
+                continue  # a live loop never ran it: its recorded result was never seen
             result_key = self._result_key(call)
             if result_key is None:
                 self.last_pair, self.streak = None, 0
@@ -174,18 +274,14 @@ class UnchangedOutcome(Guard):
                 self.streak += 1
             else:
                 self.last_pair, self.streak = pair, 1
-            if self.streak >= opts.threshold:
-                signature = pair[0]
-                return [
-                    Verdict(
-                        Action.STOP,
-                        f"{self.streak} identical calls {excerpt(signature, 120)} in a row got the same result "
-                        f"{excerpt(call.result.content if call.result else '', 80)!r}",
-                        call_id=call.id,
-                        details={"signature": truncated(signature), "result": truncated(result_key), "streak": self.streak},
-                    )
-                ]
-        return []
+                self.last_result = excerpt(call.result.content if call.result else "", 80)
+            if not self._watched(call):
+                continue
+            if at_result and self.streak >= opts.threshold:
+                return verdicts + [self._verdict(Action.STOP, call, before=False)]
+            if opts.hint_at and self.streak >= opts.hint_at:
+                verdicts.append(self._verdict(Action.HINT, call, before=False))
+        return verdicts
 
     def state(self) -> dict[str, Any]:
         return {

@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..guards.signals import DEFAULT_FAILURE_PATTERNS
+
 
 @dataclass(frozen=True)
 class Preset:
@@ -23,6 +25,74 @@ class Preset:
     source: str  # where its guards and settings come from
     guards: dict[str, dict[str, Any]] = field(default_factory=dict)  # code -> options
     notes: str = ""  # why the settings are what they are
+
+
+# Hermes Agent's tool lists (agent/tool_guardrails.py): tools whose success is a change
+# landed (an edit, a click, a command run), pollers whose unchanged answer is waiting,
+# tools whose failure is normal work output, and the read-only (idempotent) tools.
+HERMES_PROGRESS_TOOLS = (
+    "write_file", "patch", "terminal", "execute_code", "browser_click", "browser_type", "browser_press",
+    "browser_navigate", "process_manage", "process", "delegate_task", "send_message", "cronjob",
+    "cronjob_manage", "todo", "todo_list", "memory", "skill_manage",
+)
+HERMES_POLLERS = ("process_manage", "*_get_result", "*_poll")
+HERMES_FAILURE_TOLERANT = ("terminal", "execute_code", "process_manage", "process", "browser_navigate", "web_extract")
+HERMES_READ_ONLY = (
+    "read_file", "search_files", "web_search", "web_extract", "session_search", "skill_view", "skills_list",
+    "browser_snapshot", "browser_console", "browser_get_images", "mcp_filesystem_read_file",
+    "mcp_filesystem_read_text_file", "mcp_filesystem_read_multiple_files", "mcp_filesystem_list_directory",
+    "mcp_filesystem_list_directory_with_sizes", "mcp_filesystem_directory_tree", "mcp_filesystem_get_file_info",
+    "mcp_filesystem_search_files",
+)
+# Hermes' other two counters, each a second configuration of a guard the preset
+# already runs (one instance per code): replay them with these --set assignments.
+HERMES_SAME_TOOL_SETS = (
+    "F001.same_call=false", "F001.threshold=8", "F001.hint_at=3", "F001.fire_on=failure",
+    "F001.exempt_tools=" + ",".join(HERMES_FAILURE_TOLERANT),
+)
+HERMES_READ_ONLY_SETS = (
+    "P004.tools=" + ",".join(HERMES_READ_ONLY), "P004.hint_at=2", "P004.fire_on=next_call",
+)
+# Where a format has no error flag, Hermes calls a result failed when its first 500
+# characters hold a quoted "error" or "failed" (a JSON key or value), or a terminal
+# result reports a non-zero exit code.
+HERMES_FAILURE_PATTERNS = (
+    r'^[\s\S]{0,492}"(?i:error|failed)"',
+    r'"exit_code"\s*:\s*-?[1-9]',
+)
+
+HERMES_NOTES = (
+    "Hermes' controller resets every counter at each turn: every guard has scope turn. Hard stops are modelled on, as "
+    "Hermes sets them for unattended platforms (gateway, cron); interactive platforms only warn, i.e. only the hints "
+    "of this preset. "
+    "F001 is the exact-failure counter: the same call (tool + sorted-key JSON arguments) failing is hinted from the "
+    "2nd failure and the next identical call after the 5th is refused before it runs (fire_on next_call). Hermes "
+    "blocks that call and halts the turn with a controlled final response; tracecheck says stop (its saving counts "
+    "one forced answer, where Hermes writes the halt message without a model call). A successful call of a "
+    "progress tool (reset_on: write_file, patch, terminal, browser_click ...) makes every later retry a new "
+    "experiment; Hermes also counts a file mutation that landed through another tool, which replay cannot see. "
+    "Hermes' second failure counter (the same tool failing with any arguments: hint from 3, halt at 8, never for "
+    "the failure-tolerant tools) needs a second F001, and tracecheck runs one guard per code: replay it with --set "
+    + " --set ".join(HERMES_SAME_TOOL_SETS) + ". "
+    "Failures are the format's error flag; where there is none, the default patterns plus Hermes' own: a quoted "
+    "\"error\" or \"failed\" in the first 500 characters, or a non-zero exit_code (Hermes reads that only for "
+    "terminal, and then ignores the rest; here it applies to every tool). "
+    "P004 is the identical (tool, arguments, result) streak of any tool: a notice from the 3rd in a row, a halt "
+    "after the 5th; pollers (process_manage, *_get_result, *_poll) are never flagged but still break a streak. "
+    "Results are compared as text with runs of whitespace collapsed; Hermes hashes them, and a multimodal result "
+    "never forms a streak there. Hermes' read-only no-progress counter (its read-only tools answered the same way: "
+    "warn at 2, refuse the next call after 5) is P004 again: replay it with --set "
+    + " --set ".join(HERMES_READ_ONLY_SETS) + "; P004 counts only repeats in a row, where Hermes counts a "
+    "signature's repeats whatever runs in between. "
+    "R003 is the cycle detector: periods 2-4, results compared, 5 laps. Hermes halts after the call that completes "
+    "the 5th lap once its result matched; R003 stops before that call, one call earlier. Hermes also adds a notice "
+    "at 3 laps (R003 has no hint), ignores a cycle made only of pollers, and never reports a run of one repeated "
+    "call as a cycle (R003 with min_period 2 does, as period 2, after 10 calls; P004 stops such a run at 5 first). "
+    "B003 caps web_search at 50 calls per turn; Hermes refuses the 51st and halts the turn, whether hard stops are "
+    "on or not. Its cap of 50 subagents per turn counts spawned subagents, not calls, and would need a second "
+    "B003: left out. Not modelled: duplicate results replaced by a reference stub (replay does not rewrite "
+    "results), and hashed signatures that keep secrets out of reports (tracecheck shows argument text)."
+)
 
 
 PRESETS: dict[str, Preset] = {
@@ -206,6 +276,38 @@ PRESETS: dict[str, Preset] = {
             "B001's stop before the tools of round 26 (no evidence window: final_window 0). Scope stays turn: "
             "CrewAI keeps the last tool use per task execution and a new user message is the nearest thing to a "
             "new task. A tool's max_usage_count is per tool and unset by default, so it is left out.",
+        ),
+        Preset(
+            name="hermes",
+            summary="Hermes Agent's tool guardrails with hard stops on: the same call failing 5 times is refused its 6th try "
+            "(hints from the 2nd), the same call answered the same way 5 times in a row halts (notices from the 3rd), "
+            "a 2-4 call cycle with the same results 5 times halts, 50 web searches per turn",
+            source="Hermes Agent agent/tool_guardrails.py (non-interactive: hard stop on)",
+            guards={
+                "F001": {
+                    "threshold": 5,
+                    "hint_at": 2,
+                    "same_call": True,
+                    "fire_on": "next_call",
+                    "action": "stop",
+                    "exempt_tools": [],
+                    "reset_on": list(HERMES_PROGRESS_TOOLS),
+                    "failure_patterns": [*DEFAULT_FAILURE_PATTERNS, *HERMES_FAILURE_PATTERNS],
+                    "scope": "turn",
+                },
+                "P004": {
+                    "threshold": 5,
+                    "hint_at": 3,
+                    "fire_on": "result",
+                    "action": "stop",
+                    "tools": [],
+                    "exempt_tools": list(HERMES_POLLERS),
+                    "scope": "turn",
+                },
+                "R003": {"min_period": 2, "max_period": 4, "laps": 5, "compare_results": True, "scope": "turn"},
+                "B003": {"tools": ["web_search"], "max_calls": 50, "scope": "turn"},
+            },
+            notes=HERMES_NOTES,
         ),
         Preset(
             name="default",
