@@ -56,7 +56,7 @@ def test_the_refused_call_gets_the_canned_observation():
     guard = next(g for g in load_settings(preset="crewai").build() if g.code == "R001")
     trace = Example("crewai", (search("x"), search("x"))).trace()
     verdicts = [v for rnd in trace.rounds for v in guard.before_tools(rnd, RunContext())]
-    assert [(v.action, v.details["result"]) for v in verdicts] == [(Action.BLOCK, CANNED)]
+    assert [(v.action, v.refusal) for v in verdicts] == [(Action.BLOCK, CANNED)]
 
 
 def test_max_iter_25_forces_the_final_answer_at_the_26th_model_call():

@@ -85,7 +85,7 @@ def test_the_block_message_names_the_tool():
     guard.reset(RunContext())
     verdicts = [v for rnd in trace.rounds for v in guard.before_tools(rnd, RunContext())]
     assert [v.action for v in verdicts] == [Action.BLOCK]
-    assert verdicts[0].details["result"] == (
+    assert verdicts[0].refusal == (
         "Tool call repetition limit reached for special-tool-name. Please try a different approach."
     )
 

@@ -183,9 +183,9 @@ def _fire(trace: Trace, costs, guard: Guard, verdict, rnd, index: int, phase: Ph
     elif verdict.action is Action.BLOCK:
         call = next((c for c in rnd.tool_calls if c.id == verdict.call_id), None)
         recorded = call.result.content if call is not None and call.result is not None else None
-        if verdict.replacement is not None:
+        if verdict.replacement is not None:  # a cached answer
             fire.stale = is_stale(verdict.replacement, recorded)
-        else:
+        else:  # a refusal
             fire.stale = refusal_hid_news(trace, index, verdict.call_id)
     return fire
 

@@ -55,7 +55,8 @@ class Verdict:
     reason: str
     call_id: str | None = None  # the call a hint/block is about
     details: dict[str, Any] = field(default_factory=dict)
-    replacement: str | None = None  # for a block: the result returned instead of running the call
+    replacement: str | None = None  # for a block that answers from a cache: the cached result returned instead
+    refusal: str | None = None  # for a block that refuses the call: the error text returned instead
 
 
 @dataclass(slots=True)

@@ -266,8 +266,8 @@ class ToolFailureStreak(Guard):
         details = {"tool": call.name, "failures": count, "threshold": opts.threshold, "last_error": last}
         if opts.same_call:
             details["signature"] = truncated(key)
-        replacement = reason if action is Action.BLOCK else None
-        return Verdict(action, reason, call_id=call.id, details=details, replacement=replacement)
+        refusal = reason if action is Action.BLOCK else None
+        return Verdict(action, reason, call_id=call.id, details=details, refusal=refusal)
 
     def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
         self.blocked = set()

@@ -5,6 +5,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..model import Round, ToolCall
+from ..text.volatile import normalize_volatile
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .escalation import fire_on_option, waits_for_next_call
 from .examples import Call, Example, Step, answer, calls
@@ -41,6 +42,11 @@ class P004Options(GuardOptions):
         "Regular expressions for volatile text in results (timestamps, ids); matches are blanked "
         "before results are compared. Empty = compare the whitespace-normalised text as it is.",
     )
+    normalize_volatile: bool = option(
+        False,
+        "Also replace the volatile text every guard knows (timestamps, UUIDs, temp paths, shell line counters, "
+        "hex ids, PIDs, durations: tracecheck.text.volatile) before comparing; off compares as OpenHands does.",
+    )
 
 
 def _wait_and_look(result: str) -> Step:
@@ -54,7 +60,8 @@ class UnchangedOutcome(Guard):
     **What it fires on.** After the tools of a round ran, every call is taken in order
     (parallel calls of one round included) as a pair: its signature (tool name +
     arguments, never the call id) and its result (the text with runs of whitespace
-    made one space, the error flag, and optionally ``volatile_patterns`` blanked). The
+    made one space, the error flag; with ``normalize_volatile`` the volatile text of
+    ``tracecheck.text.volatile`` replaced, and ``volatile_patterns`` blanked). The
     same pair as the previous call extends the streak; anything else restarts it at 1;
     a call without a recorded result ends it. At the ``threshold``-th (4th) identical
     pair in a row → ``stop``: the agent has seen nothing new for that many calls.
@@ -166,6 +173,16 @@ class UnchangedOutcome(Guard):
             options={"enabled": True},
         ),
         Example(
+            "normalize_volatile: a result that differs only in its timestamp is the same result",
+            tuple(
+                calls(Call("get_job", {"id": "j-7"}, f'{{"state": "queued", "checked_at": "2026-03-02T10:1{k}:00Z"}}'))
+                for k in range(3)
+            )
+            + (answer(),),
+            options={"enabled": True, "threshold": 3, "normalize_volatile": True},
+            expect=((3, "after_tools", "stop"),),
+        ),
+        Example(
             "The same loop with the timestamp blanked stops at the 4th look",
             tuple(_wait_and_look(f"[12:0{i}:00] still compiling") for i in range(5)) + (answer(),),
             expect=((4, "after_tools", "stop"),),
@@ -213,6 +230,8 @@ class UnchangedOutcome(Guard):
         if call.result is None:
             return None
         text = call.result.content
+        if self.options.normalize_volatile:
+            text = normalize_volatile(text)
         for pattern in self._volatile:
             text = pattern.sub("", text)
         flag = "error" if call.result.is_error else "ok"
@@ -237,7 +256,7 @@ class UnchangedOutcome(Guard):
             reason,
             call_id=call.id,
             details={"signature": truncated(signature), "result": truncated(result_key), "streak": self.streak},
-            replacement=reason if action is Action.BLOCK else None,
+            refusal=reason if action is Action.BLOCK else None,
         )
 
     def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:

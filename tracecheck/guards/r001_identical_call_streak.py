@@ -82,7 +82,7 @@ class IdenticalCallStreak(Guard):
       gives one forced answer;
     - ``abort``: the run ends without an answer (Cline's SDK stops the session);
     - ``block``: only that call is refused; it gets ``block_message`` as its result
-      (in the verdict's ``details["result"]``) and the run goes on (Roo Code, Goose, CrewAI). Without ``reset_after_block`` the
+      (the verdict's ``refusal``) and the run goes on (Roo Code, Goose, CrewAI). Without ``reset_after_block`` the
       streak keeps growing and every further identical call is blocked too (Goose
       denies while ``repeat_count > max``, CrewAI compares with the last call that
       *ran*); with it the streak is forgotten, so the model must make ``stop_at`` more
@@ -233,16 +233,14 @@ class IdenticalCallStreak(Guard):
             details = {"signature": truncated(signature), "streak": self.streak}
             if opts.stop_at and self.streak >= opts.stop_at:
                 if opts.stop_action == "block":
-                    # The refusal text goes in details, not in ``replacement`` (which is a cached
-                    # answer, compared with the recorded result); replay judges a refusal by
-                    # whether the call's recorded result had changed since its last run.
-                    details["result"] = opts.block_message.replace("{tool}", call.name).replace("{count}", str(self.streak))
+                    refusal = opts.block_message.replace("{tool}", call.name).replace("{count}", str(self.streak))
                     verdicts.append(
                         Verdict(
                             Action.BLOCK,
                             f"{self.streak} consecutive identical calls {excerpt(signature, 200)}; this one is not run",
                             call_id=call.id,
                             details=details,
+                            refusal=refusal,
                         )
                     )
                     if opts.reset_after_block:
