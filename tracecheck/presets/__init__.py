@@ -18,6 +18,13 @@ from typing import Any
 from ..guards.signals import DEFAULT_FAILURE_PATTERNS
 
 
+# Tools that run any command: a failing command is routine there (grep finds nothing,
+# a test fails), so the default counts their failures by error text (F002), not by tool.
+SHELL_TOOLS = ("bash", "shell", "terminal", "execute_bash", "run_command", "run_shell_command", "execute_code", "python", "ipython")
+# Tools that change the world: after one succeeds, earlier failures are a new experiment.
+EDIT_TOOLS = ("*edit*", "*write*", "*replace*", "*patch*", "*create*", "*insert*", "*update*", "*apply*")
+
+
 @dataclass(frozen=True)
 class Preset:
     name: str
@@ -316,10 +323,12 @@ PRESETS: dict[str, Preset] = {
             guards={
                 "P001": {"containment": 0.8, "threshold": 2, "tokenizer": "char", "metric": "containment"},
                 "P002": {"threshold": 2},
-                "P004": {"threshold": 3},
+                "P004": {"threshold": 3, "normalize_volatile": True},
                 "R003": {"min_period": 2, "max_period": 4, "laps": 3, "compare_results": True},
+                "F001": {"threshold": 3, "action": "stop", "exempt_tools": list(SHELL_TOOLS), "reset_on": list(EDIT_TOOLS)},
                 "F002": {"threshold": 4},
-                "T001": {"threshold": 3, "scope": "run"},
+                "T001": {"threshold": 3, "scope": "run", "similarity": 0.8},
+                "T002": {},
                 "E001": {},
             },
             notes="",
