@@ -72,7 +72,14 @@ PRESETS: dict[str, Preset] = {
                 "P004": {"threshold": 4, "scope": "turn"},
                 "F002": {"threshold": 3, "same_call": True, "compare_error_text": False, "action": "abort"},
                 "T001": {"threshold": 3, "scope": "turn"},
-                "R003": {"min_period": 2, "max_period": 2, "laps": 3, "compare_results": True, "scope": "turn"},
+                "R003": {
+                    "min_period": 2,
+                    "max_period": 2,
+                    "laps": 3,
+                    "compare_results": True,
+                    "wait_for_result": True,
+                    "scope": "turn",
+                },
             },
             notes="Interactive mode looks at the events after the last user message, hence scope turn (headless mode "
             "is scope run). OpenHands raises AgentStuckInLoopError, an abort; P004, T001 and R003 can only stop, so "
@@ -85,7 +92,7 @@ PRESETS: dict[str, Preset] = {
             source="Gemini CLI packages/core/src/services/loopDetectionService.ts",
             guards={
                 "R003": {"min_period": 1, "max_period": 5, "laps": 5, "compare_results": False, "scope": "turn"},
-                "T002": {"chunk": 50, "threshold": 10, "scope": "turn"},
+                "T002": {"chunk": 50, "threshold": 10, "markdown_breaks": True, "scope": "turn"},
             },
             notes="Both detectors reset when a new user prompt starts (scope turn). Gemini keys calls by "
             "JSON.stringify of the arguments, so key order matters there; tracecheck's R003 compares sorted-key "
