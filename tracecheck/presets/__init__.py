@@ -82,9 +82,13 @@ PRESETS: dict[str, Preset] = {
                 },
             },
             notes="Interactive mode looks at the events after the last user message, hence scope turn (headless mode "
-            "is scope run). OpenHands raises AgentStuckInLoopError, an abort; P004, T001 and R003 can only stop, so "
-            "their savings include one forced answer OpenHands would not give. Its action equality ignores command "
-            "output but compares the model's thought text; tracecheck compares calls and results.",
+            "is scope run for all four guards). OpenHands raises AgentStuckInLoopError, an abort; P004, T001 and R003 "
+            "can only stop, so their savings include one forced answer OpenHands would not give. The A-B pattern "
+            "waits for the 6th observation (R003 wait_for_result). Not reproduced: its action equality compares the "
+            "model's thought text and, for shell commands, only command + exit code (tracecheck compares calls and "
+            "result text); the SyntaxError sub-cases (stuck at the 3rd identical Jupyter SyntaxError; here the 4th "
+            "identical result); context-window condensation loops; delegates. Conformance: "
+            "tests/test_conformance_openhands.py.",
         ),
         Preset(
             name="gemini-cli",
@@ -94,9 +98,13 @@ PRESETS: dict[str, Preset] = {
                 "R003": {"min_period": 1, "max_period": 5, "laps": 5, "compare_results": False, "scope": "turn"},
                 "T002": {"chunk": 50, "threshold": 10, "markdown_breaks": True, "scope": "turn"},
             },
-            notes="Both detectors reset when a new user prompt starts (scope turn). Gemini keys calls by "
+            notes="Both detectors reset when a new user prompt starts (scope turn); T002 also starts afresh at list "
+            "items, headings, blockquotes and table rows (markdown_breaks), as Gemini does. Gemini keys calls by "
             "JSON.stringify of the arguments, so key order matters there; tracecheck's R003 compares sorted-key "
-            "JSON. Its third detector, an LLM judge, has no offline equivalent.",
+            "JSON. Not reproduced: strike management (the first detection injects feedback and allows one recovery, "
+            "the second halts; replay stops the turn at the first), disabling for the session, stopping mid-stream "
+            "(a round's text is checked whole), and the third detector, an LLM judge, which has no offline "
+            "equivalent. Conformance: tests/test_conformance_gemini_cli.py.",
         ),
     )
 }
