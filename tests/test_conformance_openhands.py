@@ -19,6 +19,9 @@ Not expressible (modelling limits, also in the preset's notes):
   output (``Cell In[1], line N``, the error in the third-from-last line, the trailer)
   and is stuck at the 3rd identical SyntaxError; tracecheck has no such parser. Only
   the case of 4 wholly identical observations is replayed (P004, as scenario 1).
+- **an agent message between repeated actions**: OpenHands counts it as an action, so
+  ``ls, ls, M, ls, ls`` is not 4 equal actions there; P004 (not this branch's) and
+  R003 ignore replies and fire. F002 handles it (``consecutive``).
 - **an action without an observation** (``echo 42`` in the monologue test, an
   observation without an action): a round's call always carries its result here.
 - **context-window condensation** (§1.6 #9): condensation events are not in the trace
@@ -93,6 +96,10 @@ def test_repeating_action_error_whatever_the_error_texts():
     assert stops("openhands", *steps, sets=HEADLESS) == [("F002", 4, "after_tools", "abort")]
     # Interactive: only 2 errors after "Done".
     assert fires("openhands", *steps) == []
+    # §1.2 scenario 2 wants the same last 3 actions: another action between the errors breaks it.
+    view = calls(Call("str_replace_editor", {"command": "view", "path": "a.py"}, "x = 1"))
+    assert fires("openhands", steps[1], view, *steps[2:4], sets=HEADLESS) == []
+    assert fires("openhands", steps[1], view, *steps[2:], sets=HEADLESS) == [("F002", 5, "after_tools", "abort")]
 
 
 def ipython(line: int):

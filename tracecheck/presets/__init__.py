@@ -70,7 +70,14 @@ PRESETS: dict[str, Preset] = {
             source="OpenHands V0 StuckDetector (openhands/controller/stuck.py), interactive mode",
             guards={
                 "P004": {"threshold": 4, "scope": "turn"},
-                "F002": {"threshold": 3, "same_call": True, "compare_error_text": False, "action": "abort"},
+                "F002": {
+                    "threshold": 3,
+                    "same_call": True,
+                    "compare_error_text": False,
+                    "consecutive": True,
+                    "action": "abort",
+                    "scope": "turn",
+                },
                 "T001": {"threshold": 3, "scope": "turn"},
                 "R003": {
                     "min_period": 2,
@@ -87,7 +94,8 @@ PRESETS: dict[str, Preset] = {
             "waits for the 6th observation (R003 wait_for_result). Not reproduced: its action equality compares the "
             "model's thought text and, for shell commands, only command + exit code (tracecheck compares calls and "
             "result text); the SyntaxError sub-cases (stuck at the 3rd identical Jupyter SyntaxError; here the 4th "
-            "identical result); context-window condensation loops; delegates. Conformance: "
+            "identical result); an agent message between repeated actions (an action to OpenHands, it breaks "
+            "the window; P004 and R003 do not see it); context-window condensation loops; delegates. Conformance: "
             "tests/test_conformance_openhands.py.",
         ),
         Preset(
