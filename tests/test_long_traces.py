@@ -54,6 +54,7 @@ ALL_GUARDS_RUNNING = (
     "B001.required_all=never_called",
     "B002.budget=1000000000000",
     "B003.max_calls=1000000",
+    "B004.seconds=1000000000",
     "E001.required_all=web_search",
     "R003.enabled=true",
     "R003.compare_results=true",

@@ -71,8 +71,8 @@ POLLING = SAMPLES / "seed004_report_polling.jsonl"  # a poll whose status change
     ("preset", "identical", "alternating"),
     [
         # OpenHands: 4 equal action/observation pairs, stuck once the 4th observation is in;
-        # the A-B pattern after 3 laps (6 events).
-        ("openhands", [("P004", 4, "after_tools")], [("R003", 6, "before_tools")]),
+        # the A-B pattern after 3 laps, once the 6th observation is in too (peers.md §1.2).
+        ("openhands", [("P004", 4, "after_tools")], [("R003", 6, "after_tools")]),
         # Gemini CLI: an identical call fires on the 5th; an A-B alternation only on the 10th
         # call, which this 8-call loop never reaches.
         ("gemini-cli", [("R003", 5, "before_tools")], []),

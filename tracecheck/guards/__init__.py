@@ -27,6 +27,7 @@ _GUARDS = (
     ("b001_round_budget", "RoundBudget"),
     ("b002_token_budget", "TokenBudget"),
     ("b003_tool_call_cap", "ToolCallCap"),
+    ("b004_time_budget", "TimeBudget"),
 )
 
 

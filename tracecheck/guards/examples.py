@@ -24,11 +24,14 @@ class Call:
 @dataclass(frozen=True, slots=True)
 class Step:
     """One round: tool calls, or (without calls) a final answer with ``text``. ``user``:
-    a user message that arrives before this round and opens a new turn."""
+    a user message that arrives before this round and opens a new turn. ``at``: when the
+    model's response came in, in seconds on any clock (for guards that read the time);
+    ``None`` leaves the round untimed, as most examples are."""
 
     calls: tuple[Call, ...] = ()
     text: str = ""
     user: str | None = None
+    at: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +47,8 @@ class Example:
         for number, step in enumerate(self.steps, 1):
             if step.user is not None:
                 trace.add_user_message(step.user)
-            rnd = Round(index=number, text=step.text)
+            # A timed step is a model call of no duration: it starts and ends at ``at``.
+            rnd = Round(index=number, text=step.text, started_at=step.at, ended_at=step.at)
             for k, call in enumerate(step.calls, 1):
                 raw_args = call.args if isinstance(call.args, str) else dump_json(call.args)
                 raw, parsed, error = parse_arguments(raw_args)

@@ -32,11 +32,21 @@ class F002Options(GuardOptions):
         "Count only failures of the same call (tool + sorted-key JSON arguments), as OpenHands' "
         "repeating_action_error; off counts them whatever the arguments, as Goose REP-002.",
     )
+    consecutive: bool = option(
+        False,
+        "Count only failures with nothing between them: any other call, or a reply, ends the streak, as "
+        "OpenHands looks at the last 3 actions; off, each tool keeps its own streak (Goose).",
+    )
     failure_patterns: list[str] = option(
         list(DEFAULT_FAILURE_PATTERNS),
         "Regular expressions for a failed result where the format has no error flag "
         "(a JSON object with a non-empty 'error' key always counts).",
     )
+
+
+_INVALID = Call("run", {"command": "invalid_command"}, "Command not found", error=True)
+# The same failing call three times, another tool's call after the first.
+_INTERLEAVED = (calls(_INVALID), calls(Call("view", {"path": "a.py"}, "x = 1")), calls(_INVALID), calls(_INVALID), answer())
 
 
 class RepeatedError(Guard):
@@ -59,7 +69,9 @@ class RepeatedError(Guard):
     arguments), so only the same call failing the same way counts; with
     ``compare_error_text`` off the text is not compared at all. Both together are
     OpenHands' ``repeating_action_error``: the same action answered by an error 3 times,
-    whatever the errors say.
+    whatever the errors say. OpenHands also wants them to be its last 3 actions: with
+    ``consecutive`` there is one streak for all tools, so a call of another tool or a
+    reply in between ends it.
 
     **Why it matters.** A model that varies its arguments (``pytset``, ``pytset -x``,
     ``pytset tests/``) while the tool answers with the same error is as stuck as one
@@ -157,6 +169,17 @@ class RepeatedError(Guard):
             expect=((3, "after_tools", "stop"),),
         ),
         Example(
+            "With consecutive, a call of another tool between the failures ends the streak (OpenHands: the last 3 actions)",
+            _INTERLEAVED,
+            options={"same_call": True, "compare_error_text": False, "consecutive": True},
+        ),
+        Example(
+            "Without consecutive, the other tool's call between leaves the streak alone (Goose)",
+            _INTERLEAVED,
+            options={"same_call": True, "compare_error_text": False},
+            expect=((4, "after_tools", "stop"),),
+        ),
+        Example(
             "With same_call, the same error under changing arguments does not count",
             tuple(
                 calls(Call("run_shell", {"cmd": cmd}, "Error: pytest: No module named pytest", error=True))
@@ -190,13 +213,17 @@ class RepeatedError(Guard):
         for call in rnd.tool_calls:
             if call.result is None:
                 continue  # nothing came back (cut-off trace): no evidence either way
+            # One streak for every tool when only an unbroken run of failures counts.
+            streak = "" if opts.consecutive else call.name
             if not self.classifier.is_failure(call.result):
-                self.streaks[call.name] = 0
-                self.last_key.pop(call.name, None)
+                self.streaks[streak] = 0
+                self.last_key.pop(streak, None)
                 continue
             key = self._error_key(call)
-            count = self.streaks.get(call.name, 0) + 1 if self.last_key.get(call.name) == key else 1
-            self.streaks[call.name], self.last_key[call.name] = count, key
+            if opts.consecutive:
+                key = f"{call.name}\n{key}"  # another tool's failure is another action
+            count = self.streaks.get(streak, 0) + 1 if self.last_key.get(streak) == key else 1
+            self.streaks[streak], self.last_key[streak] = count, key
             self.last_error[call.name] = excerpt(call.result.content)
             if count >= opts.threshold:
                 return [
@@ -208,6 +235,12 @@ class RepeatedError(Guard):
                         details={"tool": call.name, "streak": count, "error": truncated(key)},
                     )
                 ]
+        return []
+
+    def final(self, rnd: Round, context: RunContext) -> list[Verdict]:
+        if self.options.consecutive:
+            self.streaks.clear()  # a reply is an action between the failures
+            self.last_key.clear()
         return []
 
     def state(self) -> dict[str, Any]:

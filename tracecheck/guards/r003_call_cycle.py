@@ -31,6 +31,11 @@ class R003Options(GuardOptions):
         "A lap counts only if the results repeat too (after volatile-text normalisation), as OpenHands compares "
         "action and observation; off compares calls only, as Gemini CLI.",
     )
+    wait_for_result: bool = option(
+        False,
+        "With compare_results, also wait for the result of the call that completes the cycle and stop after "
+        "the tools ran, as OpenHands does (it needs the 6th observation); off stops before that call runs.",
+    )
 
 
 @dataclass(slots=True)
@@ -68,12 +73,15 @@ class CallCycle(Guard):
     result of the same call one period earlier, as OpenHands compares observations. A
     result is known only after its tools ran, so the calls of the current round (the
     one that would complete the cycle) are compared by signature only; a call whose
-    result the trace did not record never matches.
+    result the trace did not record never matches. With ``wait_for_result`` as well,
+    the guard waits for that last result too: the check runs after the tools of the
+    round, every call's result must repeat, and the stop comes ``after_tools``, which is
+    where OpenHands' StuckDetector sees its 6th observation and raises.
 
     **Defaults.** OpenHands stops an A-B pattern at 3 laps and Gemini CLI stops any
     period 1..5 at 5 laps; this guard looks at periods 1..5 like Gemini CLI and counts
     3 laps like OpenHands. A preset reproducing Gemini CLI sets ``laps`` to 5, one
-    reproducing OpenHands ``max_period`` 2 and ``compare_results``; Hermes looks at
+    reproducing OpenHands ``max_period`` 2, ``compare_results`` and ``wait_for_result``; Hermes looks at
     periods 2..4 (``min_period`` 2) with results compared.
 
     **Why it matters.** R001 only sees the same call in a row; a model that alternates
@@ -83,8 +91,9 @@ class CallCycle(Guard):
     **Known misses.** A cycle whose calls differ each lap (a page counter, a timestamp
     in the arguments) is not a cycle here: arguments are compared exactly. A cycle
     broken by one stray call starts over. Without ``compare_results`` a legitimate
-    round-robin poll of several jobs is stopped; with it, OpenHands' stop comes one call
-    later (it also sees the result of the completing call).
+    round-robin poll of several jobs is stopped; with it but without ``wait_for_result``
+    the stop comes one result earlier than OpenHands' (which also sees the result of the
+    completing call).
     """
 
     code = "R003"
@@ -144,6 +153,30 @@ class CallCycle(Guard):
             expect=((3, "before_tools", "stop"),),
         ),
         Example(
+            "With wait_for_result, [ls, read file1] x3 one call per round stops after the 6th observation "
+            "(OpenHands test_is_stuck_repeating_action_observation_pattern)",
+            tuple(
+                calls(Call("run", {"command": "ls"}, "file1.txt\nfile2.txt"))
+                if i % 2 == 0
+                else calls(Call("read", {"path": "file1.txt"}, "File content"))
+                for i in range(6)
+            )
+            + (answer(),),
+            options={"compare_results": True, "max_period": 2, "wait_for_result": True},
+            expect=((6, "after_tools", "stop"),),
+        ),
+        Example(
+            "With wait_for_result, a 6th observation that differs is no 3rd lap",
+            tuple(
+                calls(Call("run", {"command": "ls"}, "file1.txt\nfile2.txt"))
+                if i % 2 == 0
+                else calls(Call("read", {"path": "file1.txt"}, "File content" if i < 5 else "File content, edited"))
+                for i in range(6)
+            )
+            + (answer(),),
+            options={"compare_results": True, "max_period": 2, "wait_for_result": True},
+        ),
+        Example(
             "OpenHands test_is_not_stuck: ls, read file1, pwd, read file2, pwd, read file2 is only 2 laps",
             (
                 calls(Call("run", {"command": "ls"}, "file1.txt\nfile2.txt")),
@@ -195,9 +228,9 @@ class CallCycle(Guard):
         self.history: list[_Entry] = []
         self.pending: list[_Entry] = []
 
-    def _cycle_period(self) -> int | None:
+    def _cycle_period(self, history: list[_Entry]) -> int | None:
         opts = self.options
-        history, laps = self.history, opts.laps
+        laps = opts.laps
         for period in range(opts.min_period, opts.max_period + 1):
             span = period * laps
             if len(history) < span:
@@ -214,6 +247,27 @@ class CallCycle(Guard):
             return True
         return later.result != _MISSING and later.result == earlier.result
 
+    @property
+    def _waits(self) -> bool:
+        return self.options.compare_results and self.options.wait_for_result
+
+    def _check(self, history: list[_Entry], call: ToolCall, when: str) -> list[Verdict]:
+        period = self._cycle_period(history)
+        if period is None:
+            return []
+        block = [truncated(e.signature) for e in history[-period:]]
+        laps = self.options.laps
+        self.history, self.pending = [], []
+        return [
+            Verdict(
+                Action.STOP,
+                f"the last {period * laps} calls are {laps} laps of a {period}-call cycle "
+                f"({', '.join(excerpt(s, 60) for s in block)}); {when}",
+                call_id=call.id,
+                details={"period": period, "laps": laps, "cycle": block},
+            )
+        ]
+
     def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
         keep = self.options.max_period * self.options.laps
         self.pending = []
@@ -222,26 +276,26 @@ class CallCycle(Guard):
             self.history.append(entry)
             self.pending.append(entry)
             del self.history[:-keep]
-            period = self._cycle_period()
-            if period is not None:
-                block = [truncated(e.signature) for e in self.history[-period:]]
-                laps = self.options.laps
-                self.history, self.pending = [], []
-                return [
-                    Verdict(
-                        Action.STOP,
-                        f"the last {period * laps} calls are {laps} laps of a {period}-call cycle "
-                        f"({', '.join(excerpt(s, 60) for s in block)}); stopped before the last one runs",
-                        call_id=call.id,
-                        details={"period": period, "laps": laps, "cycle": block},
-                    )
-                ]
+            if not self._waits:
+                found = self._check(self.history, call, "stopped before the last one runs")
+                if found:
+                    return found
         return []
 
     def after_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
-        for entry, call in zip(self.pending, rnd.tool_calls):
+        pending, self.pending = self.pending, []
+        for entry, call in zip(pending, rnd.tool_calls):
             entry.result = _result_key(call)
-        self.pending = []
+        if not self._waits:
+            return []
+        # The round's calls are the last len(pending) entries: check the history as it
+        # stood after each of them, in call order, now that their results are in.
+        first_end = len(self.history) - len(pending) + 1
+        for end, call in zip(range(first_end, len(self.history) + 1), rnd.tool_calls):
+            if end > 0:
+                found = self._check(self.history[:end], call, "stopped after its result repeated too")
+                if found:
+                    return found
         return []
 
     def state(self) -> dict[str, Any]:

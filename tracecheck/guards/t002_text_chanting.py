@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -27,6 +28,11 @@ class T002Options(GuardOptions):
     threshold: int = option(
         10, "Occurrences of one window, close together, at which the run stops.", minimum=2
     )
+    markdown_breaks: bool = option(
+        False,
+        "Also start afresh at every list item, heading, blockquote or table row, as Gemini CLI resets its "
+        "tracking there; off, only code fences and divider lines break the text (a chant written as a list is caught).",
+    )
 
 
 def _is_fence(line: str) -> bool:
@@ -39,15 +45,25 @@ def _is_divider(line: str) -> bool:
     return bool(line.strip()) and not any(ch.isalnum() for ch in line)
 
 
-def prose_segments(text: str) -> Iterator[str]:
+# Markdown structure at the start of a line: a list item (bullet or number), a
+# heading, a blockquote, a table row. Gemini CLI resets its text tracking at each.
+_MARKDOWN_LINE = re.compile(r"\s*(?:[-*+]\s|\d+[.)]\s|#{1,6}\s|>|\|.*\|)")
+
+
+def prose_segments(text: str, markdown_breaks: bool = False) -> Iterator[str]:
     """The stretches of ``text`` outside fenced code blocks, split at divider lines
-    (Gemini CLI resets its tracking at both)."""
+    (Gemini CLI resets its tracking at both); with ``markdown_breaks`` a line of
+    markdown structure also starts a new stretch (the line itself belongs to it, as
+    Gemini keeps analysing the chunk that made it reset)."""
     in_code = False
     current: list[str] = []
     for line in text.splitlines(keepends=True):
         if _is_fence(line):
             in_code = not in_code
         elif not in_code and not _is_divider(line):
+            if markdown_breaks and current and _MARKDOWN_LINE.match(line):
+                yield "".join(current)
+                current = []
             current.append(line)
             continue
         if current:
@@ -131,8 +147,11 @@ class TextChanting(Guard):
     **Known misses.** Repetition inside a code block (a generated file can legitimately
     repeat lines) and text that changes a little every time (a counter in each
     sentence) are not looked at. Gemini also resets at table rows, list items, headings
-    and blockquotes; here only fences and dividers break the text, so a chant written
-    as a list is caught, and a very regular table may be too.
+    and blockquotes; here by default only fences and dividers break the text, so a chant
+    written as a list is caught, and a very regular table may be too. ``markdown_breaks``
+    resets at those lines as Gemini does (then a list-shaped chant escapes, as there).
+    Gemini looks at streamed chunks and stops mid-response; a round's text is looked at
+    whole, so the stop saves what comes after the response, not the rest of it.
     """
 
     code = "T002"
@@ -206,11 +225,22 @@ class TextChanting(Guard):
             ),
             options={"enabled": True},
         ),
+        Example(
+            "A chant cut in two by a heading still fires by default",
+            (answer(CHANT * 6 + "\n## Next step\n" + CHANT * 6),),
+            expect=((1, "final", "stop"),),
+            options={"enabled": True},
+        ),
+        Example(
+            "With markdown_breaks the heading starts afresh: 6 + 6 repeats never fire (Gemini CLI resets at headings)",
+            (answer(CHANT * 6 + "\n## Next step\n" + CHANT * 6),),
+            options={"enabled": True, "markdown_breaks": True},
+        ),
     )
 
     def _check(self, rnd: Round) -> list[Verdict]:
         opts = self.options
-        for segment in prose_segments(rnd.text):
+        for segment in prose_segments(rnd.text, opts.markdown_breaks):
             chant = find_chant(segment, opts.chunk, opts.threshold)
             if chant is not None:
                 return [

@@ -147,14 +147,33 @@ PRESETS: dict[str, Preset] = {
             source="OpenHands V0 StuckDetector (openhands/controller/stuck.py), interactive mode",
             guards={
                 "P004": {"threshold": 4, "scope": "turn"},
-                "F002": {"threshold": 3, "same_call": True, "compare_error_text": False, "action": "abort"},
+                "F002": {
+                    "threshold": 3,
+                    "same_call": True,
+                    "compare_error_text": False,
+                    "consecutive": True,
+                    "action": "abort",
+                    "scope": "turn",
+                },
                 "T001": {"threshold": 3, "scope": "turn"},
-                "R003": {"min_period": 2, "max_period": 2, "laps": 3, "compare_results": True, "scope": "turn"},
+                "R003": {
+                    "min_period": 2,
+                    "max_period": 2,
+                    "laps": 3,
+                    "compare_results": True,
+                    "wait_for_result": True,
+                    "scope": "turn",
+                },
             },
             notes="Interactive mode looks at the events after the last user message, hence scope turn (headless mode "
-            "is scope run). OpenHands raises AgentStuckInLoopError, an abort; P004, T001 and R003 can only stop, so "
-            "their savings include one forced answer OpenHands would not give. Its action equality ignores command "
-            "output but compares the model's thought text; tracecheck compares calls and results.",
+            "is scope run for all four guards). OpenHands raises AgentStuckInLoopError, an abort; P004, T001 and R003 "
+            "can only stop, so their savings include one forced answer OpenHands would not give. The A-B pattern "
+            "waits for the 6th observation (R003 wait_for_result). Not reproduced: its action equality compares the "
+            "model's thought text and, for shell commands, only command + exit code (tracecheck compares calls and "
+            "result text); the SyntaxError sub-cases (stuck at the 3rd identical Jupyter SyntaxError; here the 4th "
+            "identical result); an agent message between repeated actions (an action to OpenHands, it breaks "
+            "the window; P004 and R003 do not see it); context-window condensation loops; delegates. Conformance: "
+            "tests/test_conformance_openhands.py.",
         ),
         Preset(
             name="gemini-cli",
@@ -162,11 +181,15 @@ PRESETS: dict[str, Preset] = {
             source="Gemini CLI packages/core/src/services/loopDetectionService.ts",
             guards={
                 "R003": {"min_period": 1, "max_period": 5, "laps": 5, "compare_results": False, "scope": "turn"},
-                "T002": {"chunk": 50, "threshold": 10, "scope": "turn"},
+                "T002": {"chunk": 50, "threshold": 10, "markdown_breaks": True, "scope": "turn"},
             },
-            notes="Both detectors reset when a new user prompt starts (scope turn). Gemini keys calls by "
+            notes="Both detectors reset when a new user prompt starts (scope turn); T002 also starts afresh at list "
+            "items, headings, blockquotes and table rows (markdown_breaks), as Gemini does. Gemini keys calls by "
             "JSON.stringify of the arguments, so key order matters there; tracecheck's R003 compares sorted-key "
-            "JSON. Its third detector, an LLM judge, has no offline equivalent.",
+            "JSON. Not reproduced: strike management (the first detection injects feedback and allows one recovery, "
+            "the second halts; replay stops the turn at the first), disabling for the session, stopping mid-stream "
+            "(a round's text is checked whole), and the third detector, an LLM judge, which has no offline "
+            "equivalent. Conformance: tests/test_conformance_gemini_cli.py.",
         ),
         Preset(
             name="cline",
