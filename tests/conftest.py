@@ -31,6 +31,17 @@ def _plain_terminal(monkeypatch):
 
 
 @pytest.fixture
+def seed_guards(tmp_path_factory, monkeypatch):
+    """Run the commands from a folder whose tracecheck.toml selects the seeds' guards as
+    shipped (``preset = "seeds"``), for tests about what those guards see rather than
+    about which guards tracecheck recommends."""
+    folder = tmp_path_factory.mktemp("seeds-config")
+    (folder / "tracecheck.toml").write_text('preset = "seeds"\n', encoding="utf-8")
+    monkeypatch.chdir(folder)
+    return folder
+
+
+@pytest.fixture
 def cli():
     """Invoke the CLI; returns the result with separate stdout and stderr."""
     runner = CliRunner()

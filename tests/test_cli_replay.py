@@ -94,10 +94,10 @@ def test_jsonl_and_markdown_formats(cli, weather):
 
 
 def test_a_disabled_guard_changes_nothing_byte_for_byte(cli, weather):
-    without = cli("replay", "-f", "json", "--ignore", "R002", str(weather)).stdout
-    disabled = cli("replay", "-f", "json", "--set", "R002.enabled=false", str(weather)).stdout
+    without = cli("replay", "-f", "json", "--ignore", "P001", str(weather)).stdout
+    disabled = cli("replay", "-f", "json", "--set", "P001.enabled=false", str(weather)).stdout
     assert without == disabled
-    assert without != cli("replay", "-f", "json", str(weather)).stdout  # R002 does fire on this trace
+    assert without != cli("replay", "-f", "json", str(weather)).stdout  # P001 does fire on this trace
 
 
 def test_select_ignore_and_set_change_what_fires(cli, weather):

@@ -28,6 +28,9 @@ from tracecheck.engine.replay import replay_trace
 from tracecheck.readers.load import read_traces
 from tracecheck.readers import READER_NAMES, reader_by_name
 
+# These tests are about what the seeds' guards see, not about which guards run by default.
+pytestmark = pytest.mark.usefixtures("seed_guards")
+
 FORMATS = list(cf.RENDERERS)
 RUNS = list(cf.RUNS)
 
@@ -138,7 +141,7 @@ def workdir(tmp_path_factory) -> Path:
 
 def settings(*assignments: str):
     # cwd=/ so that no tracecheck.toml or pyproject.toml of the checkout is picked up.
-    return load_settings(select=["ALL"], sets=assignments, cwd=Path("/"))
+    return load_settings(select=["ALL"], sets=assignments, cwd=Path("/"), preset="seeds")
 
 
 @cache

@@ -36,6 +36,7 @@ def replay(cli, path, *args):
     return result
 
 
+@pytest.mark.usefixtures("seed_guards")
 def test_a_forced_answer_dearer_than_what_it_replaces_is_a_cost(tmp_path, cli):
     # R001 stops the third lap before it runs (R002 blocked the second lap's call): the
     # answer round is saved, but the forced answer that replaces it is charged round 3's
@@ -90,6 +91,7 @@ def test_a_stop_of_an_earlier_turn_of_a_successful_dialogue_is_harm_only_when_it
     assert aborted["stops"][0]["new_information"] == {"round": 8, "what": "a reply after a failed tool call"}
 
 
+@pytest.mark.usefixtures("seed_guards")
 def test_replay_checks_expect_events_and_prints_the_broken_ones(tmp_path, cli):
     events = identical_loop("loop", "failure") + [
         {"type": "expect", "trace": "loop", "guard": "R001", "by_round": 3},  # met: stop at 3

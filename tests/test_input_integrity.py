@@ -17,6 +17,9 @@ import pytest
 from conftest import FIXTURES, ROOT, write_jsonl
 from test_reader_inspect_ai import write_eval
 
+# These tests are about what the seeds' guards see, not about which guards run by default.
+pytestmark = pytest.mark.usefixtures("seed_guards")
+
 SWE_AGENT_TRAJ = ROOT / "tests" / "corpus" / "SWE-agent" / "marshmallow-code__marshmallow-1867.traj"
 
 

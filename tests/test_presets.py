@@ -33,7 +33,7 @@ def _stops(cli, *args) -> list[tuple]:
 def test_patchcat_compares_raw_argument_text_and_misses_key_order_drift(cli):
     # Seed 004: PatchCat's signature is the arguments string as written; reordered keys escape it.
     assert _stops(cli, "--preset", "patchcat", str(DRIFT)) == []
-    assert _stops(cli, str(DRIFT)) == [("R001", 3, "before_tools")]  # canonical JSON, the default
+    assert _stops(cli, "--preset", "seeds", str(DRIFT)) == [("R001", 3, "before_tools")]  # canonical JSON, R001's default
     assert _stops(cli, "--preset", "patchcat", "--set", "R001.canonical_args=true", str(DRIFT)) == [("R001", 3, "before_tools")]
 
 
@@ -87,9 +87,21 @@ def test_agent_presets_stop_where_their_detectors_do_and_spare_a_changing_poll(p
 def test_a_preset_runs_guards_that_are_off_by_default(cli):
     report = json.loads(cli("replay", "--format", "json", "--preset", "gemini-cli", str(IDENTICAL)).stdout)
     assert [g["code"] for g in report["guards"]] == ["R003", "T002"]
-    assert [g["code"] for g in json.loads(cli("replay", "--format", "json", str(IDENTICAL)).stdout)["guards"]] == [
+    assert [g["code"] for g in json.loads(cli("replay", "--format", "json", "--preset", "seeds", str(IDENTICAL)).stdout)["guards"]] == [
         "P001", "P002", "P003", "R001", "R002", "F001", "E001"
     ]
+
+
+def test_the_default_preset_runs_when_nothing_is_chosen(cli):
+    report = json.loads(cli("replay", "--format", "json", str(IDENTICAL)).stdout)
+    assert report["preset"] == "default"
+    assert [g["code"] for g in report["guards"]] == [
+        g["code"] for g in json.loads(cli("replay", "--format", "json", "--preset", "default", str(IDENTICAL)).stdout)["guards"]
+    ]
+    # Budgets are in the preset but off until given one.
+    assert not {"B001", "B002", "B003", "B004"} & {g["code"] for g in report["guards"]}
+    budget = json.loads(cli("replay", "--format", "json", "--set", "B001.max_rounds=2", "--set", "B001.final_window=0", str(IDENTICAL)).stdout)
+    assert [(s["code"], s["round"]) for s in budget["traces"][0]["policy"]["stops"]] == [("B001", 3)]
 
 
 def test_presets_side_by_side_equal_their_own_replays_and_validate_against_the_schema(cli):
@@ -128,7 +140,7 @@ def test_naming_a_guard_that_is_off_by_default_runs_it(cli):
     report = json.loads(cli("replay", "--format", "json", "--select", "R003,F002", str(ALTERNATING)).stdout)
     assert [g["code"] for g in report["guards"]] == ["R003", "F002"]
     assert [s["code"] for s in report["traces"][0]["policy"]["stops"]] == ["R003"]
-    prefixed = json.loads(cli("replay", "--format", "json", "--select", "R", str(ALTERNATING)).stdout)
+    prefixed = json.loads(cli("replay", "--format", "json", "--preset", "seeds", "--select", "R", str(ALTERNATING)).stdout)
     assert [g["code"] for g in prefixed["guards"]] == ["R001", "R002"]  # a prefix takes only the guards that are on
 
 

@@ -13,6 +13,9 @@ from tracecheck.model import Usage
 
 from conftest import assert_show_and_convert_round_trip, read_with_warnings as read, write_jsonl
 
+# These tests are about what the seeds' guards see, not about which guards run by default.
+pytestmark = pytest.mark.usefixtures("seed_guards")
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "openhands"
 CORPUS = Path(__file__).resolve().parent / "corpus" / "OpenHands"
 

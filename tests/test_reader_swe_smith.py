@@ -7,6 +7,10 @@ import json
 from pathlib import Path
 
 from conftest import assert_show_and_convert_round_trip, read_with_warnings as read, write_jsonl
+import pytest
+
+# These tests are about what the seeds' guards see, not about which guards run by default.
+pytestmark = pytest.mark.usefixtures("seed_guards")
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "swe_smith"
 TENACITY = FIXTURES / "tenacity.xml.jsonl"

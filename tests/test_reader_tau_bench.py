@@ -15,6 +15,9 @@ from tracecheck.readers import sniff
 # naive: τ² writes naive local ISO times; they are read as UTC.
 from conftest import read_with_diagnostics as read, usage_tuple, utc as naive, warnings_of
 
+# These tests are about what the seeds' guards see, not about which guards run by default.
+pytestmark = pytest.mark.usefixtures("seed_guards")
+
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "tau_bench"
 TAU1 = FIXTURES / "tau_results.json"
 TAU1_REACT = FIXTURES / "tau_react.json"

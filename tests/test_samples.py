@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from tracecheck.guards import all_guards
 from tracecheck.input.diagnostics import Diagnostics
 from tracecheck.readers.load import read_traces
 
@@ -16,15 +17,26 @@ SAMPLE_TRACES = list(read_traces([str(SAMPLES)], Diagnostics()))
 LABELLED = [t for t in SAMPLE_TRACES if t.expectations]
 
 
-@pytest.fixture(scope="module")
-def report():
+def _replay(*options: str) -> dict:
     from typer.testing import CliRunner
 
     from tracecheck.cli.main import app
 
-    result = CliRunner().invoke(app, ["replay", "--format", "json", str(SAMPLES)])
+    result = CliRunner().invoke(app, ["replay", "--format", "json", *options, str(SAMPLES)])
     assert result.exit_code == 0, result.output
     return {t["id"]: t for t in json.loads(result.stdout)["traces"]}
+
+
+@pytest.fixture(scope="module")
+def report():
+    # Every guard by name, with its own defaults: the samples' expectations are about guards.
+    every_guard = ",".join(g.code for g in all_guards() if not g.code.startswith("B"))
+    return _replay("--preset", "seeds", "--select", every_guard)
+
+
+@pytest.fixture(scope="module")
+def seeds_report():
+    return _replay("--preset", "seeds")
 
 
 def test_samples_read_without_a_single_warning():
@@ -109,7 +121,8 @@ def test_show_renders_every_sample_trace(cli):
         assert f"trace {trace.id}" in result.stdout
 
 
-def test_the_tau_dialogue_has_five_turns_and_a_stop_saves_only_the_rest_of_its_turn(report):
+def test_the_tau_dialogue_has_five_turns_and_a_stop_saves_only_the_rest_of_its_turn(seeds_report):
+    report = seeds_report
     trace = next(t for t in SAMPLE_TRACES if t.id == "tau_retail_order_lookup_loop")
     assert [r.turn for r in trace.rounds] == [1, 1, 1, 2, 2, 2, 2, 2, 3, 3, 4, 5, 5]
     assert [(t.user.text.split()[0], len(t.rounds), t.reply.index) for t in trace.turns()] == [

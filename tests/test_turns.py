@@ -14,6 +14,9 @@ from tracecheck.engine.replay import replay_trace
 from tracecheck.guards import guard_by_key
 from tracecheck.model import Round, ToolCall, ToolResult, Trace, Usage
 
+# These tests are about what the seeds' guards see, not about which guards run by default.
+pytestmark = pytest.mark.usefixtures("seed_guards")
+
 
 def lookup(index: int, order: str, status: str = '{"status": "pending"}') -> Round:
     call = ToolCall(id=f"c{index}", name="get_order", arguments_raw=json.dumps({"order": order}), arguments={"order": order})
@@ -132,7 +135,7 @@ def test_an_abort_ends_the_whole_run():
 
 
 def test_scope_is_an_option_of_every_guard_validated_like_the_others():
-    settings = load_settings(sets=["R001.scope=run", "B002.budget=100"])
+    settings = load_settings(sets=["R001.scope=run", "B002.budget=100"], preset="seeds")
     assert settings.options["R001"].scope == "run"
     assert settings.options["B002"].scope == "run"  # budgets cover the run by default
     assert settings.options["P001"].scope == "turn"
@@ -237,7 +240,7 @@ def test_a_run_total_alone_feeds_guards_what_a_live_agent_could_know(tmp_path):
 
     from conftest import write_jsonl
 
-    settings = load_settings(sets=["B002.budget=300"])
+    settings = load_settings(sets=["B002.budget=300"], preset="seeds")
     stops = []
     for rounds in (4, 8):
         (trace,) = read_traces([str(write_jsonl(tmp_path / f"{rounds}.jsonl", events(rounds)))])

@@ -12,6 +12,9 @@ import pytest
 
 from conftest import write_jsonl
 
+# These tests are about what the seeds' guards see, not about which guards run by default.
+pytestmark = pytest.mark.usefixtures("seed_guards")
+
 
 def repeated_call_events(trace_id: str, content: str = "[]", *, tool: str = "query_db", call_ids=None, labels=None):
     """A native trace that calls ``tool`` three times with the same arguments and gets

@@ -262,6 +262,9 @@ def _as_list(value: Any, key: str, where: str) -> list[str]:
     raise TracecheckError(f"{where}: '{key}' must be a list of guard codes or names")
 
 
+DEFAULT_PRESET = "default"
+
+
 def load_settings(
     config: str | None = None,
     select: Sequence[str] = (),
@@ -272,8 +275,9 @@ def load_settings(
     preset: str | None = None,
 ) -> Settings:
     """Defaults (or a preset), then the config file, then the command line (``tokenizer``
-    is P001's, as ``--tokenizer`` gives it). The preset is ``preset`` (the command line's)
-    or else the config file's ``preset`` key; the file's other keys change it from there."""
+    is P001's, as ``--tokenizer`` gives it). The preset is ``preset`` (the command line's),
+    else the config file's ``preset`` (or ``extend-preset``) key, else ``default``; the
+    file's other keys change it from there."""
     settings = Settings.defaults()
     table: Mapping[str, Any] = {}
     where = ""
@@ -289,8 +293,8 @@ def load_settings(
         if found is not None:
             table, where = found[1], str(found[0])
     base = preset if preset is not None else table.get("preset", table.get("extend-preset"))
-    if base is not None:
-        settings = apply_preset(settings, base, "--preset" if preset is not None else where)
+    # Nothing chosen: tracecheck's recommendation.
+    settings = apply_preset(settings, DEFAULT_PRESET if base is None else base, "--preset" if preset is not None else where)
     if where:
         settings = apply_table(settings, table, where)
         settings.source = where

@@ -18,6 +18,8 @@ from typing import Any
 from ..guards.signals import DEFAULT_FAILURE_PATTERNS
 
 
+# Budget guards are off until given a budget: a preset that lists them lets --set turn them on.
+BUDGETS = ("B001", "B002", "B003", "B004")
 # Tools that run any command: a failing command is routine there (grep finds nothing,
 # a test fails), so the default counts their failures by error text (F002), not by tool.
 SHELL_TOOLS = ("bash", "shell", "terminal", "execute_bash", "run_command", "run_shell_command", "execute_code", "python", "ipython")
@@ -105,6 +107,15 @@ HERMES_NOTES = (
 PRESETS: dict[str, Preset] = {
     preset.name: preset
     for preset in (
+        Preset(
+            name="seeds",
+            summary="the seeds' guards as the articles ship them: P001 P002 P003 R001 R002 F001 E001, budgets off until set",
+            source="seeds 000-004 (the guards with their own defaults)",
+            guards={code: {} for code in ("P001", "P002", "P003", "R001", "R002", "F001", "E001", *BUDGETS)},
+            notes="What tracecheck ran before it had a default preset. On real runs R002 answers re-runs after an edit "
+            "from its cache (stale), P003 calls empty results from different queries 'no new information' and F001 "
+            "aborts a run whose agent was about to fix its arguments: see the default preset.",
+        ),
         Preset(
             name="seed-000",
             summary="query-fingerprint circuit breaker: similar searches twice in a row stop before the tools",
@@ -353,6 +364,7 @@ PRESETS: dict[str, Preset] = {
                 "T001": {"threshold": 3, "scope": "run", "similarity": 0.8},
                 "T002": {},
                 "E001": {},
+                **{code: {} for code in BUDGETS},
             },
             notes="",
         ),
