@@ -125,6 +125,11 @@ class PerToolStreak(Guard):
             tuple(calls(Call("list_orders", {"page": page, "size": 50})) for page in range(1, 8)) + (answer(),),
         ),
         Example(
+            "The same tool with other arguments in between restarts the streak: search(x), search(y) alternating "
+            "never fires",
+            tuple(calls(Call("search", {"q": "xy"[i % 2]})) for i in range(6)) + (answer(),),
+        ),
+        Example(
             "Calls to another tool in between do not reset the streak: search(x) is blocked at its 3rd round",
             (
                 calls(Call("search", {"q": "x"})),
@@ -191,25 +196,30 @@ class PerToolStreak(Guard):
             self.streaks[tool] = {f: previous.get(f, 0) + 1 for f in fingerprints}
 
         verdicts: list[Verdict] = []
-        hinted: set[str] = set()
+        hints: dict[str, Verdict] = {}
         for call, fingerprint in counted:
             streak = self.streaks[call.name][fingerprint]
             action = self._rung(streak)
-            if action is None or (action is Action.HINT and call.name in hinted):
-                # One hint per tool and round: the guidance is the same for each repeated call.
+            if action is None:
                 continue
-            if action is Action.HINT:
-                hinted.add(call.name)
+            if action is Action.HINT and call.name in hints:
+                # One hint per tool and round (the guidance is the same); it names every repeated call.
+                repeated = hints[call.name].details["fingerprints"]
+                if truncated(fingerprint) not in repeated:
+                    repeated.append(truncated(fingerprint))
+                continue
             seen = f"{excerpt(fingerprint, 120)} in {streak} consecutive rounds of {call.name}"
             verdict = Verdict(
                 action,
                 seen + _CONSEQUENCE[action],
                 call_id=call.id,
-                details={"tool": call.name, "fingerprint": truncated(fingerprint), "streak": streak},
+                details={"tool": call.name, "fingerprints": [truncated(fingerprint)], "streak": streak},
             )
             if action is Action.STOP:
                 return [verdict]
-            if action is Action.BLOCK:
+            if action is Action.HINT:
+                hints[call.name] = verdict
+            else:
                 verdict.replacement = (
                     f"Error: not run. {call.name} was called with these same arguments in {streak} consecutive "
                     "rounds and the result will not change. Try a different approach, or explain why the "
