@@ -3,6 +3,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ..input.diagnostics import TracecheckError
 from ..model import Round, ToolCall
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
@@ -43,7 +44,8 @@ def _key_fields(entries: list[str]) -> dict[str, tuple[str, ...]]:
         # The last dot splits, so a tool named "server.search" can still list its fields.
         tool, dot, name = entry.rpartition(".")
         if not dot or not tool or not name:
-            raise ValueError(f"invalid key_fields entry {entry!r}: expected TOOL.FIELD")
+            # A config or --set mistake: a usage error naming the entry, not a crash.
+            raise TracecheckError(f"R004.key_fields: {entry!r} is not TOOL.FIELD (e.g. bash.command)")
         fields.setdefault(tool, []).append(name)
     return {tool: tuple(names) for tool, names in fields.items()}
 
