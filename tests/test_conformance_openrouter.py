@@ -45,6 +45,9 @@ def test_the_same_search_in_three_rounds_observes_at_2_and_blocks_at_3():
     # §8.2: search({query:"same thing"}) in rounds 1, 2, 3 -> none, observe(2), block(3).
     steps = [calls(search({"query": "same thing"})) for _ in range(3)]
     assert fires(PRESET, *steps) == [hint(2), block(3)]
+    # The refused call gets a synthetic error as its result, as OpenRouter's block does.
+    refused = replay_as(PRESET, *steps).fires[-1].details["result"]
+    assert refused.startswith("Error: not run. search was called with these same arguments in 3 consecutive rounds")
 
 
 def test_six_rounds_of_the_same_search_stop_at_the_6th():

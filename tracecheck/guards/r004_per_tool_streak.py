@@ -82,9 +82,10 @@ class PerToolStreak(Guard):
     **Ladder.** Each call's action is the strongest rung its streak reached (``>=``;
     0 switches a rung off): ``observe_at`` (2) → ``hint``, once per tool and round, the
     calls still run; ``block_at`` (3) → ``block`` of every such call, duplicates
-    included, with a synthetic error as its result; ``stop_at`` (6) → ``stop`` before
-    the round's tools run (one verdict, on the first such call). Blocked calls keep
-    counting: re-issuing a refused call is more evidence of a loop, not progress.
+    included, with a synthetic error as its result (``details["result"]``);
+    ``stop_at`` (6) → ``stop`` before the round's tools run (one verdict, on the first
+    such call). Blocked calls keep counting: re-issuing a refused call is more evidence
+    of a loop, not progress.
 
     **Why it matters.** A model stuck on one call often interleaves it with others
     (search, read a file, search the same thing, read another file): consecutive-call
@@ -222,7 +223,9 @@ class PerToolStreak(Guard):
             if action is Action.HINT:
                 hints[call.name] = verdict
             else:
-                verdict.replacement = (
+                # The refusal text goes in details, not in ``replacement``: replay takes a
+                # replacement for a cached answer and would call every refusal stale data.
+                verdict.details["result"] = (
                     f"Error: not run. {call.name} was called with these same arguments in {streak} consecutive "
                     "rounds and the result will not change. Try a different approach, or explain why the "
                     "repetition is needed."
