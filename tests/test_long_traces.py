@@ -58,6 +58,7 @@ ALL_GUARDS_RUNNING = (
     "E001.required_all=web_search",
     "R003.enabled=true",
     "R003.compare_results=true",
+    "R004.enabled=true",
     "F002.enabled=true",
     "P004.enabled=true",
     "T001.enabled=true",

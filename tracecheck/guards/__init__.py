@@ -19,6 +19,7 @@ _GUARDS = (
     ("r001_identical_call_streak", "IdenticalCallStreak"),
     ("r002_repeated_call_cache", "RepeatedCallCache"),
     ("r003_call_cycle", "CallCycle"),
+    ("r004_per_tool_streak", "PerToolStreak"),
     ("f001_tool_failure_streak", "ToolFailureStreak"),
     ("f002_repeated_error", "RepeatedError"),
     ("t001_repeated_message", "RepeatedMessage"),

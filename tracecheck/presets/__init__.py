@@ -5,9 +5,12 @@ system runs and sets their options the way that system sets them. It is the base
 the settings: the config file and the command line change it from there (a config
 file names one with ``preset = "NAME"``; ``--preset NAME`` on the command line wins).
 
-The seeds' systems, OpenHands', Gemini CLI's, Cline's, Roo Code's, Goose's and CrewAI's
-are here; the other agents' presets (OpenRouter, Hermes) and a recommended ``default``
-are to come. Facts about each system are from ``reference/peers.md``.
+The seeds' guards as shipped (``seeds``, the default before there was one) and each
+seed's system; the loop detectors of OpenHands, Gemini CLI, Cline, Roo Code, Goose,
+CrewAI, OpenRouter's agent SDK and Hermes Agent, as far as replay can express them (each
+preset's notes say where it cannot); and ``default``, tracecheck's recommendation, which
+runs when nothing is chosen. Facts about each system are from ``reference/peers.md``;
+``tests/test_conformance_*.py`` replay each system's own test scenarios.
 """
 
 from __future__ import annotations
@@ -349,6 +352,21 @@ PRESETS: dict[str, Preset] = {
                 "B003": {"tools": ["web_search"], "max_calls": 50, "scope": "turn"},
             },
             notes=HERMES_NOTES,
+        ),
+        Preset(
+            name="openrouter",
+            summary="OpenRouter's DoomLoopMonitor: per tool, the same call in consecutive rounds of that tool "
+            "(other tools in between ignored, fan-outs counted once) hints at 2, blocks at 3, stops at 6",
+            source="OpenRouter @openrouter/agent DoomLoopMonitor (packages/agent/src/lib/doom-loop.ts)",
+            guards={"R004": {"observe_at": 2, "block_at": 3, "stop_at": 6, "scope": "run"}},
+            notes="Streaks survive a new user message (scope run): OpenRouter keeps them across turns, and "
+            "across a serialize/resume. Its observe rung only emits a hook event; tracecheck reports it as a hint. The "
+            "steer and escalate rungs are off by default there and not modelled. Tools' loopKey declarations "
+            "are R004's key_fields (field lists; a loopKey function has no equivalent) and exempt_tools "
+            "(loopKey false); the preset sets neither, as OpenRouter's tools declare none by default. Not "
+            "modelled: its text detectors (a token block repeating at the tail of one response; identical "
+            "assistant text in consecutive steps, which T001 cannot express because a round with tool calls "
+            "ends T001's streak) and server-tool calls, which cannot be blocked there.",
         ),
         Preset(
             name="default",
