@@ -158,6 +158,18 @@ TOOL_MS: dict[str, tuple[int, int]] = {
     "get_user_details": (300, 520),
     "get_order_details": (300, 560),
     "cancel_pending_order": (420, 900),
+    # SWE-agent's tools run in a docker container through SWE-ReX
+    "bash": (320, 2600),
+    "str_replace_editor": (300, 520),
+    "open": (300, 480),
+    "goto": (300, 420),
+    "submit": (900, 1800),
+    # τ-bench tools answer from an in-memory database
+    "get_product_details": (300, 480),
+    "exchange_delivered_order_items": (420, 900),
+    "get_reservation_details": (300, 520),
+    "search_direct_flight": (360, 760),
+    "book_reservation": (480, 980),
 }
 
 # How long a (simulated) user takes to answer the agent's reply, ms (min..max).
@@ -174,7 +186,7 @@ class Call:
     name: str
     args: str  # raw JSON string exactly as the model emitted it
     result: str
-    error: bool = False
+    error: bool | None = False  # None: the recorder has no error flag (SWE-agent): the guards judge the text
     ms: int | None = None  # tool duration override
     hidden_tokens: int = 0  # tokens the model saw but the logger truncated away
     # derived by build()
@@ -264,7 +276,8 @@ def build(sc: Scenario) -> Scenario:
         step.user_at = now
         if k in sc.injected:
             context += est_tokens(sc.injected[k]["content"]) + 6
-        step.id = "chatcmpl-" + token(f"{sc.trace}/{k}/completion", 29)
+        claude = sc.model.startswith("claude")  # Anthropic's message and tool-use ids, as litellm passes them on
+        step.id = ("msg_01" + token(f"{sc.trace}/{k}/completion", 22)) if claude else "chatcmpl-" + token(f"{sc.trace}/{k}/completion", 29)
         step.input_tokens = context
         if step.out is not None:
             step.output_tokens = step.out
@@ -283,7 +296,7 @@ def build(sc: Scenario) -> Scenario:
         now = step.end
         tool_ends = []
         for j, call in enumerate(step.calls):
-            call.id = "call_" + token(f"{sc.trace}/{k}/{j}/call", 24)
+            call.id = ("toolu_01" + token(f"{sc.trace}/{k}/{j}/call", 22)) if claude else "call_" + token(f"{sc.trace}/{k}/{j}/call", 24)
             call.start = now + 6 + int(22 * frac(sc.trace, k, j, "gap")) + 2 * j
             lo, hi = TOOL_MS.get(call.name, (300, 900))
             duration = call.ms if call.ms is not None else lo + int((hi - lo) * frac(sc.trace, k, j, "tool"))
@@ -336,17 +349,11 @@ def native_events(sc: Scenario) -> list[dict]:
             }
         )
         for call in step.calls:
-            events.append(
-                {
-                    "type": "result",
-                    "trace": sc.trace,
-                    "call_id": call.id,
-                    "content": call.result,
-                    "is_error": call.error,
-                    "started_at": iso(call.start),
-                    "ended_at": iso(call.end),
-                }
-            )
+            result = {"type": "result", "trace": sc.trace, "call_id": call.id, "content": call.result}
+            if call.error is not None:
+                result["is_error"] = call.error
+            result.update(started_at=iso(call.start), ended_at=iso(call.end))
+            events.append(result)
     if sc.closing is not None:
         events.append({"type": "user", "trace": sc.trace, "text": sc.closing, "at": iso(sc.closing_at)})
     end: dict[str, Any] = {"type": "end", "trace": sc.trace}
@@ -1991,6 +1998,13 @@ _TAU_CANCELLED = dict(
     payment_history=_TAU_ORDER["payment_history"] + [{"transaction_type": "refund", "amount": 305.45, "payment_method_id": "credit_card_9513926"}],
 )
 _TAU_NO_HASH = J({"order_id": "W4817420"})
+
+
+def tau_metadata(domain: str, user_query: str) -> dict:
+    return {"agent": f"tool-calling agent (τ-bench {domain})", "framework": "τ-bench-style harness, simulated user",
+            "domain": domain, "user_query": user_query}
+
+
 _TAU_OPENER = "Hi! I'd like to check on an order I placed last week. My email is yusuf.rossi7301@example.com."
 scenario(
     Scenario(
@@ -2026,12 +2040,7 @@ scenario(
             expect("F001", True, 6, "turn 2: get_order_details fails 3 times in a row (rounds 4-6) -> abort, when F001 runs alone"),
             expect("R002", False, None, "failed calls are not cached, and the one successful lookup (turn 3, with the '#') is never repeated"),
         ],
-        metadata={
-            "agent": "tool-calling agent (τ-bench retail)",
-            "framework": "τ-bench-style harness, simulated user",
-            "domain": "retail",
-            "user_query": _TAU_OPENER,
-        },
+        metadata=tau_metadata("retail", _TAU_OPENER),
         steps=[
             Step("", [Call("find_user_id_by_email", J({"email": "yusuf.rossi7301@example.com"}), "yusuf_rossi_9620")], user=_TAU_OPENER),
             Step("", [Call("get_user_details", J({"user_id": "yusuf_rossi_9620"}), J(_TAU_USER))]),
@@ -2060,6 +2069,1075 @@ scenario(
         "the identical call three more times before asking the customer to check the number; the customer gives it with the '#', the order is "
         "pending, and the customer has it cancelled after confirming. The loop guards start afresh at each turn: R001 stops turn 2 before "
         "round 6's lookup runs, which saves the rest of that turn only (rounds 7 and 8, less one forced reply); turns 3-5 happen as recorded.",
+    )
+)
+
+
+# ----- 15. SWE-agent-shaped coding runs ---------------------------------------------
+#
+# SWE-agent (function-calling config): the model's thought is the round's text, every
+# action is one tool call, the observation is the text SWE-agent shows the model. SWE-agent
+# records no error flag (the native result has no ``is_error``): the guards judge the text.
+# A run ends at ``submit`` (whose observation is the diff), or with an exit status when a
+# limit is hit.
+
+SWE_BASH = tool("bash", "Run a command in the bash shell of the task container and return what it printed (stdout and stderr). "
+                "The shell persists between calls; commands must not be interactive.",
+                {"command": {"type": "string", "description": "The command to run."}})
+SWE_EDITOR = tool(
+    "str_replace_editor",
+    "View, create and edit files. `view` prints a file with line numbers (or lists a directory), `create` writes a new file, "
+    "`str_replace` replaces exactly one occurrence of `old_str` with `new_str`, `insert` adds text after a line, `undo_edit` "
+    "reverts the last edit of a file. Paths must be absolute.",
+    {
+        "command": {"type": "string", "enum": ["view", "create", "str_replace", "insert", "undo_edit"]},
+        "path": {"type": "string", "description": "Absolute path of the file or directory."},
+        "file_text": {"type": "string", "description": "Content of the file to create."},
+        "old_str": {"type": "string", "description": "Text to replace; it must occur exactly once."},
+        "new_str": {"type": "string", "description": "Replacement text."},
+        "insert_line": {"type": "integer", "description": "Insert after this line."},
+        "view_range": {"type": "array", "items": {"type": "integer"}, "description": "First and last line to show ([start, -1] for the rest)."},
+    },
+    ["command", "path"],
+)
+SWE_SUBMIT = tool("submit", "Submit the changes made in the repository as the solution (the diff of the working tree).", {})
+SWE_OPEN = tool("open", "Open a file in the file viewer and show a window of it around a line.",
+                {"path": {"type": "string"}, "line_number": {"type": "integer"}}, ["path"])
+SWE_GOTO = tool("goto", "Move the file viewer's window so that it shows the given line.", {"line_number": {"type": "integer"}})
+SWE_SCROLL = tool("scroll_down", "Move the file viewer's window down by one window height.", {})
+
+SWE_SYSTEM = (
+    "You are an autonomous programmer working in a Linux container. You interact with it only through the tools you are "
+    "given, one tool call per response, and you see what each call printed. Think step by step before every call and say "
+    "briefly what you intend. Interactive programs (vim, python REPL, less) are not available."
+)
+
+
+REQUEST_MODEL = {"gpt-4o-2024-08-06": "gpt-4o", "gpt-4o-mini-2024-07-18": "gpt-4o-mini"}  # the alias the client asked for
+
+
+def swe_setup(model: str, issue: str, tools: list[dict]) -> dict:
+    return {"model": model, "request_model": REQUEST_MODEL.get(model, model), "system": SWE_SYSTEM, "user": swe_task(issue), "tools": tools}
+
+
+def swe_metadata(instance_id: str, user_query: str, **limits: Any) -> dict:
+    return {"agent": "SWE-agent 1.0 (function calling)", "framework": "SWE-agent + SWE-ReX docker deployment",
+            "instance_id": instance_id, **limits, "user_query": user_query}
+
+
+def swe_task(issue: str) -> str:
+    return (
+        "<uploaded_files>\n/repo\n</uploaded_files>\n"
+        "A Python repository has been checked out at /repo. Here is the issue to resolve:\n\n"
+        f"<issue>\n{issue}\n</issue>\n\n"
+        "Change the non-test source files under /repo so that the issue is resolved; the tests already account for the "
+        "change. Suggested approach: find the relevant code, write a script that reproduces the problem and run it with "
+        "`python <script>.py` through the bash tool, fix the code, re-run the script to confirm, think about edge cases, "
+        "then submit."
+    )
+
+
+def cat_n(path: str, lines: list[str], first: int = 1, snippet: bool = False) -> str:
+    body = "\n".join(f"{first + i:6}\t{line}" for i, line in enumerate(lines))
+    return f"Here's the result of running `cat -n` on {'a snippet of ' if snippet else ''}{path}:\n{body}\n"
+
+
+def window(path: str, lines: list[str], first: int, size: int = 100) -> str:
+    """The windowed viewer (open / goto / scroll_down): lines first..first+size-1, clamped to the file's end."""
+    total = len(lines)
+    first = max(1, min(first, total - size + 1))
+    last = min(total, first + size - 1)
+    shown = "\n".join(f"{k}:{lines[k - 1]}" for k in range(first, last + 1))
+    above = f"({first - 1} more lines above)\n" if first > 1 else ""
+    below = f"\n({total - last} more lines below)" if last < total else ""
+    return f"[File: {path} ({total} lines total)]\n{above}{shown}{below}"
+
+
+def swe_call(name: str, args: dict, result: str, ms: int | None = None) -> Call:
+    return Call(name, J(args), result, error=None, ms=ms)
+
+
+def bash(command: str, result: str, ms: int | None = None) -> Call:
+    return swe_call("bash", {"command": command}, result, ms)
+
+
+def editor(result: str, **args: Any) -> Call:
+    return swe_call("str_replace_editor", args, result)
+
+
+NO_OUTPUT = "Your command ran successfully and did not produce any output."
+
+_CHRONO_ISSUE = (
+    "format_duration shows \"60 minutes\" instead of carrying to the next unit\n\n"
+    "```python\n>>> from chronofmt import format_duration\n>>> format_duration(7199.6)\n'1 hour, 60 minutes'\n```\n\n"
+    "Expected `'2 hours'`. The last unit shown is rounded, and when it rounds up to a whole unit of the one above, "
+    "that should be carried over."
+)
+_DURATION_PY = [
+    "\"\"\"Human-readable durations.\"\"\"",
+    "",
+    "UNITS = (",
+    "    (\"day\", 86400),",
+    "    (\"hour\", 3600),",
+    "    (\"minute\", 60),",
+    "    (\"second\", 1),",
+    ")",
+    "",
+    "",
+    "def _plural(n: int, unit: str) -> str:",
+    "    return f\"{n} {unit}\" if n == 1 else f\"{n} {unit}s\"",
+    "",
+    "",
+    "def format_duration(seconds: float, *, max_units: int = 2) -> str:",
+    "    \"\"\"Render a number of seconds as '2 hours, 5 minutes'.",
+    "",
+    "    Only the ``max_units`` largest non-zero units are shown; the last",
+    "    one shown is rounded to the nearest whole number.",
+    "    \"\"\"",
+    "    if seconds < 0:",
+    "        raise ValueError(\"seconds must be >= 0\")",
+    "    if seconds < 1:",
+    "        return \"0 seconds\"",
+    "    parts = []",
+    "    remainder = seconds",
+    "    for unit, size in UNITS:",
+    "        if len(parts) == max_units - 1:",
+    "            count = round(remainder / size)",
+    "        else:",
+    "            count = int(remainder // size)",
+    "        if count:",
+    "            parts.append(_plural(count, unit))",
+    "            remainder -= count * size",
+    "        if len(parts) == max_units:",
+    "            break",
+    "    return \", \".join(parts)",
+]
+_DURATION_PATH = "/repo/src/chronofmt/duration.py"
+_DURATION_VIEW = {"command": "view", "path": _DURATION_PATH, "view_range": [15, 37]}
+_TEST_CMD = "cd /repo && python -m pytest tests/test_duration.py -x -q"
+
+
+def _pytest_rounding_failure(seconds: str) -> str:
+    return (
+        "........F\n"
+        "=================================== FAILURES ===================================\n"
+        "_________________________ test_carries_rounded_unit ___________________________\n\n"
+        "    def test_carries_rounded_unit():\n"
+        ">       assert format_duration(7199.6) == \"2 hours\"\n"
+        "E       AssertionError: assert '1 hour, 60 minutes' == '2 hours'\n"
+        "E         \n"
+        "E         - 2 hours\n"
+        "E         + 1 hour, 60 minutes\n\n"
+        "tests/test_duration.py:58: AssertionError\n"
+        "=========================== short test summary info ============================\n"
+        "FAILED tests/test_duration.py::test_carries_rounded_unit - AssertionError: assert '1 hour, 60 minutes' == '2 hours'\n"
+        "!!!!!!!!!!!!!!!!!!!!!!!!!! stopping after 1 failures !!!!!!!!!!!!!!!!!!!!!!!!!!!\n"
+        f"1 failed, 8 passed in {seconds}s"
+    )
+
+
+_LOOP_THOUGHTS = [
+    ("Let me run the duration tests to see the failure described in the issue.",
+     "The failing test expects format_duration(7199.6) to give '2 hours'. Let me look at format_duration."),
+    ("The minutes are rounded with round() after the hours were taken with floor division, so 59.99 minutes becomes 60. "
+     "Let me run the test again to confirm this is the only failure.",
+     "Still the same failure. Let me look at the loop in format_duration once more."),
+    ("I see that the last unit is rounded but never carried into the previous one. Let me re-run the tests.",
+     "The test still fails with '1 hour, 60 minutes'. Let me view the function again to find where to carry the overflow."),
+    ("The carry needs to happen when count * size equals the size of the previous unit. Let me run the failing test.",
+     "Same failure. Let me look at format_duration again."),
+    ("Let me run the tests once more.", "Let me check the function again."),
+]
+scenario(
+    Scenario(
+        trace="swe_test_view_loop",
+        file="swe_test_view_loop.jsonl",
+        title="SWE-agent: the same failing pytest and the same view of duration.py, alternating for 5 laps, never an edit; exit_cost",
+        start="2026-03-16T10:02:41.307Z",
+        **swe_setup("claude-3-5-sonnet-20241022", _CHRONO_ISSUE, [SWE_BASH, SWE_EDITOR, SWE_SUBMIT]),
+        labels={
+            "outcome": "failure",
+            "scenario": "A-B-A-B loop: the same failing test command and the same view of the same lines, identical output, 5 laps; "
+            "the agent describes the fix every time but never edits; the call limit ends the run without a submission",
+            "source": "SWE-agent-style run (function calling)",
+            "exit_status": "exit_cost",
+        },
+        expects=[
+            expect("R001", False, None, "the two calls alternate: never the same call twice in a row"),
+            expect("R002", True, 3, "round 3 repeats round 1's test command (a success to the guards: pytest's output is not an error) -> block"),
+            expect("F001", False, None, "a failing test is output, not a failed tool call"),
+            expect("R003", True, 6, "bash, view, bash, view, bash, view: period 2, 3 laps -> stop before round 6's view "
+                   "(OpenHands' settings, results compared after normalising the pytest duration, agree; Gemini CLI's 5 laps need round 10)"),
+            expect("P004", False, None, "the alternation restarts the identical call-and-result streak at every call"),
+        ],
+        metadata=swe_metadata("chronofmt__chronofmt-214", _CHRONO_ISSUE.split("\n")[0], per_instance_call_limit=10),
+        steps=[
+            step
+            for lap, (run_thought, view_thought) in enumerate(_LOOP_THOUGHTS)
+            for step in (
+                Step(run_thought, [bash(_TEST_CMD, _pytest_rounding_failure(("0.09", "0.08", "0.09", "0.10", "0.08")[lap]), ms=1480 + 90 * lap)]),
+                Step(view_thought, [editor(cat_n(_DURATION_PATH, _DURATION_PY[14:37], 15), **_DURATION_VIEW)]),
+            )
+        ],
+        end_error="exit_cost",
+        why="A SWE-agent run that alternates two actions: the failing test command and a view of the same 23 lines of duration.py, "
+        "5 laps, the outputs identical but for pytest's own timing. Every other thought explains the fix (carry the rounded unit) and the "
+        "next action is another run or another look instead of the edit; the call limit (10) ends it with no submission "
+        "(`exit_cost`). R001 cannot see an alternation; R002's cache blocks the repeated test run from round 3 (here the cached "
+        "answer is right: nothing changed); the cycle detector R003 (off by default; `--preset openhands` or `--select R003`) stops "
+        "before round 6, the third lap's second call.",
+    )
+)
+
+_ERFA_ISSUE = (
+    "Time.to_value('jd', 'long') loses precision for dates before 1582\n\n"
+    "```python\nfrom astropy.time import Time\nt = Time('1500-03-01 12:00:00', scale='tt')\nprint(t.to_value('jd', 'long'))\n```\n\n"
+    "prints 2268992.9999999998 instead of 2268993.0."
+)
+_REPRO_PY = (
+    "from astropy.time import Time\n\n"
+    "t = Time(\"1500-03-01 12:00:00\", scale=\"tt\")\n"
+    "print(repr(t.to_value(\"jd\", \"long\")))\n"
+)
+_ERFA_TRACEBACK = (
+    "Traceback (most recent call last):\n"
+    "  File \"/repo/reproduce.py\", line 1, in <module>\n"
+    "    from astropy.time import Time\n"
+    "  File \"/repo/astropy/time/__init__.py\", line 19, in <module>\n"
+    "    from .formats import *\n"
+    "  File \"/repo/astropy/time/formats.py\", line 12, in <module>\n"
+    "    import erfa\n"
+    "ModuleNotFoundError: No module named 'erfa'"
+)
+_ERFA_RUNS = [  # (thought, command, the bash session's line counter)
+    ("The script fails on `import erfa`: the conda environment is probably not active in this shell. Let me activate it and run again.",
+     "source activate testbed; python reproduce.py", 212),
+    ("Still no erfa. Maybe `python` is not the environment's interpreter; let me try python3.",
+     "source activate testbed; python3 reproduce.py", 219),
+    ("Perhaps the working directory matters. Let me run it from the repository root.",
+     "cd /repo && source activate testbed; python reproduce.py", 226),
+    ("Let me make sure the repository itself is on the path.",
+     "cd /repo; source activate testbed; PYTHONPATH=/repo python reproduce.py", 234),
+    ("The same error again. Let me run it unbuffered to see whether anything is printed before the import fails.",
+     "source activate testbed; python -u reproduce.py", 241),
+    ("Let me try once more from /repo with python3.",
+     "cd /repo && source activate testbed; python3 reproduce.py", 249),
+]
+scenario(
+    Scenario(
+        trace="swe_same_error_changing_commands",
+        file="swe_same_error_changing_commands.jsonl",
+        title="SWE-agent: six different commands, one ModuleNotFoundError (only the shell's line counter changes); exit_cost",
+        start="2026-03-16T13:47:09.881Z",
+        **swe_setup("claude-3-5-sonnet-20241022", _ERFA_ISSUE, [SWE_BASH, SWE_EDITOR, SWE_SUBMIT]),
+        labels={
+            "outcome": "failure",
+            "scenario": "the same error under changing commands: python / python3 / cd /repo && … / PYTHONPATH=… each answered by "
+            "the same ModuleNotFoundError, after a `/bin/bash: line N:` message whose N grows; the call limit ends the run",
+            "source": "SWE-agent-style run (function calling)",
+            "exit_status": "exit_cost",
+            "note": "the environment's erfa dependency is not importable from the agent's shell; no command variant can fix that",
+        },
+        expects=[
+            expect("R001", False, None, "every command differs"),
+            expect("R002", False, None, "no call is repeated with the same arguments"),
+            expect("F002", True, 4, "rounds 2-4 fail with the same error once the shell's line counter is normalised -> stop after round 4 "
+                   "(Goose's setting, any arguments; OpenHands' same_call setting ignores failures of different commands by design)"),
+            expect("R003", False, None, "no block of calls repeats: the commands all differ"),
+        ],
+        metadata=swe_metadata("astropy__astropy-13842", _ERFA_ISSUE.split("\n")[0], per_instance_call_limit=8),
+        steps=[
+            Step("Let me first reproduce the issue with the example from the report.",
+                 [editor("File created successfully at: /repo/reproduce.py", command="create", path="/repo/reproduce.py", file_text=_REPRO_PY)]),
+            *[
+                Step(thought, [bash(command, f"/bin/bash: line {line}: activate: No such file or directory\n{_ERFA_TRACEBACK}", ms=610 + 37 * i)])
+                for i, (thought, command, line) in enumerate(_ERFA_RUNS)
+            ],
+            Step("None of these changed anything. Let me check which interpreter the shell uses.",
+                 [bash("which python python3; python -c 'import sys; print(sys.prefix)'", "/usr/bin/python\n/usr/bin/python3\n/usr")]),
+        ],
+        end_error="exit_cost",
+        why="The agent's shell does not have the task's conda environment active, so `import erfa` fails whatever the command. "
+        "It tries six variants (`python`, `python3`, `cd /repo && …`, `PYTHONPATH=/repo …`, `-u`), each prefixed with a "
+        "`source activate testbed` that fails too; every output is the same traceback after a `/bin/bash: line N: activate: No such "
+        "file or directory` whose N grows with the session. No call repeats, so R001, R002 and R003 see nothing. What should stop "
+        "it is F002 (the same error whatever the arguments, with the line counter normalised), three failures in, after round 4. "
+        "SWE-agent records no error flag, so whether a result is a failure is read from its text: the default failure patterns "
+        "look at the start of the text, which here is the shell's message, not the traceback, so F001 and F002 see successes "
+        "(with a pattern such as `(?m)^Traceback` both fire after round 4).",
+    )
+)
+
+_REPRO_CHRONO = (
+    "from chronofmt import format_duration\n\n"
+    "for seconds in (5399.9, 7199.6, 90061):\n"
+    "    print(seconds, \"->\", format_duration(seconds))\n"
+)
+_EDIT_OLD = (
+    "        if len(parts) == max_units - 1:\n"
+    "            count = round(remainder / size)\n"
+    "        else:\n"
+    "            count = int(remainder // size)\n"
+    "        if count:\n"
+    "            parts.append(_plural(count, unit))\n"
+    "            remainder -= count * size\n"
+)
+_EDIT_NEW = (
+    "        if len(parts) == max_units - 1:\n"
+    "            count = round(remainder / size)\n"
+    "            if parts and count * size == UNITS[i - 1][1]:\n"
+    "                # rounding up reached a whole unit of the one above: carry it over\n"
+    "                parts[-1] = _plural(previous + 1, UNITS[i - 1][0])\n"
+    "                break\n"
+    "        else:\n"
+    "            count = int(remainder // size)\n"
+    "        if count:\n"
+    "            parts.append(_plural(count, unit))\n"
+    "            previous = count\n"
+    "            remainder -= count * size\n"
+)
+_DURATION_EDITED = _DURATION_PY[:27] + _EDIT_NEW.rstrip("\n").split("\n") + _DURATION_PY[34:]
+_DURATION_FIXED = [line.replace("    for unit, size in UNITS:", "    for i, (unit, size) in enumerate(UNITS):") for line in _DURATION_EDITED]
+_NAME_ERROR = (
+    "Traceback (most recent call last):\n"
+    "  File \"/repo/reproduce.py\", line 4, in <module>\n"
+    "    print(seconds, \"->\", format_duration(seconds))\n"
+    "                         ^^^^^^^^^^^^^^^^^^^^^^^^\n"
+    "  File \"/repo/src/chronofmt/duration.py\", line 30, in format_duration\n"
+    "    if parts and count * size == UNITS[i - 1][1]:\n"
+    "                                       ^\n"
+    "NameError: name 'i' is not defined"
+)
+_CHRONO_DIFF = (
+    "diff --git a/src/chronofmt/duration.py b/src/chronofmt/duration.py\n"
+    "index 3f9c2d1..b7a40e6 100644\n"
+    "--- a/src/chronofmt/duration.py\n"
+    "+++ b/src/chronofmt/duration.py\n"
+    "@@ -24,11 +24,16 @@ def format_duration(seconds: float, *, max_units: int = 2) -> str:\n"
+    "         return \"0 seconds\"\n"
+    "     parts = []\n"
+    "     remainder = seconds\n"
+    "-    for unit, size in UNITS:\n"
+    "+    for i, (unit, size) in enumerate(UNITS):\n"
+    "         if len(parts) == max_units - 1:\n"
+    "             count = round(remainder / size)\n"
+    "+            if parts and count * size == UNITS[i - 1][1]:\n"
+    "+                # rounding up reached a whole unit of the one above: carry it over\n"
+    "+                parts[-1] = _plural(previous + 1, UNITS[i - 1][0])\n"
+    "+                break\n"
+    "         else:\n"
+    "             count = int(remainder // size)\n"
+    "         if count:\n"
+    "             parts.append(_plural(count, unit))\n"
+    "+            previous = count\n"
+    "             remainder -= count * size\n"
+    "         if len(parts) == max_units:\n"
+    "             break\n"
+)
+scenario(
+    Scenario(
+        trace="swe_healthy_reproduce_edit_retest",
+        file="swe_healthy_reproduce_edit_retest.jsonl",
+        title="SWE-agent: reproduce → edit → the same `python reproduce.py` (new output) → sed → the same view (new content) → tests → submit",
+        start="2026-03-16T15:12:30.554Z",
+        **swe_setup("claude-3-5-sonnet-20241022", _CHRONO_ISSUE, [SWE_BASH, SWE_EDITOR, SWE_SUBMIT]),
+        labels={
+            "outcome": "success",
+            "scenario": "healthy fix: the same reproduce command three times and the same view twice, the world changing in between "
+            "(an edit, a NameError, a sed fix); tests pass; submitted",
+            "source": "SWE-agent-style run (function calling)",
+            "exit_status": "submitted",
+        },
+        expects=[
+            expect("R001", False, None, "the repeated calls are never consecutive"),
+            expect("F001", False, None, "one failure (the NameError in round 5), followed by successes"),
+            expect("R003", False, None, "no block of calls repeats three times"),
+            expect("P004", False, None, "the repeated calls get different results"),
+            expect("F002", False, None, "a single failure"),
+        ],
+        metadata=swe_metadata("chronofmt__chronofmt-214", _CHRONO_ISSUE.split("\n")[0]),
+        steps=[
+            Step("Let me start by reproducing the issue with a small script.",
+                 [editor("File created successfully at: /repo/reproduce.py", command="create", path="/repo/reproduce.py", file_text=_REPRO_CHRONO)]),
+            Step("", [bash("cd /repo && python reproduce.py", "5399.9 -> 1 hour, 30 minutes\n7199.6 -> 1 hour, 60 minutes\n90061 -> 1 day, 1 hour", ms=420)]),
+            Step("Reproduced: 7199.6 gives '1 hour, 60 minutes'. Let me look at format_duration.",
+                 [editor(cat_n(_DURATION_PATH, _DURATION_PY[14:37], 15), **_DURATION_VIEW)]),
+            Step("The last unit is rounded with round(), which can reach a whole unit of the unit above (60 minutes). "
+                 "When that happens I'll carry it into the previous part instead of appending it.",
+                 [editor(cat_n(_DURATION_PATH, _DURATION_EDITED[23:37], 24, snippet=True)
+                         + "Review the changes and make sure they are as expected. Edit the file again if necessary.",
+                         command="str_replace", path=_DURATION_PATH, old_str=_EDIT_OLD, new_str=_EDIT_NEW)]),
+            Step("Let me run the reproduction script again.", [bash("cd /repo && python reproduce.py", _NAME_ERROR, ms=450)]),
+            Step("I used `i` without enumerating the units. Let me fix the loop header.",
+                 [bash("sed -i 's/    for unit, size in UNITS:/    for i, (unit, size) in enumerate(UNITS):/' /repo/src/chronofmt/duration.py", NO_OUTPUT, ms=330)]),
+            Step("Let me check the function as it is now.", [editor(cat_n(_DURATION_PATH, _DURATION_FIXED[14:42], 15), **_DURATION_VIEW, )]),
+            Step("", [bash("cd /repo && python reproduce.py", "5399.9 -> 1 hour, 30 minutes\n7199.6 -> 2 hours\n90061 -> 1 day, 1 hour", ms=410)]),
+            Step("7199.6 now gives '2 hours' and the other cases are unchanged. Let me run the test suite for this module.",
+                 [bash("cd /repo && python -m pytest tests/test_duration.py -q", ".........                                                                [100%]\n9 passed in 0.08s", ms=1530)]),
+            Step("All tests pass. The fix carries a rounded-up last unit into the unit above. Submitting.",
+                 [swe_call("submit", {}, _CHRONO_DIFF)]),
+        ],
+        why="A healthy SWE-agent run that repeats calls on purpose: `python reproduce.py` runs three times and the same "
+        "`view` of duration.py twice, and each time the file has changed in between (an edit that raised a NameError, then a `sed` "
+        "that fixed it). No loop guard should fire. R002's cache would answer the 2nd and 3rd reproduce runs and the 2nd view from "
+        "its cache, with outputs that are no longer true (stale): it is left without an expectation here, as in "
+        "`healthy_fix_and_retest`.",
+    )
+)
+
+
+def _parse_test_lines() -> list[str]:
+    """tests/test_parse.py of the chronofmt task: long parametrized tables, generated deterministically."""
+    lines = [
+        "import pytest",
+        "",
+        "from chronofmt import parse_duration",
+        "from chronofmt.errors import DurationParseError",
+        "",
+    ]
+    tables = [
+        ("compact", lambda a, b, c: (f"{a}h{b}m{c}s", a * 3600 + b * 60 + c)),
+        ("compact_days", lambda a, b, c: (f"{a % 9 + 1}d{b % 24}h{c}m", (a % 9 + 1) * 86400 + (b % 24) * 3600 + c * 60)),
+        ("iso", lambda a, b, c: (f"PT{a}H{b}M{c}S", a * 3600 + b * 60 + c)),
+        ("iso_days", lambda a, b, c: (f"P{a % 30 + 1}DT{b % 24}H", (a % 30 + 1) * 86400 + (b % 24) * 3600)),
+        ("clock", lambda a, b, c: (f"{a:02d}:{b:02d}:{c:02d}", a * 3600 + b * 60 + c)),
+        ("verbose", lambda a, b, c: (f"{a} hours {b} minutes", a * 3600 + b * 60)),
+        ("verbose_short", lambda a, b, c: (f"{a} hrs {c} secs", a * 3600 + c)),
+    ]
+    for t, (name, make) in enumerate(tables):
+        lines += ["", "", "@pytest.mark.parametrize(", "    (\"text\", \"seconds\"),", "    ["]
+        for k in range(11 + t % 3):
+            a, b, c = (7 * k + 3 * t) % 23 + 1, (11 * k + 5 * t) % 60, (13 * k + t) % 60
+            text, secs = make(a, b, c)
+            lines.append(f"        ({J(text)}, {secs}),")
+        lines += ["    ],", ")", f"def test_parse_{name}(text, seconds):", "    assert parse_duration(text) == seconds"]
+    lines += ["", "", "@pytest.mark.parametrize(", "    \"text\",", "    ["]
+    for bad in ("", " ", "h", "1x", "PT", "1:2:3:4", "--1h", "1h-30m", "one hour", "1.5.2h", "PT1H1H", "PT5M2M"):
+        lines.append(f"        {J(bad)},")
+    lines += ["    ],", ")", "def test_parse_rejects_garbage(text):", "    with pytest.raises(DurationParseError):",
+              "        parse_duration(text)"]
+    return lines
+
+
+_PARSE_TESTS = _parse_test_lines()
+_PARSE_TESTS_PATH = "/repo/tests/test_parse.py"
+_W = 30  # the viewer's window height (SWE-agent's WINDOW, lowered in this config)
+_PARSE_ISSUE = (
+    "parse_duration accepts ISO durations that repeat a unit\n\n"
+    "`parse_duration(\"PT1H1H\")` returns 7200 and `parse_duration(\"PT5M2M\")` returns 420. ISO 8601 allows each designator "
+    "once; these should raise DurationParseError like other malformed input."
+)
+_PARSE_PY = [
+    "_ISO_PART = re.compile(r\"(\\d+)([DHMS])\")",
+    "_ISO_UNITS = {\"D\": 86400, \"H\": 3600, \"M\": 60, \"S\": 1}",
+    "",
+    "",
+    "def _parse_iso(text: str) -> int:",
+    "    body = text[1:].replace(\"T\", \"\", 1)",
+    "    total, pos = 0, 0",
+    "    for match in _ISO_PART.finditer(body):",
+    "        if match.start() != pos:",
+    "            raise DurationParseError(text)",
+    "        value, unit = match.groups()",
+    "        total += int(value) * _ISO_UNITS[unit]",
+    "        pos = match.end()",
+    "    if pos == 0 or pos != len(body):",
+    "        raise DurationParseError(text)",
+    "    return total",
+]
+_PARSE_PATH = "/repo/src/chronofmt/parse.py"
+_ISO_OLD = "        value, unit = match.groups()\n        total += int(value) * _ISO_UNITS[unit]\n"
+_ISO_NEW = ("        value, unit = match.groups()\n        if unit in seen:\n            raise DurationParseError(text)\n"
+            "        seen.add(unit)\n        total += int(value) * _ISO_UNITS[unit]\n")
+_PARSE_AFTER_1 = _PARSE_PY[:10] + _ISO_NEW.rstrip("\n").split("\n") + _PARSE_PY[12:]
+_PARSE_EDITED = _PARSE_PY[:6] + ["    total, pos, seen = 0, 0, set()"] + _PARSE_PY[7:10] + _ISO_NEW.rstrip("\n").split("\n") + _PARSE_PY[12:]
+
+
+def _scroll(first: int) -> Call:
+    return swe_call("scroll_down", {}, window(_PARSE_TESTS_PATH, _PARSE_TESTS, first, _W))
+
+
+scenario(
+    Scenario(
+        trace="swe_healthy_goto_scroll",
+        file="swe_healthy_goto_scroll.jsonl",
+        title="SWE-agent: open → scroll_down ×3 → goto through a long test file, every window different; fix, test, submit",
+        start="2026-03-17T08:40:12.019Z",
+        **swe_setup("gpt-4o-2024-08-06", _PARSE_ISSUE, [SWE_BASH, SWE_EDITOR, SWE_OPEN, SWE_GOTO, SWE_SCROLL, SWE_SUBMIT]),
+        labels={
+            "outcome": "success",
+            "scenario": "healthy reading: the same scroll_down call three times in a row, each showing the next 30 lines of a "
+            "173-line test file, then goto; the fix follows; submitted",
+            "source": "SWE-agent-style run (function calling, windowed file viewer)",
+            "exit_status": "submitted",
+        },
+        expects=[
+            expect("P004", False, None, "the identical scroll_down calls get different windows"),
+            expect("R003", False, None, "reading on is not a cycle: the same call, but the window moves (OpenHands' results "
+                   "comparison sees it; a call-only cycle check of period 1 would stop the 3rd scroll)"),
+            expect("F001", False, None),
+            expect("E001", False, None),
+        ],
+        metadata=swe_metadata("chronofmt__chronofmt-231", _PARSE_ISSUE.split("\n")[0], window=_W),
+        steps=[
+            Step("Let me look at the parsing tests first to see which ISO forms are accepted and which are rejected.",
+                 [swe_call("open", {"path": _PARSE_TESTS_PATH}, window(_PARSE_TESTS_PATH, _PARSE_TESTS, 1, _W))]),
+            Step("These are the compact forms. Let me scroll down to the ISO cases.", [_scroll(31)]),
+            Step("", [_scroll(61)]),
+            Step("Here are the ISO cases with days. Let me keep going to find the rejection tests.", [_scroll(91)]),
+            Step("The rejection tests should be at the end of the file.", [swe_call("goto", {"line_number": 160}, window(_PARSE_TESTS_PATH, _PARSE_TESTS, 145, _W))]),
+            Step("`PT1H1H` and `PT5M2M` are expected to raise. Let me look at the ISO parser.",
+                 [editor(cat_n(_PARSE_PATH, _PARSE_PY, 41), command="view", path=_PARSE_PATH, view_range=[41, 56])]),
+            Step("Each designator may appear only once. I'll remember the units already seen and reject a repeat.",
+                 [editor("The file /repo/src/chronofmt/parse.py has been edited. " + cat_n(_PARSE_PATH, _PARSE_AFTER_1[4:16], 45, snippet=True)
+                         + "Review the changes and make sure they are as expected. Edit the file again if necessary.",
+                         command="str_replace", path=_PARSE_PATH, old_str=_ISO_OLD, new_str=_ISO_NEW)]),
+            Step("I also need to initialise `seen`.",
+                 [editor("The file /repo/src/chronofmt/parse.py has been edited. " + cat_n(_PARSE_PATH, _PARSE_EDITED[5:9], 46, snippet=True)
+                         + "Review the changes and make sure they are as expected. Edit the file again if necessary.",
+                         command="str_replace", path=_PARSE_PATH, old_str="    total, pos = 0, 0\n", new_str="    total, pos, seen = 0, 0, set()\n")]),
+            Step("", [bash("cd /repo && python -m pytest tests/test_parse.py -q",
+                           "........................................................................ [ 77%]\n"
+                           ".....................                                                    [100%]\n93 passed in 0.14s", ms=1720)]),
+            Step("All 93 parsing tests pass, including the repeated-unit cases. Submitting.",
+                 [swe_call("submit", {}, "diff --git a/src/chronofmt/parse.py b/src/chronofmt/parse.py\nindex 0c81f4e..5d2a9b3 100644\n"
+                           "--- a/src/chronofmt/parse.py\n+++ b/src/chronofmt/parse.py\n@@ -46,10 +46,13 @@ def _parse_iso(text: str) -> int:\n"
+                           "     body = text[1:].replace(\"T\", \"\", 1)\n-    total, pos = 0, 0\n+    total, pos, seen = 0, 0, set()\n"
+                           "     for match in _ISO_PART.finditer(body):\n         if match.start() != pos:\n             raise DurationParseError(text)\n"
+                           "         value, unit = match.groups()\n+        if unit in seen:\n+            raise DurationParseError(text)\n"
+                           "+        seen.add(unit)\n         total += int(value) * _ISO_UNITS[unit]\n         pos = match.end()\n")]),
+        ],
+        why="The windowed viewer repeats the same call by design: `scroll_down` takes no arguments, and reading a file means calling "
+        "it again and again while the output moves on. Three scrolls in a row, each window new, then a `goto` to the end. A guard "
+        "that compares calls only (R001's identical-call streak, R003 without `compare_results`, R002's cache) sees three identical "
+        "calls and stops or blocks the third; guards that also compare results (P004, R003 with `compare_results` as OpenHands "
+        "does) do not.",
+    )
+)
+
+_NEGATIVE_ISSUE = (
+    "parse_duration should reject negative durations\n\n`parse_duration(\"-1h\")` returns -3600; negative durations are not "
+    "meaningful here and should raise DurationParseError. Add the check and make sure the existing tests still pass."
+)
+_SCROLL_THOUGHTS = [
+    "I don't see a test for negative durations here. Let me scroll down.",
+    "Still no negative-duration test. Scrolling further.",
+    "This is the end of the rejection tests. Let me scroll down to see if there is more.",
+    "Let me scroll down to find the test for negative durations.",
+    "I still can't find it. Let me scroll down.",
+    "Let me scroll down once more.",
+    "Scrolling down to look for the negative-duration test.",
+    "Let me scroll down.",
+    "Let me scroll down to check the rest of the file.",
+]
+scenario(
+    Scenario(
+        trace="swe_scroll_end_loop",
+        file="swe_scroll_end_loop.jsonl",
+        title="SWE-agent: scroll_down at the end of a file, the same last window 8 times; exit_cost",
+        start="2026-03-17T11:05:44.630Z",
+        **swe_setup("gpt-4o-2024-08-06", _NEGATIVE_ISSUE, [SWE_BASH, SWE_EDITOR, SWE_OPEN, SWE_GOTO, SWE_SCROLL, SWE_SUBMIT]),
+        labels={
+            "outcome": "failure",
+            "scenario": "scroll_down past the end of tests/test_parse.py: from round 3 on every call prints the same last window; "
+            "the agent keeps looking for a test that is not there until the call limit",
+            "source": "SWE-agent-style run (function calling, windowed file viewer)",
+            "exit_status": "exit_cost",
+        },
+        expects=[
+            expect("R001", True, 4, "scroll_down in rounds 2, 3, 4: hint at round 3, stop before round 4"),
+            expect("R002", True, 3, "round 3 repeats round 2's scroll_down -> block (round 3's window was still partly new: a stale answer)"),
+            expect("P004", True, 6, "rounds 3-6: the same call answered by the same last window 4 times -> stop after round 6"),
+            expect("R003", True, 8, "the call-only defaults (period 1, 3 laps) stop before round 4, Gemini CLI's 5 laps before round 6; "
+                   "OpenHands' settings (period 2, results compared) need the window to repeat: rounds 3-8 are three laps of two identical "
+                   "calls -> stop before round 8"),
+            expect("F001", False, None),
+        ],
+        metadata=swe_metadata("chronofmt__chronofmt-237", _NEGATIVE_ISSUE.split("\n")[0], window=_W, per_instance_call_limit=10),
+        steps=[
+            Step("Let me see whether the tests already cover negative durations.",
+                 [swe_call("open", {"path": _PARSE_TESTS_PATH, "line_number": 120}, window(_PARSE_TESTS_PATH, _PARSE_TESTS, 105, _W))]),
+            *[Step(thought, [_scroll(135 + 30 * k)]) for k, thought in enumerate(_SCROLL_THOUGHTS)],
+        ],
+        end_error="exit_cost",
+        why="At the end of a file SWE-agent's `scroll_down` cannot move, and prints the last window again. The agent is looking for "
+        "a test that does not exist and scrolls on: from round 3 every output is the same 30 lines, with a thought that barely "
+        "changes, until the call limit (10). R001 stops before round 4 (the 3rd scroll in a row); P004 waits for the 4th identical "
+        "call-and-result pair (round 6); R003 with OpenHands' settings compares results and needs three laps of identical pairs (round 8).",
+    )
+)
+
+
+# ----- 16. τ-bench-shaped customer-service dialogues ------------------------------------
+
+TAU_RETAIL_POLICY = (
+    "# Retail agent policy\n"
+    "As a retail agent, you can help users cancel or modify pending orders, return or exchange delivered orders, modify their default "
+    "user address, or provide information about their own profile, orders, and related products.\n"
+    "- At the beginning of the conversation, you have to authenticate the user identity by locating their user id via email, or via "
+    "name + zip code. This has to be done even when the user already provides the user id.\n"
+    "- Before taking consequential actions that update the database (cancel, modify, return, exchange), you have to list the action "
+    "detail and obtain explicit user confirmation (yes) to proceed.\n"
+    "- You should only make one tool call at a time, and if you make a tool call, you should not respond to the user at the same time.\n"
+    "- An order can only be cancelled if its status is 'pending'. A delivered order can be returned or exchanged."
+)
+_ORDER_ID = {"type": "string", "description": "The order id, such as '#W0000000'. Be careful there is a '#' symbol at the beginning of the order id."}
+TAU_PRODUCT_TOOL = tool("get_product_details", "Get the inventory details of a product: its variants (item ids), their options, prices and availability.",
+                        {"product_id": {"type": "string", "description": "The product id, such as '6086499569'. Be careful the product id is different from the item id."}})
+TAU_EXCHANGE_TOOL = tool(
+    "exchange_delivered_order_items",
+    "Exchange items in a delivered order for new items of the same product type. For a delivered order, return or exchange can be "
+    "only done once by the agent. The agent needs to explain the exchange detail and ask for explicit user confirmation (yes/no) to proceed.",
+    {"order_id": _ORDER_ID,
+     "item_ids": {"type": "array", "items": {"type": "string"}, "description": "The item ids to be exchanged, each such as '1008292230'."},
+     "new_item_ids": {"type": "array", "items": {"type": "string"}, "description": "The new item ids, one per item id, of the same product."},
+     "payment_method_id": {"type": "string", "description": "The payment method id to pay or receive refund for the price difference."}},
+)
+TAU_NAME_ZIP_TOOL = tool("find_user_id_by_name_zip", "Find user id by first name, last name, and zip code.",
+                         {"first_name": {"type": "string"}, "last_name": {"type": "string"}, "zip": {"type": "string"}})
+
+
+def tau_setup(model: str, policy: str, opener: str, tools: list[dict]) -> dict:
+    return {"model": model, "request_model": REQUEST_MODEL.get(model, model), "system": policy, "user": opener, "tools": tools}
+
+
+def tau_closing(text: str) -> str:
+    return f"{text} ###STOP###"
+
+
+_KOVACS_ADDR = {"address1": "418 Elm Street", "address2": "Apt 7", "city": "Denver", "country": "USA", "state": "CO", "zip": "80203"}
+_BOTTLE_ORDER = {
+    "order_id": "#W6390527", "user_id": "mei_kovacs_8020", "address": _KOVACS_ADDR,
+    "items": [
+        {"name": "Water Bottle", "product_id": "8310926033", "item_id": "7661609223", "price": 46.51,
+         "options": {"capacity": "500ml", "material": "stainless steel", "color": "blue"}},
+        {"name": "Desk Lamp", "product_id": "6817146515", "item_id": "9083642334", "price": 164.28,
+         "options": {"color": "white", "brightness": "high", "power source": "USB"}},
+    ],
+    "fulfillments": [{"tracking_id": ["568102447331"], "item_ids": ["7661609223", "9083642334"]}],
+    "status": "delivered",
+    "payment_history": [{"transaction_type": "payment", "amount": 210.79, "payment_method_id": "credit_card_1120390"}],
+}
+_BOTTLE_PRODUCT = {
+    "name": "Water Bottle", "product_id": "8310926033",
+    "variants": {
+        "7661609223": {"item_id": "7661609223", "options": {"capacity": "500ml", "material": "stainless steel", "color": "blue"}, "available": True, "price": 46.51},
+        "3453331371": {"item_id": "3453331371", "options": {"capacity": "500ml", "material": "stainless steel", "color": "black"}, "available": True, "price": 52.79},
+        "7843064651": {"item_id": "7843064651", "options": {"capacity": "750ml", "material": "stainless steel", "color": "blue"}, "available": False, "price": 50.14},
+        "2439754078": {"item_id": "2439754078", "options": {"capacity": "1000ml", "material": "stainless steel", "color": "blue"}, "available": True, "price": 49.51},
+        "6974536207": {"item_id": "6974536207", "options": {"capacity": "750ml", "material": "plastic", "color": "blue"}, "available": True, "price": 49.95},
+        "8538875209": {"item_id": "8538875209", "options": {"capacity": "1000ml", "material": "glass", "color": "black"}, "available": True, "price": 45.13},
+    },
+}
+_BOTTLE_OPENER = ("Hi! I got a water bottle from you last week but it's way too small. Could I swap it for a bigger one? "
+                  "My email is mei.kovacs4471@example.com.")
+scenario(
+    Scenario(
+        trace="tau_retail_exchange_bad_args_recover",
+        file="tau_retail_exchange_bad_args_recover.jsonl",
+        title="τ-bench-style retail exchange: get_product_details fails twice (an item id, then a name), the product id works; exchange done",
+        start="2026-03-18T14:02:51.406Z",
+        **tau_setup("gpt-4o-2024-08-06", TAU_RETAIL_POLICY, _BOTTLE_OPENER, [TAU_RETAIL_TOOLS[0], TAU_RETAIL_TOOLS[1], TAU_RETAIL_TOOLS[2], TAU_PRODUCT_TOOL, TAU_EXCHANGE_TOOL]),
+        labels={
+            "outcome": "success",
+            "scenario": "a tool fails twice with invalid arguments (the item id, then the product name, where the product id was "
+            "needed); the agent fixes the argument, the lookup succeeds and the exchange is completed",
+            "source": "τ-bench-style dialogue (retail)",
+            "reward": "1.0",
+        },
+        expects=[
+            expect("F001", False, None, "two failures of get_product_details, then a success: the streak stops at 2"),
+            expect("F002", False, None, "two failures with the same error, then a success"),
+            expect("R001", False, None, "the three lookups have different arguments"),
+            expect("R002", False, None, "no call repeats"),
+            expect("P004", False, None),
+        ],
+        metadata=tau_metadata("retail", _BOTTLE_OPENER),
+        steps=[
+            Step("", [Call("find_user_id_by_email", J({"email": "mei.kovacs4471@example.com"}), "mei_kovacs_8020")], user=_BOTTLE_OPENER),
+            Step("", [Call("get_user_details", J({"user_id": "mei_kovacs_8020"}), J({
+                "name": {"first_name": "Mei", "last_name": "Kovacs"}, "address": _KOVACS_ADDR, "email": "mei.kovacs4471@example.com",
+                "payment_methods": {"credit_card_1120390": {"source": "credit_card", "brand": "visa", "last_four": "8816", "id": "credit_card_1120390"}},
+                "orders": ["#W3915310", "#W6390527"]}))]),
+            Step("", [Call("get_order_details", J({"order_id": "#W6390527"}), J(_BOTTLE_ORDER))]),
+            Step("", [Call("get_product_details", J({"product_id": "7661609223"}), "Error: product not found", error=True)]),
+            Step("", [Call("get_product_details", J({"product_id": "Water Bottle"}), "Error: product not found", error=True)]),
+            Step("", [Call("get_product_details", J({"product_id": "8310926033"}), J(_BOTTLE_PRODUCT))]),
+            Step("Thanks, Mei. Your order #W6390527 was delivered and includes the Water Bottle (500ml, stainless steel, blue, $46.51). "
+                 "These larger versions are in stock:\n\n"
+                 "- 1000ml, stainless steel, blue: $49.51\n- 750ml, plastic, blue: $49.95\n- 1000ml, glass, black: $45.13\n\n"
+                 "(The 750ml stainless steel blue one is out of stock.) Which one would you like?"),
+            Step("To confirm: in order #W6390527 I will exchange the Water Bottle (item 7661609223, 500ml) for the 1000ml stainless "
+                 "steel blue one (item 2439754078). The price difference of $3.00 will be charged to your Visa ending in 8816. "
+                 "You'll receive an email with return instructions. Shall I proceed (yes/no)?",
+                 user="The 1000ml one in blue, please. Same material."),
+            Step("", [Call("exchange_delivered_order_items", J({"order_id": "#W6390527", "item_ids": ["7661609223"], "new_item_ids": ["2439754078"],
+                                                                "payment_method_id": "credit_card_1120390"}),
+                           J(dict(_BOTTLE_ORDER, status="exchange requested", exchange_items=["7661609223"], exchange_new_items=["2439754078"],
+                                  exchange_payment_method_id="credit_card_1120390", exchange_price_difference=3.0)))],
+                 user="Yes, go ahead."),
+            Step("Done! The exchange is requested: you'll get an email with instructions for sending back the 500ml bottle, and the "
+                 "1000ml one will ship once it's received. $3.00 has been charged to your Visa ending in 8816. Anything else?"),
+        ],
+        closing=tau_closing("No, that's everything. Thank you!"),
+        why="A healthy recovery. To list the bottle's variants the agent first passes the item id from the order, then the product's "
+        "name, and get_product_details answers `Error: product not found` both times; the third call uses the product id and "
+        "succeeds. Two failures of one tool followed by a success are not a loop: F001 (threshold 3) and F002 stay quiet, and the "
+        "three calls differ, so no repetition guard fires. Three turns: the request, the choice of variant, the confirmation.",
+    )
+)
+
+TAU_AIRLINE_POLICY = (
+    "# Airline agent policy\n"
+    "The current time is 2024-05-15 15:00:00 EST.\n"
+    "As an airline agent, you can help users book, modify, or cancel flight reservations.\n"
+    "- Before taking any actions that update the booking database (booking, modifying flights, editing baggage, upgrading cabin "
+    "class, or updating passenger information), you must list the action details and obtain explicit user confirmation (yes) to proceed.\n"
+    "- You should only make one tool call at a time, and if you make a tool call, you should not respond to the user simultaneously.\n"
+    "- The agent must first obtain the user id, then ask for the trip type, origin, destination. Each reservation can use at most one "
+    "travel certificate, at most one credit card, and at most three gift cards.\n"
+    "- Free checked bags: regular members 0/1/2 for basic economy/economy/business, silver members 1/2/3, gold members 2/3/3; "
+    "each extra bag is 50 dollars. Travel insurance is 30 dollars per passenger."
+)
+TAU_AIRLINE_USER_TOOL = tool("get_user_details", "Get the details of a user, including their reservations.",
+                             {"user_id": {"type": "string", "description": "The user id, such as 'sara_doe_496'."}})
+TAU_RESERVATION_TOOL = tool("get_reservation_details", "Get the details of a reservation.",
+                            {"reservation_id": {"type": "string", "description": "The reservation id, such as '8JX2WO'."}})
+TAU_SEARCH_DIRECT_TOOL = tool(
+    "search_direct_flight", "Search direct flights between two cities on a specific date.",
+    {"origin": {"type": "string", "description": "The origin city airport in three letters, such as 'JFK'."},
+     "destination": {"type": "string", "description": "The destination city airport in three letters, such as 'LAX'."},
+     "date": {"type": "string", "description": "The date of the flight in the format 'YYYY-MM-DD', such as '2024-01-01'."}},
+)
+TAU_BOOK_TOOL = tool(
+    "book_reservation", "Book a reservation.",
+    {"user_id": {"type": "string"}, "origin": {"type": "string"}, "destination": {"type": "string"},
+     "flight_type": {"type": "string", "enum": ["one_way", "round_trip"]},
+     "cabin": {"type": "string", "enum": ["basic_economy", "economy", "business"]},
+     "flights": {"type": "array", "items": {"type": "object"}, "description": "Flight number and date of each segment."},
+     "passengers": {"type": "array", "items": {"type": "object"}, "description": "First name, last name and date of birth of each passenger."},
+     "payment_methods": {"type": "array", "items": {"type": "object"}, "description": "Payment id and amount of each payment method."},
+     "total_baggages": {"type": "integer"}, "nonfree_baggages": {"type": "integer"},
+     "insurance": {"type": "string", "enum": ["yes", "no"]}},
+)
+
+
+def _flight(number: str, dep: str, arr: str, seats: tuple[int, int, int], prices: tuple[int, int, int]) -> dict:
+    cabins = ("basic_economy", "economy", "business")
+    return {"flight_number": number, "origin": "BOS", "destination": "SEA", "scheduled_departure_time_est": dep,
+            "scheduled_arrival_time_est": arr, "status": "available",
+            "available_seats": dict(zip(cabins, seats)), "prices": dict(zip(cabins, prices))}
+
+
+_OMAR = {
+    "user_id": "omar_rossi_1241",
+    "name": {"first_name": "Omar", "last_name": "Rossi"},
+    "address": {"address1": "901 Pine Lane", "address2": "Suite 300", "city": "Boston", "country": "USA", "state": "MA", "zip": "02116"},
+    "email": "omar.rossi6311@example.com",
+    "dob": "1970-06-06",
+    "payment_methods": {"credit_card_4579924": {"source": "credit_card", "brand": "mastercard", "last_four": "1734", "id": "credit_card_4579924"},
+                        "gift_card_6101911": {"source": "gift_card", "amount": 140, "id": "gift_card_6101911"}},
+    "saved_passengers": [{"first_name": "Lei", "last_name": "Rossi", "dob": "1969-10-11"}],
+    "membership": "gold",
+    "reservations": ["UM3OG5", "5RJ7UH"],
+}
+_BOS_SEA = [_flight("HAT011", "06:00:00", "12:30:00", (9, 4, 11), (74, 164, 423)),
+            _flight("HAT208", "17:00:00", "23:30:00", (16, 12, 2), (61, 139, 388))]
+_OMAR_OPENER = ("Hi, I'm Omar Rossi, user id omar_rossi_1241. I need a one-way flight from Boston to Seattle for myself, economy, "
+                "any day from May 20 to May 23. Direct flights only, please.")
+_BOOKING = {
+    "reservation_id": "HXDUBJ", "user_id": "omar_rossi_1241", "origin": "BOS", "destination": "SEA", "flight_type": "one_way",
+    "cabin": "economy", "flights": [{"flight_number": "HAT011", "date": "2024-05-23", "price": 164, "origin": "BOS", "destination": "SEA"}],
+    "passengers": [{"first_name": "Omar", "last_name": "Rossi", "dob": "1970-06-06"}],
+    "payment_history": [{"payment_id": "credit_card_4579924", "amount": 164}],
+    "created_at": "2024-05-15T15:00:00", "total_baggages": 0, "nonfree_baggages": 0, "insurance": "no",
+}
+scenario(
+    Scenario(
+        trace="tau_airline_flexible_dates_booking",
+        file="tau_airline_flexible_dates_booking.jsonl",
+        title="τ-bench-style airline booking: three dates searched, [] each time, the fourth has flights; booked",
+        start="2026-03-18T16:31:07.772Z",
+        **tau_setup("gpt-4o-2024-08-06", TAU_AIRLINE_POLICY, _OMAR_OPENER, [TAU_AIRLINE_USER_TOOL, TAU_SEARCH_DIRECT_TOOL, TAU_BOOK_TOOL]),
+        labels={
+            "outcome": "success",
+            "scenario": "searches that come back empty ([]) while the date changes (May 20, 21, 22), then May 23 has two direct "
+            "flights; the customer picks one and it is booked",
+            "source": "τ-bench-style dialogue (airline)",
+            "reward": "1.0",
+        },
+        expects=[
+            expect("R001", False, None, "each search has a different date"),
+            expect("R002", False, None, "no call repeats"),
+            expect("F001", False, None, "an empty list is a result, not a failure"),
+            expect("P001", False, None, "search_direct_flight has no query text: nothing to fingerprint"),
+            expect("P004", False, None, "the results repeat ([]), the calls do not"),
+            expect("P002", False, None, "no URLs at all: nothing to count"),
+            expect("R003", False, None),
+        ],
+        metadata=tau_metadata("airline", _OMAR_OPENER),
+        steps=[
+            Step("", [Call("get_user_details", J({"user_id": "omar_rossi_1241"}), J(_OMAR))], user=_OMAR_OPENER),
+            *[Step("", [Call("search_direct_flight", J({"origin": "BOS", "destination": "SEA", "date": f"2024-05-{day}"}), "[]")])
+              for day in (20, 21, 22)],
+            Step("", [Call("search_direct_flight", J({"origin": "BOS", "destination": "SEA", "date": "2024-05-23"}), J(_BOS_SEA))]),
+            Step("There are no direct flights from Boston (BOS) to Seattle (SEA) on May 20, 21 or 22. On May 23 there are two, "
+                 "both with economy seats:\n\n"
+                 "1. HAT011, departs 06:00, arrives 12:30 (EST): $164 in economy\n"
+                 "2. HAT208, departs 17:00, arrives 23:30 (EST): $139 in economy\n\nWhich one would you like?"),
+            Step("Here is the booking:\n\n- One way, BOS → SEA, flight HAT011 on 2024-05-23, economy\n- Passenger: Omar Rossi (1970-06-06)\n"
+                 "- Price: $164, paid with your Mastercard ending in 1734\n- Checked bags: 0 (as a gold member you have 3 free in economy)\n"
+                 "- Travel insurance: not included (it would be $30)\n\nShall I book it (yes/no)?",
+                 user="The morning one, HAT011. Put it on my credit card. No bags, no insurance."),
+            Step("", [Call("book_reservation", J({
+                "user_id": "omar_rossi_1241", "origin": "BOS", "destination": "SEA", "flight_type": "one_way", "cabin": "economy",
+                "flights": [{"flight_number": "HAT011", "date": "2024-05-23"}],
+                "passengers": [{"first_name": "Omar", "last_name": "Rossi", "dob": "1970-06-06"}],
+                "payment_methods": [{"payment_id": "credit_card_4579924", "amount": 164}],
+                "total_baggages": 0, "nonfree_baggages": 0, "insurance": "no"}), J(_BOOKING))], user="Yes."),
+            Step("You're booked: reservation HXDUBJ, flight HAT011 from Boston to Seattle on May 23, departing 06:00. $164 was "
+                 "charged to your Mastercard ending in 1734. Anything else I can help with?"),
+        ],
+        closing=tau_closing("That's all, thanks!"),
+        why="A flexible-date search done right: the customer gives a window of four days, the agent searches each day in turn, "
+        "the first three answer `[]` and the fourth lists two flights. Repeated empty results with changing arguments are "
+        "progress (each search rules out a day), so no guard should stop the run before the fourth search. P003 (on by default, "
+        "watching `*search*` tools) compares the observations only: `[]` is 1.00 similar to the `[]` before it, twice, and it stops "
+        "turn 1 after round 4, one search before the flights; no expectation is set for it here.",
+    )
+)
+
+_LUCAS_OPENER = "Hi, I want to cancel my order #W5199551. My name is Lucas Brown, zip code 60612."
+_LUCAS_ORDER = {
+    "order_id": "#W5199551", "user_id": "lucas_brown_6720",
+    "address": {"address1": "921 Park Avenue", "address2": "Suite 892", "city": "Chicago", "country": "USA", "state": "IL", "zip": "60612"},
+    "items": [{"name": "Wristwatch", "product_id": "6066914160", "item_id": "1994478369", "price": 2025.51,
+               "options": {"strap material": "silicone", "dial color": "black"}},
+              {"name": "Electric Kettle", "product_id": "1075968781", "item_id": "9624127908", "price": 158.3,
+               "options": {"capacity": "1.5L", "material": "plastic", "color": "silver"}}],
+    "fulfillments": [{"tracking_id": ["866377615705"], "item_ids": ["1994478369", "9624127908"]}],
+    "status": "delivered",
+    "payment_history": [{"transaction_type": "payment", "amount": 2183.81, "payment_method_id": "credit_card_2112420"}],
+}
+_APOLOGIES = [
+    "I apologize, but I'm unable to cancel order #W5199551 because it has already been delivered. Only pending orders can be "
+    "cancelled. Is there anything else I can help you with?",
+    "I apologize, but I'm unable to cancel order #W5199551 as it has already been delivered. Only orders that are still pending "
+    "can be cancelled. Is there anything else I can help you with?",
+    "I apologize, but I'm unable to cancel order #W5199551 because it has already been delivered. Only pending orders can be "
+    "cancelled. Is there anything else I can assist you with?",
+    "I'm sorry, but I'm unable to cancel order #W5199551 because it has already been delivered. Only pending orders can be "
+    "cancelled. Is there anything else I can help you with?",
+    "I apologize, but I'm unable to cancel order #W5199551 since it has already been delivered. Only pending orders can be "
+    "cancelled. Is there anything else I can help you with today?",
+    "I apologize, but I'm unable to cancel order #W5199551 because it has already been delivered. Only pending orders are "
+    "eligible for cancellation. Is there anything else I can help you with?",
+    "I apologize, but I'm unable to cancel order #W5199551 because it has already been delivered. Only pending orders can be "
+    "cancelled. Is there anything else I can help you with?",
+]
+_LUCAS_ASKS = [
+    "But I don't want these things anymore. Can you just cancel it, please?",
+    "I understand, but I really don't need the watch or the kettle. Please cancel the order.",
+    "Is there really no way? I just want my money back for both items.",
+    "Please, I'd like to get rid of this order and get a refund.",
+    "Can you cancel it anyway? I haven't even opened the boxes.",
+    "I'm asking one more time: I don't want the items, I want a refund.",
+]
+scenario(
+    Scenario(
+        trace="tau_retail_apology_loop",
+        file="tau_retail_apology_loop.jsonl",
+        title="τ-bench-style retail dialogue: 7 near-identical apologies (\"I apologize, but I'm unable to cancel …\") while the customer asks again",
+        start="2026-03-19T09:14:26.245Z",
+        **tau_setup("gpt-4o-mini-2024-07-18", TAU_RETAIL_POLICY, _LUCAS_OPENER, [TAU_NAME_ZIP_TOOL, TAU_RETAIL_TOOLS[2], TAU_RETAIL_TOOLS[3]]),
+        labels={
+            "outcome": "failure",
+            "scenario": "the customer wants a delivered order undone; the agent answers 7 turns in a row with near-identical "
+            "apologies that it cannot cancel, never offering the return the policy allows; the customer gives up",
+            "source": "τ-bench-style dialogue (retail)",
+            "reward": "0.0",
+            "note": "the expected action was return_delivered_order_items for both items; the agent never calls another tool after turn 1",
+        },
+        expects=[
+            expect("T001", True, 5, "the 3rd apology in a row with no tool call between (round 5) -> stop: the replies are the same "
+                   "apology up to a word or two ('as'/'since'/'because', 'help'/'assist', 'I'm sorry')"),
+            expect("R001", False, None, "after turn 1 there are no tool calls at all"),
+            expect("F001", False, None),
+            expect("P003", False, None),
+        ],
+        metadata=tau_metadata("retail", _LUCAS_OPENER),
+        steps=[
+            Step("", [Call("find_user_id_by_name_zip", J({"first_name": "Lucas", "last_name": "Brown", "zip": "60612"}), "lucas_brown_6720")],
+                 user=_LUCAS_OPENER),
+            Step("", [Call("get_order_details", J({"order_id": "#W5199551"}), J(_LUCAS_ORDER))]),
+            Step(_APOLOGIES[0]),
+            *[Step(text, user=ask) for text, ask in zip(_APOLOGIES[1:], _LUCAS_ASKS)],
+        ],
+        closing=tau_closing("Forget it then. This is really frustrating."),
+        why="The customer asks to cancel an order that was delivered; the policy allows no cancellation but does allow a return. The "
+        "agent says it cannot cancel, and then says it again, in nearly the same words, to each of the customer's six rephrasings: "
+        "seven replies, no tool call after the first turn, no return offered. Tool-call guards see nothing (there are no calls). "
+        "OpenHands' monologue check (T001: the same reply 3 times in a row, no tool call between) is the detector for this, "
+        "across turns (`scope = run`): the replies match up to a word or two, so exact comparison misses them and a "
+        "similarity threshold catches them.",
+    )
+)
+
+_SOFIA_OPENER = "Hi, my user id is sofia_kim_7287. Can you check my reservation ZFA04Y? I want to make sure my flight on the 24th is still on."
+_SOFIA = {
+    "user_id": "sofia_kim_7287", "name": {"first_name": "Sofia", "last_name": "Kim"},
+    "address": {"address1": "825 Laurel Lane", "address2": "Suite 595", "city": "Houston", "country": "USA", "state": "TX", "zip": "77243"},
+    "email": "sofia.kim1937@example.com", "dob": "1950-06-24",
+    "payment_methods": {"gift_card_7480005": {"source": "gift_card", "amount": 6, "id": "gift_card_7480005"},
+                        "credit_card_7957134": {"source": "credit_card", "brand": "visa", "last_four": "9402", "id": "credit_card_7957134"}},
+    "saved_passengers": [], "membership": "silver", "reservations": ["ZFA04Y", "K1NW8N"],
+}
+_ZFA04Y = {
+    "reservation_id": "ZFA04Y", "user_id": "sofia_kim_7287", "origin": "PHL", "destination": "LGA", "flight_type": "one_way",
+    "cabin": "economy", "flights": [{"origin": "PHL", "destination": "LGA", "flight_number": "HAT243", "date": "2024-05-24", "price": 118}],
+    "passengers": [{"first_name": "Sofia", "last_name": "Kim", "dob": "1950-06-24"}],
+    "payment_history": [{"payment_id": "credit_card_7957134", "amount": 148}],
+    "created_at": "2024-05-08T11:37:17", "total_baggages": 1, "nonfree_baggages": 0, "insurance": "yes",
+}
+scenario(
+    Scenario(
+        trace="tau_airline_same_lookup_loop",
+        file="tau_airline_same_lookup_loop.jsonl",
+        title="τ-bench-style airline dialogue: get_reservation_details('ZFA04Y') 5 times in a row in turn 2, the same answer each time",
+        start="2026-03-19T13:50:38.117Z",
+        **tau_setup("gpt-4o-mini-2024-07-18", TAU_AIRLINE_POLICY, _SOFIA_OPENER, [TAU_AIRLINE_USER_TOOL, TAU_RESERVATION_TOOL]),
+        labels={
+            "outcome": "success",
+            "scenario": "in turn 2 the agent looks up the same reservation with the same arguments 5 times in a row, the same "
+            "JSON coming back each time, then answers correctly",
+            "source": "τ-bench-style dialogue (airline)",
+            "reward": "1.0",
+            "note": "the reservation had been read in turn 1 already; the five lookups of turn 2 add nothing",
+        },
+        expects=[
+            expect("R001", True, 6, "turn 2: the 2nd identical lookup (round 5) -> hint, the 3rd (round 6) -> stop before it runs"),
+            expect("R002", True, 5, "turn 2: round 5 repeats round 4's successful lookup -> block (the cache starts afresh each turn)"),
+            expect("P004", True, 7, "turn 2: the 4th identical call answered by the identical result (round 7) -> stop"),
+            expect("R003", True, 8, "turn 2: the same call 3 times (round 6) with call-only defaults; 5 times (round 8) with Gemini CLI's laps; "
+                   "OpenHands' A-B setting (period 2, 6 calls) does not reach it"),
+            expect("F001", False, None),
+        ],
+        metadata=tau_metadata("airline", _SOFIA_OPENER),
+        steps=[
+            Step("", [Call("get_user_details", J({"user_id": "sofia_kim_7287"}), J(_SOFIA))], user=_SOFIA_OPENER),
+            Step("", [Call("get_reservation_details", J({"reservation_id": "ZFA04Y"}), J(_ZFA04Y))]),
+            Step("Your reservation ZFA04Y is confirmed: flight HAT243 from Philadelphia (PHL) to New York LaGuardia (LGA) on May 24, "
+                 "2024, economy, one passenger (Sofia Kim). Is there anything you'd like to change?"),
+            *[Step("", [Call("get_reservation_details", J({"reservation_id": "ZFA04Y"}), J(_ZFA04Y))],
+                   user="Great. Do I have any checked bags on it, and did I buy travel insurance?" if k == 0 else None)
+              for k in range(5)],
+            Step("On reservation ZFA04Y you have 1 checked bag, which is free for you as a silver member, and yes, travel insurance "
+                 "is included (you paid $30 for it with the ticket). Anything else?"),
+        ],
+        closing=tau_closing("No, that's all. Thanks!"),
+        why="A question the agent can answer from what it already read: in turn 2 it calls get_reservation_details('ZFA04Y') five "
+        "times in a row and gets the same JSON five times, then answers. R001 stops turn 2 before the third lookup; R002 answers "
+        "the 2nd to 5th from its cache (harmless here: the data did not change); P004 stops once the same call has had the same "
+        "answer 4 times. The stop ends turn 2 only, with a forced reply built from the same JSON.",
+    )
+)
+
+
+# ----- 17. healthy exploration: one anchor file read between many others -----------------
+
+_FLOW_README = (
+    "# flowctl\n\n"
+    "flowctl runs small data pipelines described in YAML.\n\n"
+    "## Layout\n\n"
+    "- `src/flowctl/cli.py`: the `flowctl` command (run, validate, graph)\n"
+    "- `src/flowctl/plugins/registry.py`: plugin discovery through entry points\n"
+    "- `src/flowctl/plugins/loader.py`: lazy import of plugin classes\n"
+    "- `src/flowctl/steps/`: built-in steps (read_csv, filter, write_parquet)\n"
+    "- `docs/plugins.md`: writing a plugin\n\n"
+    "## Plugins\n\n"
+    "A step type is a class registered under the `flowctl.steps` entry-point group. Built-in steps are registered the same way "
+    "in `pyproject.toml`. See docs/plugins.md.\n"
+)
+_FLOW_FILES = {
+    "src/flowctl/plugins/registry.py": (
+        "from importlib.metadata import entry_points\n\nGROUP = \"flowctl.steps\"\n\n\n"
+        "def discover() -> dict[str, str]:\n"
+        "    \"\"\"Step name -> 'module:Class' for every installed step plugin.\"\"\"\n"
+        "    return {ep.name: ep.value for ep in entry_points(group=GROUP)}\n"
+    ),
+    "src/flowctl/plugins/loader.py": (
+        "import importlib\nfrom functools import cache\n\nfrom .registry import discover\n\n\n"
+        "@cache\ndef load(step_type: str):\n"
+        "    target = discover().get(step_type)\n"
+        "    if target is None:\n"
+        "        raise KeyError(f\"unknown step type {step_type!r}; installed: {sorted(discover())}\")\n"
+        "    module, _, name = target.partition(\":\")\n"
+        "    return getattr(importlib.import_module(module), name)\n"
+    ),
+    "docs/plugins.md": (
+        "# Writing a step plugin\n\n"
+        "1. Subclass `flowctl.steps.Step` and implement `run(self, frame, **options)`.\n"
+        "2. Register it in your package's `pyproject.toml`:\n\n"
+        "```toml\n[project.entry-points.\"flowctl.steps\"]\ndedupe = \"flowctl_dedupe:Dedupe\"\n```\n\n"
+        "3. `pip install` the package; `flowctl validate` lists the step types it found.\n"
+    ),
+    "pyproject.toml": (
+        "[project]\nname = \"flowctl\"\nversion = \"0.7.2\"\nrequires-python = \">=3.10\"\n"
+        "dependencies = [\"pyyaml>=6\", \"pyarrow>=14\"]\n\n"
+        "[project.scripts]\nflowctl = \"flowctl.cli:main\"\n\n"
+        "[project.entry-points.\"flowctl.steps\"]\nread_csv = \"flowctl.steps.io:ReadCsv\"\n"
+        "filter = \"flowctl.steps.transform:Filter\"\nwrite_parquet = \"flowctl.steps.io:WriteParquet\"\n"
+    ),
+}
+_FLOW_USER = "How does flowctl find and load step plugins? I want to add my own step type."
+_anchor = [Call("read_file", J({"path": "README.md"}), _FLOW_README)]
+scenario(
+    Scenario(
+        trace="healthy_readme_anchor_exploration",
+        file="healthy_readme_anchor_exploration.jsonl",
+        title="exploration: README.md read again between reads of four other files (R, a, R, b, R, c, R, d)",
+        start="2026-03-19T17:22:04.903Z",
+        model="gpt-4.1-2025-04-14",
+        request_model="gpt-4.1",
+        system="You are a code assistant with read-only access to a repository. Read the files you need before answering; "
+        "cite file paths in your answer.",
+        user=_FLOW_USER,
+        tools=FILE_TOOLS,
+        labels={"outcome": "success",
+                "scenario": "healthy exploration: the README (the map of the repository) re-read between reads of four other files",
+                "source": "healthy"},
+        expects=[
+            expect("R001", False, None, "the README reads are never consecutive"),
+            expect("R002", True, 3, "round 3 re-reads README.md -> block, answered from the cache with the same text (harmless)"),
+            expect("R003", False, None, "R, a, R, b, R, c: the block R-x never repeats with the same x"),
+            expect("P004", False, None),
+            expect("F001", False, None),
+            expect("E001", False, None, "read_file found something before the answer"),
+        ],
+        metadata={"agent": "repo-explainer", "framework": "OpenAI Agents SDK", "required_tools": ["read_file"], "user_query": _FLOW_USER},
+        steps=[
+            Step("", [Call("read_file", J({"path": "README.md"}), _FLOW_README)]),
+            Step("", [Call("read_file", J({"path": "src/flowctl/plugins/registry.py"}), _FLOW_FILES["src/flowctl/plugins/registry.py"])]),
+            Step("", list(copy.deepcopy(_anchor))),
+            Step("", [Call("read_file", J({"path": "src/flowctl/plugins/loader.py"}), _FLOW_FILES["src/flowctl/plugins/loader.py"])]),
+            Step("", list(copy.deepcopy(_anchor))),
+            Step("", [Call("read_file", J({"path": "docs/plugins.md"}), _FLOW_FILES["docs/plugins.md"])]),
+            Step("", list(copy.deepcopy(_anchor))),
+            Step("", [Call("read_file", J({"path": "pyproject.toml"}), _FLOW_FILES["pyproject.toml"])]),
+            Step("flowctl finds step types through Python entry points and imports them only when a pipeline uses them.\n\n"
+                 "- **Discovery** (`src/flowctl/plugins/registry.py`): `discover()` reads the `flowctl.steps` entry-point group and "
+                 "maps each step name to `module:Class`.\n"
+                 "- **Loading** (`src/flowctl/plugins/loader.py`): `load(step_type)` looks the name up, imports the module and "
+                 "returns the class; results are cached, and an unknown name raises `KeyError` listing the installed ones.\n"
+                 "- The built-in steps are registered the same way (`pyproject.toml`: `read_csv`, `filter`, `write_parquet`).\n\n"
+                 "To add your own (`docs/plugins.md`): subclass `flowctl.steps.Step`, implement `run(self, frame, **options)`, register "
+                 "it under `[project.entry-points.\"flowctl.steps\"]` in your package, `pip install` it, and check with `flowctl validate`.",
+                 ms=3640),
+        ],
+        why="An agent that keeps a map open: it re-reads README.md (the repository layout) before each new file it opens, four "
+        "other files in all. The same call recurs, but never twice in a row and never in a repeating block (R, a, R, b, R, c, R, d), "
+        "and every other read brings a new file: nothing is stuck. R002 answers the re-reads from its cache, with the text the "
+        "file really has, which costs nothing here.",
     )
 )
 
@@ -2215,6 +3293,16 @@ def r001_walk(sc: Scenario, canonical_args: bool = True) -> tuple[list[tuple[int
     return rows, fired
 
 
+FAILURE_PATTERNS = (re.compile(r"^\s*(Error|ERROR|Exception|EXCEPTION|Traceback)\b"), re.compile(r"^\s*[A-Z]\w*(Error|Exception):"))
+
+
+def failed(call: Call) -> bool:
+    """The recorded error flag; without one (SWE-agent), a result that starts like an error."""
+    if call.error is not None:
+        return call.error
+    return any(p.search(call.result) for p in FAILURE_PATTERNS)
+
+
 def r002_first(sc: Scenario) -> int | None:
     ok: set[str] = set()
     for k, step in enumerate(sc.steps, 1):
@@ -2225,7 +3313,7 @@ def r002_first(sc: Scenario) -> int | None:
             if sig in ok:
                 return k
         for c in step.calls:
-            if not c.error:
+            if not failed(c):
                 ok.add(c.name + ":" + c.args)
     return None
 
@@ -2237,7 +3325,7 @@ def f001_walk(sc: Scenario, n: int = 3) -> tuple[list[tuple[int, str, int]], int
         if k in sc.turn_starts:
             streaks = {}
         for c in step.calls:
-            streaks[c.name] = streaks.get(c.name, 0) + 1 if c.error else 0
+            streaks[c.name] = streaks.get(c.name, 0) + 1 if failed(c) else 0
             rows.append((k, c.name, streaks[c.name]))
             if streaks[c.name] >= n and fired is None:
                 fired = k
@@ -2263,7 +3351,7 @@ def e001_first(sc: Scenario) -> int | None:
             if missing:
                 return k
         for c in step.calls:
-            if not c.error and not EMPTY_RE.search(c.result):
+            if not failed(c) and not EMPTY_RE.search(c.result):
                 productive.add(c.name)
     return None
 
@@ -2337,7 +3425,8 @@ def self_check() -> list[str]:
                 if not 300 <= c.end - c.start <= 6000:
                     problems.append(f"{sc.trace} round {k}: {c.name} took {c.end - c.start} ms, outside 0.3..6 s")
                 json.loads(c.args)
-        if sc.steps and sc.end_error is None and not sc.steps[-1].final:
+        submitted = bool(sc.steps) and [c.name for c in sc.steps[-1].calls] == ["submit"]  # SWE-agent ends at submit
+        if sc.steps and sc.end_error is None and not sc.steps[-1].final and not submitted:
             problems.append(f"{sc.trace}: ends without a final answer but has no end error")
         if sc.steps and sc.steps[0].user not in (None, sc.user):
             problems.append(f"{sc.trace}: the first user message is not the scenario's question")
@@ -2456,7 +3545,12 @@ def readme() -> str:
       "(with `error` when the run ended without an answer). A conversation also has a `user` event for each message of the user, before the "
       "rounds that answer it: each opens a turn, and a round without tool calls is the agent's reply that ends it. "
       "Usage is per round as the provider reported it; input tokens grow round by round "
-      "because each request carries the whole history. Times are UTC.\n")
+      "because each request carries the whole history. Times are UTC. The SWE-agent-shaped runs (`swe_*`) end at `submit` (whose "
+      "result is the diff) or with SWE-agent's exit status as the `end` error, and their results have no `is_error`: SWE-agent "
+      "records no error flag, so the guards read failures from the text.\n")
+    w("An expectation on a guard that is off by default (R003, F002, P004, T001, T002) says what that guard should do; the default "
+      "replay reports it as not checked, and a preset that enables the guard (`--preset openhands`, `--preset gemini-cli`) or "
+      "`--set CODE.enabled=true` checks it.\n")
     w("\"Round k\" is the k-th model response. Guards that act *before tools* (P001, R001) stop before round k's calls run; "
       "guards that act *after tools* (P002, P003, F001) stop once round k's results are in; E001 acts on a final answer.\n")
     w("## Files\n")
@@ -2570,6 +3664,11 @@ def readme() -> str:
     _r001_lines("tau_retail_order_lookup_loop", by_id, w)
     _f001_lines("tau_retail_order_lookup_loop", by_id, w)
     _turn_saving_lines("tau_retail_order_lookup_loop", by_id, w)
+    extras = {"r001": _r001_lines, "f001": _f001_lines, "turns": _turn_lines}
+    for trace, heading, parts in NEW_SECTIONS:
+        section(trace, heading)
+        for part in parts:
+            extras[part](trace, by_id, w)
 
     w("## Timing and tokens at a glance\n")
     w("| trace | model | rounds | tool calls | wall time | input tokens, first → last round | total tokens |")
@@ -2580,6 +3679,21 @@ def readme() -> str:
           f"{sc.steps[0].input_tokens:,} → {sc.steps[-1].input_tokens:,} | {cumulative_tokens(sc)[-1]:,} |")
     w("")
     return "\n".join(out)
+
+
+# The SWE-agent and τ-bench samples: README heading and the reference lines shown under it.
+NEW_SECTIONS = [
+    ("swe_test_view_loop", "15a. SWE-agent: test, view, test, view, … (A-B-A-B)", ["r001"]),
+    ("swe_same_error_changing_commands", "15b. SWE-agent: one error, six commands", ["f001"]),
+    ("swe_healthy_reproduce_edit_retest", "15c. SWE-agent, healthy: the same commands, a changing repository", ["r001", "f001"]),
+    ("swe_healthy_goto_scroll", "15d. SWE-agent, healthy: reading a long file window by window", ["r001"]),
+    ("swe_scroll_end_loop", "15e. SWE-agent: scroll_down at the end of the file", ["r001"]),
+    ("tau_retail_exchange_bad_args_recover", "16a. τ-bench-style retail, healthy: two bad arguments, then the right one", ["turns", "f001"]),
+    ("tau_airline_flexible_dates_booking", "16b. τ-bench-style airline, healthy: empty searches over changing dates", ["turns"]),
+    ("tau_retail_apology_loop", "16c. τ-bench-style retail: the same apology, turn after turn", ["turns"]),
+    ("tau_airline_same_lookup_loop", "16d. τ-bench-style airline: one lookup five times in a turn", ["turns", "r001"]),
+    ("healthy_readme_anchor_exploration", "17. Healthy: exploring around an anchor file", ["r001"]),
+]
 
 
 def _r001_lines(trace: str, by_id: dict, w, canonical_args: bool = True) -> None:
