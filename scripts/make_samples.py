@@ -2573,8 +2573,6 @@ scenario(
         },
         expects=[
             expect("P004", False, None, "the identical scroll_down calls get different windows"),
-            expect("R003", False, None, "reading on is not a cycle: the same call, but the window moves (OpenHands' results "
-                   "comparison sees it; a call-only cycle check of period 1 would stop the 3rd scroll)"),
             expect("F001", False, None),
             expect("E001", False, None),
         ],
@@ -2959,8 +2957,9 @@ scenario(
             "note": "the expected action was return_delivered_order_items for both items; the agent never calls another tool after turn 1",
         },
         expects=[
-            expect("T001", True, 5, "the 3rd apology in a row with no tool call between (round 5) -> stop: the replies are the same "
-                   "apology up to a word or two ('as'/'since'/'because', 'help'/'assist', 'I'm sorry')"),
+            expect("T001", False, None, "with its own default (identical text only) T001 misses apologies that differ by a word or "
+                   "two ('as'/'since'/'because', 'help'/'assist', 'I'm sorry'); with similarity 0.8, as the default preset sets it, "
+                   "the 3rd apology in a row (round 5) stops"),
             expect("R001", False, None, "after turn 1 there are no tool calls at all"),
             expect("F001", False, None),
             expect("P003", False, None),

@@ -164,7 +164,7 @@ def test_the_off_by_default_loop_guards_stop_the_new_loop_samples_where_labelled
     # write for them hold on the three loops they exist to show.
     names = ["swe_test_view_loop", "swe_scroll_end_loop", "tau_airline_same_lookup_loop"]
     paths = [str(SAMPLES / f"{name}.jsonl") for name in names]
-    result = cli("replay", "-f", "json", "--select", "R003,P004", "--set", "R003.enabled=true", "--set", "P004.enabled=true", *paths)
+    result = cli("replay", "-f", "json", "--preset", "seeds", "--select", "R003,P004", *paths)
     traces = {t["id"]: t for t in json.loads(result.stdout)["traces"]}
     assert set(traces) == set(names)
     stops = {name: [(f["code"], f["round"]) for f in t["fires"] if f["action"] == "stop"] for name, t in traces.items()}

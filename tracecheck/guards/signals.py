@@ -19,6 +19,10 @@ DEFAULT_FAILURE_PATTERNS = (
     r"^\s*(Error|ERROR|Exception|EXCEPTION|Traceback)\b",
     # A Python exception rendered as "FileNotFoundError: ..." (a tool that returns str(exc)).
     r"^\s*[A-Z]\w*(Error|Exception):",
+    # A Python traceback anywhere in a command's output (after the shell's own complaints).
+    r"(?m)^Traceback \(most recent call last\):",
+    # The shell could not run the command at all.
+    r"(?m)^(/bin/|/usr/bin/)?(ba|da|z)?sh: (line \d+: )?\S+: (command )?not found",
 )
 DEFAULT_EMPTY_PATTERNS = (
     r"^\s*$",
