@@ -318,12 +318,61 @@ def build(sc: Scenario) -> Scenario:
 # ---------------------------------------------------------------------------
 
 
+# What any good policy does on each sample, whatever its guards: a loop stopped by the
+# round the issue asks for (an identical call or a query rewrite by its 3rd, an A-B
+# alternation by its 3rd lap, a failing tool by its 3rd failure, the same error under
+# changing commands by its 4th), a healthy run left alone. Checked as ``policy``
+# expectations against whatever preset replays the samples.
+POLICY: dict[str, tuple[bool, int | None, str]] = {
+    "seed000_weather_loop": (True, 3, "a query rewrite loop: stop by its 3rd search"),
+    "seed000_weather_loop_en": (True, 3, "a query rewrite loop: stop by its 3rd search"),
+    "seed000_containment_vs_jaccard": (True, 3, "a query rewrite loop: stop by its 3rd search"),
+    "seed000_synonym_same_urls": (True, 3, "synonyms bringing back the same pages: stop by the 3rd search"),
+    "seed000_synonym_same_urls_en": (True, 3, "synonyms bringing back the same pages: stop by the 3rd search"),
+    "seed002_contract_search_token_limit": (True, 6, "eight near-synonym searches until the token limit: stop by the 6th"),
+    "seed004_query_db_identical": (True, 3, "the same call answered the same way: stop by its 3rd"),
+    "seed004_key_order_drift": (True, 3, "the same call with its keys reordered: stop by its 3rd"),
+    "seed001_read_file_failure_streak": (True, 3, "a failing tool: stop by its 3rd failure"),
+    "alternating_ab_loop": (True, 6, "an A-B alternation with the same results: stop by its 3rd lap"),
+    "swe_test_view_loop": (True, 6, "test run and file view alternating unchanged: stop by the 3rd lap"),
+    "swe_same_error_changing_commands": (True, 5, "the same error under changing commands: stop by its 4th"),
+    "swe_scroll_end_loop": (True, 5, "scroll_down at the end of the file, the same window: stop by the 3rd"),
+    "tau_retail_order_lookup_loop": (True, 6, "turn 2: the same failing lookup: stop the turn by the 3rd"),
+    "tau_airline_same_lookup_loop": (True, 6, "turn 2: the same lookup answered the same way: stop the turn by the 3rd"),
+    "tau_retail_apology_loop": (True, 5, "the same apology turn after turn: stop by the 3rd"),
+    **{
+        trace: (False, None, "healthy: no stop")
+        for trace in (
+            "seed000_mixed_round",
+            "seed001_read_file_recovers",
+            "seed004_report_polling",
+            "healthy_progressive_search",
+            "healthy_pagination",
+            "healthy_fix_and_retest",
+            "healthy_readme_anchor_exploration",
+            "swe_healthy_reproduce_edit_retest",
+            "swe_healthy_goto_scroll",
+            "tau_retail_exchange_bad_args_recover",
+            "tau_airline_flexible_dates_booking",
+        )
+    },
+}
+
+
+def all_expects(sc: Scenario) -> list[dict]:
+    """The scenario's guard expectations, then what a policy should do on it."""
+    if sc.trace not in POLICY:
+        return sc.expects
+    fires, by_round, note = POLICY[sc.trace]
+    return [*sc.expects, expect("policy", fires, by_round, note)]
+
+
 def native_events(sc: Scenario) -> list[dict]:
     events: list[dict] = [
         {"type": "trace", "trace": sc.trace, "format_version": 1, "metadata": sc.metadata},
         {"type": "labels", "trace": sc.trace, "labels": sc.labels},
     ]
-    for exp in sc.expects:
+    for exp in all_expects(sc):
         event = {"type": "expect", "trace": sc.trace, "guard": exp["guard"], "fires": exp["fires"]}
         if exp.get("by_round") is not None:
             event["by_round"] = exp["by_round"]
@@ -3513,7 +3562,7 @@ def p002_table(sc: Scenario) -> str:
 
 def expect_cell(sc: Scenario) -> str:
     parts = []
-    for e in sc.expects:
+    for e in all_expects(sc):
         if e["fires"]:
             parts.append(f"**{e['guard']}** by round {e['by_round']}" if e["by_round"] else f"**{e['guard']}** fires")
         else:

@@ -108,7 +108,7 @@ def test_replay_checks_expect_events_and_prints_the_broken_ones(tmp_path, cli):
         ("R001", True, "R001 should intervene by round 3; it did at round 3 (stop)"),
         ("P001", False, "P001 should intervene by round 2; it did not"),
         ("identical-call-streak", False, "R001 should stay quiet; it did not: stop at round 3"),
-        ("policy", True, "the policy should intervene by round 3; it did at round 3 (stop)"),
+        ("policy", True, "the policy should intervene by round 3; it did at round 2 (block)"),  # R002 answers from its cache
         ("X999", None, "X999 is not an enabled guard: expectation not checked"),
     ]
     assert data["totals"]["expectations_broken"] == 2

@@ -23,14 +23,20 @@ class ExpectationResult:
     message: str  # what was expected and what happened, in words
 
 
-def check_expectations(expectations: Iterable[Expectation], fires: Sequence, stops: Sequence, enabled: dict[str, str]) -> list[ExpectationResult]:
-    """``enabled`` maps each enabled guard's code and name to its code; ``stops`` are the
-    policy's stops (for expectations about ``policy``)."""
+def check_expectations(
+    expectations: Iterable[Expectation], fires: Sequence, stops: Sequence, enabled: dict[str, str], blocks: Sequence = ()
+) -> list[ExpectationResult]:
+    """``enabled`` maps each enabled guard's code and name to its code; ``stops`` and
+    ``blocks`` are the policy's (for expectations about ``policy``). A loop is caught by a
+    stop or by a block the policy counts (a stale block hides news: it catches nothing);
+    a healthy run is harmed only by a stop (a block that returns what the call would
+    have is no harm)."""
     results = []
     for exp in expectations:
         key = exp.guard
         if key.lower() == POLICY:
-            who, hits = "the policy", [(s.round, s.action) for s in stops]
+            acts = sorted([*stops, *blocks], key=lambda f: f.round) if exp.fires else stops
+            who, hits = "the policy", [(s.round, s.action) for s in acts]
         else:
             code = enabled.get(key) or enabled.get(key.upper())
             if code is None:

@@ -51,6 +51,7 @@ class PolicyResult:
     # A stop left a turn that later turns follow: those are assumed to happen as recorded.
     later_turns_as_recorded: bool = False
     stale_blocks: int = 0  # blocks whose answer differs from the recorded result: not saved
+    blocks: list[Fire] = field(default_factory=list)  # the blocks it counts (not stale, not cut by a stop)
     possible_harm: str | None = None  # the policy cuts a run labelled a success
 
     @property
@@ -104,7 +105,7 @@ def replay_trace(trace: Trace, guards: Sequence[Guard], observe: PhaseObserver |
     else:
         policy = _policy(trace, fires)
     enabled = {key: g.code for g in guards for key in (g.code, g.name)}
-    checked = check_expectations(trace.expectations, fires, policy.stops, enabled)
+    checked = check_expectations(trace.expectations, fires, policy.stops, enabled, policy.blocks)
     return TraceResult(trace, fires, policy, trace_totals(trace, costs), costs, trace.answered, checked)
 
 
@@ -216,6 +217,7 @@ def _policy(trace: Trace, fires: list[Fire]) -> PolicyResult:
     policy = PolicyResult(
         stop=stops[0] if stops else None, saved=_sum_savings([s.saved for s in stops]), stops=stops, stale_blocks=len(stale)
     )
+    policy.blocks = blocked
     for fire in blocked:
         policy.blocked_calls += 1
         call = next((c for c in trace.rounds[fire.round - 1].tool_calls if c.id == fire.call_id), None)

@@ -384,7 +384,19 @@ PRESETS: dict[str, Preset] = {
                 "E001": {},
                 **{code: {} for code in BUDGETS},
             },
-            notes="",
+            notes="Each choice answers a case in sample_traces/ or tests/corpus/ (README: the comparison table). "
+            "Loops that repeat a call are judged by their results, never by the call alone: P004 stops the same call "
+            "answered the same way by its 3rd time (timestamps, ids and shell counters normalised), so a poll whose "
+            "status changes, pagination and a re-run after an edit are left alone, where R001 (by the call) cuts a "
+            "changing scroll and R002 (a cache) answers re-runs with stale results. R003 stops a 2-4 call cycle at its "
+            "3rd lap only if the results repeat too. Query rewrites are P001 as seed 000 sets it, searches bringing back "
+            "the same pages P002; P003 is left out: it calls empty results from different queries 'no new "
+            "information' and stopped a booking one search before its flight. Failures: F001 stops (not aborts) a "
+            "tool's 3rd failure in a row, an edit resetting the count, except for shells, where a failing command is "
+            "routine: there F002 stops the same error (normalised) 4 times in a row whatever the command. T001 stops "
+            "the 3rd near-identical reply in a row across turns (similarity 0.8), T002 a response chanting one "
+            "stretch of text. Budgets are listed, off until given one. E001 acts only on runs whose metadata names "
+            "required tools.",
         ),
     )
 }
