@@ -339,7 +339,8 @@ POLICY: dict[str, tuple[bool, int | None, str]] = {
     "swe_scroll_end_loop": (True, 5, "scroll_down at the end of the file, the same window: stop by the 3rd"),
     "tau_retail_order_lookup_loop": (True, 6, "turn 2: the same failing lookup: stop the turn by the 3rd"),
     "tau_airline_same_lookup_loop": (True, 6, "turn 2: the same lookup answered the same way: stop the turn by the 3rd"),
-    "tau_retail_apology_loop": (True, 5, "the same apology turn after turn: stop by the 3rd"),
+    "tau_retail_apology_loop": (True, 5, "the same apology (up to a word or two) turn after turn: stop by the 3rd; "
+                                "T001 with its own default compares identical text only and misses it"),
     **{
         trace: (False, None, "healthy: no stop")
         for trace in (
@@ -2390,8 +2391,9 @@ scenario(
         expects=[
             expect("R001", False, None, "every command differs"),
             expect("R002", False, None, "no call is repeated with the same arguments"),
-            expect("F002", True, 4, "rounds 2-4 fail with the same error once the shell's line counter is normalised -> stop after round 4 "
-                   "(Goose's setting, any arguments; OpenHands' same_call setting ignores failures of different commands by design)"),
+            expect("F002", True, 5, "rounds 2-4 fail with the same error once the shell's line counter is normalised -> stop after round 4 "
+                   "with F002's defaults (Goose's 3), after round 5 with the default preset's 4; OpenHands' same_call setting "
+                   "ignores failures of different commands by design"),
             expect("R003", False, None, "no block of calls repeats: the commands all differ"),
         ],
         metadata=swe_metadata("astropy__astropy-13842", _ERFA_ISSUE.split("\n")[0], per_instance_call_limit=8),
@@ -3006,9 +3008,6 @@ scenario(
             "note": "the expected action was return_delivered_order_items for both items; the agent never calls another tool after turn 1",
         },
         expects=[
-            expect("T001", False, None, "with its own default (identical text only) T001 misses apologies that differ by a word or "
-                   "two ('as'/'since'/'because', 'help'/'assist', 'I'm sorry'); with similarity 0.8, as the default preset sets it, "
-                   "the 3rd apology in a row (round 5) stops"),
             expect("R001", False, None, "after turn 1 there are no tool calls at all"),
             expect("F001", False, None),
             expect("P003", False, None),
@@ -3066,8 +3065,6 @@ scenario(
             expect("R001", True, 6, "turn 2: the 2nd identical lookup (round 5) -> hint, the 3rd (round 6) -> stop before it runs"),
             expect("R002", True, 5, "turn 2: round 5 repeats round 4's successful lookup -> block (the cache starts afresh each turn)"),
             expect("P004", True, 7, "turn 2: the 4th identical call answered by the identical result (round 7) -> stop"),
-            expect("R003", True, 8, "turn 2: the same call 3 times (round 6) with call-only defaults; 5 times (round 8) with Gemini CLI's laps; "
-                   "OpenHands' A-B setting (period 2, 6 calls) does not reach it"),
             expect("F001", False, None),
         ],
         metadata=tau_metadata("airline", _SOFIA_OPENER),

@@ -109,14 +109,14 @@ def test_replay_checks_expect_events_and_prints_the_broken_ones(tmp_path, cli):
         ("P001", False, "P001 should intervene by round 2; it did not"),
         ("identical-call-streak", False, "R001 should stay quiet; it did not: stop at round 3"),
         ("policy", True, "the policy should intervene by round 3; it did at round 2 (block)"),  # R002 answers from its cache
-        ("X999", None, "X999 is not an enabled guard: expectation not checked"),
+        ("X999", None, "X999 is not a guard: expectation not checked"),
     ]
     assert data["totals"]["expectations_broken"] == 2
 
     lines = replay(cli, path).stdout.splitlines()
     assert "  ✗ expectation broken: P001 should intervene by round 2; it did not (no search here)" in lines
     assert "  ✗ expectation broken: R001 should stay quiet; it did not: stop at round 3" in lines
-    assert "  ? expectation not checked: X999 is not an enabled guard: expectation not checked" in lines
+    assert "  ? expectation not checked: X999 is not a guard: expectation not checked" in lines
     assert not any("R001 should intervene by round 3" in line for line in lines)  # met ones stay quiet
 
     markdown = replay(cli, path, "--format", "markdown").stdout
@@ -193,3 +193,11 @@ def test_a_refused_call_is_stale_when_its_result_had_changed_and_saved_when_it_h
     (trace,) = identical["traces"]
     assert [(f["round"], f["stale"]) for f in trace["fires"] if f["action"] == "block"] == [(4, False)]
     assert trace["policy"]["blocked_calls"] == 1 and trace["policy"]["saved"]["tool_calls"] == 1
+
+
+def test_expectations_about_guards_the_settings_do_not_run_are_counted_once_not_listed(cli):
+    terminal = replay(cli, str(SAMPLES / "alternating_ab_loop.jsonl")).stdout
+    assert "? expectation not checked" not in terminal
+    assert "  2 expectations not checked: about R001, R002, which the settings do not run (--select them, or --preset seeds)" in terminal
+    seeds = replay(cli, str(SAMPLES / "alternating_ab_loop.jsonl"), "--preset", "seeds").stdout
+    assert "not checked" not in seeds

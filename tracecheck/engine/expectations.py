@@ -21,6 +21,7 @@ class ExpectationResult:
     expectation: Expectation
     met: bool | None  # None: not checked (the guard is not enabled or not known)
     message: str  # what was expected and what happened, in words
+    unknown: bool = False  # not checked because no guard has that code or name (a typo?)
 
 
 def check_expectations(
@@ -40,7 +41,12 @@ def check_expectations(
         else:
             code = enabled.get(key) or enabled.get(key.upper())
             if code is None:
-                results.append(ExpectationResult(exp, None, f"{key} is not an enabled guard: expectation not checked"))
+                from ..guards import guard_by_key
+
+                if guard_by_key(key) is None:
+                    results.append(ExpectationResult(exp, None, f"{key} is not a guard: expectation not checked", unknown=True))
+                else:
+                    results.append(ExpectationResult(exp, None, f"{key} is not an enabled guard: expectation not checked"))
                 continue
             who = code
             hits = [(f.round, f.action) for f in fires if f.code == code and f.action is not Action.HINT]

@@ -130,6 +130,7 @@ def trace_data(result: TraceResult) -> dict[str, Any]:
                 "note": e.expectation.note,
                 "met": e.met,
                 "message": e.message,
+                "unknown_guard": e.unknown,
             }
             for e in result.expectations
         ],

@@ -134,6 +134,9 @@ def explain_preset(preset) -> str:
     for code, options in preset.guards.items():
         guard = guard_by_key(code)
         settings = ", ".join(f"{key} = {toml_value(value)}" for key, value in options.items()) or "its defaults"
+        built = dataclasses.replace(guard.Options(), **{"enabled": True, **options})
+        if guard.is_off(built):
+            settings += " (off until given a budget: --set)"
         lines.append(f"  {code} {guard.name}: {settings}")
     if preset.notes:
         lines += ["", textwrap.fill(preset.notes, 88)]

@@ -52,11 +52,12 @@ def _effect(saved: dict[str, Any], trace: dict[str, Any]) -> str:
 
 
 def _expectations(console: Console, trace: dict[str, Any]) -> None:
-    """Broken and unchecked expectations, first: they are what a reader must not miss."""
+    """Broken expectations, first: they are what a reader must not miss. (Those about
+    guards that are not running are counted in the summary, not listed per trace.)"""
     for item in trace.get("expectations", []):
         if item["met"] is False:
             line = Text("  ✗ expectation broken: ", style="bold red")
-        elif item["met"] is None:
+        elif item.get("unknown_guard"):
             line = Text("  ? expectation not checked: ", style="yellow")
         else:
             continue
@@ -267,12 +268,16 @@ class TerminalWriter:
         self.compared = 0
         self.differing: list[tuple[str, dict[str, Any]]] = []
         self.presets: list[str] = []
+        self.unchecked: dict[str, int] = {}  # guard -> expectations about it that no running guard checked
 
     def begin(self, header: dict[str, Any]) -> None:
         self.tokenizers = header.get("tokenizers", [])
         self.presets = header.get("presets", [])
 
     def trace(self, trace: dict[str, Any]) -> None:
+        for item in trace.get("expectations", []):
+            if item["met"] is None and not item.get("unknown_guard"):
+                self.unchecked[item["guard"]] = self.unchecked.get(item["guard"], 0) + 1
         comparison = trace.get("tokenizer_comparison")
         if comparison is not None:
             self.compared += 1
@@ -365,6 +370,16 @@ class TerminalWriter:
         console.print(Text("  saved: " + (" · ".join(gains) if gains else "nothing")))
         if costs:
             console.print(Text("  costs: " + " · ".join(costs) + " (forced answers dearer than what they replaced)"))
+        if self.unchecked:
+            count = sum(self.unchecked.values())
+            console.print(
+                Text(
+                    f"  {_count(count, 'expectation')} not checked: about "
+                    + ", ".join(sorted(self.unchecked))
+                    + ", which the settings do not run (--select them, or --preset seeds)",
+                    style="yellow",
+                )
+            )
         if totals["by_guard"]:
             console.print(
                 Text(
