@@ -28,6 +28,17 @@ class T001Options(GuardOptions):
         minimum=0.0,
         maximum=1.0,
     )
+    action: str = option(
+        "stop",
+        "What the guard does at the threshold: stop (the reply is replaced by a forced one and the next turn "
+        "goes on) or abort (the conversation ends there, as a hand-off to a person would end it).",
+        choices=("stop", "abort"),
+    )
+    tool_calls_break: bool = option(
+        True,
+        "Whether a round with tool calls between two replies ends the streak (OpenHands: no observation "
+        "between); off compares the replies the user gets whatever the agent did between them.",
+    )
 
 
 def normalised(text: str) -> str:
@@ -65,6 +76,17 @@ class RepeatedMessage(Guard):
     doing anything in between is not going to say something else the fourth time; the
     user (or the harness) is talking to a stuck loop.
 
+    **Tool calls between.** By default a round with tool calls ends the streak, as
+    OpenHands requires no observation between the messages. With ``tool_calls_break``
+    off only the replies count: an agent that answers turn after turn with the same
+    words after a call each time (a transfer the user keeps refusing) repeats itself to
+    the user just the same.
+
+    **Stop or abort.** A ``stop`` replaces the repeated reply by a forced one and lets
+    the conversation go on, which saves nothing when the reply was the turn's end
+    anyway; in a dialogue the useful action is ``abort``: end the conversation at the
+    3rd repetition (hand it to a person) and save the turns that follow.
+
     **Known misses.** Replies that differ by a detail (a counter, a file name) escape
     exact matching; trigram similarity catches many, but not paraphrases. Alternating
     between two canned replies restarts the streak every time. A user who asks the same
@@ -77,6 +99,31 @@ class RepeatedMessage(Guard):
     source = "OpenHands StuckDetector (monologue)"
     Options = T001Options
     examples = (
+        Example(
+            "The same reply after a tool call, turn after turn, counts only with tool_calls_break off",
+            tuple(
+                step
+                for request in ("Cancel my flight", "I said cancel it", "Just cancel it!")
+                for step in (
+                    calls(Call("transfer_to_human_agents", {"summary": request}, "Transfer successful"), user=request),
+                    answer("YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON."),
+                )
+            ),
+            options={"enabled": True, "tool_calls_break": False},
+            expect=((6, "final", "stop"),),
+        ),
+        Example(
+            "... and by default the calls between them break the streak",
+            tuple(
+                step
+                for request in ("Cancel my flight", "I said cancel it", "Just cancel it!")
+                for step in (
+                    calls(Call("transfer_to_human_agents", {"summary": request}, "Transfer successful"), user=request),
+                    answer("YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON."),
+                )
+            ),
+            options={"enabled": True},
+        ),
         Example(
             "The same apology to three user messages stops at the 3rd",
             (
@@ -154,7 +201,8 @@ class RepeatedMessage(Guard):
         self.streak = 0
 
     def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
-        self.first_text, self.first_trigrams, self.streak = None, set(), 0
+        if self.options.tool_calls_break:
+            self.first_text, self.first_trigrams, self.streak = None, set(), 0
         return []
 
     def _same_as_first(self, text: str) -> tuple[bool, float]:
@@ -180,7 +228,7 @@ class RepeatedMessage(Guard):
         if self.streak >= self.options.threshold:
             return [
                 Verdict(
-                    Action.STOP,
+                    Action(self.options.action),
                     f"{self.streak} replies in a row with the same text {excerpt(rnd.text, 100)!r}",
                     details={"streak": self.streak, "similarity": round(score, 3)},
                 )

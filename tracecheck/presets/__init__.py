@@ -379,7 +379,7 @@ PRESETS: dict[str, Preset] = {
                 "R003": {"min_period": 2, "max_period": 4, "laps": 3, "compare_results": True},
                 "F001": {"threshold": 3, "action": "stop", "exempt_tools": list(SHELL_TOOLS), "reset_on": list(EDIT_TOOLS)},
                 "F002": {"threshold": 4},
-                "T001": {"threshold": 3, "scope": "run", "similarity": 0.8},
+                "T001": {"threshold": 3, "scope": "run", "similarity": 0.8, "tool_calls_break": False, "action": "abort"},
                 "T002": {},
                 "E001": {},
                 **{code: {} for code in BUDGETS},
@@ -393,9 +393,10 @@ PRESETS: dict[str, Preset] = {
             "the same pages P002; P003 is left out: it calls empty results from different queries 'no new "
             "information' and stopped a booking one search before its flight. Failures: F001 stops (not aborts) a "
             "tool's 3rd failure in a row, an edit resetting the count, except for shells, where a failing command is "
-            "routine: there F002 stops the same error (normalised) 4 times in a row whatever the command. T001 stops "
-            "the 3rd near-identical reply in a row across turns (similarity 0.8), T002 a response chanting one "
-            "stretch of text. Budgets are listed, off until given one. E001 acts only on runs whose metadata names "
+            "routine: there F002 stops the same error (normalised) 4 times in a row whatever the command. T001 ends the "
+            "conversation at the 3rd near-identical reply in a row across turns (similarity 0.8, tool calls between "
+            "allowed: an agent transferring a user who refuses, turn after turn, says the same thing each time), "
+            "T002 stops a response chanting one stretch of text. Budgets are listed, off until given one. E001 acts only on runs whose metadata names "
             "required tools.",
         ),
     )
