@@ -209,7 +209,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise TracecheckError(f"{path}: cannot read config: {exc}") from None
 
 
-_TOP_KEYS = {"preset", "extend-preset", "select", "ignore", "guards"}
+_TOP_KEYS = {"preset", "extend-preset", "select", "ignore", "guards", "sweep"}  # sweep: read by tracecheck sweep
 
 
 def apply_table(settings: Settings, table: Mapping[str, Any], where: str) -> Settings:
@@ -309,3 +309,43 @@ def load_settings(
         p001 = guard_by_key("P001")
         settings = settings.with_option("P001", "tokenizer", coerce_option(p001, "tokenizer", tokenizer, "--tokenizer"))
     return settings
+
+
+def write_winning_config(path: Path, table: Mapping[str, Any], inputs=()) -> None:
+    """Put a sweep's winning settings (``{"preset": name?, "guards": {code: {option:
+    value}}}``) into a config file, keeping everything else in it (comments too): under
+    ``[tool.tracecheck]`` in a ``pyproject.toml``, at the top level otherwise. The file is
+    replaced whole or not at all, and never when it is one of the inputs."""
+    import os
+    import tempfile
+
+    import tomlkit
+
+    from .output import check_not_an_input
+
+    path = Path(path)
+    check_not_an_input(str(path), inputs)
+    try:
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        document = tomlkit.parse(text)
+    except (OSError, UnicodeDecodeError, tomlkit.exceptions.ParseError) as exc:
+        raise TracecheckError(f"cannot update {path}: {exc}") from None
+    target = document
+    if path.name == "pyproject.toml":
+        target = document.setdefault("tool", tomlkit.table(is_super_table=True)).setdefault("tracecheck", tomlkit.table())
+    if "preset" in table:
+        target.pop("extend-preset", None)
+        target["preset"] = table["preset"]
+    guards = target.setdefault("guards", tomlkit.table(is_super_table=True))
+    for code, options in table.get("guards", {}).items():
+        section = guards.setdefault(code, tomlkit.table())
+        for option, value in options.items():
+            section[option] = value
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tracecheck-tmp", dir=folder)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(tomlkit.dumps(document))
+        os.replace(temporary, path)
+    except OSError as exc:
+        raise TracecheckError(f"cannot write {path}: {exc.strerror or exc}") from None

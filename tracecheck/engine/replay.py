@@ -86,6 +86,73 @@ def _call(guard: Guard, phase: Phase, rnd: Round, context: RunContext):
     return guard.final(rnd, context)
 
 
+@dataclass(frozen=True, slots=True)
+class GuardSpec:
+    """A guard to build: its class, its options, and a key naming that configuration."""
+
+    cls: type[Guard]
+    options: Any
+    key: tuple[str, str]
+
+    @classmethod
+    def of(cls, guard_class: type[Guard], options: Any) -> GuardSpec:
+        return cls(guard_class, options, (guard_class.code, repr(options)))
+
+
+class ReplayCache:
+    """What replaying one trace again under other settings can reuse (a sweep): the
+    round costs and totals, and each guard's fires alone for each of its configurations.
+    A guard alone sees the same rounds whatever the others do, so its fires depend on
+    its own options only; the policy is then worked out from them again. A result is
+    exactly what ``replay_trace`` gives with the same guards."""
+
+    def __init__(self, trace: Trace) -> None:
+        self.trace = trace
+        self.costs = round_costs(trace)
+        self.totals = trace_totals(trace, self.costs)
+        self.alone: dict[tuple[str, str], list[Fire]] = {}
+
+    def replay(self, specs: Sequence[GuardSpec], expectations: bool = True) -> TraceResult:
+        trace = self.trace
+        ordered: list[tuple[int, int, int, int, Fire]] = []
+        for rank, spec in enumerate(specs):
+            fires = self.alone.get(spec.key)
+            if fires is None:
+                fires = self.alone[spec.key] = _run(trace, [spec.cls(spec.options)], self.costs, together=False)
+            for seq, fire in enumerate(fires):
+                ordered.append((fire.round, _order(fire.phase), rank, seq, fire))
+        ordered.sort(key=lambda item: item[:4])
+        fires = [item[4] for item in ordered]
+        if _needs_together(trace, fires, [spec.options for spec in specs]):
+            together = _run(trace, [spec.cls(spec.options) for spec in specs], self.costs, together=True)
+            policy = _policy(trace, together)
+        else:
+            policy = _policy(trace, fires)
+        checked = _expectations(trace, [spec.cls for spec in specs], fires, policy) if expectations else []
+        return TraceResult(trace, fires, policy, self.totals, self.costs, trace.answered, checked)
+
+
+def _needs_together(trace: Trace, fires: Sequence[Fire], options: Sequence[Any]) -> bool:
+    """Whether the policy needs its own pass, or follows from each guard alone. Alone,
+    a guard's stop ends only its own turn; together, everyone's. The rounds in between
+    are skipped by the policy either way, and a guard whose state covers a turn starts
+    afresh at the next one in both. Only a stop before the last turn changes what later
+    turns see, and only through a guard whose state outlives a turn: one whose scope is
+    the run (alone it saw the cut rounds), or one that aborted (alone, perhaps in the cut
+    rounds, so it sat out the turns the policy goes on to)."""
+    if not trace.rounds or trace.rounds[0].turn == trace.rounds[-1].turn:
+        return False
+    last = trace.rounds[-1].turn
+    if not any(f.action is Action.STOP and f.turn < last for f in fires):
+        return False
+    return any(f.action is Action.ABORT for f in fires) or any(getattr(o, "scope", "turn") == "run" for o in options)
+
+
+def _expectations(trace: Trace, classes, fires: list[Fire], policy: PolicyResult) -> list[ExpectationResult]:
+    enabled = {key: g.code for g in classes for key in (g.code, g.name)}
+    return check_expectations(trace.expectations, fires, policy.stops, enabled, policy.blocks)
+
+
 def replay_trace(trace: Trace, guards: Sequence[Guard], observe: PhaseObserver | None = None) -> TraceResult:
     """Replay ``trace`` through ``guards``: every guard's fires and the policy's stops.
 
@@ -94,18 +161,18 @@ def replay_trace(trace: Trace, guards: Sequence[Guard], observe: PhaseObserver |
     recorded), an ``abort`` ends its run. **Together** (the policy), the first stop of any
     guard ends the turn for all of them and an abort ends the run: the rounds it cuts
     are seen by no guard. Guards whose ``scope`` is ``turn`` start afresh at each turn.
-    One pass gives both when the trace has one turn; a conversation whose policy stops
-    a turn is replayed a second time, together.
+    One pass gives both when the trace has one turn, and when no guard's state covers
+    the whole run (see ``_needs_together``); otherwise a conversation whose policy stops
+    a turn before its last is replayed a second time, together. (A sweep replays through
+    ``ReplayCache`` instead, which runs each guard alone once per configuration.)
     """
     costs = round_costs(trace)
     fires = _run(trace, guards, costs, together=False, observe=observe)
-    several_turns = bool(trace.rounds) and trace.rounds[0].turn != trace.rounds[-1].turn
-    if several_turns and any(f.action.ends_run for f in fires):
+    if _needs_together(trace, fires, [g.options for g in guards]):
         policy = _policy(trace, _run(trace, guards, costs, together=True))
     else:
         policy = _policy(trace, fires)
-    enabled = {key: g.code for g in guards for key in (g.code, g.name)}
-    checked = check_expectations(trace.expectations, fires, policy.stops, enabled, policy.blocks)
+    checked = _expectations(trace, guards, fires, policy)
     return TraceResult(trace, fires, policy, trace_totals(trace, costs), costs, trace.answered, checked)
 
 

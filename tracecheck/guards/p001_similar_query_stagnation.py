@@ -6,7 +6,7 @@ from typing import Any
 
 from ..model import Round
 from ..text.similarity import SET_METRICS, set_similarity
-from ..text.tokenizers import TOKENIZERS, get_tokenizer
+from ..text.tokenizers import TOKENIZERS, get_tokenizer, token_set
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls, search
 from .signals import DEFAULT_QUERY_KEYS, DEFAULT_SEARCH_TOOLS, excerpt, matches_any, query_text, token_list
@@ -130,7 +130,7 @@ class SimilarQueryStagnation(Guard):
         self.last_round = ""  # how the last round counted: for `show`
 
     def fingerprint(self, query: str) -> frozenset[str]:
-        return frozenset(self.tokenize(query))
+        return token_set(self.options.tokenizer, query)
 
     def _best_match(self, fp: frozenset[str]) -> tuple[float, str | None, frozenset[str] | None]:
         best, best_query, best_fp = 0.0, None, None

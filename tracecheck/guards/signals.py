@@ -3,6 +3,8 @@ what a call's identity is, whether a result is a failure, whether it found anyth
 
 from __future__ import annotations
 
+import functools
+
 import fnmatch
 import re
 from collections.abc import Iterable, Sequence
@@ -101,6 +103,12 @@ def call_signature(call: ToolCall, canonical: bool = True) -> str:
 
 
 def _compiled(patterns: Sequence[str], what: str = "pattern") -> list[re.Pattern[str]]:
+    return list(_compile_all(tuple(patterns), what))
+
+
+@functools.lru_cache(maxsize=512)
+def _compile_all(patterns: tuple[str, ...], what: str) -> tuple[re.Pattern[str], ...]:
+    # Guards compile their patterns at every reset; a sweep resets them thousands of times.
     compiled = []
     for pattern in patterns:
         try:
@@ -108,7 +116,7 @@ def _compiled(patterns: Sequence[str], what: str = "pattern") -> list[re.Pattern
         except re.error as exc:
             # Patterns come from config files and the command line: name the bad one.
             raise ValueError(f"invalid {what} {pattern!r}: {exc}") from None
-    return compiled
+    return tuple(compiled)
 
 
 # How much of a result's start the empty-result patterns look at. A "found nothing"

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import functools
+
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -73,7 +75,7 @@ def prose_segments(text: str, markdown_breaks: bool = False) -> Iterator[str]:
         yield "".join(current)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, frozen=True)
 class Chant:
     window: str
     occurrences: int
@@ -82,6 +84,13 @@ class Chant:
 
 
 def find_chant(segment: str, chunk: int, threshold: int) -> Chant | None:
+    # A sweep looks at the same responses under many settings: remember the short ones.
+    if len(segment) <= 16_384:
+        return _find_chant_remembered(segment, chunk, threshold)
+    return _find_chant(segment, chunk, threshold)
+
+
+def _find_chant(segment: str, chunk: int, threshold: int) -> Chant | None:
     """The first window of ``chunk`` characters whose last ``threshold`` occurrences
     lie close together (Gemini CLI's rule), or ``None``.
 
@@ -115,6 +124,9 @@ def find_chant(segment: str, chunk: int, threshold: int) -> Chant | None:
         if len(periods) <= MAX_DISTINCT_PERIODS:
             return Chant(window, threshold, mean_distance, positions[0])
     return None
+
+
+_find_chant_remembered = functools.lru_cache(maxsize=4096)(_find_chant)
 
 
 def _unrelated_text(words: int, seed: int) -> str:

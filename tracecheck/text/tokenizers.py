@@ -10,6 +10,8 @@ normalize: trim -> lowercase -> drop punctuation and symbols (full-width ones to
 
 from __future__ import annotations
 
+import functools
+
 import os
 import re
 import tempfile
@@ -125,6 +127,13 @@ def jieba_tokens(text: str) -> list[str]:
         else:
             tokens.append(run)
     return tokens
+
+
+@functools.lru_cache(maxsize=65536)
+def token_set(name: str, text: str) -> frozenset[str]:
+    """The set of tokens of ``text`` under tokenizer ``name``, remembered for the most
+    recent texts: a sweep fingerprints the same queries under many settings."""
+    return frozenset(get_tokenizer(name)(text))
 
 
 def get_tokenizer(name: str) -> Callable[[str], list[str]]:

@@ -32,6 +32,7 @@ random names that are not hex (``/tmp/pytest-of-me/pytest-12``), port numbers.
 
 from __future__ import annotations
 
+import functools
 import re
 
 _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
@@ -57,6 +58,19 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
 def normalize_volatile(text: str) -> str:
     """``text`` with timestamps, UUIDs, temp paths, shell line counters, hex ids, PIDs
     and durations replaced by placeholders (see the module docstring)."""
+    if len(text) <= _REMEMBERED:
+        return _normalized(text)
+    return _normalize(text)
+
+
+_REMEMBERED = 16_384  # longer texts are normalised each time rather than kept in memory
+
+
+def _normalize(text: str) -> str:
     for pattern, replacement in _RULES:
         text = pattern.sub(replacement, text)
     return text
+
+
+# A sweep replays the same results under many settings: remember the recent ones.
+_normalized = functools.lru_cache(maxsize=8192)(_normalize)

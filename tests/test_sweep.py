@@ -1,0 +1,247 @@
+"""`tracecheck sweep`: the grid, sweep results equal to plain replays, the Pareto front,
+the constrained choice, holdout and folds, and the winning settings written back."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import ROOT, SAMPLES
+from tracecheck.config import load_settings
+from tracecheck.engine.grid import expand, parse_dimension, preset_dimension
+from tracecheck.engine.replay import replay_trace
+from tracecheck.engine.sweep import (
+    Constraint,
+    best_index,
+    evaluate,
+    load_all,
+    pareto,
+    parse_constraints,
+    stratified_folds,
+    stratified_split,
+    trace_kind,
+)
+from tracecheck.input.diagnostics import TracecheckError
+
+TRACES = load_all([str(SAMPLES)])
+
+
+def sweep_json(cli, *args):
+    result = cli("sweep", "--format", "json", *args)
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+# --- the grid ----------------------------------------------------------------------
+
+
+def test_ranges_are_inclusive_and_exact_and_lists_keep_their_order():
+    assert parse_dimension("P001.containment=0.6:0.95:0.05").values == (0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.9, 0.95)
+    assert parse_dimension("R001.stop_at=2:6:2").values == (2, 4, 6)
+    assert parse_dimension("R001.stop_at=4,2,3").values == (4, 2, 3)
+    assert parse_dimension("P001.tokenizer=char,jieba").values == ("char", "jieba")
+    assert parse_dimension("R003.compare_results=true,false").values == (True, False)
+    assert preset_dimension("ALL").values[-1] == "default" and len(preset_dimension("all").values) >= 14
+
+
+@pytest.mark.parametrize(
+    ("grid", "message"),
+    [
+        ("X999.threshold=1,2", "unknown guard 'X999'"),
+        ("P001.nope=1,2", "P001 has no option 'nope'"),
+        ("R001.stop_at=two,three", "'two' is not a valid int"),
+        ("P001.containment=0.9:0.6:0.05", "is empty"),
+        ("P001.containment=0.1:0.2:0", "step of '0.1:0.2:0' must be positive"),
+        ("P001.containment=0.5:1.5:0.5", "above the maximum"),
+        ("R001.stop_at=", "empty value"),
+        ("R001.stop_at", "expected GUARD.OPTION=VALUES"),
+        ("P001.tokenizer=char,klingon", "klingon"),
+    ],
+)
+def test_a_bad_grid_exits_2_naming_it(cli, grid, message):
+    result = cli("sweep", "--grid", grid, str(SAMPLES))
+    assert result.exit_code == 2 and message in result.stderr, result.stderr
+
+
+def test_the_number_of_combinations_comes_first_and_a_grid_above_the_cap_is_refused(cli):
+    result = cli("sweep", "--grid", "P001.containment=0.5:0.95:0.05", "--grid", "R003.laps=2:5", "--max-combos", "39", str(SAMPLES))
+    assert result.exit_code == 2
+    assert "sweep: 40 combinations of P001.containment (10), R003.laps (4)" in result.stderr
+    assert "more than --max-combos 39" in result.stderr
+    assert cli("sweep", str(SAMPLES)).exit_code == 2  # nothing to sweep
+    assert "twice" in cli("sweep", "--grid", "R001.stop_at=2", "--grid", "R001.stop_at=3", str(SAMPLES)).stderr
+
+
+# --- sweep equals replay -------------------------------------------------------------
+
+
+def _points(*specs, presets=None):
+    dims = [parse_dimension(s) for s in specs]
+    if presets:
+        dims.insert(0, preset_dimension(presets))
+    return expand(dims, lambda name: load_settings(preset=name, cwd=ROOT))
+
+
+@pytest.mark.parametrize(
+    "points",
+    [
+        _points("P001.containment=0.5,0.8,0.95", "P001.metric=containment,jaccard"),
+        _points("P004.threshold=2,4", "R003.laps=2,3"),
+        _points("F001.threshold=1,3", "T001.similarity=0.6,1.0"),
+        _points(presets="ALL"),
+    ],
+    ids=["P001", "P004-R003", "F001-T001", "every-preset"],
+)
+def test_every_grid_point_equals_a_plain_replay_of_every_sample(points):
+    outcomes = evaluate(TRACES, [p.settings for p in points])
+    for t, trace in enumerate(TRACES):
+        for j, point in enumerate(points):
+            plain = replay_trace(trace, point.settings.build()).policy
+            got = outcomes[t][j]
+            saved = plain.saved
+            assert (got.stopped, got.tokens, got.llm_calls, got.tool_calls, got.stale_blocks) == (
+                bool(plain.stops),
+                saved.tokens if saved else 0,
+                saved.llm_calls if saved else 0,
+                saved.tool_calls if saved else 0,
+                plain.stale_blocks,
+            ), (trace.id, point.label)
+
+
+def test_sweep_metrics_are_the_replay_totals_of_the_same_settings(cli):
+    data = sweep_json(cli, "--grid", "P001.containment=0.6,0.9", str(SAMPLES))
+    for point in data["points"]:
+        value = point["values"]["P001.containment"]
+        replayed = json.loads(cli("replay", "--format", "json", "--set", f"P001.containment={value}", str(SAMPLES)).stdout)["totals"]
+        row = point["metrics"]
+        assert row["traces_stopped"] == replayed["traces_stopped"]
+        assert row["saved"]["tokens"] == replayed["saved"]["tokens"] and row["saved"]["llm_calls"] == replayed["saved"]["llm_calls"]
+        assert row["harmed"] == replayed["possible_harm"] and row["stale_blocks"] == replayed["stale_blocks"]
+
+
+# --- choosing ------------------------------------------------------------------------
+
+
+def _row(saved, harm, recall=None):
+    return {"tokens_saved": saved, "harm": harm, "recall": recall}
+
+
+def test_pareto_marks_rows_no_other_beats_on_both_savings_and_harm():
+    rows = [_row(100, 0.1), _row(90, 0.0), _row(80, 0.05), _row(100, 0.2), _row(50, 0.0)]
+    assert pareto(rows, "tokens_saved") == [True, True, False, False, False]
+
+
+def test_the_best_row_meets_every_constraint_and_ties_go_to_less_harm():
+    rows = [_row(100, 0.1, 0.5), _row(90, 0.0, 1.0), _row(90, 0.01, 1.0), _row(120, 0.3, 1.0)]
+    assert best_index(rows, "tokens_saved", []) == 3
+    assert best_index(rows, "tokens_saved", parse_constraints("harm<=0.2")) == 0
+    assert best_index(rows, "tokens_saved", parse_constraints("harm<=0.2,recall>=0.9")) == 1
+    assert best_index(rows, "tokens_saved", [Constraint("harm", "<", 0.0)]) is None
+    for bad in ("harm=<0.1", "speed>=1", "harm<=x"):
+        with pytest.raises(TracecheckError):
+            parse_constraints(bad)
+
+
+def test_a_constraint_changes_the_choice_and_the_verdict_says_so(cli):
+    loose = sweep_json(cli, "--preset", "ALL", str(SAMPLES))
+    assert loose["best"] == next(p["number"] for p in loose["points"] if p["values"]["preset"] == "seeds")
+    tight = sweep_json(cli, "--preset", "ALL", "--constraint", "harm<=0.25,recall>=0.9", str(SAMPLES))
+    chosen = next(p for p in tight["points"] if p["best"])
+    assert chosen["values"] == {"preset": "default"} and chosen["pareto"]
+    assert tight["verdict"].startswith("preset=default: tokens_saved")
+    assert tight["config"] == {"preset": "default"}
+    none = sweep_json(cli, "--preset", "ALL", "--constraint", "harm<0", str(SAMPLES))
+    assert none["best"] is None and none["verdict"] == "no grid point meets harm<0" and none["toml"] is None
+
+
+def test_presets_ranked_side_by_side_put_default_on_the_pareto_front(cli):
+    data = sweep_json(cli, "--preset", "ALL", str(SAMPLES))
+    by_name = {p["values"]["preset"]: p for p in data["points"]}
+    assert set(by_name) == set(preset_dimension("ALL").values)
+    assert by_name["default"]["pareto"] and by_name["default"]["metrics"]["recall"] == 1.0
+    savings = [p["metrics"]["tokens_saved"] for p in data["points"]]
+    assert savings == sorted(savings, reverse=True)
+
+
+# --- validation ----------------------------------------------------------------------
+
+
+def test_the_holdout_split_is_stratified_and_reproducible_for_a_seed():
+    kinds = [trace_kind(t)[0] for t in TRACES]
+    first = stratified_split(kinds, 0.3, seed=7)
+    assert first == stratified_split(kinds, 0.3, seed=7)
+    assert first != stratified_split(kinds, 0.3, seed=8)
+    train, test = first
+    assert sorted(train + test) == list(range(len(TRACES))) and not set(train) & set(test)
+    for kind in ("loop", "healthy"):
+        members = [k for k, v in enumerate(kinds) if v == kind]
+        assert sum(1 for k in test if kinds[k] == kind) == round(len(members) * 0.3)
+    folds = stratified_folds(kinds, 3, seed=1)
+    assert sorted(sum(folds, [])) == list(range(len(TRACES))) and folds == stratified_folds(kinds, 3, seed=1)
+
+
+def test_holdout_and_folds_report_the_choice_on_traces_it_was_not_made_on(cli):
+    data = sweep_json(cli, "--preset", "default,seeds,openhands", "--holdout", "0.3", "--seed", "3", str(SAMPLES))
+    validation = data["validation"]
+    assert validation["kind"] == "holdout" and validation["train"] + validation["test"] == 33
+    assert data["traces"] == validation["train"] and validation["best_on_test"]["traces"] == validation["test"]
+    again = sweep_json(cli, "--preset", "default,seeds,openhands", "--holdout", "0.3", "--seed", "3", str(SAMPLES))
+    assert again["validation"] == validation
+    folds = sweep_json(cli, "--preset", "default,seeds", "--folds", "3", str(SAMPLES))["validation"]
+    assert [f["fold"] for f in folds["per_fold"]] == [1, 2, 3] and sum(f["traces"] for f in folds["per_fold"]) == 33
+    assert cli("sweep", "--preset", "default", "--holdout", "0.3", "--folds", "3", str(SAMPLES)).exit_code == 2
+
+
+# --- output --------------------------------------------------------------------------
+
+
+def test_terminal_csv_and_markdown_show_the_same_ranking(cli):
+    args = ("--grid", "P001.containment=0.5:0.95:0.05", "--tokenizer", "char,jieba", "--metric", "containment,jaccard", str(SAMPLES))
+    terminal = cli("sweep", *args).stdout
+    assert "40 settings on 33 traces, sorted by tokens_saved" in terminal
+    # Seed 000: at 0.8 Jaccard never catches the weather loop, containment does.
+    assert "P001.metric  seed000_weather_loop (loop)  containment: r3 · jaccard: -  at P001.containment=0.8 P001.tokenizer=char" in terminal
+    assert "[tool.tracecheck.guards.P001]" in terminal and "verdict: " in terminal
+    csv_lines = cli("sweep", "--format", "csv", *args).stdout.splitlines()
+    assert csv_lines[0].startswith("number,P001.containment,P001.tokenizer,P001.metric,traces_stopped")
+    assert len(csv_lines) == 41
+    markdown = cli("sweep", "--format", "markdown", *args).stdout
+    assert markdown.count("\n| ") == 41 and "**Verdict:**" in markdown
+
+
+def test_the_written_config_keeps_the_rest_of_the_file_and_replays_as_the_sweep_chose(tmp_path, cli, monkeypatch):
+    project = tmp_path / "pyproject.toml"
+    project.write_text('[project]\nname = "agent"  # keep me\n\n[tool.tracecheck]\nignore = ["T002"]\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    result = cli("sweep", "--grid", "P004.threshold=2,5", "--constraint", "harm<=0.3", "--write-config", str(project), str(SAMPLES))
+    assert result.exit_code == 0, result.stderr
+    text = project.read_text(encoding="utf-8")
+    assert 'name = "agent"  # keep me' in text and 'ignore = ["T002"]' in text
+    assert "[tool.tracecheck.guards.P004]" in text
+    chosen = json.loads(cli("sweep", "--format", "json", "--grid", "P004.threshold=2,5", "--constraint", "harm<=0.3", str(SAMPLES)).stdout)
+    threshold = chosen["config"]["guards"]["P004"]["threshold"]
+    replayed = json.loads(cli("replay", "--format", "json", str(SAMPLES)).stdout)
+    p004 = next(g for g in replayed["guards"] if g["code"] == "P004")
+    assert p004["options"]["threshold"] == threshold and "T002" not in {g["code"] for g in replayed["guards"]}
+    best = next(p for p in chosen["points"] if p["best"])
+    assert replayed["totals"]["saved"]["tokens"] == best["metrics"]["saved"]["tokens"]
+
+
+def test_write_config_never_writes_over_an_input(tmp_path, cli):
+    trace = tmp_path / "run.jsonl"
+    trace.write_bytes((SAMPLES / "seed004_query_db_identical.jsonl").read_bytes())
+    result = cli("sweep", "--grid", "P004.threshold=2,3", "--write-config", str(trace), str(trace))
+    assert result.exit_code == 2 and trace.read_bytes() == (SAMPLES / "seed004_query_db_identical.jsonl").read_bytes()
+
+
+def test_a_grid_from_the_config_file(tmp_path, cli, monkeypatch):
+    (tmp_path / "tracecheck.toml").write_text('[sweep]\npreset = ["default", "openhands"]\n[sweep.grid]\n"P004.threshold" = [3, 4]\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    data = sweep_json(cli, str(SAMPLES))
+    assert [d["key"] for d in data["dimensions"]] == ["preset", "P004.threshold"] and len(data["points"]) == 4
+
+
+def test_jobs_give_the_same_result_as_one_process(cli):
+    args = ("--grid", "P001.containment=0.6,0.9", "--preset", "default,seeds", str(SAMPLES))
+    assert sweep_json(cli, *args)["points"] == sweep_json(cli, "--jobs", "2", *args)["points"]

@@ -1,0 +1,173 @@
+"""``tracecheck sweep``: which guard settings to choose, savings against harm."""
+
+from __future__ import annotations
+
+import enum
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .app import ConfigOpt, IgnoreOpt, InputFormatOpt, PathsArg, SelectOpt, SetOpt, StrictOpt, command, finish_input, guard_settings, stderr_console
+
+
+class SweepFormat(str, enum.Enum):
+    terminal = "terminal"
+    json = "json"
+    csv = "csv"
+    markdown = "markdown"
+
+
+@command
+def sweep(
+    paths: PathsArg,
+    grid: Annotated[
+        Optional[list[str]],
+        typer.Option(
+            "--grid",
+            metavar="GUARD.OPTION=VALUES",
+            help="A dimension: a list (R001.stop_at=2,3,4) or an inclusive range START:STOP:STEP "
+            "(P001.containment=0.6:0.95:0.05). Repeatable.",
+        ),
+    ] = None,
+    preset: Annotated[
+        Optional[str], typer.Option("--preset", metavar="NAMES", help="Presets as a dimension (comma-separated, or ALL).")
+    ] = None,
+    tokenizer: Annotated[
+        Optional[str], typer.Option("--tokenizer", metavar="NAMES", help="P001 tokenizers as a dimension: char,jieba.")
+    ] = None,
+    metric: Annotated[
+        Optional[str], typer.Option("--metric", metavar="NAMES", help="P001 similarity metrics as a dimension: containment,jaccard.")
+    ] = None,
+    objective: Annotated[
+        str,
+        typer.Option("--objective", help="What to maximise: tokens_saved, llm_calls_saved, tool_calls_saved, seconds_saved, recall, precision."),
+    ] = "tokens_saved",
+    constraint: Annotated[
+        Optional[str], typer.Option("--constraint", metavar="RULES", help="Limits on the choice, e.g. 'harm<=0.02,recall>=0.9'.")
+    ] = None,
+    max_combos: Annotated[int, typer.Option("--max-combos", help="Refuse grids with more combinations than this.")] = 256,
+    holdout: Annotated[
+        Optional[float], typer.Option("--holdout", min=0.05, max=0.95, help="Choose on the other traces, report on this share of them.")
+    ] = None,
+    folds: Annotated[Optional[int], typer.Option("--folds", min=2, help="K-fold cross-validation of the choice.")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the holdout / fold split.")] = 0,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Worker processes.")] = 1,
+    format: Annotated[SweepFormat, typer.Option("--format", "-f", help="Report format.")] = SweepFormat.terminal,
+    output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="FILE", help="Write the report to this file.")] = None,
+    write_config: Annotated[
+        Optional[Path],
+        typer.Option("--write-config", metavar="FILE", help="Write the winning settings into FILE's [tool.tracecheck] (pyproject.toml) or top level (tracecheck.toml)."),
+    ] = None,
+    input_format: InputFormatOpt = None,
+    strict: StrictOpt = False,
+    config: ConfigOpt = None,
+    select: SelectOpt = None,
+    ignore: IgnoreOpt = None,
+    set_: SetOpt = None,
+) -> None:
+    """Replay traces under a grid of guard settings: savings against harm, the Pareto front, and the best choice."""
+    from ..engine.grid import combinations, merge, parse_dimension, preset_dimension, expand
+    from ..engine.sweep import OBJECTIVES, load_all, parse_constraints
+    from ..engine.sweep import sweep as run_sweep
+    from ..input.diagnostics import Diagnostics, TracecheckError
+    from ..input.sources import expand_paths
+    from ..output import open_output
+    from ..reports.sweep_report import frontier_chart, sweep_data, write_csv, write_markdown, write_terminal
+    from ..config import load_settings
+
+    if objective not in OBJECTIVES:
+        raise TracecheckError(f"--objective: unknown {objective!r}; choose from: {', '.join(OBJECTIVES)}")
+    if holdout is not None and folds is not None:
+        raise TracecheckError("choose --holdout or --folds, not both")
+    constraints = parse_constraints(constraint)
+    dimensions = [parse_dimension(spec) for spec in grid or ()]
+    if preset:
+        dimensions.insert(0, preset_dimension(preset))
+    if tokenizer:
+        dimensions.append(parse_dimension(f"P001.tokenizer={tokenizer}", "--tokenizer"))
+    if metric:
+        dimensions.append(parse_dimension(f"P001.metric={metric}", "--metric"))
+    base = guard_settings(config, select, ignore, set_)
+    if not dimensions and base.source:
+        from ..config import _read_toml
+        from ..engine.grid import dimensions_from_table
+
+        data = _read_toml(Path(base.source))
+        table = data.get("tool", {}).get("tracecheck", {}) if Path(base.source).name == "pyproject.toml" else data
+        sweep_table = table.get("sweep")
+        if sweep_table:
+            dimensions = dimensions_from_table(sweep_table, base.source)
+    dimensions = merge(dimensions)
+    if not dimensions:
+        raise TracecheckError("nothing to sweep: give --grid GUARD.OPTION=VALUES, --preset NAMES, --tokenizer or --metric")
+    count = combinations(dimensions)
+    err = stderr_console()
+    err.print(f"sweep: {count:,} combination{'s' if count != 1 else ''} of " + ", ".join(f"{d.key} ({len(d.values)})" for d in dimensions), markup=False, highlight=False)
+    if count > max_combos:
+        raise TracecheckError(f"{count:,} combinations is more than --max-combos {max_combos}; narrow the grid or raise the cap")
+
+    def settings_for(name):
+        return base if name is None else load_settings(config, select or (), ignore or (), set_ or (), preset=name)
+
+    points = expand(dimensions, settings_for)
+    diagnostics = Diagnostics()
+    sources = expand_paths(paths, diagnostics)
+    traces = load_all(paths, input_format=input_format, diagnostics=diagnostics)
+    finish_input(paths, diagnostics, strict, len(traces))
+    with _progress(err, len(traces)) as advance:
+        result = run_sweep(
+            traces, points, baseline=base, objective=objective, constraints=constraints, holdout=holdout, folds=folds, seed=seed, jobs=jobs, on_progress=advance
+        )
+    data = sweep_data(result, dimensions)
+    with open_output(str(output) if output is not None else "-", sources) as out:
+        if format is SweepFormat.json:
+            from ..reports.machine import _dumps
+
+            out.write(_dumps(data) + b"\n")
+        elif format is SweepFormat.csv:
+            out.write(write_csv(data).encode())
+        elif format is SweepFormat.markdown:
+            out.write(write_markdown(data).encode())
+        else:
+            import io
+
+            from rich.console import Console
+
+            from ..output import CheckedText
+            import sys
+
+            if output is None:
+                console = Console(file=CheckedText(sys.stdout), highlight=False, soft_wrap=True)
+            else:
+                console = Console(file=io.TextIOWrapper(out, encoding="utf-8", write_through=True), highlight=False, soft_wrap=True, no_color=True)
+            write_terminal(console, data, frontier_chart(data))
+            console.file.flush()
+    if write_config is not None:
+        from ..config import write_winning_config
+
+        if not data["config"]:
+            raise TracecheckError(f"no winning settings to write to {write_config}: {data['verdict']}")
+        write_winning_config(write_config, data["config"], sources)
+        err.print(f"wrote the winning settings to {write_config}", markup=False, highlight=False)
+
+
+class _progress:
+    """A progress bar over the traces on stderr, only when stderr is a terminal."""
+
+    def __init__(self, console, total: int) -> None:
+        self.console, self.total, self.bar = console, total, None
+
+    def __enter__(self):
+        if not self.console.is_terminal:
+            return None
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        self.bar = Progress(TextColumn("sweeping"), BarColumn(), MofNCompleteColumn(), TextColumn("traces, every grid point"), console=self.console, transient=True)
+        self.bar.start()
+        task = self.bar.add_task("traces", total=self.total)
+        return lambda done, total: self.bar.update(task, completed=done, total=total)
+
+    def __exit__(self, *exc) -> None:
+        if self.bar is not None:
+            self.bar.stop()

@@ -1,0 +1,503 @@
+"""Sweeping guard settings over a set of traces: the plain function behind ``tracecheck
+sweep``, callable without the CLI::
+
+    from tracecheck.config import load_settings
+    from tracecheck.engine.grid import expand, parse_dimension
+    from tracecheck.engine.sweep import load_all, sweep
+
+    traces = load_all(["runs/"])
+    points = expand([parse_dimension("P001.containment=0.6:0.95:0.05")], lambda name: load_settings(preset=name))
+    result = sweep(traces, points, baseline=load_settings())
+    print(result.best.label, result.best_metrics["tokens_saved"])
+
+**Parse once, evaluate many.** The traces are read once. Each trace keeps a
+:class:`~tracecheck.engine.replay.ReplayCache`: its round costs, and every guard's fires
+alone per configuration, so a grid point re-runs only the guards whose options it
+changes, and then the policy (which guard stops first, what that saves). A grid point's
+result is exactly what ``tracecheck replay`` prints with the same settings.
+
+**What is measured**, per grid point and per set of traces (all, or the training and
+test parts of a holdout): the policy's savings (LLM calls, tool calls, tokens, seconds;
+absolute and as a share of the whole), how many traces it stops or blocks in, and its
+**harm**:
+
+- ``harmed``: stops of runs labelled a success (``possible harm``), and how many rounds
+  before their recorded end they came (``rounds_cut_on_success``);
+- the signals that need no labels: ``stale_blocks`` (blocks that hide a changed result)
+  and ``cut_new_information`` (stops before the recorded run found something new);
+- ``harm``: the share of traces with any of these.
+
+With labels — a ``policy`` expectation (must the policy intervene, by which round, or
+stay quiet?), else a ``loop`` label (``true``) or ``outcome = success`` — it measures
+**recall** (loops caught in time / loops) and **precision** (loops caught / traces of
+known kind the policy intervened in).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..config import Settings
+from ..input.diagnostics import Diagnostics
+from ..model import Trace
+from .grid import GridPoint
+from .costs import round_costs, trace_totals
+from .replay import GuardSpec, ReplayCache, TraceResult
+
+POSITIVE, NEGATIVE, UNLABELLED = "loop", "healthy", "unlabelled"
+
+# Metrics a sweep can rank by (higher is better) and constrain.
+OBJECTIVES = ("tokens_saved", "llm_calls_saved", "tool_calls_saved", "seconds_saved", "recall", "precision")
+LOWER_IS_BETTER = {"harm", "harmed", "harm_labelled", "stale_blocks", "cut_new_information", "rounds_cut_on_success"}
+
+
+def load_all(paths: Sequence[str], *, input_format: str | None = None, diagnostics: Diagnostics | None = None, labels=None) -> list[Trace]:
+    """Every trace below ``paths``, in memory: a sweep replays each many times."""
+    from ..input.sources import expand_paths
+    from ..readers.load import check_input_format, read_source
+
+    check_input_format(input_format)
+    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
+    traces = []
+    for source in expand_paths(list(paths), diagnostics):
+        for trace in read_source(source, diagnostics, input_format):
+            if labels is not None:
+                labels.apply(trace, diagnostics)
+            traces.append(trace)
+    return traces
+
+
+def trace_kind(trace: Trace) -> tuple[str, int | None]:
+    """(loop | healthy | unlabelled, the round a loop must be caught by)."""
+    for exp in trace.expectations:
+        if exp.guard.lower() == "policy":
+            return (POSITIVE, exp.by_round) if exp.fires else (NEGATIVE, None)
+    if str(trace.labels.get("loop", "")).strip().lower() in ("true", "yes", "1"):
+        return POSITIVE, None
+    if trace.outcome == "success":
+        return NEGATIVE, None
+    return UNLABELLED, None
+
+
+@dataclass(slots=True, frozen=True)
+class Outcome:
+    """One grid point on one trace: what a metric needs, nothing of the transcript."""
+
+    llm_calls: int
+    tool_calls: int
+    tokens: int
+    seconds: float | None
+    intervened: bool  # a stop, or a block the policy counts
+    stopped: bool
+    harmed: bool  # a stop of a run labelled a success
+    rounds_cut_on_success: int
+    stale_blocks: int
+    cut_new_information: bool
+    caught: bool | None  # for a loop: intervened in time; None for other traces
+    first_round: int | None  # where the policy first stops or blocks
+
+
+def outcome_of(result: TraceResult, kind: tuple[str, int | None]) -> Outcome:
+    policy = result.policy
+    saved = policy.saved
+    first = min([*(s.round for s in policy.stops), *(b.round for b in policy.blocks)], default=None)
+    caught = None
+    if kind[0] == POSITIVE:
+        caught = first is not None and (kind[1] is None or first <= kind[1])
+    harmed = policy.possible_harm is not None
+    return Outcome(
+        llm_calls=saved.llm_calls if saved else 0,
+        tool_calls=saved.tool_calls if saved else 0,
+        tokens=saved.tokens if saved else 0,
+        seconds=saved.seconds if saved else None,
+        intervened=first is not None,
+        stopped=bool(policy.stops),
+        harmed=harmed,
+        rounds_cut_on_success=(saved.llm_calls if saved else 0) if harmed else 0,
+        stale_blocks=policy.stale_blocks,
+        cut_new_information=any(s.new_information for s in policy.stops),
+        caught=caught,
+        first_round=first,
+    )
+
+
+@dataclass(slots=True, frozen=True)
+class Whole:
+    llm_calls: int
+    tool_calls: int
+    tokens: int
+    seconds: float | None
+
+
+def metrics(outcomes: Sequence[Outcome], wholes: Sequence[Whole], kinds: Sequence[str]) -> dict[str, Any]:
+    """The metrics of one grid point over a set of traces (parallel sequences)."""
+    n = len(outcomes)
+    saved = {
+        "llm_calls": sum(o.llm_calls for o in outcomes),
+        "tool_calls": sum(o.tool_calls for o in outcomes),
+        "tokens": sum(o.tokens for o in outcomes),
+    }
+    seconds = [o.seconds for o in outcomes if o.seconds is not None]
+    saved["seconds"] = round(sum(seconds), 3) if seconds else None
+    whole = {
+        "llm_calls": sum(w.llm_calls for w in wholes),
+        "tool_calls": sum(w.tool_calls for w in wholes),
+        "tokens": sum(w.tokens for w in wholes),
+    }
+    known = [w.seconds for w in wholes if w.seconds is not None]
+    whole["seconds"] = round(sum(known), 3) if known else None
+    successes = sum(1 for k, o in zip(kinds, outcomes) if k == NEGATIVE)
+    loops = [o for k, o in zip(kinds, outcomes) if k == POSITIVE]
+    caught = sum(1 for o in loops if o.caught)
+    false_stops = sum(1 for k, o in zip(kinds, outcomes) if k == NEGATIVE and o.stopped)
+    harmed_any = sum(1 for o in outcomes if o.harmed or o.stale_blocks or o.cut_new_information)
+    harmed = sum(1 for o in outcomes if o.harmed)
+    return {
+        "traces": n,
+        "traces_intervened": sum(1 for o in outcomes if o.intervened),
+        "traces_stopped": sum(1 for o in outcomes if o.stopped),
+        "saved": saved,
+        "whole": whole,
+        "share": {k: (round(saved[k] / whole[k], 4) if saved[k] is not None and whole[k] else None) for k in saved},
+        "tokens_saved": saved["tokens"],
+        "llm_calls_saved": saved["llm_calls"],
+        "tool_calls_saved": saved["tool_calls"],
+        "seconds_saved": saved["seconds"],
+        "harmed": harmed,
+        "harm_labelled": round(harmed / successes, 4) if successes else None,
+        "rounds_cut_on_success": sum(o.rounds_cut_on_success for o in outcomes),
+        "stale_blocks": sum(o.stale_blocks for o in outcomes),
+        "cut_new_information": sum(1 for o in outcomes if o.cut_new_information),
+        "harm": round(harmed_any / n, 4) if n else 0.0,
+        "loops": len(loops),
+        "healthy": successes,
+        "caught": caught,
+        "recall": round(caught / len(loops), 4) if loops else None,
+        "precision": round(caught / (caught + false_stops), 4) if caught + false_stops else None,
+    }
+
+
+# --- evaluation ---------------------------------------------------------------------
+
+_SHARED: dict[str, Any] = {}  # what forked worker processes inherit: traces and points
+
+
+def _evaluate_chunk(bounds: tuple[int, int]) -> list[list[Outcome]]:
+    """Outcomes of every grid point on traces[lo:hi], trace by trace."""
+    traces, points, kinds, keys = _SHARED["traces"], _SHARED["points"], _SHARED["kinds"], _SHARED["keys"]
+    out = []
+    for index in range(*bounds):
+        trace = traces[index]
+        cache = ReplayCache(trace)
+        done: dict[tuple, Outcome] = {}
+        row = []
+        for specs, key in zip(points, keys):
+            if key not in done:
+                done[key] = outcome_of(cache.replay(specs, expectations=False), kinds[index])
+            row.append(done[key])
+        out.append(row)
+    return out
+
+
+def evaluate(
+    traces: Sequence[Trace], settings: Sequence[Settings], *, jobs: int = 1, on_progress: Callable[[int, int], Any] | None = None
+) -> list[list[Outcome]]:
+    """Outcomes indexed [trace][setting]. ``jobs`` > 1 splits the traces over processes
+    (forked, so they inherit the traces without copying them through a pipe)."""
+    kinds = [trace_kind(t) for t in traces]
+    specs = [[GuardSpec.of(g, s.options[g.code]) for g in s.enabled()] for s in settings]
+    _SHARED.update(traces=traces, points=specs, kinds=kinds, keys=[tuple(spec.key for spec in each) for each in specs])
+    try:
+        chunk = max(1, math.ceil(len(traces) / max(1, jobs * 4)))
+        bounds = [(lo, min(lo + chunk, len(traces))) for lo in range(0, len(traces), chunk)]
+        rows: list[list[Outcome]] = []
+        context = _fork_context() if jobs > 1 and len(bounds) > 1 else None
+        if context is None:
+            for lo, hi in bounds:
+                rows.extend(_evaluate_chunk((lo, hi)))
+                if on_progress is not None:
+                    on_progress(hi, len(traces))
+            return rows
+        with context.Pool(jobs) as pool:
+            for (lo, hi), part in zip(bounds, pool.imap(_evaluate_chunk, bounds)):
+                rows.extend(part)
+                if on_progress is not None:
+                    on_progress(hi, len(traces))
+        return rows
+    finally:
+        _SHARED.clear()
+
+
+def _fork_context():
+    import multiprocessing
+
+    try:
+        return multiprocessing.get_context("fork")
+    except ValueError:  # no fork on this platform: one process
+        return None
+
+
+# --- choosing ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Constraint:
+    metric: str
+    op: str  # "<=", ">=", "<", ">", "=="
+    value: float
+
+    def holds(self, row: dict[str, Any]) -> bool:
+        actual = row.get(self.metric)
+        if actual is None:
+            return False
+        return {"<=": actual <= self.value, ">=": actual >= self.value, "<": actual < self.value, ">": actual > self.value, "==": actual == self.value}[self.op]
+
+    def __str__(self) -> str:
+        return f"{self.metric}{self.op}{self.value:g}"
+
+
+def parse_constraints(text: str | None) -> list[Constraint]:
+    """``"harm<=0.02,recall>=0.9"`` → constraints on metrics."""
+    import re
+
+    from ..input.diagnostics import TracecheckError
+
+    out = []
+    for part in (text or "").split(","):
+        if not part.strip():
+            continue
+        match = re.fullmatch(r"\s*([a-z_]+)\s*(<=|>=|==|<|>)\s*([-+0-9.eE]+)\s*", part)
+        if match is None:
+            raise TracecheckError(f"--constraint: expected METRIC<=VALUE (or >=, <, >, ==), got {part.strip()!r}")
+        metric, op, value = match.groups()
+        if metric not in KNOWN_METRICS:
+            raise TracecheckError(f"--constraint: unknown metric {metric!r}; choose from: {', '.join(sorted(KNOWN_METRICS))}")
+        try:
+            number = float(value)
+        except ValueError:
+            raise TracecheckError(f"--constraint: {value!r} is not a number") from None
+        out.append(Constraint(metric, op, number))
+    return out
+
+
+KNOWN_METRICS = set(OBJECTIVES) | LOWER_IS_BETTER | {"traces_intervened", "traces_stopped"}
+
+
+def pareto(rows: Sequence[dict[str, Any]], objective: str) -> list[bool]:
+    """Which rows no other row beats on both the objective (higher) and harm (lower)."""
+    def score(row):
+        value = row.get(objective)
+        return (-math.inf if value is None else value, row["harm"])
+
+    marks = []
+    for row in rows:
+        mine = score(row)
+        dominated = any(
+            (other[0] >= mine[0] and other[1] <= mine[1]) and (other[0] > mine[0] or other[1] < mine[1])
+            for other in (score(r) for r in rows)
+        )
+        marks.append(not dominated)
+    return marks
+
+
+def best_index(rows: Sequence[dict[str, Any]], objective: str, constraints: Sequence[Constraint]) -> int | None:
+    """The row with the best objective among those meeting every constraint (ties: lower
+    harm, then grid order)."""
+    allowed = [k for k, row in enumerate(rows) if all(c.holds(row) for c in constraints)]
+    if not allowed:
+        return None
+
+    def key(k):
+        value = rows[k].get(objective)
+        return (-(value if value is not None else -math.inf), rows[k]["harm"], k)
+
+    return min(allowed, key=key)
+
+
+def stratified_split(kinds: Sequence[str], fraction: float, seed: int) -> tuple[list[int], list[int]]:
+    """(train, test) trace indices: ``fraction`` of each kind (loop, healthy, unlabelled)
+    held out, reproducibly for a seed."""
+    rng = random.Random(seed)
+    train, test = [], []
+    for kind in (POSITIVE, NEGATIVE, UNLABELLED):
+        members = [k for k, v in enumerate(kinds) if v == kind]
+        rng.shuffle(members)
+        cut = round(len(members) * fraction)
+        test += members[:cut]
+        train += members[cut:]
+    return sorted(train), sorted(test)
+
+
+def stratified_folds(kinds: Sequence[str], folds: int, seed: int) -> list[list[int]]:
+    rng = random.Random(seed)
+    out: list[list[int]] = [[] for _ in range(folds)]
+    offset = 0
+    for kind in (POSITIVE, NEGATIVE, UNLABELLED):
+        members = [k for k, v in enumerate(kinds) if v == kind]
+        rng.shuffle(members)
+        for j, member in enumerate(members):
+            out[(offset + j) % folds].append(member)
+        offset += len(members)
+    return [sorted(f) for f in out]
+
+
+def _values_of(settings: Settings | None, points: Sequence[GridPoint]) -> dict[str, Any]:
+    """The value each dimension has in ``settings`` (the preset's name for ``preset``)."""
+    if settings is None or not points:
+        return {}
+    out: dict[str, Any] = {}
+    for key, _ in points[0].values:
+        if key == "preset":
+            out[key] = settings.preset
+        else:
+            code, option = key.split(".", 1)
+            if code in settings.options:
+                out[key] = getattr(settings.options[code], option)
+    return out
+
+
+def disagreements(
+    points: Sequence[GridPoint],
+    outcomes: Sequence[Sequence[Outcome]],
+    ids: Sequence[str],
+    kinds: Sequence[str],
+    current: dict[str, Any] | None = None,
+    limit: int = 8,
+) -> list[dict[str, Any]]:
+    """Where one dimension alone changes what happens to a trace: grid points equal in
+    every other dimension whose policies first intervene at different rounds (or one not
+    at all). Per dimension and trace, the settings of the other dimensions shown are the
+    ``current`` ones (key → value: what the user runs today) when the values disagree
+    there, else a case where one value catches and another misses, else the first;
+    ``groups`` says in how many of the other dimensions' settings they disagree.
+    Labelled loops first, ``limit`` traces per dimension."""
+    current = current or {}
+    if not points:
+        return []
+    keys = [key for key, _ in points[0].values]
+    out = []
+    for position, key in enumerate(keys):
+        groups: dict[tuple, list[int]] = {}
+        for j, point in enumerate(points):
+            rest = tuple(repr(v) for i, (_, v) in enumerate(point.values) if i != position)
+            groups.setdefault(rest, []).append(j)
+        found: dict[int, dict[str, Any]] = {}
+        for t in range(len(ids)):
+            candidates = []
+            for members in groups.values():
+                if len(members) < 2:
+                    continue
+                rounds = {points[j].values[position][1]: outcomes[t][j].first_round for j in members}
+                if len(set(rounds.values())) > 1:
+                    others = [(k, v) for i, (k, v) in enumerate(points[members[0]].values) if i != position]
+                    as_today = all(k in current and current[k] == v for k, v in others)
+                    candidates.append(((not as_today, None not in rounds.values()), members, rounds))
+            if not candidates:
+                continue
+            _, members, rounds = min(candidates, key=lambda c: c[0])
+            other = {k: v for i, (k, v) in enumerate(points[members[0]].values) if i != position}
+            found[t] = {
+                "dimension": key,
+                "trace": ids[t],
+                "kind": kinds[t],
+                "first_round": [[value, first] for value, first in rounds.items()],
+                "with": other,
+                "groups": len(candidates),
+                "of": sum(1 for members in groups.values() if len(members) > 1),
+            }
+        ranked = sorted(found.items(), key=lambda item: (item[1]["kind"] != POSITIVE, item[0]))
+        out += [item for _, item in ranked[:limit]]
+    return out
+
+
+# --- the sweep ---------------------------------------------------------------------
+
+
+@dataclass
+class SweepResult:
+    points: list[GridPoint]
+    rows: list[dict[str, Any]]  # metrics per point, on the traces the choice is made on
+    pareto: list[bool]
+    best: int | None  # index into points/rows
+    baseline: dict[str, Any] | None  # the current settings' metrics, same traces
+    objective: str
+    constraints: list[Constraint]
+    traces: int
+    validation: dict[str, Any] | None = None  # holdout or folds
+    disagreements: list[dict[str, Any]] = field(default_factory=list)
+
+
+def sweep(
+    traces: Sequence[Trace],
+    points: Sequence[GridPoint],
+    *,
+    baseline: Settings | None = None,
+    objective: str = "tokens_saved",
+    constraints: Sequence[Constraint] = (),
+    holdout: float | None = None,
+    folds: int | None = None,
+    seed: int = 0,
+    jobs: int = 1,
+    on_progress: Callable[[int, int], Any] | None = None,
+) -> SweepResult:
+    """Evaluate every grid point (and the current settings) on ``traces``; rank them,
+    mark the Pareto front, choose the best under the constraints. With ``holdout`` the
+    choice is made on the training part and reported on the rest; with ``folds`` it is
+    made K times, each time reported on the fold left out."""
+    settings = [p.settings for p in points] + ([baseline] if baseline is not None else [])
+    outcomes = evaluate(traces, settings, jobs=jobs, on_progress=on_progress)
+    kinds = [trace_kind(t)[0] for t in traces]
+    wholes = []
+    for trace in traces:
+        totals = trace_totals(trace, round_costs(trace))
+        wholes.append(Whole(totals.llm_calls, totals.tool_calls, totals.tokens, totals.seconds))
+
+    def rows_on(indices: Sequence[int]) -> list[dict[str, Any]]:
+        return [metrics([outcomes[i][j] for i in indices], [wholes[i] for i in indices], [kinds[i] for i in indices]) for j in range(len(settings))]
+
+    everything = list(range(len(traces)))
+    validation = None
+    choose_on = everything
+    if holdout:
+        train, test = stratified_split(kinds, holdout, seed)
+        choose_on = train
+    all_rows = rows_on(choose_on)
+    rows, base = all_rows[: len(points)], (all_rows[-1] if baseline is not None else None)
+    best = best_index(rows, objective, constraints)
+    if holdout:
+        test_rows = rows_on(test)
+        validation = {
+            "kind": "holdout",
+            "fraction": holdout,
+            "seed": seed,
+            "train": len(train),
+            "test": len(test),
+            "best_on_test": test_rows[best] if best is not None else None,
+            "baseline_on_test": test_rows[-1] if baseline is not None else None,
+        }
+    elif folds:
+        parts = stratified_folds(kinds, folds, seed)
+        chosen = []
+        for k, held in enumerate(parts):
+            train = [i for i in everything if i not in set(held)]
+            fold_best = best_index(rows_on(train)[: len(points)], objective, constraints)
+            test_row = rows_on(held)[fold_best] if fold_best is not None and held else None
+            chosen.append({"fold": k + 1, "traces": len(held), "best": fold_best, "test": test_row})
+        validation = {"kind": "folds", "folds": folds, "seed": seed, "per_fold": chosen}
+    ids = [t.id for t in traces]
+    return SweepResult(
+        disagreements=disagreements(points, [row[: len(points)] for row in outcomes], ids, kinds, current=_values_of(baseline, points)),
+        points=list(points),
+        rows=rows,
+        pareto=pareto(rows, objective),
+        best=best,
+        baseline=base,
+        objective=objective,
+        constraints=list(constraints),
+        traces=len(choose_on),
+        validation=validation,
+    )

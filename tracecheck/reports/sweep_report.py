@@ -1,0 +1,352 @@
+"""The sweep report: plain data (what ``--format json`` prints) and a writer per format.
+
+Rows are sorted by the objective (ties: lower harm, then grid order); a row on the
+Pareto front of savings against harm is marked ``*``, the best row under the
+constraints ``>``. The report ends with a one-line verdict against the current settings
+and the winning settings as TOML to paste into ``[tool.tracecheck]``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from typing import Any
+
+from .. import __version__
+from ..engine.grid import PRESET, Dimension
+from ..engine.sweep import SweepResult
+from ..text.textsafe import plain
+
+SCHEMA_VERSION = 1
+
+
+def _toml_value(value: Any) -> str:
+    from .explain import toml_value
+
+    return toml_value(value)
+
+
+def winning_table(result: SweepResult) -> dict[str, Any]:
+    """The best point's settings as config: {"preset": name?, "guards": {code: {option: value}}}."""
+    if result.best is None:
+        return {}
+    point = result.points[result.best]
+    table: dict[str, Any] = {}
+    guards: dict[str, dict[str, Any]] = {}
+    for key, value in point.values:
+        if key == PRESET:
+            table["preset"] = value
+        else:
+            code, option = key.split(".", 1)
+            guards.setdefault(code, {})[option] = value
+    if guards:
+        table["guards"] = guards
+    return table
+
+
+def toml_snippet(table: dict[str, Any], pyproject: bool = True) -> str:
+    prefix = "tool.tracecheck" if pyproject else ""
+    lines = [f"[{prefix}]"] if prefix else []
+    if "preset" in table:
+        lines.append(f'preset = "{table["preset"]}"')
+    for code, options in table.get("guards", {}).items():
+        lines.append("")
+        lines.append(f"[{prefix + '.' if prefix else ''}guards.{code}]")
+        lines += [f"{option} = {_toml_value(value)}" for option, value in options.items()]
+    return "\n".join(lines).strip() + "\n"
+
+
+def _pct(part: float | None, whole: float | None) -> str:
+    if part is None or not whole:
+        return ""
+    return f" ({100 * part / whole:.0f}%)"
+
+
+def verdict(result: SweepResult) -> str:
+    objective = result.objective
+    if result.best is None:
+        constraints = ", ".join(str(c) for c in result.constraints)
+        return f"no grid point meets {constraints}"
+    best = result.rows[result.best]
+    label = result.points[result.best].label
+    text = f"{label}: {objective} {_fmt(best.get(objective))} at harm {best['harm']:.2f}"
+    if result.baseline is not None:
+        base = result.baseline
+        b, c = best.get(objective), base.get(objective)
+        if b is not None and c is not None:
+            if b > c:
+                text += f", against {_fmt(c)} at harm {base['harm']:.2f} with the current settings ({_fmt(b - c)} more)"
+            elif b == c:
+                text += f"; the current settings do as well ({_fmt(c)} at harm {base['harm']:.2f})"
+            else:
+                text += f"; the current settings do better on {objective} ({_fmt(c)}) but break a constraint"
+    return text
+
+
+def _fmt(value: Any) -> str:
+    if value is None:
+        return "unknown"
+    if isinstance(value, float):
+        return f"{value:,.3g}" if abs(value) < 10 else f"{value:,.1f}"
+    return f"{value:,}"
+
+
+def ordered(result: SweepResult) -> list[int]:
+    """Row indices sorted by the objective (higher first), then harm, then grid order."""
+    def key(k: int):
+        value = result.rows[k].get(result.objective)
+        return (-(value if value is not None else float("-inf")), result.rows[k]["harm"], k)
+
+    return sorted(range(len(result.rows)), key=key)
+
+
+def sweep_data(result: SweepResult, dimensions: list[Dimension]) -> dict[str, Any]:
+    table = winning_table(result)
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "tracecheck", "version": __version__},
+        "traces": result.traces,
+        "objective": result.objective,
+        "constraints": [str(c) for c in result.constraints],
+        "dimensions": [{"key": d.key, "values": list(d.values)} for d in dimensions],
+        "points": [
+            {
+                "number": result.points[k].number,
+                "values": dict(result.points[k].values),
+                "label": result.points[k].label,
+                "pareto": result.pareto[k],
+                "best": k == result.best,
+                "metrics": result.rows[k],
+            }
+            for k in ordered(result)
+        ],
+        "best": result.points[result.best].number if result.best is not None else None,
+        "baseline": result.baseline,
+        "verdict": verdict(result),
+        "config": table,
+        "toml": toml_snippet(table) if table else None,
+        "validation": result.validation,
+        "disagreements": result.disagreements,
+    }
+
+
+# --- writers -----------------------------------------------------------------------
+
+COLUMNS = (
+    ("traces_stopped", "stopped"),
+    ("llm_calls_saved", "LLM calls"),
+    ("tokens_saved", "tokens"),
+    ("seconds_saved", "seconds"),
+    ("harm", "harm"),
+    ("harmed", "cut ok"),
+    ("stale_blocks", "stale"),
+    ("cut_new_information", "cut news"),
+    ("recall", "recall"),
+    ("precision", "precision"),
+)
+
+
+def write_csv(data: dict[str, Any]) -> str:
+    out = io.StringIO()
+    keys = [d["key"] for d in data["dimensions"]]
+    metrics = [k for k, _ in COLUMNS] + ["tool_calls_saved", "traces_intervened", "rounds_cut_on_success", "harm_labelled", "loops", "caught"]
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["number", *keys, *metrics, "pareto", "best"])
+    for point in data["points"]:
+        row = point["metrics"]
+        writer.writerow([point["number"], *(_csv(point["values"][k]) for k in keys), *(_csv(row.get(m)) for m in metrics), point["pareto"], point["best"]])
+    return out.getvalue()
+
+
+def _csv(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return ",".join(value)
+    return str(value)
+
+
+def write_markdown(data: dict[str, Any]) -> str:
+    from .markdown import _cell
+
+    keys = [d["key"] for d in data["dimensions"]]
+    head = ["", *keys, *(title for _, title in COLUMNS)]
+    lines = [
+        f"# tracecheck sweep: {len(data['points'])} settings on {data['traces']} traces, by {data['objective']}",
+        "",
+        "| " + " | ".join(_cell(h) for h in head) + " |",
+        "|" + "---|" * len(head),
+    ]
+    for point in data["points"]:
+        mark = (">" if point["best"] else "") + ("\\*" if point["pareto"] else "")
+        cells = [mark, *(_cell(_csv(point["values"][k])) for k in keys), *(_cell(_fmt(point["metrics"].get(m))) for m, _ in COLUMNS)]
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "`>` best under the constraints, `*` on the Pareto front (savings against harm).", "", f"**Verdict:** {_cell(data['verdict'])}"]
+    if data["toml"]:
+        lines += ["", "```toml", data["toml"].rstrip(), "```"]
+    return "\n".join(lines) + "\n"
+
+
+TERMINAL_COLUMNS = (
+    ("traces_stopped", "stops"),
+    ("tokens_saved", "tokens saved"),
+    ("harm", "harm"),
+    ("recall", "recall"),
+    ("precision", "prec."),
+)
+
+
+def _short_keys(keys: list[str]) -> list[str]:
+    """Column titles: the option alone when every dimension is one guard's."""
+    guards = {k.split(".", 1)[0] for k in keys if "." in k}
+    return [k.split(".", 1)[1] if "." in k and len(guards) == 1 else k for k in keys]
+
+
+def _value_text(value: Any) -> str:
+    return f"{value:g}" if isinstance(value, float) else _csv(value)
+
+
+def write_terminal(console, data: dict[str, Any], chart: str | None = None) -> None:
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    keys = [d["key"] for d in data["dimensions"]]
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
+    table.add_column("", no_wrap=True, min_width=2)
+    for title in _short_keys(keys):
+        table.add_column(title, no_wrap=True)
+    for _, title in TERMINAL_COLUMNS:
+        table.add_column(title, justify="right", no_wrap=True)
+    for point in data["points"]:
+        row = point["metrics"]
+        mark = (">" if point["best"] else " ") + ("*" if point["pareto"] else " ")
+        tokens = _fmt(row["tokens_saved"]) + _pct(row["tokens_saved"], row["whole"]["tokens"])
+        cells = [str(row["traces_stopped"]), tokens, f"{row['harm']:.2f}", _ratio(row["recall"]), _ratio(row["precision"])]
+        table.add_row(mark, *(_value_text(point["values"][k]) for k in keys), *cells, style="bold green" if point["best"] else "")
+    console.print(Text(f"{len(data['points'])} settings on {data['traces']} traces, sorted by {data['objective']}", style="bold underline"))
+    console.print(table)
+    console.print(
+        Text(
+            "> best under the constraints · * Pareto front (savings against harm) · harm: share of traces cut while labelled a "
+            "success, with a stale block, or cut before new information · recall/prec.: labelled loops caught in time "
+            "(--format json or csv for every metric)",
+            style="dim",
+        )
+    )
+    _disagreements(console, data)
+    if chart:
+        console.print(Text.from_ansi(chart) if "\x1b" in chart else Text(chart))
+    baseline = data.get("baseline")
+    if baseline is not None:
+        console.print(
+            Text(
+                f"current settings: {baseline['traces_stopped']} stopped · {_fmt(baseline['tokens_saved'])} tokens saved"
+                f"{_pct(baseline['tokens_saved'], baseline['whole']['tokens'])} · harm {baseline['harm']:.2f}"
+                + (f" · recall {baseline['recall']:.2f}" if baseline.get("recall") is not None else "")
+            )
+        )
+    line = Text("verdict: ", style="bold")
+    line.append_text(plain(data["verdict"]))
+    console.print(line)
+    validation = data.get("validation")
+    if validation:
+        console.print(Text(_validation_text(validation, data), style="cyan"))
+    if data["toml"]:
+        console.print(Text("paste into pyproject.toml (or use --write-config FILE):", style="dim"))
+        console.print(Text(data["toml"].rstrip()))
+
+
+
+
+def _ratio(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _disagreements(console, data: dict[str, Any]) -> None:
+    """Traces on which one dimension alone changes what happens."""
+    from rich.text import Text
+
+    items = data.get("disagreements") or []
+    if not items:
+        return
+    console.print(Text("Where one setting alone changes the outcome (first stop or block; - = none):", style="bold"))
+    for item in items:
+        context = " ".join(f"{k}={_value_text(v)}" for k, v in item["with"].items())
+        line = Text(f"  {item['dimension']}  ")
+        line.append_text(plain(item["trace"], "cyan"))
+        line.append(f" ({item['kind']})  {_runs(item['first_round'])}")
+        if context:
+            line.append(f"  at {context}" + (f" (and {item['groups'] - 1} more of {item['of']} such settings)" if item["groups"] > 1 else ""), style="dim")
+        console.print(line)
+
+
+def _runs(pairs: list[list[Any]]) -> str:
+    """``0.5: r3, 0.55: r3, 0.6: -`` as ``0.5–0.55: r3 · 0.6: -``."""
+    out: list[tuple[Any, Any, Any]] = []  # (first value, last value, round)
+    for value, first in pairs:
+        if out and out[-1][2] == first:
+            out[-1] = (out[-1][0], value, first)
+        else:
+            out.append((value, value, first))
+    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v, _ in pairs)
+    if not numeric:  # names have no order to make a range of: list them
+        by_round: dict[Any, list[Any]] = {}
+        for value, first in pairs:
+            by_round.setdefault(first, []).append(value)
+        return " · ".join(f"{', '.join(_value_text(v) for v in values)}: {'r' + str(r) if r is not None else '-'}" for r, values in by_round.items())
+
+    def show(a, b, r):
+        span = _value_text(a) if a == b else f"{_value_text(a)}–{_value_text(b)}"
+        return f"{span}: {'r' + str(r) if r is not None else '-'}"
+
+    return " · ".join(show(*run) for run in out)
+
+
+def _validation_text(validation: dict[str, Any], data: dict[str, Any]) -> str:
+    objective = data["objective"]
+    if validation["kind"] == "holdout":
+        test = validation.get("best_on_test")
+        base = validation.get("baseline_on_test")
+        text = (
+            f"holdout: chosen on {validation['train']} traces, checked on the other {validation['test']} (seed {validation['seed']}): "
+        )
+        if test is None:
+            return text + "no choice to check"
+        text += f"{objective} {_fmt(test.get(objective))}, harm {test['harm']:.2f}"
+        if test.get("recall") is not None:
+            text += f", recall {test['recall']:.2f}"
+        if base is not None:
+            text += f" (current settings on the same traces: {_fmt(base.get(objective))}, harm {base['harm']:.2f})"
+        return text
+    parts = []
+    for fold in validation["per_fold"]:
+        test = fold["test"]
+        if test is None:
+            parts.append(f"fold {fold['fold']}: no choice")
+        else:
+            parts.append(f"fold {fold['fold']}: {objective} {_fmt(test.get(objective))}, harm {test['harm']:.2f}")
+    return f"{validation['folds']}-fold cross-validation (seed {validation['seed']}), each choice checked on the fold left out: " + "; ".join(parts)
+
+
+def frontier_chart(data: dict[str, Any], width: int = 72, height: int = 16) -> str | None:
+    """The savings/harm frontier as a terminal scatter plot (plotext), or None without it."""
+    try:
+        import plotext as plt
+    except ImportError:
+        return None
+    objective = data["objective"]
+    points = [p for p in data["points"] if p["metrics"].get(objective) is not None]
+    if not points:
+        return None
+    plt.clear_figure()
+    plt.plotsize(width, height)
+    plt.theme("clear")
+    rest = [p for p in points if not p["pareto"]]
+    front = sorted((p for p in points if p["pareto"]), key=lambda p: p["metrics"]["harm"])
+    if rest:
+        plt.scatter([p["metrics"]["harm"] for p in rest], [p["metrics"][objective] for p in rest], marker="dot", label="grid point")
+    plt.plot([p["metrics"]["harm"] for p in front], [p["metrics"][objective] for p in front], marker="*", label="Pareto front")
+    plt.xlabel("harm (share of traces)")
+    plt.ylabel(objective)
+    return plt.build()
