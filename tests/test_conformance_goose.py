@@ -22,7 +22,7 @@ Not expressible:
 
 from __future__ import annotations
 
-from conformance import Call, calls, fires, message
+from conformance import Call, answer, calls, fires, message
 
 
 def fetch(user_id: int) -> object:
@@ -74,3 +74,13 @@ def test_only_the_first_100_characters_of_the_error_are_compared():
     assert len(prefix) >= 100
     steps = tuple(fails(n, f"{prefix} (request {n})") for n in range(1, 4)) + (message("Done."),)
     assert fires("goose", *steps) == [("F002", 3, "after_tools", "stop")]
+
+
+def test_rep002_streak_is_cleared_by_any_success_and_broken_by_another_tools_error():
+    # peers.md §4.2: the streak counts consecutive identical (tool, text) errors; record_success() clears it.
+    fail = calls(Call("my_tool", {"n": 1}, "404 Not Found", error=True))
+    other_ok = calls(Call("other_tool", {}, "ok"))
+    other_fail = calls(Call("tool_b", {}, "404 Not Found", error=True))
+    assert [f for f in fires("goose", fail, other_ok, fail, fail, answer()) if f[0] == "F002"] == []
+    assert [f for f in fires("goose", fail, other_fail, fail, fail, answer()) if f[0] == "F002"] == []
+    assert [f for f in fires("goose", fail, fail, fail, answer()) if f[0] == "F002"] == [("F002", 3, "after_tools", "stop")]

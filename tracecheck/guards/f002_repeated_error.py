@@ -35,7 +35,8 @@ class F002Options(GuardOptions):
     consecutive: bool = option(
         False,
         "Count only failures with nothing between them: any other call, or a reply, ends the streak, as "
-        "OpenHands looks at the last 3 actions; off, each tool keeps its own streak (Goose).",
+        "OpenHands looks at the last 3 actions and Goose clears its streak on any success; off, each tool "
+        "keeps its own streak and other tools' calls leave it alone.",
     )
     failure_patterns: list[str] = option(
         list(DEFAULT_FAILURE_PATTERNS),
@@ -174,7 +175,7 @@ class RepeatedError(Guard):
             options={"same_call": True, "compare_error_text": False, "consecutive": True},
         ),
         Example(
-            "Without consecutive, the other tool's call between leaves the streak alone (Goose)",
+            "Without consecutive, the other tool's call between leaves the streak alone",
             _INTERLEAVED,
             options={"same_call": True, "compare_error_text": False},
             expect=((4, "after_tools", "stop"),),

@@ -44,8 +44,9 @@ class P004Options(GuardOptions):
     )
     normalize_volatile: bool = option(
         False,
-        "Also replace the volatile text every guard knows (timestamps, UUIDs, temp paths, shell line counters, "
-        "hex ids, PIDs, durations: tracecheck.text.volatile) before comparing; off compares as OpenHands does.",
+        "Also replace volatile text before comparing (tracecheck.text.volatile: dated timestamps, UUIDs, temp paths, "
+        "shell line counters, hex ids, PIDs; not durations or bare clock times, which can be a poll's progress); "
+        "off compares as OpenHands does.",
     )
 
 
@@ -61,7 +62,8 @@ class UnchangedOutcome(Guard):
     (parallel calls of one round included) as a pair: its signature (tool name +
     arguments, never the call id) and its result (the text with runs of whitespace
     made one space, the error flag; with ``normalize_volatile`` the volatile text of
-    ``tracecheck.text.volatile`` replaced, and ``volatile_patterns`` blanked). The
+    ``tracecheck.text.volatile`` replaced except durations and bare clock times, which
+    in a result can be a job's progress; and ``volatile_patterns`` blanked). The
     same pair as the previous call extends the streak; anything else restarts it at 1;
     a call without a recorded result ends it. At the ``threshold``-th (4th) identical
     pair in a row → ``stop``: the agent has seen nothing new for that many calls.
@@ -183,6 +185,11 @@ class UnchangedOutcome(Guard):
             expect=((3, "after_tools", "stop"),),
         ),
         Example(
+            "normalize_volatile keeps a poll's progress: '4 min left' then '3 min left' is news",
+            tuple(calls(Call("get_job", {"id": "j-7"}, f"running, estimated time remaining: {m} min")) for m in (4, 3, 2, 1)) + (answer(),),
+            options={"enabled": True, "threshold": 3, "normalize_volatile": True},
+        ),
+        Example(
             "The same loop with the timestamp blanked stops at the 4th look",
             tuple(_wait_and_look(f"[12:0{i}:00] still compiling") for i in range(5)) + (answer(),),
             expect=((4, "after_tools", "stop"),),
@@ -231,7 +238,7 @@ class UnchangedOutcome(Guard):
             return None
         text = call.result.content
         if self.options.normalize_volatile:
-            text = normalize_volatile(text)
+            text = normalize_volatile(text, keep_progress=True)
         for pattern in self._volatile:
             text = pattern.sub("", text)
         flag = "error" if call.result.is_error else "ok"

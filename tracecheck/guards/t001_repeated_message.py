@@ -78,9 +78,11 @@ class RepeatedMessage(Guard):
 
     **Tool calls between.** By default a round with tool calls ends the streak, as
     OpenHands requires no observation between the messages. With ``tool_calls_break``
-    off only the replies count: an agent that answers turn after turn with the same
-    words after a call each time (a transfer the user keeps refusing) repeats itself to
-    the user just the same.
+    off the replies still count if the tools between them answered exactly as they did
+    between the previous two: an agent that answers turn after turn with the same words
+    after the same call result (a transfer the user keeps refusing) repeats itself to
+    the user just the same, while three templated confirmations of three different
+    cancellations are work done, not a loop.
 
     **Stop or abort.** A ``stop`` replaces the repeated reply by a forced one and lets
     the conversation go on, which saves nothing when the reply was the turn's end
@@ -111,6 +113,18 @@ class RepeatedMessage(Guard):
             ),
             options={"enabled": True, "tool_calls_break": False},
             expect=((6, "final", "stop"),),
+        ),
+        Example(
+            "Templated replies after tool calls that answered differently are progress, not a loop",
+            tuple(
+                step
+                for order in ("W1001", "W1002", "W1003")
+                for step in (
+                    calls(Call("cancel_pending_order", {"order_id": order}, f'{{"order_id": "{order}", "status": "cancelled"}}'), user=f"Cancel {order}"),
+                    answer(f"Order #{order} is cancelled; the refund goes to your Mastercard ending 2478."),
+                )
+            ),
+            options={"enabled": True, "tool_calls_break": False, "similarity": 0.8},
         ),
         Example(
             "... and by default the calls between them break the streak",
@@ -199,10 +213,17 @@ class RepeatedMessage(Guard):
         self.first_text: str | None = None
         self.first_trigrams: set[str] = set()
         self.streak = 0
+        self.between: list[str] = []  # what the tools returned since the last reply
+        self.last_between: tuple[str, ...] | None = None  # ... and before it
 
     def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
         if self.options.tool_calls_break:
             self.first_text, self.first_trigrams, self.streak = None, set(), 0
+        return []
+
+    def after_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
+        if not self.options.tool_calls_break:
+            self.between += [" ".join(c.result.content.split()) for c in rnd.tool_calls if c.result is not None]
         return []
 
     def _same_as_first(self, text: str) -> tuple[bool, float]:
@@ -220,6 +241,11 @@ class RepeatedMessage(Guard):
         if not text:
             return []
         same, score = self._same_as_first(text)
+        between, self.between = tuple(self.between), []
+        if not self.options.tool_calls_break:
+            # Work between the replies that brought something new is progress, whatever they say.
+            same = same and between == self.last_between
+            self.last_between = between
         if same:
             self.streak += 1
         else:
@@ -229,7 +255,9 @@ class RepeatedMessage(Guard):
             return [
                 Verdict(
                     Action(self.options.action),
-                    f"{self.streak} replies in a row with the same text {excerpt(rnd.text, 100)!r}",
+                    f"{self.streak} replies in a row with the same text {excerpt(rnd.text, 100)!r}"
+                    + (f" (trigram similarity {score:.2f} ≥ {self.options.similarity:g})" if score < 1.0 else "")
+                    + ("" if self.options.tool_calls_break or not between else ", the tool calls between them answered the same"),
                     details={"streak": self.streak, "similarity": round(score, 3)},
                 )
             ]

@@ -280,6 +280,7 @@ PRESETS: dict[str, Preset] = {
                     "compare_error_text": True,
                     "first_line_only": False,
                     "same_call": False,
+                    "consecutive": True,
                     "action": "stop",
                     "scope": "run",
                 },

@@ -35,12 +35,15 @@ from __future__ import annotations
 import functools
 import re
 
+# Durations and bare clock times can be a poll's progress ("4 min left", "last run
+# 14:00:00"): kept when comparing results (P004), replaced when comparing errors (F002).
+
 _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (
         re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?!\d)"),
         "<TIME>",
     ),
-    (re.compile(r"(?<![\d:])\d{2}:\d{2}:\d{2}(?:\.\d+)?(?![\d:])"), "<TIME>"),
+    _CLOCK_TIME := (re.compile(r"(?<![\d:])\d{2}:\d{2}:\d{2}(?:\.\d+)?(?![\d:])"), "<TIME>"),
     (re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"), "<UUID>"),
     (re.compile(r"(?<![\w/])(?:/var)?/tmp/tmp[A-Za-z0-9_]{4,}"), "/tmp/<TMP>"),
     (re.compile(r"((?:^|(?<=[\s/]))(?:ba|z)?sh: line )\d+:"), r"\1N:"),
@@ -48,26 +51,34 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"\b0x[0-9a-fA-F]+\b"), "0x<HEX>"),
     (re.compile(r"\b(?=[0-9a-fA-F]*[0-9])(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{7,}\b"), "<HEX>"),
     (re.compile(r"(?i)\b((?:pid|process)\s*[=:#]?\s*)\d+\b"), r"\1N"),
-    (
+    _DURATION := (
         re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s|secs?|seconds?|mins?|minutes?)\b"),
         "<DUR>",
     ),
 )
 
 
-def normalize_volatile(text: str) -> str:
+# The rules whose text can be a poll's progress: the bare clock time and the duration.
+_PROGRESS = frozenset({_CLOCK_TIME, _DURATION})
+
+
+def normalize_volatile(text: str, keep_progress: bool = False) -> str:
     """``text`` with timestamps, UUIDs, temp paths, shell line counters, hex ids, PIDs
-    and durations replaced by placeholders (see the module docstring)."""
+    and durations replaced by placeholders (see the module docstring). With
+    ``keep_progress`` durations and bare clock times stay: in a result they may be what
+    changes while a job advances ("4 min left", then "3 min left")."""
     if len(text) <= _REMEMBERED:
-        return _normalized(text)
-    return _normalize(text)
+        return _normalized(text, keep_progress)
+    return _normalize(text, keep_progress)
 
 
 _REMEMBERED = 16_384  # longer texts are normalised each time rather than kept in memory
 
 
-def _normalize(text: str) -> str:
+def _normalize(text: str, keep_progress: bool = False) -> str:
     for pattern, replacement in _RULES:
+        if keep_progress and (pattern, replacement) in _PROGRESS:
+            continue
         text = pattern.sub(replacement, text)
     return text
 
