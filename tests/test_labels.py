@@ -232,3 +232,19 @@ def test_the_readme_examples_read_alike(tmp_path):
     shape = lambda entries: [(e.trace, e.file, e.outcome, e.labels, e.expectations) for e in entries]  # noqa: E731
     assert shape(from_json) == shape(from_csv)
     assert from_csv[0].expectations[0].by_round == 4 and from_csv[1].expectations[0].fires is False
+
+
+def test_a_csv_template_warns_about_a_second_expectation_for_one_guard(cli, tmp_path):
+    trace = tmp_path / "two.jsonl"
+    events = [
+        {"type": "expect", "trace": "t", "guard": "policy", "by_round": 3},
+        {"type": "expect", "trace": "t", "guard": "policy", "by_round": 5},
+        {"type": "round", "trace": "t", "text": "done"},
+    ]
+    trace.write_text("".join(json.dumps(e) + "\n" for e in events), encoding="utf-8")
+    as_csv = cli("label", str(trace), "-f", "csv")
+    assert as_csv.exit_code == 0
+    assert as_csv.stdout.splitlines()[1] == "t,,,fires,3,"
+    assert "two.jsonl:1: trace 't': a CSV labels file holds one expectation per guard" in as_csv.stderr
+    as_json = json.loads(cli("label", str(trace)).stdout)
+    assert [e["by_round"] for e in as_json["traces"][0]["expect"]] == [3, 5]

@@ -39,7 +39,7 @@ def label(
         entries = template_entries(read_traces(sources, diagnostics, input_format), diagnostics)
         if not entries:
             finish_input(paths, diagnostics, strict, 0)  # exits before an empty output replaces anything
-        write_template(entries, out, format.value)
+        write_template(entries, out, format.value, diagnostics)
     finish_input(paths, diagnostics, strict, len(entries))
     if output is not None:
         stderr_console().print(safe(f"wrote labels for {len(entries)} trace(s) to {output}"))

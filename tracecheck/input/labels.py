@@ -60,6 +60,7 @@ class LabelEntry:
     expectations: list[Expectation] = field(default_factory=list)
     line: int | None = None  # where the entry starts in the labels file
     matched: set[str] = field(default_factory=set)  # files of the traces it was applied to
+    origin: str = ""  # in a template: the file of the trace it was made from
 
     @property
     def parts(self) -> tuple[str, ...]:
@@ -381,7 +382,7 @@ def template_entries(traces: Iterable[Trace], diagnostics: Diagnostics | None = 
             continue
         labels = dict(trace.labels)
         outcome = labels.pop("outcome", None)
-        entries[key] = LabelEntry(trace.id, trace.file, outcome, labels, list(trace.expectations), trace.line)
+        entries[key] = LabelEntry(trace.id, trace.file, outcome, labels, list(trace.expectations), trace.line, origin=trace.file)
         files.setdefault(trace.id, set()).add(trace.file)
     for entry in entries.values():
         entry.file = _shortest_qualifier(entry.file, files[entry.trace])
@@ -401,12 +402,14 @@ def _shortest_qualifier(file: str, files: set[str]) -> str | None:
     return file
 
 
-def write_template(entries: list[LabelEntry], out: BinaryIO, format: str = "json") -> None:
-    """Write ``entries`` as a labels file in ``format`` ('json' or 'csv')."""
+def write_template(entries: list[LabelEntry], out: BinaryIO, format: str = "json", diagnostics: Diagnostics | None = None) -> None:
+    """Write ``entries`` as a labels file in ``format`` ('json' or 'csv'). CSV has one set
+    of columns per guard: a second expectation about the same guard is left out, with a
+    warning in ``diagnostics``."""
     if format == "json":
         out.write(json.dumps({"version": VERSION, "traces": [_json_form(e) for e in entries]}, ensure_ascii=False, indent=2).encode() + b"\n")
     elif format == "csv":
-        _write_csv(entries, out)
+        _write_csv(entries, out, diagnostics if diagnostics is not None else Diagnostics())
     else:
         raise TracecheckError(f"unknown labels format {format!r}; choose one of: {', '.join(FORMATS)}")
 
@@ -424,7 +427,7 @@ def _json_form(entry: LabelEntry) -> dict[str, Any]:
     return form
 
 
-def _write_csv(entries: list[LabelEntry], out: BinaryIO) -> None:
+def _write_csv(entries: list[LabelEntry], out: BinaryIO, diagnostics: Diagnostics) -> None:
     label_names = list(dict.fromkeys(name for e in entries for name in e.labels))
     guards = list(dict.fromkeys(["policy", *(x.guard for e in entries for x in e.expectations)]))
     header = ["trace", "file", "outcome", *(f"label.{n}" for n in label_names)]
@@ -437,7 +440,10 @@ def _write_csv(entries: list[LabelEntry], out: BinaryIO) -> None:
         row = [entry.trace, entry.file or "", entry.outcome or "", *(entry.labels.get(n, "") for n in label_names)]
         by_guard: dict[str, Expectation] = {}
         for exp in entry.expectations:
-            by_guard.setdefault(exp.guard, exp)  # one column set per guard: the first one
+            if by_guard.setdefault(exp.guard, exp) is not exp:
+                diagnostics.warn(
+                    entry.origin, entry.line, f"trace {entry.trace!r}: a CSV labels file holds one expectation per guard; left out a second one about {exp.guard!r} (use --format json)"
+                )
         for guard in guards:
             exp = by_guard.get(guard)
             row += ["", "", ""] if exp is None else ["fires" if exp.fires else "quiet", exp.by_round or "", exp.note or ""]
