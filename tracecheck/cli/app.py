@@ -56,6 +56,14 @@ PresetOpt = Annotated[
         "replay takes several, comma-separated, to compare them side by side.",
     ),
 ]
+LabelsOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "--labels",
+        metavar="FILE",
+        help="Labels file (JSON or CSV, see 'tracecheck label'): outcomes, labels and expectations for the traces; it wins over what the traces carry.",
+    ),
+]
 TokenizerOpt = Annotated[
     Optional[str],
     typer.Option("--tokenizer", metavar="NAMES", help="P001 tokenizer: char, jieba, or 'char,jieba' to replay both and compare."),

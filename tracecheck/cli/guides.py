@@ -56,9 +56,9 @@ def preset(name: Annotated[str, typer.Argument(help="A preset name (see 'tracech
 
 @command
 def schema(
-    name: Annotated[str, typer.Argument(help="Which schema: 'native' (input events) or 'report' (replay JSON).")] = "native",
+    name: Annotated[str, typer.Argument(help="Which schema: 'native' (input events), 'report' (replay JSON) or 'labels' (a --labels file).")] = "native",
 ) -> None:
-    """Print a JSON Schema: the native input format or the JSON report."""
+    """Print a JSON Schema: the native input format, the JSON report or a labels file."""
     import orjson
 
     from ..input.schemas import SCHEMAS

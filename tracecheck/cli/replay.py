@@ -12,6 +12,7 @@ from .app import (
     ConfigOpt,
     IgnoreOpt,
     InputFormatOpt,
+    LabelsOpt,
     PathsArg,
     PresetOpt,
     SelectOpt,
@@ -47,15 +48,18 @@ def replay(
     set_: SetOpt = None,
     tokenizer: TokenizerOpt = None,
     preset: PresetOpt = None,
+    labels: LabelsOpt = None,
 ) -> None:
     """Replay traces through the guards: where each fires, what it would do, what it saves."""
     from ..input.diagnostics import Diagnostics
+    from ..input.labels import load_labels
     from ..output import open_output
     from ..reports.replay_report import write_replay_report
     from ..input.sources import expand_paths
 
     names = tokenizer_list(tokenizer)
     settings, presets = preset_settings(config, select, ignore, set_, names, preset)
+    sidecar = load_labels(labels) if labels is not None else None
     diagnostics = Diagnostics()
     sources = expand_paths(paths, diagnostics)
     with open_output(str(output) if output is not None else "-", sources) as out, _progress(stderr_console()) as advance:
@@ -71,6 +75,7 @@ def replay(
             diagnostics=diagnostics,
             on_file=advance,
             presets=presets,
+            labels=sidecar,
         )
         if not traces:
             finish_input(paths, diagnostics, strict, 0)  # exits before an empty output replaces anything

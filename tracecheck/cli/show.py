@@ -11,6 +11,7 @@ from .app import (
     ConfigOpt,
     IgnoreOpt,
     InputFormatOpt,
+    LabelsOpt,
     PathsArg,
     PresetOpt,
     SelectOpt,
@@ -38,17 +39,22 @@ def show(
     set_: SetOpt = None,
     tokenizer: TokenizerOpt = None,
     preset: PresetOpt = None,
+    labels: LabelsOpt = None,
 ) -> None:
     """Show traces round by round: calls, results, tokens, times, and why each guard fired or not."""
     from ..input.diagnostics import Diagnostics
+    from ..input.labels import load_labels
     from ..reports.timeline import show_traces
 
     if preset and "," in preset:
         raise TracecheckError("show replays one preset at a time; compare presets with 'tracecheck replay --preset a,b'")
     settings = guard_settings(config, select, ignore, set_, tokenizer_list(tokenizer), preset) if guards else None
+    sidecar = load_labels(labels) if labels is not None else None
     console = stdout_console()
     diagnostics = Diagnostics()
-    seen, shown = show_traces(paths, console, settings=settings, trace_id=trace, input_format=input_format, diagnostics=diagnostics)
+    seen, shown = show_traces(
+        paths, console, settings=settings, trace_id=trace, input_format=input_format, diagnostics=diagnostics, labels=sidecar
+    )
     finish_input(paths, diagnostics, strict, seen)
     if trace is not None and not shown:
         raise TracecheckError(f"no trace with id {trace!r} (use 'tracecheck show' without --trace to list them)")

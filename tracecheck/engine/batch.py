@@ -19,6 +19,7 @@ from typing import Any
 
 from ..config import Settings
 from ..input.diagnostics import Diagnostics
+from ..input.labels import Labels, as_labels
 from ..guards.base import Phase
 from ..readers.load import check_input_format, read_source
 from ..model import Trace
@@ -111,6 +112,7 @@ def replay_stream(
     diagnostics: Diagnostics | None = None,
     on_file: Callable[[int, int, str], Any] | None = None,
     presets: Mapping[str, Settings] | None = None,
+    labels: Labels | str | None = None,
 ) -> Iterator[ReplayItem]:
     """Read every trace below ``paths`` and replay it through the enabled guards, one
     trace at a time: memory grows with the largest trace, not with the input.
@@ -119,8 +121,11 @@ def replay_stream(
     alone under each and compares them (the main replay uses P001's own option).
     ``presets`` (name → settings) replays every trace once per preset as well, for a
     side-by-side comparison; a preset whose settings are ``settings`` reuses the main replay.
+    ``labels`` (a ``Labels`` or a labels file's path) is applied to each trace as it is
+    read; its entries that matched no trace are warned about at the end.
     """
     check_input_format(input_format)
+    labels = as_labels(labels)
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
     sources = expand_paths(list(paths), diagnostics)
     compare = len(tokenizers) > 1 and any(g.code == P001 for g in settings.enabled())
@@ -128,6 +133,8 @@ def replay_stream(
         if on_file is not None:
             on_file(number, len(sources), source.name)
         for trace in read_source(source, diagnostics, input_format):
+            if labels is not None:
+                labels.apply(trace)
             result = replay_trace(trace, settings.build())
             comparison = compare_tokenizers(trace, settings, tokenizers) if compare else None
             by_preset = None
@@ -140,6 +147,8 @@ def replay_stream(
             for each in {id(r): r for r in [result, *(by_preset or {}).values()]}.values():
                 _summary_only(each, summary)
             yield ReplayItem(result, comparison, by_preset)
+    if labels is not None:
+        labels.finish(diagnostics)
 
 
 def replay_paths(
@@ -150,6 +159,7 @@ def replay_paths(
     tokenizers: Sequence[str] = (),
     diagnostics: Diagnostics | None = None,
     presets: Mapping[str, Settings] | None = None,
+    labels: Labels | str | None = None,
 ) -> ReplayReport:
     """Like ``replay_stream``, collected into one report (every trace summary in memory)."""
     report = ReplayReport(
@@ -159,7 +169,7 @@ def replay_paths(
         presets=tuple(presets or ()),
     )
     for item in replay_stream(
-        paths, settings, input_format=input_format, tokenizers=tokenizers, diagnostics=report.diagnostics, presets=presets
+        paths, settings, input_format=input_format, tokenizers=tokenizers, diagnostics=report.diagnostics, presets=presets, labels=labels
     ):
         report.results.append(item.result)
         if item.comparison is not None:

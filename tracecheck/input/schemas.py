@@ -352,3 +352,55 @@ REPORT_SCHEMA: dict[str, Any] = {
 }
 
 SCHEMAS["report"] = REPORT_SCHEMA
+
+LABELS_SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "$id": "https://tracecheck.dev/schema/labels-v1.json",
+    "title": "tracecheck labels file (--labels): outcomes, labels and expectations for traces in any format",
+    "type": "object",
+    "properties": {
+        "version": {"const": 1},
+        "traces": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "trace": {"type": ["string", "integer"], "minLength": 1, "description": "the trace id, as reports show it"},
+                    "file": {
+                        "type": "string",
+                        "minLength": 1,
+                        "description": "only needed when ids repeat across files: a path ending the trace's file path (whole components)",
+                    },
+                    "outcome": {"enum": ["success", "failure", "unknown", None], "description": "null: as the trace says"},
+                    "labels": {
+                        "type": "object",
+                        "propertyNames": {"not": {"const": "outcome"}},
+                        "additionalProperties": {"type": ["string", "number"]},
+                        "description": "free labels; they replace the trace's labels of the same name",
+                    },
+                    "expect": {
+                        "type": "array",
+                        "description": "they replace the trace's expectations about the same guard",
+                        "items": {
+                            "type": "object",
+                            "properties": {
+                                "guard": {"type": "string", "minLength": 1, "description": "guard code, name, or 'policy'"},
+                                "fires": {"type": "boolean", "default": True},
+                                "by_round": {"type": ["integer", "null"], "minimum": 1, "description": "only when fires is true"},
+                                "note": {"type": ["string", "null"]},
+                            },
+                            "required": ["guard"],
+                            "additionalProperties": False,
+                        },
+                    },
+                },
+                "required": ["trace"],
+                "additionalProperties": False,
+            },
+        },
+    },
+    "required": ["version", "traces"],
+    "additionalProperties": False,
+}
+
+SCHEMAS["labels"] = LABELS_SCHEMA

@@ -20,6 +20,7 @@ from typing import Any, BinaryIO
 from ..config import Settings
 from ..input.diagnostics import Diagnostics
 from ..engine.batch import replay_stream
+from ..input.labels import Labels
 from ..input.sources import Source
 from .data import ReportTotals, header_data, item_data
 
@@ -39,18 +40,20 @@ def write_replay_report(
     diagnostics: Diagnostics | None = None,
     on_file: Callable[[int, int, str], Any] | None = None,
     presets: Mapping[str, Settings] | None = None,
+    labels: Labels | str | None = None,
 ) -> int:
     """Replay every trace below ``paths`` and write the report in ``format`` to ``out``;
     returns how many traces were replayed (nothing is written when there were none).
     ``to_file``: the terminal report goes to ``out`` without colour, else to standard
     output as a terminal shows it. ``presets`` (name → settings, two or more) replays
-    every trace once per preset too and reports them side by side."""
+    every trace once per preset too and reports them side by side. ``labels`` (a labels
+    file's path or a loaded ``Labels``) labels each trace as it is read."""
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
     names = tuple(presets or ())
     totals = ReportTotals(names)
     with report_writer(format, out, to_file, only_fires) as writer:
         stream = replay_stream(
-            paths, settings, input_format=input_format, tokenizers=tokenizers, diagnostics=diagnostics, on_file=on_file, presets=presets
+            paths, settings, input_format=input_format, tokenizers=tokenizers, diagnostics=diagnostics, on_file=on_file, presets=presets, labels=labels
         )
         for item in stream:
             if not totals.traces:

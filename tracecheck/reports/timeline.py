@@ -156,19 +156,29 @@ def show_traces(
     trace_id: str | None = None,
     input_format: str | None = None,
     diagnostics=None,
+    labels=None,
 ) -> tuple[int, int]:
     """Print the timeline of every trace below ``paths`` (only ``trace_id`` when given),
     with each guard's state when ``settings`` are given: the plain function behind
-    ``tracecheck show``. Returns (traces read, traces shown); one trace in memory at a time."""
+    ``tracecheck show``. Returns (traces read, traces shown); one trace in memory at a time.
+    ``labels`` (a labels file's path or a loaded ``Labels``) labels each trace as it is read."""
+    from ..input.diagnostics import Diagnostics
+    from ..input.labels import as_labels
     from ..readers.load import read_traces
     from .explain import guard_annotator
 
+    labels = as_labels(labels)
+    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
     seen = shown = 0
     for trace in read_traces(paths, diagnostics, input_format):
         seen += 1
+        if labels is not None:
+            labels.apply(trace)
         if trace_id is not None and trace.id != trace_id:
             continue
         shown += 1
         render_trace(console, trace, guard_annotator(trace, settings) if settings is not None else None)
+    if labels is not None:
+        labels.finish(diagnostics)
     console.file.flush()
     return seen, shown
