@@ -152,8 +152,11 @@ def test_bad_config_file_key_is_named(cli, weather, tmp_path):
 
 def test_guards_lists_every_guard_and_guard_explains_one(cli):
     listing = cli("guards").stdout.splitlines()
-    codes = [line.split()[0] for line in listing]
+    assert listing[0].split() == ["default"]
+    codes = [line.split()[0] for line in listing[1:]]
     assert codes[:3] == ["P001", "P002", "P003"] and "R001" in codes and "B003" in codes
+    state = {line.split()[0]: line[35:49].strip() for line in listing[1:]}
+    assert (state["P001"], state["P003"], state["P004"], state["B002"]) == ("runs", "-", "runs", "off until set")
     text = cli("guard", "P001").stdout
     assert "similar-query-stagnation" in text and "containment = 0.8" in text and 'tokenizer = "char"' in text
     assert "Examples (each one runs as a test):" in text and "round 3 before tools: stop" in text

@@ -157,3 +157,39 @@ def test_a_config_file_extends_a_preset_adding_guards_and_changing_options(tmp_p
     (tmp_path / "pyproject.toml").write_text('[tool.tracecheck]\nextend-preset = "gemini-cli"\npreset = "openhands"\n')
     both = cli("replay", str(ALTERNATING))
     assert both.exit_code == 2 and "either 'preset' or 'extend-preset'" in both.stderr
+
+
+def test_a_config_file_customises_its_own_preset_and_leaves_the_others_as_defined(tmp_path, cli, monkeypatch):
+    (tmp_path / "tracecheck.toml").write_text("[guards.P004]\nthreshold = 5\n", encoding="utf-8")  # tunes default
+    monkeypatch.chdir(tmp_path)
+    result = cli("replay", "--format", "json", "--preset", "openhands,default", str(IDENTICAL))
+    assert "note: " in result.stderr and "openhands runs as the preset defines it" in result.stderr
+    runs = json.loads(result.stdout)["traces"][0]["presets"]
+    stops = {name: [(s["code"], s["round"]) for s in run["policy"]["stops"]] for name, run in runs.items()}
+    assert stops == {"openhands": [("P004", 4)], "default": [("P004", 5)]}  # query_db -> [] five times
+
+
+def test_set_on_a_guard_the_preset_does_not_run_adds_it(cli):
+    report = json.loads(cli("replay", "--format", "json", "--preset", "openhands", "--set", "B001.max_rounds=2", "--set", "B001.final_window=0", str(IDENTICAL)).stdout)
+    assert "B001" in [g["code"] for g in report["guards"]]
+    assert report["traces"][0]["policy"]["stops"][0]["code"] == "B001"
+    added = json.loads(cli("replay", "--format", "json", "--set", "R004.enabled=true", str(IDENTICAL)).stdout)
+    assert "R004" in [g["code"] for g in added["guards"]]
+    kept_out = json.loads(cli("replay", "--format", "json", "--set", "R001.enabled=false", str(IDENTICAL)).stdout)
+    assert "R001" not in [g["code"] for g in kept_out["guards"]]
+
+
+def test_preset_names_are_matched_in_any_case_once_and_an_empty_one_is_an_error(cli):
+    single = json.loads(cli("replay", "--format", "json", "--preset", "openhands,OpenHands", str(IDENTICAL)).stdout)
+    assert "presets" not in single and single["preset"] == "openhands"
+    for empty in ("", ",", " "):
+        result = cli("replay", "--preset", empty, str(IDENTICAL))
+        assert result.exit_code == 2 and "no preset named" in result.stderr
+
+
+def test_only_fires_with_several_presets_keeps_a_trace_any_of_them_acts_on(cli):
+    report = json.loads(cli("replay", "--format", "json", "--only-fires", "--preset", "roo,default", str(SAMPLES)).stdout)
+    kept = {t["id"] for t in report["traces"]}
+    everything = json.loads(cli("replay", "--format", "json", "--preset", "roo,default", str(SAMPLES)).stdout)["traces"]
+    assert kept == {t["id"] for t in everything if any(run["fires"] for run in t["presets"].values())}
+    assert len(kept) > sum(1 for t in everything if t["presets"]["roo"]["fires"])

@@ -37,6 +37,7 @@ class Settings:
     selected: set[str] = field(default_factory=set)
     source: str | None = None  # the config file read, if any
     preset: str | None = None  # the preset the settings start from, if any
+    config_skipped: str | None = None  # a config file left out: it customises another preset
 
     @classmethod
     def defaults(cls) -> Settings:
@@ -53,7 +54,9 @@ class Settings:
     def with_option(self, code: str, name: str, value: Any) -> Settings:
         options = dict(self.options)
         options[code] = dataclasses.replace(options[code], **{name: value})
-        return Settings(options=options, selected=set(self.selected), source=self.source, preset=self.preset)
+        return Settings(
+            options=options, selected=set(self.selected), source=self.source, preset=self.preset, config_skipped=self.config_skipped
+        )
 
 
 def match_selector(selector: str) -> list[str]:
@@ -265,6 +268,14 @@ def _as_list(value: Any, key: str, where: str) -> list[str]:
 DEFAULT_PRESET = "default"
 
 
+def _same_preset(a: Any, b: Any) -> bool:
+    from .presets import preset_by_name
+
+    found_a = preset_by_name(a) if isinstance(a, str) else None
+    found_b = preset_by_name(b) if isinstance(b, str) else None
+    return found_a is not None and found_a is found_b
+
+
 def load_settings(
     config: str | None = None,
     select: Sequence[str] = (),
@@ -274,10 +285,16 @@ def load_settings(
     tokenizer: str | None = None,
     preset: str | None = None,
 ) -> Settings:
-    """Defaults (or a preset), then the config file, then the command line (``tokenizer``
-    is P001's, as ``--tokenizer`` gives it). The preset is ``preset`` (the command line's),
-    else the config file's ``preset`` (or ``extend-preset``) key, else ``default``; the
-    file's other keys change it from there."""
+    """A preset, then the config file, then the command line (``tokenizer`` is P001's,
+    as ``--tokenizer`` gives it). The preset is ``preset`` (the command line's), else the
+    config file's ``preset`` (or ``extend-preset``) key, else ``default``.
+
+    The file's other keys customise *its* preset (``default`` when it names none): they
+    apply when that is the preset chosen, and are left out (``Settings.config_skipped``
+    says so) when the command line picks another, which then runs as it is defined, so
+    that "what would X do" is not mixed with this project's own tuning. ``--set`` on a
+    guard the settings do not run adds it (setting an option is asking for the guard),
+    except ``enabled=false``."""
     settings = Settings.defaults()
     table: Mapping[str, Any] = {}
     where = ""
@@ -292,19 +309,26 @@ def load_settings(
         found = find_config(cwd or Path.cwd())
         if found is not None:
             table, where = found[1], str(found[0])
-    base = preset if preset is not None else table.get("preset", table.get("extend-preset"))
+    file_base = table.get("preset", table.get("extend-preset")) or DEFAULT_PRESET
     # Nothing chosen: tracecheck's recommendation.
-    settings = apply_preset(settings, DEFAULT_PRESET if base is None else base, "--preset" if preset is not None else where)
-    if where:
+    settings = apply_preset(settings, file_base if preset is None else preset, "--preset" if preset is not None else where)
+    if where and (preset is None or _same_preset(preset, file_base)):
         settings = apply_table(settings, table, where)
         settings.source = where
+    elif where:
+        settings.config_skipped = where
     if select:
         settings = select_guards(settings, select)
     if ignore:
         settings.selected -= _selection(ignore)
     for text in sets:
         guard, name, raw = parse_assignment(text)
-        settings = settings.with_option(guard.code, name, coerce_option(guard, name, raw, "--set"))
+        value = coerce_option(guard, name, raw, "--set")
+        settings = settings.with_option(guard.code, name, value)
+        if guard.code not in settings.selected and not (name == "enabled" and value is False):
+            settings.selected = settings.selected | {guard.code}
+            if name != "enabled":
+                settings = settings.with_option(guard.code, "enabled", True)
     if tokenizer is not None:
         p001 = guard_by_key("P001")
         settings = settings.with_option("P001", "tokenizer", coerce_option(p001, "tokenizer", tokenizer, "--tokenizer"))

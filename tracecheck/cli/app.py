@@ -150,10 +150,12 @@ def finish_input(paths: list[str], diagnostics, strict: bool, traces: int) -> No
         raise typer.Exit(EXIT_ERROR)
 
 
-def guard_settings(config, select, ignore, sets, tokenizers=(), preset=None):
+def guard_settings(config, select, ignore, sets, tokenizers=(), preset=None, quiet: bool = False):
     from ..config import load_settings
 
-    return load_settings(
+    if preset is not None and not preset.strip():
+        raise TracecheckError("--preset: no preset named (see 'tracecheck presets')")
+    settings = load_settings(
         config=config,
         select=select or (),
         ignore=ignore or (),
@@ -161,18 +163,29 @@ def guard_settings(config, select, ignore, sets, tokenizers=(), preset=None):
         tokenizer=tokenizers[0] if tokenizers else None,
         preset=preset,
     )
+    if settings.config_skipped and not quiet:
+        stderr_console().print(
+            safe(f"note: {settings.config_skipped} customises another preset; {settings.preset} runs as the preset defines it"),
+            markup=False,
+        )
+    return settings
 
 
 def preset_settings(config, select, ignore, sets, tokenizers, preset: str | None):
     """Settings for ``--preset``: one preset (or none), or with ``a,b,c`` the settings of
     each, by name, to compare side by side (the first is the report's main replay)."""
-    names = list(dict.fromkeys(n.strip() for n in (preset or "").split(",") if n.strip()))
+    from ..presets import PRESETS, preset_by_name
+
+    if preset is not None and not preset.strip(", "):
+        raise TracecheckError("--preset: no preset named (see 'tracecheck presets')")
+    names = [n.strip() for n in (preset or "").split(",") if n.strip()]
+    unknown = next((n for n in names if preset_by_name(n) is None), None)
+    if unknown is not None:
+        raise TracecheckError(f"--preset: unknown preset {unknown!r}; choose one of: {', '.join(PRESETS)}")
+    names = list(dict.fromkeys(preset_by_name(n).name for n in names))  # OpenHands,openhands: one
     if len(names) < 2:
         return guard_settings(config, select, ignore, sets, tokenizers, names[0] if names else None), None
-    by_name = {}
-    for name in names:
-        chosen = guard_settings(config, select, ignore, sets, tokenizers, name)
-        by_name[chosen.preset] = chosen
+    by_name = {name: guard_settings(config, select, ignore, sets, tokenizers, name) for name in names}
     return next(iter(by_name.values())), by_name
 
 

@@ -13,12 +13,22 @@ from .app import command
 
 @command
 def guards() -> None:
-    """List every guard: code, name, whether it is on by default, and its summary."""
+    """List every guard: code, name, whether the default preset runs it, and its summary."""
+    from ..config import load_settings
     from ..guards import all_guards
+    from ..presets import preset_by_name
 
+    default = preset_by_name("default")
+    running = {g.code for g in load_settings(preset="default").enabled()}
+    typer.echo(f"{'':4}  {'':<28} default")
     for guard in all_guards():
-        state = "off" if guard.is_off(guard.Options()) else "on"
-        typer.echo(f"{guard.code}  {guard.name:<28} {state:<4} {guard.summary}")
+        if guard.code in running:
+            state = "runs"
+        elif guard.code in default.guards:
+            state = "off until set"  # a budget the default preset lists without a value
+        else:
+            state = "-"
+        typer.echo(f"{guard.code}  {guard.name:<28} {state:<14} {guard.summary}")
 
 
 @command
@@ -39,7 +49,8 @@ def presets() -> None:
     from ..presets import PRESETS
 
     for preset in PRESETS.values():
-        typer.echo(f"{preset.name:<10} {', '.join(preset.guards):<16} {preset.summary}")
+        typer.echo(f"{preset.name:<11} {preset.summary}")
+        typer.echo(f"{'':<11} guards: {', '.join(preset.guards)}")
 
 
 @command

@@ -78,8 +78,8 @@ class RepeatedMessage(Guard):
 
     **Tool calls between.** By default a round with tool calls ends the streak, as
     OpenHands requires no observation between the messages. With ``tool_calls_break``
-    off the replies still count if the tools between them answered exactly as they did
-    between the previous two: an agent that answers turn after turn with the same words
+    off the replies still count if no tool ran between them, or the tools answered
+    exactly as they did the last time tools ran between two replies: an agent that answers turn after turn with the same words
     after the same call result (a transfer the user keeps refusing) repeats itself to
     the user just the same, while three templated confirmations of three different
     cancellations are work done, not a loop.
@@ -242,7 +242,7 @@ class RepeatedMessage(Guard):
             return []
         same, score = self._same_as_first(text)
         between, self.between = tuple(self.between), []
-        if not self.options.tool_calls_break:
+        if not self.options.tool_calls_break and between:
             # Work between the replies that brought something new is progress, whatever they say.
             same = same and between == self.last_between
             self.last_between = between

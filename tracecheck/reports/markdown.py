@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from ..text.textsafe import neutralize, one_line
-from .data import basis_note
+from .data import basis_note, count, effect
 
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~])")
@@ -85,16 +85,24 @@ class MarkdownWriter:
         cells = [name, trace["labels"].get("outcome", "")]
         for run in trace["presets"].values():
             policy = run["policy"]
-            if not policy["stops"]:
-                cells.append("no stop")
-                continue
-            saved = policy["saved"]
-            text = "; ".join(f"{s['action']} round {s['round']} ({s['code']})" for s in policy["stops"])
-            text += f": saves {saved['llm_calls']} LLM calls, {saved['tokens']:,} tokens"
+            if policy["stops"]:
+                text = "; ".join(f"{s['action']} round {s['round']} {s['phase'].replace('_', ' ')} ({s['code']})" for s in policy["stops"])
+                text += f": {effect(policy['saved'], trace)}"
+            elif policy["blocked_calls"]:
+                text = f"no stop; {count(policy['blocked_calls'], 'call')} blocked: {effect(policy['saved'], trace)}"
+            else:
+                text = "no stop"
+            notes = []
             if policy.get("possible_harm"):
-                text += " — possible harm"
+                notes.append("possible harm")
                 self.harmed.append((name, policy["possible_harm"]))
-            cells.append(text)
+            if any(s.get("new_information") for s in policy["stops"]):
+                notes.append("cut before new information")
+            if policy.get("stale_blocks"):
+                notes.append(count(policy["stale_blocks"], "stale block"))
+            if run["expectations_broken"]:
+                notes.append(f"{count(run['expectations_broken'], 'expectation')} broken")
+            cells.append(text + (" — " + ", ".join(notes) if notes else ""))
         self.write("| " + " | ".join(_cell(v) for v in cells) + " |\n")
 
     def _preset_totals(self, by_preset: dict[str, dict[str, Any]]) -> None:

@@ -60,7 +60,8 @@ def write_replay_report(
                 writer.begin(header_data(settings, tuple(tokenizers), names))
             totals.add(item)
             data = item_data(item)
-            if format == "terminal" or not only_fires or data["fires"]:
+            fired = any(run["fires"] for run in data["presets"].values()) if "presets" in data else data["fires"]
+            if format == "terminal" or not only_fires or fired:
                 writer.trace(data)
         if totals.traces:
             writer.end(totals.data(), [dataclasses.asdict(d) for d in diagnostics])

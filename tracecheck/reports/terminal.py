@@ -8,47 +8,14 @@ from rich.console import Console
 from rich.text import Text
 
 from ..text.textsafe import one_line, plain
-from .data import basis_note
+from .data import basis_note, count as _count, effect as _effect, pct as _pct
 
 PHASE_ORDER = {"before_tools": 0, "after_tools": 1, "final": 2}
 ACTION_STYLES = {"hint": "cyan", "block": "yellow", "reject": "magenta", "stop": "bold red", "abort": "bold red"}
 
 
-def _pct(part: float | None, whole: float | None) -> str:
-    if part is None or not whole:
-        return ""
-    return f" ({100 * part / whole:.0f}%)"
-
-
 def _num(value: int | None) -> str:
     return "?" if value is None else f"{value:,}"
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number:,} {noun}" + ("" if abs(number) == 1 else "s")
-
-
-def _effect(saved: dict[str, Any], trace: dict[str, Any]) -> str:
-    """What a policy's stops and blocks change: "saves …", and "costs …" for the parts
-    that came out negative (a forced answer dearer than the rounds it replaced)."""
-    parts: list[tuple[float, str]] = [
-        (saved["llm_calls"], _count(abs(saved["llm_calls"]), "LLM call") + _pct(abs(saved["llm_calls"]), trace["rounds"])),
-        (saved["tool_calls"], _count(abs(saved["tool_calls"]), "tool call") + _pct(abs(saved["tool_calls"]), trace["tool_calls"])),
-        (
-            saved["tokens"],
-            f"{abs(saved['tokens']):,} tokens{basis_note(saved)}{_pct(abs(saved['tokens']), trace['tokens'])}",
-        ),
-    ]
-    if saved["seconds"] is not None:
-        parts.append((saved["seconds"], f"{abs(saved['seconds']):.1f}s{_pct(abs(saved['seconds']), trace['seconds'])}"))
-    gains = [text for value, text in parts if value > 0]
-    costs = [text for value, text in parts if value < 0]
-    out = []
-    if gains or not costs:
-        out.append("saves " + (", ".join(gains) if gains else "nothing"))
-    if costs:
-        out.append("costs " + ", ".join(costs))
-    return "; ".join(out)
 
 
 def _expectations(console: Console, trace: dict[str, Any]) -> None:
