@@ -3593,9 +3593,12 @@ def readme() -> str:
       "because each request carries the whole history. Times are UTC. The SWE-agent-shaped runs (`swe_*`) end at `submit` (whose "
       "result is the diff) or with SWE-agent's exit status as the `end` error, and their results have no `is_error`: SWE-agent "
       "records no error flag, so the guards read failures from the text.\n")
-    w("An expectation on a guard that is off by default (R003, F002, P004, T001, T002) says what that guard should do; the default "
-      "replay reports it as not checked, and a preset that enables the guard (`--preset openhands`, `--preset gemini-cli`) or "
-      "`--set CODE.enabled=true` checks it.\n")
+    w("An expectation on a guard says what that guard does with its own default options (the test suite checks each one with "
+      "every guard named); a replay checks it when its settings run the guard, and counts the others as not checked "
+      "(`--preset seeds` runs the seeds' guards, `--set CODE.enabled=true` adds one). An expectation on `policy` says what any "
+      "good policy does with the trace, whatever its guards: stop the loop by that round, or leave the healthy run alone. "
+      "The `default` preset meets all of them; `tracecheck replay --preset NAME,default sample_traces/` shows which another "
+      "preset breaks.\n")
     w("\"Round k\" is the k-th model response. Guards that act *before tools* (P001, R001) stop before round k's calls run; "
       "guards that act *after tools* (P002, P003, F001) stop once round k's results are in; E001 acts on a final answer.\n")
     w("## Files\n")

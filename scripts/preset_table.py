@@ -47,7 +47,9 @@ def _replay_all(paths: list[str]):
 def _verdict(result, corpus: bool) -> tuple[bool | None, str]:
     """(right?, what happened) for one preset on one trace."""
     stops, stale, blocks = result.policy.stops, result.policy.stale_blocks, result.policy.blocks
-    where = f"stops r{stops[0].round}" if stops else f"blocks r{blocks[0].round}" if blocks else "no stop"
+    acts = sorted([*stops, *blocks], key=lambda f: f.round)
+    verbs = {"stop": "stops", "abort": "aborts", "block": "blocks"}
+    where = f"{verbs[acts[0].action.value]} r{acts[0].round}" if acts else "no stop"
     if stale:
         # A block that answers from a cache the run had made stale feeds the model wrong data.
         return False, where + f", {stale} stale block{'s' if stale > 1 else ''}"

@@ -165,8 +165,8 @@ def test_monologue():
         message(MONO),
         message(MONO),
     )
-    assert fires("openhands", *steps, sets=HEADLESS) == [("T001", 5, "final", "stop")]
-    assert fires("openhands", *steps) == [("T001", 5, "final", "stop")]
+    assert fires("openhands", *steps, sets=HEADLESS) == [("T001", 5, "final", "abort")]
+    assert fires("openhands", *steps) == [("T001", 5, "final", "abort")]
     assert fires("openhands", *steps[:4]) == []
 
 

@@ -62,7 +62,8 @@ class CallCycle(Guard):
     asks whether the last ``p × laps`` calls are one block of ``p`` calls repeated
     ``laps`` times, for every period ``p`` from ``min_period`` (1) to ``max_period``
     (5). **Counting:** a lap is one whole occurrence of the block, the first one
-    included, so A-B-A-B-A-B is period 2, 3 laps, and it fires before the 6th call
+    included (a block that is itself a shorter cycle, A-A, counts only as that shorter
+    one), so A-B-A-B-A-B is period 2, 3 laps, and it fires before the 6th call
     runs; with the default ``laps`` of 3 a single call repeated 3 times is period 1,
     3 laps. The verdict is ``stop`` on the call that completes the last lap, before it
     runs, and the history starts afresh (a ``scope`` of ``run`` then needs whole new
@@ -237,8 +238,13 @@ class CallCycle(Guard):
                 break
             tail = history[-span:]
             if all(self._same(tail[i], tail[i - period]) for i in range(period, span)):
+                if any(self._repeats_every(tail[-period:], q) for q in range(1, period) if period % q == 0):
+                    continue  # A-A-A-A is a shorter cycle, not an A-A "2-call cycle" (as Hermes counts)
                 return period
         return None
+
+    def _repeats_every(self, block: list[_Entry], step: int) -> bool:
+        return all(self._same(block[i], block[i - step]) for i in range(step, len(block)))
 
     def _same(self, later: _Entry, earlier: _Entry) -> bool:
         if later.signature != earlier.signature:

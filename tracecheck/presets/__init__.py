@@ -169,7 +169,7 @@ PRESETS: dict[str, Preset] = {
                     "action": "abort",
                     "scope": "turn",
                 },
-                "T001": {"threshold": 3, "scope": "turn"},
+                "T001": {"threshold": 3, "scope": "turn", "action": "abort"},
                 "R003": {
                     "min_period": 2,
                     "max_period": 2,
@@ -180,8 +180,8 @@ PRESETS: dict[str, Preset] = {
                 },
             },
             notes="Interactive mode looks at the events after the last user message, hence scope turn (headless mode "
-            "is scope run for all four guards). OpenHands raises AgentStuckInLoopError, an abort; P004, T001 and R003 "
-            "can only stop, so their savings include one forced answer OpenHands would not give. The A-B pattern "
+            "is scope run for all four guards). OpenHands raises AgentStuckInLoopError, an abort; F002 and T001 abort, "
+            "P004 and R003 can only stop, so their savings include one forced answer OpenHands would not give. The A-B pattern "
             "waits for the 6th observation (R003 wait_for_result). Not reproduced: its action equality compares the "
             "model's thought text and, for shell commands, only command + exit code (tracecheck compares calls and "
             "result text); the SyntaxError sub-cases (stuck at the 3rd identical Jupyter SyntaxError; here the 4th "

@@ -207,7 +207,7 @@ def _preset_summary(console: Console, by_preset: dict[str, dict[str, Any]]) -> N
         )
     console.print(table)
     whole = next(iter(by_preset.values()))["whole"]
-    recorded = f"  as recorded: {whole['llm_calls']:,} LLM calls · {whole['tool_calls']:,} tool calls · {whole['tokens']:,} tokens"
+    recorded = f"  as recorded: {_count(whole['llm_calls'], 'LLM call')} · {_count(whole['tool_calls'], 'tool call')} · {whole['tokens']:,} tokens"
     recorded += basis_note(whole) + (f" · {whole['seconds']:,.1f}s" if whole["seconds"] is not None else "")
     console.print(Text(recorded))
     broken = [f"{name} {totals['expectations_broken']}" for name, totals in by_preset.items() if totals["expectations_broken"]]
@@ -343,7 +343,7 @@ class TerminalWriter:
                 Text(
                     f"  {_count(count, 'expectation')} not checked: about "
                     + ", ".join(sorted(self.unchecked))
-                    + ", which the settings do not run (--select them, or --preset seeds)",
+                    + ", which the settings do not run (add one with --set CODE.enabled=true, or use --preset seeds)",
                     style="yellow",
                 )
             )
