@@ -30,3 +30,22 @@ def test_ci_runs_exactly_the_readme_test_command():
     command = re.search(r"run the tests:\n\n```bash\n(.*?)\n```", readme(), re.S).group(1).strip()
     ci = (ROOT / ".ci" / "run").read_text()
     assert command in ci.splitlines()
+
+
+def test_the_sweep_example_is_what_sweep_prints(cli):
+    from conftest import SAMPLES
+
+    block = re.search(r"```console\n\$ tracecheck sweep sample_traces/ (.*?)\n(.*?)```", readme(), re.S)
+    args, shown = block.group(1).split(), block.group(2).splitlines()
+    result = cli("sweep", str(SAMPLES), *args)
+    assert result.exit_code == 0, result.stderr
+    printed = [line.split() for line in result.stdout.splitlines()]
+    # Every line the README shows (but the chart, whose axis labels follow the width) is printed, in order.
+    cursor = 0
+    for line in shown[1:]:
+        if not line.strip() or line.strip() == "…" or any(ch in line for ch in "│┤┌└┬•"):
+            continue
+        words = line.split()
+        while cursor < len(printed) and printed[cursor] != words:
+            cursor += 1
+        assert cursor < len(printed), f"not printed: {line}"

@@ -245,3 +245,16 @@ def test_a_grid_from_the_config_file(tmp_path, cli, monkeypatch):
 def test_jobs_give_the_same_result_as_one_process(cli):
     args = ("--grid", "P001.containment=0.6,0.9", "--preset", "default,seeds", str(SAMPLES))
     assert sweep_json(cli, *args)["points"] == sweep_json(cli, "--jobs", "2", *args)["points"]
+
+
+def test_a_labels_sidecar_gives_foreign_traces_the_labels_recall_is_measured_on(tmp_path, cli):
+    # An OpenAI log has no place for labels: the sidecar says it is a loop to stop by round 3.
+    log = SAMPLES / "openai" / "seed004_query_db_identical.jsonl"
+    without = sweep_json(cli, "--preset", "default,gemini-cli", str(log))
+    assert [p["metrics"]["loops"] for p in without["points"]] == [0, 0]
+    trace_id = json.loads(cli("replay", "--format", "json", str(log)).stdout)["traces"][0]["id"]
+    sidecar = tmp_path / "labels.csv"
+    sidecar.write_text(f"trace,outcome,expect.policy,expect.policy.by_round\n{trace_id},failure,fires,3\n", encoding="utf-8")
+    data = sweep_json(cli, "--preset", "default,gemini-cli", "--labels", str(sidecar), str(log))
+    recall = {p["values"]["preset"]: p["metrics"]["recall"] for p in data["points"]}
+    assert recall == {"default": 1.0, "gemini-cli": 0.0}  # Gemini CLI fires on the 5th call

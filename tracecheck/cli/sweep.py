@@ -8,7 +8,20 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import ConfigOpt, IgnoreOpt, InputFormatOpt, PathsArg, SelectOpt, SetOpt, StrictOpt, command, finish_input, guard_settings, stderr_console
+from .app import (
+    ConfigOpt,
+    IgnoreOpt,
+    InputFormatOpt,
+    LabelsOpt,
+    PathsArg,
+    SelectOpt,
+    SetOpt,
+    StrictOpt,
+    command,
+    finish_input,
+    guard_settings,
+    stderr_console,
+)
 
 
 class SweepFormat(str, enum.Enum):
@@ -61,6 +74,7 @@ def sweep(
     ] = None,
     input_format: InputFormatOpt = None,
     strict: StrictOpt = False,
+    labels: LabelsOpt = None,
     config: ConfigOpt = None,
     select: SelectOpt = None,
     ignore: IgnoreOpt = None,
@@ -113,7 +127,10 @@ def sweep(
     points = expand(dimensions, settings_for)
     diagnostics = Diagnostics()
     sources = expand_paths(paths, diagnostics)
-    traces = load_all(paths, input_format=input_format, diagnostics=diagnostics)
+    from ..input.labels import load_labels
+
+    sidecar = load_labels(labels) if labels is not None else None
+    traces = load_all(paths, input_format=input_format, diagnostics=diagnostics, labels=sidecar)
     finish_input(paths, diagnostics, strict, len(traces))
     with _progress(err, len(traces)) as advance:
         result = run_sweep(

@@ -65,9 +65,9 @@ def load_all(paths: Sequence[str], *, input_format: str | None = None, diagnosti
     traces = []
     for source in expand_paths(list(paths), diagnostics):
         for trace in read_source(source, diagnostics, input_format):
-            if labels is not None:
-                labels.apply(trace, diagnostics)
-            traces.append(trace)
+            traces.append(labels.apply(trace) if labels is not None else trace)
+    if labels is not None:
+        labels.finish(diagnostics)
     return traces
 
 
