@@ -74,3 +74,9 @@ def test_every_other_preset_gets_a_case_wrong_that_default_gets_right():
 def test_the_readme_table_is_what_the_presets_do_today():
     result = subprocess.run([sys.executable, str(ROOT / "scripts" / "preset_table.py"), "--check"], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_the_readme_first_command_breaks_no_expectation(cli):
+    # `tracecheck replay sample_traces/` (nothing chosen: the default preset) is what a new user runs first.
+    totals = json.loads(cli("replay", "--format", "json", str(SAMPLES)).stdout)["totals"]
+    assert totals["expectations_broken"] == 0 and totals["traces_stopped"] >= 16
