@@ -133,6 +133,19 @@ class Expectation:
     fires: bool = True
     by_round: int | None = None
     note: str | None = None
+    tolerance: int = 0  # rounds a required fire may come after ``by_round``
+    line: int | None = None  # where it is written (a native ``expect`` event)
+
+
+@dataclass(slots=True)
+class Allowance:
+    """An inline suppression: guard ``guard`` may act on this trace (at ``round``, or
+    anywhere when ``None``), because ``reason``; ``check`` does not fail on it."""
+
+    guard: str
+    reason: str
+    round: int | None = None
+    line: int | None = None
 
 
 @dataclass(slots=True)
@@ -147,6 +160,7 @@ class Trace:
     rounds: list[Round] = field(default_factory=list)
     labels: dict[str, str] = field(default_factory=dict)
     expectations: list[Expectation] = field(default_factory=list)
+    allowances: list[Allowance] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
     usage_total: Usage | None = None  # only where the format gives a run total alone
     error: str | None = None  # how the run ended when it ended without an answer

@@ -57,11 +57,14 @@ def check_expectations(
 def _judge(exp: Expectation, who: str, hits: list[tuple[int, Action]]) -> ExpectationResult:
     first = hits[0] if hits else None
     if exp.fires:
-        wanted = f"{who} should intervene" + (f" by round {exp.by_round}" if exp.by_round else "")
+        late_ok = exp.tolerance if exp.by_round is not None else 0
+        wanted = f"{who} should intervene" + (f" by round {exp.by_round}" if exp.by_round else "") + (
+            f" (give or take {late_ok} round{'s' if late_ok > 1 else ''})" if late_ok else ""
+        )
         if first is None:
             return ExpectationResult(exp, False, f"{wanted}; it did not")
         round_, action = first
-        if exp.by_round is not None and round_ > exp.by_round:
+        if exp.by_round is not None and round_ > exp.by_round + late_ok:
             return ExpectationResult(exp, False, f"{wanted}; it first did at round {round_} ({action.value})")
         return ExpectationResult(exp, True, f"{wanted}; it did at round {round_} ({action.value})")
     if first is None:

@@ -68,9 +68,20 @@ NATIVE_SCHEMA: dict[str, Any] = {
                 "guard": {"type": "string", "description": "guard code (P001) or name (similar-query-stagnation)"},
                 "fires": {"type": "boolean", "default": True},
                 "by_round": {"type": ["integer", "null"], "minimum": 1},
+                "tolerance": {"type": "integer", "minimum": 0, "default": 0, "description": "rounds a fire may come after by_round"},
                 "note": {"type": "string"},
             },
             ["guard"],
+        ),
+        _event(
+            "allow",
+            "An accepted finding: this guard (or policy) may act on this trace, at round or anywhere, because reason; check does not fail on it",
+            {
+                "guard": {"type": "string", "description": "guard code, name, or policy"},
+                "round": {"type": ["integer", "null"], "minimum": 1},
+                "reason": {"type": "string", "minLength": 1},
+            },
+            ["guard", "reason"],
         ),
         _event(
             "user",

@@ -37,7 +37,7 @@ def _is_native(value: Any) -> bool:
     return isinstance(value, dict) and "trace" in value and value.get("type") in NATIVE_EVENT_TYPES
 
 
-NATIVE_EVENT_TYPES = ("trace", "labels", "expect", "user", "round", "result", "end")
+NATIVE_EVENT_TYPES = ("trace", "labels", "expect", "allow", "user", "round", "result", "end")
 
 
 def _is_openai_chat(value: Any) -> bool:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import OUTCOMES, Expectation, Round, ToolCall, ToolResult, Trace, Usage
+from ..model import OUTCOMES, Allowance, Expectation, Round, ToolCall, ToolResult, Trace, Usage
 from ..input.sources import Record
 from . import NATIVE_EVENT_TYPES, ReadContext
 from .common import (
@@ -118,14 +118,32 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
                 warn("'by_round' must be a positive integer")
                 return None
             note = value.get("note")
+            tolerance = value.get("tolerance", 0)
+            if not isinstance(tolerance, int) or isinstance(tolerance, bool) or tolerance < 0:
+                warn("'tolerance' must be a whole number of rounds (0 or more)")
+                return None
             trace.expectations.append(
                 Expectation(
                     guard=guard,
                     fires=bool(value.get("fires", True)),
                     by_round=by_round,
                     note=None if note is None else scalar_text(note),
+                    tolerance=tolerance,
+                    line=line,
                 )
             )
+        elif kind == "allow":
+            guard, reason, at_round = value.get("guard"), value.get("reason"), value.get("round")
+            if not isinstance(guard, str) or not guard:
+                warn("'allow' needs a 'guard' (code, name, or policy)")
+                return None
+            if not isinstance(reason, str) or not reason.strip():
+                warn("'allow' needs a 'reason': why this guard may act here")
+                return None
+            if at_round is not None and (not isinstance(at_round, int) or isinstance(at_round, bool) or at_round < 1):
+                warn("'round' must be a positive integer")
+                return None
+            trace.allowances.append(Allowance(guard=guard, reason=scalar_text(reason), round=at_round, line=line))
         elif kind == "user":
             text = value.get("text")
             if not isinstance(text, str):

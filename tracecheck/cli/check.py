@@ -1,0 +1,191 @@
+"""``tracecheck check`` and ``tracecheck baseline``: gate CI on regression traces."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+from .app import (
+    ConfigOpt,
+    IgnoreOpt,
+    InputFormatOpt,
+    LabelsOpt,
+    PathsArg,
+    PresetOpt,
+    SelectOpt,
+    SetOpt,
+    StrictOpt,
+    app,
+    command,
+    finish_input,
+    guard_settings,
+    stderr_console,
+)
+
+OutputOpt = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Also write the report to FILE, in the format its name says (.json, .jsonl, .sarif, .xml for JUnit, "
+        ".gitlab.json, .md, .txt). Repeatable; FORMAT:FILE names the format.",
+    ),
+]
+MaxRoundsOpt = Annotated[
+    Optional[int], typer.Option("--max-wasted-rounds", min=0, metavar="N", help="Fail when the policy would have saved more than N rounds on a trace.")
+]
+MaxTokensOpt = Annotated[
+    Optional[int], typer.Option("--max-wasted-tokens", min=0, metavar="N", help="Fail when the policy would have saved more than N tokens on a trace.")
+]
+
+
+def _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, baseline, fail_on, max_wasted_rounds, max_wasted_tokens):
+    from ..engine.check import load_baseline, run_check
+    from ..input.diagnostics import Diagnostics
+    from ..input.labels import load_labels
+
+    settings = guard_settings(config, select, ignore, set_, (), preset)
+    sidecar = load_labels(labels) if labels is not None else None
+    known = load_baseline(baseline) if baseline is not None else None
+    diagnostics = Diagnostics()
+    result = run_check(
+        paths,
+        settings,
+        input_format=input_format,
+        labels=sidecar,
+        baseline=known,
+        fail_on=fail_on,
+        max_wasted_rounds=max_wasted_rounds,
+        max_wasted_tokens=max_wasted_tokens,
+        diagnostics=diagnostics,
+    )
+    return settings, result, diagnostics
+
+
+@command
+def check(
+    paths: PathsArg,
+    output_format: Annotated[
+        str, typer.Option("--output-format", metavar="FORMAT", help="full, concise, json, jsonl, github, junit, sarif, gitlab or markdown.")
+    ] = "full",
+    output: OutputOpt = None,
+    baseline: Annotated[Optional[Path], typer.Option("--baseline", metavar="FILE", help="Known findings: fail only on new ones.")] = None,
+    fail_on: Annotated[str, typer.Option("--fail-on", metavar="new|any", help="Fail on new findings only (default), or on any not accepted.")] = "new",
+    max_wasted_rounds: MaxRoundsOpt = None,
+    max_wasted_tokens: MaxTokensOpt = None,
+    exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Report, but exit 0 even when the gate fails.")] = False,
+    input_format: InputFormatOpt = None,
+    strict: StrictOpt = False,
+    labels: LabelsOpt = None,
+    config: ConfigOpt = None,
+    select: SelectOpt = None,
+    ignore: IgnoreOpt = None,
+    set_: SetOpt = None,
+    preset: PresetOpt = None,
+) -> None:
+    """Fail (exit 1) when a trace's expectations break, the policy cuts a successful run, or an agent loops."""
+    from ..input.diagnostics import TracecheckError
+    from ..input.sources import expand_paths
+    from ..output import open_output
+    from ..reports.check_report import FORMATS, check_data, format_for, render
+
+    if output_format not in FORMATS:
+        raise TracecheckError(f"--output-format: unknown {output_format!r}; choose one of: {', '.join(FORMATS)}")
+    targets = []
+    for spec in output or ():
+        name, sep, path = spec.partition(":")
+        if sep and name in FORMATS:
+            targets.append((name, path))
+            continue
+        chosen = format_for(spec)
+        if chosen is None:
+            raise TracecheckError(f"-o {spec}: cannot tell the format from the file name; write FORMAT:{spec}")
+        targets.append((chosen, spec))
+    settings, result, diagnostics = _evaluate(
+        paths, config, select, ignore, set_, preset, input_format, labels, baseline, fail_on, max_wasted_rounds, max_wasted_tokens
+    )
+    finish_input(paths, diagnostics, strict, result.traces)
+    data = check_data(result, settings)
+    sources = expand_paths(paths, type(diagnostics)())
+    for name, path in targets:
+        with open_output(path, sources) as out:
+            out.write(render(name, data, settings).encode())
+    with open_output("-", sources) as out:
+        out.write(render(output_format, data, settings).encode())
+    if result.exit_code and not exit_zero:
+        raise typer.Exit(result.exit_code)
+
+
+baseline_app = typer.Typer(help="Record known findings so that check fails only on new ones.", no_args_is_help=True, rich_markup_mode=None)
+app.add_typer(baseline_app, name="baseline")
+
+
+def _baseline_command(func):
+    """Register a ``baseline`` subcommand with check's error handling."""
+    import functools
+
+    from .app import EXIT_ERROR, safe
+    from ..input.diagnostics import TracecheckError
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        try:
+            return func(*args, **kwargs)
+        except TracecheckError as exc:
+            stderr_console().print(safe(f"error: {exc}"), markup=False)
+            raise typer.Exit(EXIT_ERROR) from None
+
+    return baseline_app.command()(wrapper)
+
+
+@_baseline_command
+def write(
+    paths: PathsArg,
+    output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE", help="The baseline file.")] = Path("tracecheck-baseline.json"),
+    max_wasted_rounds: MaxRoundsOpt = None,
+    max_wasted_tokens: MaxTokensOpt = None,
+    input_format: InputFormatOpt = None,
+    labels: LabelsOpt = None,
+    config: ConfigOpt = None,
+    select: SelectOpt = None,
+    ignore: IgnoreOpt = None,
+    set_: SetOpt = None,
+    preset: PresetOpt = None,
+) -> None:
+    """Record today's findings as known (the file's accepted findings, with their reasons, stay)."""
+    from ..engine.check import load_baseline, write_baseline
+    from ..input.sources import expand_paths
+
+    previous = load_baseline(output) if output.exists() else None
+    _, result, diagnostics = _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, None, "new", max_wasted_rounds, max_wasted_tokens)
+    finish_input(paths, diagnostics, False, result.traces)
+    written = write_baseline(output, result, previous, expand_paths(paths, type(diagnostics)()))
+    stderr_console().print(f"wrote {len(written.findings)} finding(s) to {output}" + (f", kept {len(written.accepted)} accepted" if written.accepted else ""), markup=False, highlight=False)
+
+
+@_baseline_command
+def prune(
+    baseline: Annotated[Path, typer.Argument(metavar="BASELINE", help="The baseline file to prune.")],
+    paths: PathsArg,
+    max_wasted_rounds: MaxRoundsOpt = None,
+    max_wasted_tokens: MaxTokensOpt = None,
+    input_format: InputFormatOpt = None,
+    labels: LabelsOpt = None,
+    config: ConfigOpt = None,
+    select: SelectOpt = None,
+    ignore: IgnoreOpt = None,
+    set_: SetOpt = None,
+    preset: PresetOpt = None,
+) -> None:
+    """Remove the entries no finding matches any more; never add one."""
+    from ..engine.check import load_baseline, prune_baseline
+    from ..input.sources import expand_paths
+
+    known = load_baseline(baseline)
+    _, result, diagnostics = _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, None, "new", max_wasted_rounds, max_wasted_tokens)
+    finish_input(paths, diagnostics, False, result.traces)
+    kept, removed = prune_baseline(baseline, result, known, expand_paths(paths, type(diagnostics)()))
+    stderr_console().print(f"{baseline}: removed {removed} fixed entr{'ies' if removed != 1 else 'y'}, kept {kept}", markup=False, highlight=False)

@@ -1,0 +1,381 @@
+"""Gating CI on regression traces: the plain function behind ``tracecheck check``::
+
+    from tracecheck.config import load_settings
+    from tracecheck.engine.check import run_check
+
+    result = run_check(["regressions/"], load_settings())
+    for finding in result.failing:
+        print(finding.location, finding.message)
+
+A **finding** is something a reviewer must look at:
+
+- ``expectation``: an expectation of the trace does not hold (a native ``expect``
+  event, or the labels sidecar): a guard or the policy had to intervene by round N (give
+  or take ``tolerance``) and did not, or had to stay quiet and did not;
+- ``harm``: the policy stops a run labelled ``success`` (unless the trace says what the
+  policy must do with it: an explicit ``policy`` expectation wins);
+- ``waste``: the policy would have saved more than ``--max-wasted-rounds`` rounds (or
+  ``--max-wasted-tokens`` tokens) on a trace: the agent loops.
+
+Each finding has a **fingerprint** made without line numbers (the rule, the trace id,
+what was expected, and the calls of the round the policy acted on), so a baseline keeps
+recognising it when the file moves. A finding is ``new``, or absorbed: ``allowed`` by
+an inline ``allow`` event in the trace, ``accepted`` (with a reason) or ``baseline`` in
+a baseline file. ``--fail-on new`` (the default) fails on new findings only, ``any`` on
+every finding not allowed or accepted.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..config import Settings
+from ..guards import guard_by_key
+from ..guards.base import Action, Phase
+from ..guards.signals import call_signature
+from ..input.diagnostics import Diagnostics, TracecheckError
+from ..model import Expectation, Trace
+from .replay import TraceResult, replay_trace
+
+KINDS = ("expectation", "harm", "waste")
+
+
+@dataclass(slots=True)
+class Finding:
+    kind: str  # expectation | harm | waste
+    rule: str  # the guard code, "policy", "TC-WASTE-ROUNDS" or "TC-WASTE-TOKENS"
+    trace: str
+    file: str
+    line: int | None  # of the round concerned, else of the expectation, else of the trace
+    round: int | None
+    message: str  # one line a person understands at a glance
+    fingerprint: str
+    status: str = "new"  # new | baseline | accepted | allowed
+    reason: str | None = None  # why it is accepted or allowed
+
+    @property
+    def location(self) -> str:
+        return f"{self.file}:{self.line}" if self.line else self.file
+
+    @property
+    def failing(self) -> bool:
+        return self.status in ("new", "baseline")
+
+
+@dataclass
+class CheckResult:
+    findings: list[Finding] = field(default_factory=list)
+    traces: int = 0
+    expectations: int = 0  # checked
+    expectations_met: int = 0
+    baseline_fixed: int = 0  # baseline entries no finding matches any more
+    diagnostics: Diagnostics = field(default_factory=Diagnostics)
+    fail_on: str = "new"
+
+    @property
+    def failing(self) -> list[Finding]:
+        if self.fail_on == "any":
+            return [f for f in self.findings if f.failing]
+        return [f for f in self.findings if f.status == "new"]
+
+    @property
+    def exit_code(self) -> int:
+        return 1 if self.failing else 0
+
+
+def fingerprint(*parts: Any) -> str:
+    text = "\x1f".join("" if p is None else str(p) for p in parts)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:20]
+
+
+def _round_signature(trace: Trace, round_number: int | None) -> str:
+    """What a round did, without where it is: its calls (name + canonical arguments),
+    or its text for a reply."""
+    if round_number is None:
+        return ""
+    rnd = next((r for r in trace.rounds if r.index == round_number), None)
+    if rnd is None:
+        return ""
+    if rnd.tool_calls:
+        return "|".join(call_signature(c) for c in rnd.tool_calls)
+    return hashlib.sha256(" ".join(rnd.text.split()).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def _round_line(trace: Trace, round_number: int | None) -> int | None:
+    rnd = next((r for r in trace.rounds if r.index == round_number), None) if round_number is not None else None
+    return rnd.line if rnd is not None and rnd.line is not None else None
+
+
+def _guard_state_at(trace: Trace, settings: Settings, code: str, round_number: int | None) -> str | None:
+    """The guard's state after the expected round, in words: why it did not fire."""
+    from ..reports.explain import _state_text
+
+    guard_class = guard_by_key(code)
+    if guard_class is None or code not in settings.options or round_number is None:
+        return None
+    guard = guard_class(settings.options[code])
+    seen: dict[str, Any] = {}
+
+    def observe(rnd, phase, guards):
+        if rnd.index == round_number:
+            seen["state"] = guard.state()
+
+    replay_trace(trace, [guard], observe)
+    state = seen.get("state")
+    return _state_text(state) if state else None
+
+
+def _who(exp: Expectation) -> str:
+    return "the policy" if exp.guard.lower() == "policy" else exp.guard
+
+
+def _expectation_findings(trace: Trace, result: TraceResult, settings: Settings) -> list[Finding]:
+    out = []
+    for checked in result.expectations:
+        if checked.met is not False:
+            continue
+        exp = checked.expectation
+        rule = "policy" if exp.guard.lower() == "policy" else (guard_by_key(exp.guard).code if guard_by_key(exp.guard) else exp.guard)
+        message = checked.message
+        fired_round = None
+        if exp.fires:
+            if rule != "policy":
+                state = _guard_state_at(trace, settings, rule, exp.by_round or (trace.rounds[-1].index if trace.rounds else None))
+                if state:
+                    from ..text.textsafe import one_line
+
+                    message += f"; its state at round {exp.by_round or trace.rounds[-1].index}: {one_line(state, 160)}"
+        else:
+            hits = result.policy.stops if rule == "policy" else [f for f in result.fires if f.code == rule and f.action is not Action.HINT]
+            fired_round = hits[0].round if hits else None
+            if hits:
+                message += f" ({hits[0].reason})" if rule != "policy" else ""
+        if exp.note:
+            message += f" [{exp.note}]"
+        line = _round_line(trace, fired_round) or exp.line or trace.line
+        out.append(
+            Finding(
+                kind="expectation",
+                rule=rule,
+                trace=trace.id,
+                file=trace.file,
+                line=line,
+                round=fired_round,
+                message=message,
+                fingerprint=fingerprint("expectation", rule, trace.id, exp.fires, exp.by_round, _round_signature(trace, fired_round)),
+            )
+        )
+    return out
+
+
+def _harm_findings(trace: Trace, result: TraceResult) -> list[Finding]:
+    policy = result.policy
+    if policy.possible_harm is None or any(e.guard.lower() == "policy" for e in trace.expectations):
+        return []
+    stop = policy.stops[0]
+    last = trace.rounds[-1].index if trace.rounds else stop.round
+    rest = max(0, last - stop.round)
+    message = (
+        f"the policy {stop.action.value}s a run labelled a success at round {stop.round} "
+        f"{str(stop.phase)} ({stop.code}: {stop.reason}), {rest} round{'s' if rest != 1 else ''} before its recorded end"
+    )
+    if stop.new_information:
+        message += f"; the recorded run found new information at round {stop.new_information[0]} ({stop.new_information[1]})"
+    return [
+        Finding(
+            kind="harm",
+            rule="policy",
+            trace=trace.id,
+            file=trace.file,
+            line=_round_line(trace, stop.round) or trace.line,
+            round=stop.round,
+            message=message,
+            fingerprint=fingerprint("harm", trace.id, stop.code, _round_signature(trace, stop.round)),
+        )
+    ]
+
+
+def _waste_findings(trace: Trace, result: TraceResult, max_rounds: int | None, max_tokens: int | None) -> list[Finding]:
+    policy = result.policy
+    saved = policy.saved
+    if saved is None or not policy.stops:
+        return []
+    stop = policy.stops[0]
+    out = []
+    for rule, limit, value, noun in (
+        ("TC-WASTE-ROUNDS", max_rounds, saved.llm_calls, "rounds"),
+        ("TC-WASTE-TOKENS", max_tokens, saved.tokens, "tokens"),
+    ):
+        if limit is None or value <= limit:
+            continue
+        out.append(
+            Finding(
+                kind="waste",
+                rule=rule,
+                trace=trace.id,
+                file=trace.file,
+                line=_round_line(trace, stop.round) or trace.line,
+                round=stop.round,
+                message=f"the agent loops: {stop.code} would have stopped it at round {stop.round} ({stop.reason}), "
+                f"saving {value:,} {noun} (more than --max-wasted-{noun} {limit:,})",
+                fingerprint=fingerprint("waste", rule, trace.id, stop.code, _round_signature(trace, stop.round)),
+            )
+        )
+    return out
+
+
+def _allowed(trace: Trace, finding: Finding) -> str | None:
+    for allow in trace.allowances:
+        key = allow.guard.lower()
+        matches = key == finding.rule.lower() or (guard_by_key(allow.guard) is not None and guard_by_key(allow.guard).code == finding.rule)
+        if matches and (allow.round is None or allow.round == finding.round):
+            return allow.reason
+    return None
+
+
+def check_trace(
+    trace: Trace, settings: Settings, *, max_wasted_rounds: int | None = None, max_wasted_tokens: int | None = None
+) -> tuple[list[Finding], int, int]:
+    """(findings, expectations checked, expectations met) of one trace."""
+    result = replay_trace(trace, settings.build())
+    findings = _expectation_findings(trace, result, settings) + _harm_findings(trace, result)
+    findings += _waste_findings(trace, result, max_wasted_rounds, max_wasted_tokens)
+    for finding in findings:
+        reason = _allowed(trace, finding)
+        if reason is not None:
+            finding.status, finding.reason = "allowed", reason
+    checked = [e for e in result.expectations if e.met is not None]
+    return findings, len(checked), sum(1 for e in checked if e.met)
+
+
+def run_check(
+    paths: Sequence[str],
+    settings: Settings,
+    *,
+    input_format: str | None = None,
+    labels=None,
+    baseline: Baseline | None = None,
+    fail_on: str = "new",
+    max_wasted_rounds: int | None = None,
+    max_wasted_tokens: int | None = None,
+    diagnostics: Diagnostics | None = None,
+) -> CheckResult:
+    from ..input.sources import expand_paths
+    from ..readers.load import check_input_format, read_source
+
+    if fail_on not in ("new", "any"):
+        raise TracecheckError(f"--fail-on: choose new or any, not {fail_on!r}")
+    check_input_format(input_format)
+    result = CheckResult(diagnostics=diagnostics if diagnostics is not None else Diagnostics(), fail_on=fail_on)
+    for source in expand_paths(list(paths), result.diagnostics):
+        for trace in read_source(source, result.diagnostics, input_format):
+            if labels is not None:
+                labels.apply(trace)
+            findings, checked, met = check_trace(trace, settings, max_wasted_rounds=max_wasted_rounds, max_wasted_tokens=max_wasted_tokens)
+            result.findings += findings
+            result.traces += 1
+            result.expectations += checked
+            result.expectations_met += met
+    if labels is not None:
+        labels.finish(result.diagnostics)
+    if baseline is not None:
+        result.baseline_fixed = baseline.absorb(result.findings)
+    return result
+
+
+# --- baselines -----------------------------------------------------------------------
+
+BASELINE_VERSION = 1
+
+
+@dataclass
+class Baseline:
+    """Findings recorded on purpose: ``findings`` (known, still failing with ``--fail-on
+    any``) and ``accepted`` (each with a reason: never failing)."""
+
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    accepted: list[dict[str, Any]] = field(default_factory=list)
+    file: str = ""
+
+    def absorb(self, findings: list[Finding]) -> int:
+        """Mark findings the baseline knows; return how many entries matched nothing."""
+        known = {e["fingerprint"]: e for e in self.findings}
+        accepted = {e["fingerprint"]: e for e in self.accepted}
+        matched: set[str] = set()
+        for finding in findings:
+            if finding.status != "new":
+                continue
+            if finding.fingerprint in accepted:
+                finding.status, finding.reason = "accepted", accepted[finding.fingerprint].get("reason")
+                matched.add(finding.fingerprint)
+            elif finding.fingerprint in known:
+                finding.status = "baseline"
+                matched.add(finding.fingerprint)
+        return sum(1 for e in [*self.findings, *self.accepted] if e["fingerprint"] not in matched)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": BASELINE_VERSION, "findings": self.findings, "accepted": self.accepted}
+
+
+def entry(finding: Finding) -> dict[str, Any]:
+    return {"fingerprint": finding.fingerprint, "rule": finding.rule, "kind": finding.kind, "trace": finding.trace, "message": finding.message}
+
+
+def load_baseline(path: str | Path) -> Baseline:
+    import orjson
+
+    path = Path(path)
+    try:
+        data = orjson.loads(path.read_bytes())
+    except FileNotFoundError:
+        raise TracecheckError(f"baseline {path} not found (write one with 'tracecheck baseline write')") from None
+    except (OSError, orjson.JSONDecodeError) as exc:
+        raise TracecheckError(f"{path}: not a readable baseline: {exc}") from None
+    if not isinstance(data, dict) or data.get("version") != BASELINE_VERSION:
+        raise TracecheckError(f"{path}: not a tracecheck baseline (expected an object with \"version\": {BASELINE_VERSION})")
+    sections = {}
+    for key in ("findings", "accepted"):
+        items = data.get(key, [])
+        if not isinstance(items, list) or not all(isinstance(e, dict) and isinstance(e.get("fingerprint"), str) for e in items):
+            raise TracecheckError(f"{path}: '{key}' must be a list of objects with a 'fingerprint'")
+        sections[key] = items
+    for item in sections["accepted"]:
+        if not isinstance(item.get("reason"), str) or not item["reason"].strip():
+            raise TracecheckError(f"{path}: accepted finding {item['fingerprint']} needs a 'reason'")
+    return Baseline(sections["findings"], sections["accepted"], str(path))
+
+
+def write_baseline(path: str | Path, result: CheckResult, keep: Baseline | None = None, inputs=()) -> Baseline:
+    """Today's failing findings as the baseline; a previous file's accepted entries stay."""
+    accepted = list(keep.accepted) if keep is not None else []
+    taken = {e["fingerprint"] for e in accepted}
+    findings = [entry(f) for f in result.findings if f.status in ("new", "baseline") and f.fingerprint not in taken]
+    baseline = Baseline(findings, accepted, str(path))
+    _write_json(path, baseline.to_json(), inputs)
+    return baseline
+
+
+def prune_baseline(path: str | Path, result: CheckResult, baseline: Baseline, inputs=()) -> tuple[int, int]:
+    """Drop the entries no finding matches any more; never add one. (kept, removed)."""
+    present = {f.fingerprint for f in result.findings}
+    findings = [e for e in baseline.findings if e["fingerprint"] in present]
+    accepted = [e for e in baseline.accepted if e["fingerprint"] in present]
+    removed = len(baseline.findings) + len(baseline.accepted) - len(findings) - len(accepted)
+    _write_json(path, Baseline(findings, accepted).to_json(), inputs)
+    return len(findings) + len(accepted), removed
+
+
+def _write_json(path: str | Path, data: dict[str, Any], inputs) -> None:
+    import orjson
+
+    from ..output import open_output
+
+    with open_output(str(path), inputs) as out:
+        out.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+
+
+__all__ = ["Baseline", "CheckResult", "Finding", "KINDS", "check_trace", "load_baseline", "prune_baseline", "run_check", "write_baseline"]

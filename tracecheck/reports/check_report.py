@@ -1,0 +1,164 @@
+"""The check report: plain data (``--output-format json``) and a writer per format.
+
+Every format is fed ``check_data(result)``; none knows how guards or expectations work.
+Findings are listed most important first: new ones, then known ones; within those,
+broken expectations, then harm, then waste; then by file and line.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import __version__
+from ..engine.check import CheckResult, Finding
+
+SCHEMA_VERSION = 1
+FORMATS = ("full", "concise", "json", "jsonl", "github", "junit", "sarif", "gitlab", "markdown")
+# -o FILE picks the format from the file name.
+EXTENSIONS = {
+    ".sarif": "sarif",
+    ".sarif.json": "sarif",
+    ".xml": "junit",
+    ".junit.xml": "junit",
+    ".gitlab.json": "gitlab",
+    ".codequality.json": "gitlab",
+    ".json": "json",
+    ".jsonl": "jsonl",
+    ".md": "markdown",
+    ".txt": "full",
+}
+_STATUS_ORDER = {"new": 0, "baseline": 1, "accepted": 2, "allowed": 3}
+_KIND_ORDER = {"expectation": 0, "harm": 1, "waste": 2}
+
+
+def format_for(path: str) -> str | None:
+    """The output format a file name asks for (longest matching suffix), or None."""
+    lowered = path.lower()
+    for suffix in sorted(EXTENSIONS, key=len, reverse=True):
+        if lowered.endswith(suffix):
+            return EXTENSIONS[suffix]
+    return None
+
+
+def ordered(findings: list[Finding]) -> list[Finding]:
+    return sorted(findings, key=lambda f: (_STATUS_ORDER[f.status], _KIND_ORDER[f.kind], f.file, f.line or 0, f.rule))
+
+
+def finding_data(finding: Finding, failing: bool) -> dict[str, Any]:
+    return {
+        "kind": finding.kind,
+        "rule": finding.rule,
+        "trace": finding.trace,
+        "file": finding.file,
+        "line": finding.line,
+        "round": finding.round,
+        "message": finding.message,
+        "fingerprint": finding.fingerprint,
+        "status": finding.status,
+        "reason": finding.reason,
+        "failing": failing,
+    }
+
+
+def check_data(result: CheckResult, settings=None) -> dict[str, Any]:
+    failing = {id(f) for f in result.failing}
+    findings = [finding_data(f, id(f) in failing) for f in ordered(result.findings)]
+    counts = {status: sum(1 for f in result.findings if f.status == status) for status in _STATUS_ORDER}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": {"name": "tracecheck", "version": __version__},
+        "preset": getattr(settings, "preset", None),
+        "passed": not failing,
+        "exit_code": result.exit_code,
+        "fail_on": result.fail_on,
+        "traces": result.traces,
+        "expectations": {"checked": result.expectations, "met": result.expectations_met},
+        "findings": findings,
+        "counts": {**counts, "failing": len(failing)},
+        "baseline_fixed": result.baseline_fixed,
+        "warnings": [{"file": d.file, "line": d.line, "reason": d.reason} for d in result.diagnostics],
+    }
+
+
+def summary_line(data: dict[str, Any]) -> str:
+    counts = data["counts"]
+    parts = [
+        f"{data['traces']} trace{'s' if data['traces'] != 1 else ''}",
+        f"{data['expectations']['met']} of {data['expectations']['checked']} expectations hold",
+    ]
+    known = [f"{counts[s]} {s}" for s in ("baseline", "accepted", "allowed") if counts[s]]
+    parts.append(f"{counts['failing']} failing finding{'s' if counts['failing'] != 1 else ''}" + (f" ({', '.join(known)} known)" if known else ""))
+    if data["baseline_fixed"]:
+        parts.append(f"{data['baseline_fixed']} baseline entr{'ies' if data['baseline_fixed'] != 1 else 'y'} look fixed (tracecheck baseline prune)")
+    return " · ".join(parts)
+
+
+def _tag(finding: dict[str, Any]) -> str:
+    return "" if finding["status"] == "new" else f" [{finding['status']}" + (f": {finding['reason']}" if finding["reason"] else "") + "]"
+
+
+def write_full(data: dict[str, Any]) -> str:
+    """Like ruff's full output: each finding with its location and words, then the verdict."""
+    from ..text.textsafe import neutralize
+
+    lines = []
+    for f in data["findings"]:
+        lines.append(f"{neutralize(f['file'])}:{f['line'] or 1}: {f['rule']} {neutralize(f['trace'])}{_tag(f)}")
+        lines.append(f"  {neutralize(f['message'])}")
+    if lines:
+        lines.append("")
+    lines.append(summary_line(data))
+    lines.append("passed" if data["passed"] else "failed")
+    return "\n".join(lines) + "\n"
+
+
+def write_concise(data: dict[str, Any]) -> str:
+    from ..text.textsafe import neutralize
+
+    lines = [
+        f"{neutralize(f['file'])}:{f['line'] or 1}: {f['rule']} [{neutralize(f['trace'])}] {neutralize(f['message'])}{_tag(f)}"
+        for f in data["findings"]
+    ]
+    lines.append(summary_line(data))
+    return "\n".join(lines) + "\n"
+
+
+def write_json(data: dict[str, Any]) -> str:
+    import orjson
+
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2).decode() + "\n"
+
+
+def write_jsonl(data: dict[str, Any]) -> str:
+    import orjson
+
+    head = {k: v for k, v in data.items() if k not in ("findings", "warnings")}
+    lines = [orjson.dumps({"type": "finding", **f}).decode() for f in data["findings"]]
+    lines += [orjson.dumps({"type": "warning", **w}).decode() for w in data["warnings"]]
+    lines.append(orjson.dumps({"type": "summary", **head}).decode())
+    return "\n".join(lines) + "\n"
+
+
+def write_markdown(data: dict[str, Any]) -> str:
+    from .markdown import _cell
+
+    lines = [f"## tracecheck check: {'passed' if data['passed'] else 'failed'}", "", summary_line(data), ""]
+    if data["findings"]:
+        lines += ["| | rule | trace | where | finding |", "|---|---|---|---|---|"]
+        for f in data["findings"]:
+            mark = "❌" if f["failing"] else "➖"
+            where = f"{f['file']}:{f['line'] or 1}"
+            lines.append(f"| {mark} | {_cell(f['rule'])} | {_cell(f['trace'])} | {_cell(where)} | {_cell(f['message'] + _tag(f))} |")
+    return "\n".join(lines) + "\n"
+
+
+WRITERS = {"full": write_full, "concise": write_concise, "json": write_json, "jsonl": write_jsonl, "markdown": write_markdown}
+
+
+def render(format: str, data: dict[str, Any], settings=None) -> str:
+    writer = WRITERS.get(format)
+    if writer is None:
+        from ..input.diagnostics import TracecheckError
+
+        raise TracecheckError(f"--output-format {format!r} is not written yet; choose one of: {', '.join(WRITERS)}")
+    return writer(data)
