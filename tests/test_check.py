@@ -1,0 +1,203 @@
+"""`tracecheck check`: findings, exit codes, baselines, inline allowances, and the gate
+options, through the CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from conftest import SAMPLES, write_jsonl
+
+LOOP = "seed004_query_db_identical.jsonl"  # query_db -> [] five times; expects a stop by round 3
+ESCAPE = ("--set", "P004.enabled=false")  # the default preset's only guard that catches LOOP
+
+
+def check(cli, *args):
+    return cli("check", *args)
+
+
+def check_json(cli, *args):
+    result = cli("check", "--output-format", "json", *args)
+    return result.exit_code, json.loads(result.stdout)
+
+
+@pytest.fixture
+def folder(tmp_path):
+    traces = tmp_path / "traces"
+    traces.mkdir()
+    for name in (LOOP, "seed004_report_polling.jsonl", "healthy_pagination.jsonl"):
+        shutil.copy(SAMPLES / name, traces / name)
+    return traces
+
+
+def test_the_shipped_samples_pass(cli):
+    result = check(cli, str(SAMPLES))
+    assert result.exit_code == 0, result.stdout
+    assert result.stdout.splitlines()[-2].startswith("33 traces · 85 of 85 expectations hold · 0 failing findings")
+    assert result.stdout.splitlines()[-1] == "passed"
+
+
+def test_a_loop_that_escapes_fails_with_a_message_a_person_understands(cli, folder):
+    result = check(cli, *ESCAPE, str(folder))
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert f"{folder / LOOP}:5: policy seed004_query_db_identical" in lines  # the line of its expect event
+    assert "  the policy should intervene by round 3; it did not [the same call answered the same way: stop by its 3rd]" in lines
+    assert lines[-1] == "failed"
+
+
+def test_a_guard_that_misses_says_where_it_stood(cli, tmp_path):
+    # P001 must stop by round 3, but with Jaccard the rewritten queries are not similar enough.
+    shutil.copy(SAMPLES / "seed000_weather_loop.jsonl", tmp_path / "w.jsonl")
+    code, data = check_json(cli, "--preset", "seeds", "--set", "P001.metric=jaccard", str(tmp_path))
+    assert code == 1
+    p001 = next(f for f in data["findings"] if f["rule"] == "P001")
+    assert p001["message"].startswith("P001 should intervene by round 3; it did not; its state at round 3: ")
+    assert "no_progress=" in p001["message"] and p001["kind"] == "expectation" and p001["failing"]
+
+
+def test_each_kind_of_broken_expectation(cli, tmp_path):
+    def run(events):
+        path = write_jsonl(tmp_path / "t.jsonl", events)
+        return check_json(cli, "--preset", "seeds", str(path))
+
+    def loop(*expects, outcome="failure"):
+        events = [{"type": "labels", "trace": "t", "labels": {"outcome": outcome}}, *({"type": "expect", "trace": "t", **e} for e in expects)]
+        for n in range(4):
+            events += [
+                {"type": "round", "trace": "t", "tool_calls": [{"id": f"c{n}", "name": "query_db", "arguments": '{"s": 1}'}]},
+                {"type": "result", "trace": "t", "call_id": f"c{n}", "content": "[]"},
+            ]
+        return events + [{"type": "round", "trace": "t", "text": "done"}]
+
+    # R001 stops at round 3 (its 3rd identical call).
+    assert run(loop({"guard": "R001", "by_round": 3}))[0] == 0
+    code, data = run(loop({"guard": "R001", "by_round": 2}))
+    assert code == 1 and data["findings"][0]["message"].startswith("R001 should intervene by round 2; it first did at round 3 (stop)")
+    assert run(loop({"guard": "R001", "by_round": 2, "tolerance": 1}))[0] == 0  # late by one round is allowed
+    code, data = run(loop({"guard": "R001", "fires": False}))
+    assert code == 1 and data["findings"][0]["message"].startswith("R001 should stay quiet; it did not: stop at round 3")
+    assert data["findings"][0]["line"] == 7  # the round R001 stopped at, not the expect event
+    code, data = run(loop({"guard": "policy", "fires": False}))
+    assert code == 1 and data["findings"][0]["rule"] == "policy"
+    # The policy must not stop a run labelled a success.
+    code, data = run(loop(outcome="success"))
+    assert code == 1 and data["findings"][0]["kind"] == "harm"
+    assert data["findings"][0]["message"].startswith(
+        "the policy stops a run labelled a success at round 3 before tools (R001: 3 consecutive identical calls"
+    )
+    assert data["findings"][0]["message"].endswith("2 rounds before its recorded end")
+
+
+def test_exit_codes(cli, folder, tmp_path):
+    assert check(cli, str(folder)).exit_code == 0
+    assert check(cli, *ESCAPE, str(folder)).exit_code == 1
+    assert check(cli, *ESCAPE, "--exit-zero", str(folder)).exit_code == 0
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert check(cli, str(empty)).exit_code == 2  # no traces found
+    assert check(cli, "--fail-on", "some", str(folder)).exit_code == 2
+    assert check(cli, "--output-format", "yaml", str(folder)).exit_code == 2
+    assert check(cli, "-o", str(tmp_path / "report.unknown"), str(folder)).exit_code == 2
+    unreadable = tmp_path / "broken.jsonl"
+    unreadable.write_bytes(b"\x1f\x8b not really gzip")
+    assert check(cli, str(unreadable)).exit_code == 2
+
+
+def test_waste_gates_fail_when_the_agent_loops(cli, folder):
+    code, data = check_json(cli, "--max-wasted-rounds", "1", str(folder))
+    assert code == 1
+    waste = [f for f in data["findings"] if f["kind"] == "waste"]
+    assert [f["rule"] for f in waste] == ["TC-WASTE-ROUNDS"] and waste[0]["trace"] == "seed004_query_db_identical"
+    assert "saving 2 rounds (more than --max-wasted-rounds 1)" in waste[0]["message"]
+    assert check(cli, "--max-wasted-rounds", "2", str(folder)).exit_code == 0
+    assert check(cli, "--max-wasted-tokens", "100", str(folder)).exit_code == 1
+
+
+def test_a_baseline_absorbs_every_finding_and_a_new_one_fails(cli, folder, tmp_path):
+    baseline = tmp_path / "baseline.json"
+    assert cli("baseline", "write", *ESCAPE, "-o", str(baseline), str(folder)).exit_code == 0
+    recorded = json.loads(baseline.read_text())
+    assert recorded["version"] == 1 and len(recorded["findings"]) == 1 and recorded["accepted"] == []
+    code, data = check_json(cli, *ESCAPE, "--baseline", str(baseline), str(folder))
+    assert code == 0 and data["counts"]["baseline"] == 1 and data["counts"]["failing"] == 0
+    assert check(cli, *ESCAPE, "--baseline", str(baseline), "--fail-on", "any", str(folder)).exit_code == 1
+    # A new finding on top of the baseline fails: the agent now loops past the waste gate.
+    code, data = check_json(cli, *ESCAPE, "--baseline", str(baseline), "--max-wasted-tokens", "10", "--set", "R001.enabled=true", str(folder))
+    assert code == 1 and [f["status"] for f in data["findings"] if f["failing"]] == ["new"]
+
+
+def test_baseline_entries_that_no_longer_match_look_fixed_and_prune_removes_them_never_adding(cli, folder, tmp_path):
+    baseline = tmp_path / "baseline.json"
+    cli("baseline", "write", *ESCAPE, "-o", str(baseline), str(folder))
+    code, data = check_json(cli, "--baseline", str(baseline), str(folder))  # P004 back on: fixed
+    assert code == 0 and data["baseline_fixed"] == 1
+    assert "1 baseline entry look fixed" in check(cli, "--baseline", str(baseline), str(folder)).stdout
+    # Prune with findings present that the baseline never had: nothing is added.
+    result = cli("baseline", "prune", str(baseline), "--max-wasted-rounds", "0", str(folder))
+    assert result.exit_code == 0 and "removed 1 fixed entry, kept 0" in result.stderr
+    assert json.loads(baseline.read_text())["findings"] == []
+
+
+def test_accepted_findings_need_a_reason_and_never_fail(cli, folder, tmp_path):
+    baseline = tmp_path / "baseline.json"
+    cli("baseline", "write", *ESCAPE, "-o", str(baseline), str(folder))
+    data = json.loads(baseline.read_text())
+    entry = data["findings"].pop()
+    data["accepted"].append({"fingerprint": entry["fingerprint"], "reason": "P004 is off on purpose while we tune it"})
+    baseline.write_text(json.dumps(data))
+    code, report = check_json(cli, *ESCAPE, "--baseline", str(baseline), "--fail-on", "any", str(folder))
+    assert code == 0 and report["findings"][0]["status"] == "accepted"
+    assert report["findings"][0]["reason"] == "P004 is off on purpose while we tune it"
+    # Writing the baseline again keeps the accepted entry with its reason.
+    cli("baseline", "write", *ESCAPE, "-o", str(baseline), str(folder))
+    assert json.loads(baseline.read_text())["accepted"][0]["reason"] == "P004 is off on purpose while we tune it"
+    data["accepted"][0]["reason"] = " "
+    baseline.write_text(json.dumps(data))
+    bad = check(cli, "--baseline", str(baseline), str(folder))
+    assert bad.exit_code == 2 and "needs a 'reason'" in bad.stderr
+
+
+def test_fingerprints_ignore_line_numbers(cli, folder, tmp_path):
+    _, first = check_json(cli, *ESCAPE, str(folder))
+    moved = tmp_path / "moved"
+    moved.mkdir()
+    lines = (folder / LOOP).read_text().splitlines()
+    (moved / LOOP).write_text("\n".join([lines[0], "", "", *lines[1:]]) + "\n")  # blank lines shift everything
+    _, second = check_json(cli, *ESCAPE, str(moved))
+    assert [f["fingerprint"] for f in first["findings"] if f["trace"] == "seed004_query_db_identical"] == [
+        f["fingerprint"] for f in second["findings"]
+    ]
+    assert first["findings"][0]["line"] != second["findings"][0]["line"]
+
+
+def test_an_inline_allow_event_accepts_a_finding_with_its_reason(cli, tmp_path):
+    events = [json.loads(line) for line in (SAMPLES / LOOP).read_text().splitlines()]
+    events.insert(1, {"type": "allow", "trace": "seed004_query_db_identical", "guard": "policy", "reason": "known flaky backend"})
+    path = write_jsonl(tmp_path / "allowed.jsonl", events)
+    code, data = check_json(cli, *ESCAPE, "--fail-on", "any", str(path))
+    assert code == 0 and data["findings"][0]["status"] == "allowed" and data["findings"][0]["reason"] == "known flaky backend"
+    events[1].pop("reason")
+    path = write_jsonl(tmp_path / "bad.jsonl", events)
+    assert "'allow' needs a 'reason'" in check(cli, "--strict", str(path)).stderr
+
+
+def test_o_writes_every_file_in_the_format_its_name_says(cli, folder, tmp_path):
+    out_json, out_md = tmp_path / "report.json", tmp_path / "report.md"
+    result = check(cli, *ESCAPE, "-o", str(out_json), "-o", f"concise:{tmp_path / 'report.log'}", "-o", str(out_md), str(folder))
+    assert result.exit_code == 1
+    assert json.loads(out_json.read_text())["passed"] is False
+    assert (tmp_path / "report.log").read_text().startswith(f"{folder / LOOP}:5: policy [seed004_query_db_identical]")
+    assert out_md.read_text().startswith("## tracecheck check: failed")
+    assert check(cli, "-o", str(folder / LOOP), str(folder)).exit_code == 2  # never over an input
+
+
+def test_a_closed_pipe_is_not_an_error(tmp_path):
+    import subprocess
+    import sys
+
+    command = f"{sys.executable} -m tracecheck check --output-format concise --set P004.enabled=false {SAMPLES} | head -1"
+    result = subprocess.run(command, shell=True, capture_output=True, text=True)
+    assert result.stderr == "" and result.stdout.count("\n") == 1
