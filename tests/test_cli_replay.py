@@ -216,3 +216,13 @@ def test_untrusted_text_is_inert_in_every_report_format(cli, tmp_path):
     assert "<b>" not in md and "\x1b" not in md and "\\`code\\`" in md
     data = json.loads(cli("replay", "-f", "json", str(path)).stdout)
     assert data["traces"][0]["id"] == evil  # JSON keeps the text exactly; escaping is the reader's job
+
+
+def test_o_picks_the_report_format_from_the_file_name(cli, weather, tmp_path):
+    for name, check in (("r.json", lambda t: json.loads(t)["traces"]), ("r.md", lambda t: t.startswith("# tracecheck replay")), ("r.txt", lambda t: "Summary" in t)):
+        assert cli("replay", "-o", str(tmp_path / name), str(weather)).exit_code == 0
+        assert check((tmp_path / name).read_text())
+    assert cli("replay", "-o", str(tmp_path / "r.jsonl"), str(weather)).exit_code == 0
+    assert json.loads((tmp_path / "r.jsonl").read_text().splitlines()[0])["type"] == "header"
+    assert cli("replay", "-f", "terminal", "-o", str(tmp_path / "forced.json"), str(weather)).exit_code == 0
+    assert "Summary" in (tmp_path / "forced.json").read_text()  # an explicit --format wins

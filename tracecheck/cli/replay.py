@@ -37,7 +37,9 @@ class ReportFormat(str, enum.Enum):
 @command
 def replay(
     paths: PathsArg,
-    format: Annotated[ReportFormat, typer.Option("--format", "-f", help="Report format.")] = ReportFormat.terminal,
+    format: Annotated[
+        Optional[ReportFormat], typer.Option("--format", "-f", help="Report format (default: from -o FILE's extension, .json .jsonl .md, else terminal).")
+    ] = None,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="FILE", help="Write the report to this file.")] = None,
     only_fires: Annotated[bool, typer.Option("--only-fires", help="List only traces where a guard fired.")] = False,
     input_format: InputFormatOpt = None,
@@ -57,6 +59,9 @@ def replay(
     from ..reports.replay_report import write_replay_report
     from ..input.sources import expand_paths
 
+    if format is None:
+        suffix = output.suffix.lower() if output is not None else ""
+        format = {".json": ReportFormat.json, ".jsonl": ReportFormat.jsonl, ".md": ReportFormat.markdown}.get(suffix, ReportFormat.terminal)
     names = tokenizer_list(tokenizer)
     settings, presets = preset_settings(config, select, ignore, set_, names, preset)
     sidecar = load_labels(labels) if labels is not None else None
