@@ -49,3 +49,20 @@ def test_the_sweep_example_is_what_sweep_prints(cli):
         while cursor < len(printed) and printed[cursor] != words:
             cursor += 1
         assert cursor < len(printed), f"not printed: {line}"
+
+
+def test_the_check_example_is_what_check_prints(cli, tmp_path, monkeypatch):
+    import shutil
+
+    from conftest import SAMPLES
+
+    block = re.search(r"```console\n\$ tracecheck check (.*?)\n(.*?)```", readme(), re.S)
+    args, shown = block.group(1).split(), block.group(2)
+    folder = tmp_path / "regressions"
+    folder.mkdir()
+    for name in ("seed004_query_db_identical.jsonl", "seed004_report_polling.jsonl", "healthy_pagination.jsonl"):
+        shutil.copy(SAMPLES / name, folder / name)
+    monkeypatch.chdir(tmp_path)
+    result = cli("check", *args)
+    assert result.exit_code == 1
+    assert result.stdout == shown
