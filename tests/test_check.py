@@ -201,3 +201,16 @@ def test_a_closed_pipe_is_not_an_error(tmp_path):
     command = f"{sys.executable} -m tracecheck check --output-format concise --set P004.enabled=false {SAMPLES} | head -1"
     result = subprocess.run(command, shell=True, capture_output=True, text=True)
     assert result.stderr == "" and result.stdout.count("\n") == 1
+
+
+def test_github_summary_appends_the_markdown_report_to_the_step_summary(cli, folder, tmp_path, monkeypatch):
+    summary = tmp_path / "summary.md"
+    summary.write_text("earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    result = check(cli, *ESCAPE, "--output-format", "github", "--github-summary", str(folder))
+    assert result.exit_code == 1 and result.stdout.startswith("::error file=")
+    text = summary.read_text()
+    assert text.startswith("earlier step\n") and "## tracecheck check: failed" in text
+    monkeypatch.setenv("TRACECHECK_GITHUB_SUMMARY", "1")  # what action.yml sets
+    check(cli, *ESCAPE, str(folder))
+    assert summary.read_text().count("## tracecheck check: failed") == 2

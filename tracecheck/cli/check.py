@@ -77,6 +77,14 @@ def check(
     max_wasted_rounds: MaxRoundsOpt = None,
     max_wasted_tokens: MaxTokensOpt = None,
     exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Report, but exit 0 even when the gate fails.")] = False,
+    github_summary: Annotated[
+        bool,
+        typer.Option(
+            "--github-summary",
+            envvar="TRACECHECK_GITHUB_SUMMARY",
+            help="Append a Markdown summary to the file $GITHUB_STEP_SUMMARY names (GitHub Actions).",
+        ),
+    ] = False,
     input_format: InputFormatOpt = None,
     strict: StrictOpt = False,
     labels: LabelsOpt = None,
@@ -115,6 +123,10 @@ def check(
             out.write(render(name, data, settings).encode())
     with open_output("-", sources) as out:
         out.write(render(output_format, data, settings).encode())
+    if github_summary:
+        from ..reports.check_report import append_github_summary
+
+        append_github_summary(data)
     if result.exit_code and not exit_zero:
         raise typer.Exit(result.exit_code)
 

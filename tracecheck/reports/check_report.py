@@ -139,20 +139,57 @@ def write_jsonl(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_markdown(data: dict[str, Any]) -> str:
+def markdown_lines(data: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The Markdown report as (heading, verdict and table head; one table row per finding)."""
     from .markdown import _cell
 
-    lines = [f"## tracecheck check: {'passed' if data['passed'] else 'failed'}", "", summary_line(data), ""]
+    head = [f"## tracecheck check: {'passed' if data['passed'] else 'failed'}", "", summary_line(data), ""]
+    rows = []
     if data["findings"]:
-        lines += ["| | rule | trace | where | finding |", "|---|---|---|---|---|"]
+        head += ["| | rule | trace | where | finding |", "|---|---|---|---|---|"]
         for f in data["findings"]:
             mark = "❌" if f["failing"] else "➖"
             where = f"{f['file']}:{f['line'] or 1}"
-            lines.append(f"| {mark} | {_cell(f['rule'])} | {_cell(f['trace'])} | {_cell(where)} | {_cell(f['message'] + _tag(f))} |")
-    return "\n".join(lines) + "\n"
+            rows.append(f"| {mark} | {_cell(f['rule'])} | {_cell(f['trace'])} | {_cell(where)} | {_cell(f['message'] + _tag(f))} |")
+    return head, rows
 
 
-WRITERS = {"full": write_full, "concise": write_concise, "json": write_json, "jsonl": write_jsonl, "markdown": write_markdown}
+def write_markdown(data: dict[str, Any]) -> str:
+    head, rows = markdown_lines(data)
+    return "\n".join(head + rows) + "\n"
+
+
+def _lazy(module: str, name: str):
+    """A writer defined in a module of its own, imported when it is first used."""
+
+    def writer(data: dict[str, Any]) -> str:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__package__}.{module}"), name)(data)
+
+    writer.__name__ = name
+    return writer
+
+
+WRITERS = {
+    "full": write_full,
+    "concise": write_concise,
+    "json": write_json,
+    "jsonl": write_jsonl,
+    "github": _lazy("check_github", "write_github"),
+    "junit": _lazy("check_junit", "write_junit"),
+    "sarif": _lazy("check_sarif", "write_sarif"),
+    "gitlab": _lazy("check_gitlab", "write_gitlab"),
+    "markdown": write_markdown,
+}
+
+
+def append_github_summary(data: dict[str, Any], environ=None) -> str | None:
+    """For ``check --github-summary``: append the Markdown report to ``$GITHUB_STEP_SUMMARY``
+    (at most 1 MiB); the path written, or None when the variable is not set."""
+    from .check_github import append_github_summary as append
+
+    return append(data, environ)
 
 
 def render(format: str, data: dict[str, Any], settings=None) -> str:
