@@ -37,8 +37,41 @@ def _call(call) -> dict[str, Any]:
     return {"id": call.id, "name": call.name, "arguments": call.arguments_raw}
 
 
-def _user(trace_id: str, message) -> dict[str, Any]:
+def user_event(trace_id: str, message) -> dict[str, Any]:
     return _compact({"type": "user", "trace": trace_id, "text": message.text, "at": format_time(message.at)})
+
+
+def round_event(trace_id: str, rnd) -> dict[str, Any]:
+    return _compact(
+        {
+            "type": "round",
+            "trace": trace_id,
+            "round": rnd.index,
+            "id": rnd.id,
+            "model": rnd.model,
+            "started_at": format_time(rnd.started_at),
+            "ended_at": format_time(rnd.ended_at),
+            "text": rnd.text or None,
+            "tool_calls": [_call(c) for c in rnd.tool_calls] or None,
+            "usage": _usage(rnd.usage),
+            "finish_reason": rnd.finish_reason,
+        }
+    )
+
+
+def result_event(trace_id: str, call) -> dict[str, Any]:
+    res = call.result
+    return _compact(
+        {
+            "type": "result",
+            "trace": trace_id,
+            "call_id": call.id,
+            "content": res.content,
+            "is_error": res.is_error,
+            "started_at": format_time(res.started_at),
+            "ended_at": format_time(res.ended_at),
+        }
+    )
 
 
 def trace_events(trace: Trace) -> Iterator[dict[str, Any]]:
@@ -64,40 +97,14 @@ def trace_events(trace: Trace) -> Iterator[dict[str, Any]]:
         said.setdefault(message.before_round, []).append(message)
     for rnd in trace.rounds:
         for message in said.pop(rnd.index, ()):
-            yield _user(tid, message)
-        yield _compact(
-            {
-                "type": "round",
-                "trace": tid,
-                "round": rnd.index,
-                "id": rnd.id,
-                "model": rnd.model,
-                "started_at": format_time(rnd.started_at),
-                "ended_at": format_time(rnd.ended_at),
-                "text": rnd.text or None,
-                "tool_calls": [_call(c) for c in rnd.tool_calls] or None,
-                "usage": _usage(rnd.usage),
-                "finish_reason": rnd.finish_reason,
-            }
-        )
+            yield user_event(tid, message)
+        yield round_event(tid, rnd)
         for call in rnd.tool_calls:
-            if call.result is None:
-                continue
-            res = call.result
-            yield _compact(
-                {
-                    "type": "result",
-                    "trace": tid,
-                    "call_id": call.id,
-                    "content": res.content,
-                    "is_error": res.is_error,
-                    "started_at": format_time(res.started_at),
-                    "ended_at": format_time(res.ended_at),
-                }
-            )
+            if call.result is not None:
+                yield result_event(tid, call)
     for messages in said.values():  # said after the last round
         for message in messages:
-            yield _user(tid, message)
+            yield user_event(tid, message)
     # Always close the trace, so two traces that share an id (from two files) stay apart.
     yield _compact({"type": "end", "trace": tid, "error": trace.error, "usage": _usage(trace.usage_total)})
 

@@ -1,0 +1,180 @@
+"""The live API: a Monitor fed an agent's rounds decides what replay's policy decides on
+the recording of the same run, for every sample and every preset; it reads tool calls
+and results in the shapes agents hold; it validates settings like the CLI; and a
+Recorder turns the live run into a trace that replay reads back with the same verdicts."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from conftest import ROOT, SAMPLES
+from tracecheck import Decision, Monitor, Recorder, closing_messages
+from tracecheck.config import load_settings
+from tracecheck.engine.costs import round_costs
+from tracecheck.engine.replay import _run, replay_trace
+from tracecheck.input.diagnostics import Diagnostics
+from tracecheck.presets import PRESETS
+from tracecheck.readers.load import read_traces
+
+TRACES = [t for t in read_traces([str(SAMPLES)], Diagnostics())]
+
+
+def feed(monitor: Monitor, trace) -> list[tuple[int, str, str, str]]:
+    """Run the recording through the monitor as its agent loop would have: after a stop
+    the rest of the turn never happens (the agent gave its forced answer), after an
+    abort nothing does. Returns every verdict: (round, phase, code, action)."""
+    said = {}
+    for message in trace.user_messages:
+        said.setdefault(message.before_round, []).append(message.text)
+    seen = []
+
+    def note(rnd, phase, decision: Decision):
+        seen.extend((rnd.index, phase, code, v.action.value) for code, v in decision.verdicts)
+
+    for rnd in trace.rounds:
+        for text in said.get(rnd.index, ()):
+            monitor.new_turn(text)
+        if monitor.aborted:
+            break
+        if monitor.stopped:
+            continue
+        if rnd.tool_calls:
+            calls = [(c.id, c.name, c.arguments_raw) for c in rnd.tool_calls]
+            decision = monitor.before_tools(calls, text=rnd.text, usage=rnd.usage)
+            note(rnd, "before_tools", decision)
+            if decision.ends_turn:
+                continue  # the tools never run
+            results = [(c.id, c.result.content, c.result.is_error) for c in rnd.tool_calls if c.result is not None]
+            note(rnd, "after_tools", monitor.after_tools(results))
+        else:
+            note(rnd, "final", monitor.final(rnd.text, usage=rnd.usage))
+    return seen
+
+
+def policy_verdicts(trace, settings) -> list[tuple[int, str, str, str]]:
+    """Every verdict the policy's guards give when they run together (replay's policy pass)."""
+    fires = _run(trace, settings.build(), round_costs(trace), together=True)
+    return [(f.round, f.phase.value, f.code, f.action.value) for f in fires]
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_a_live_run_and_the_replay_of_its_recording_reach_the_same_verdicts(preset):
+    settings = load_settings(preset=preset, cwd=ROOT)
+    for trace in TRACES:
+        monitor = Monitor(settings=settings, metadata=trace.metadata, trace_id=trace.id, language="en")
+        assert feed(monitor, trace) == policy_verdicts(trace, settings), trace.id
+        stops = [(s.round, s.code) for s in replay_trace(trace, settings.build()).policy.stops]
+        assert [(r, c) for r, p, c, a in feed(Monitor(settings=settings, metadata=trace.metadata), trace) if a in ("stop", "abort")] == stops
+
+
+def test_seed_000_weather_loop_stops_before_round_3_with_a_closing_prompt():
+    trace = next(t for t in TRACES if t.id == "seed000_weather_loop")
+    monitor = Monitor(preset="seed-000")
+    monitor.new_turn(trace.user_messages[0].text if trace.user_messages else "今天天气怎么样")
+    decisions = []
+    for rnd in trace.rounds:
+        openai_calls = [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments_raw}} for c in rnd.tool_calls]
+        decision = monitor.before_tools(openai_calls, text=rnd.text)
+        decisions.append(decision)
+        if decision.stop:
+            break
+        monitor.after_tools([{"role": "tool", "tool_call_id": c.id, "content": c.result.content} for c in rnd.tool_calls])
+    assert [d.action for d in decisions] == ["continue", "continue", "stop"]
+    assert decisions[-1].message
+    request = closing_messages([{"role": "user", "content": "今天天气怎么样"}], decisions[-1])
+    assert request[-1] == {"role": "user", "content": decisions[-1].message}
+    anthropic = closing_messages([], decisions[-1], style="anthropic")
+    assert anthropic[-1]["content"][0] == {"type": "text", "text": decisions[-1].message}
+
+
+def test_tool_calls_and_results_in_every_shape_agents_hold():
+    # Each shape writes its JSON differently: compare arguments as sorted-key JSON.
+    monitor = Monitor(preset="patchcat", options={"R001": {"canonical_args": True}})
+    shapes = [
+        [{"id": "a", "type": "function", "function": {"name": "query_db", "arguments": '{"status": "pending"}'}}],  # OpenAI chat
+        [{"type": "tool_use", "id": "b", "name": "query_db", "input": {"status": "pending"}}],  # Anthropic
+        [{"type": "function_call", "call_id": "c", "name": "query_db", "arguments": '{"status": "pending"}'}],  # Responses
+    ]
+    results = [
+        [{"role": "tool", "tool_call_id": "a", "content": "[]"}],
+        [{"type": "tool_result", "tool_use_id": "b", "content": [{"type": "text", "text": "[]"}]}],
+        {"c": "[]"},
+    ]
+    actions = []
+    for calls, result in zip(shapes, results):
+        decision = monitor.before_tools(calls)
+        actions.append(decision.action)
+        if decision.ends_turn:
+            break
+        monitor.after_tools(result)
+    assert actions == ["continue", "hint", "stop"]  # seed 004: hint at the 2nd identical call, halt at the 3rd
+    assert monitor.trace.rounds[1].tool_calls[0].arguments == {"status": "pending"}  # parsed, as readers do
+    assert monitor.trace.rounds[1].tool_calls[0].result.content == "[]"
+    with pytest.raises(ValueError, match="LangChain|cannot read"):
+        monitor.before_tools([42])
+
+
+def test_blocked_calls_get_their_synthetic_result_and_the_run_goes_on():
+    monitor = Monitor(preset="roo")  # the 4th identical call is refused
+    for k in range(4):
+        decision = monitor.before_tools([("q", {"x": 1})])
+        if decision.blocked:
+            break
+        monitor.after_tools(["same"])
+    assert decision.action == "block" and list(decision.blocked) == ["call_4_1"]
+    assert "repetition limit" in decision.blocked["call_4_1"].lower()
+    monitor.after_tools([])  # the agent ran nothing
+    assert monitor.trace.rounds[-1].tool_calls[0].result.content == decision.blocked["call_4_1"]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"options": {"P001": {"containment": 2.0}}}, "P001.containment in options: 2.0 is above the maximum 1.0"),
+        ({"options": {"P001": {"threshhold": 2}}}, "P001 has no option 'threshhold'"),
+        ({"options": {"X999": {"a": 1}}}, "unknown guard 'X999'"),
+        ({"preset": "nope"}, "unknown preset 'nope'"),
+        ({"select": ["Q"]}, "unknown guard 'Q'"),
+        ({"language": "fr"}, "language must be auto, en or zh"),
+    ],
+)
+def test_settings_are_validated_like_the_command_line(kwargs, message):
+    with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+        Monitor(**kwargs)
+
+
+def test_from_config_reads_the_same_file_replay_reads(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.tracecheck]\nextend-preset = "default"\n[tool.tracecheck.guards.P004]\nthreshold = 5\n')
+    monitor = Monitor.from_config(cwd=str(tmp_path))
+    p004 = next(g for g in monitor.guards if g.code == "P004")
+    assert p004.options.threshold == 5 and monitor.settings.preset == "default"
+
+
+def test_a_recorded_live_run_replays_to_the_same_verdicts(tmp_path):
+    path = tmp_path / "live.jsonl"
+    monitor = Monitor(preset="default", trace_id="run-1", metadata={"agent": "demo"})
+    recorder = Recorder(path, labels={"outcome": "failure"}).attach(monitor)
+    monitor.new_turn("Which orders are pending?")
+    live = []
+    for k in range(5):
+        decision = monitor.before_tools([{"id": f"c{k}", "type": "function", "function": {"name": "query_db", "arguments": '{"status": "pending"}'}}], usage={"prompt_tokens": 400 + 50 * k, "completion_tokens": 20})
+        live += [(code, v.action.value) for code, v in decision.verdicts]
+        if decision.ends_turn:
+            break
+        decision = monitor.after_tools([{"role": "tool", "tool_call_id": f"c{k}", "content": "[]"}])
+        live += [(code, v.action.value) for code, v in decision.verdicts]
+        if decision.ends_turn:
+            break
+    recorder.close()
+    (trace,) = read_traces([str(path)], Diagnostics())
+    assert trace.id == "run-1" and trace.labels["outcome"] == "failure" and len(trace.rounds) == 3
+    assert trace.rounds[0].usage.input_tokens == 400
+    replayed = replay_trace(trace, load_settings(preset="default", cwd=ROOT).build())
+    assert [(f.code, f.action.value) for f in replayed.fires] == live == [("P004", "stop")]
+    events = [json.loads(line) for line in path.read_text().splitlines()]
+    assert [e["type"] for e in events][:3] == ["trace", "labels", "user"] and events[-1]["type"] == "end"
+    noted = [e for e in events if "decisions" in e]
+    assert [(e["type"], e.get("call_id")) for e in noted] == [("result", "c2")]  # P004 stops after the 3rd result
+    assert [(d["guard"], d["action"], d["reason"]) for d in noted[0]["decisions"]] == [("P004", "stop", replayed.fires[0].reason)]
