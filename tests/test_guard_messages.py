@@ -235,9 +235,9 @@ def test_messages_on_the_command_line_are_refused_with_a_pointer_to_the_config_f
 
 
 def test_a_guard_built_in_code_checks_its_messages_too():
-    with pytest.raises(TracecheckError, match=r"R001.messages: unknown message key 'reject'"):
+    with pytest.raises(ValueError, match=r"R001.messages: unknown message key 'reject'"):
         guard_by_key("R001")(messages={"reject": "no"})
-    with pytest.raises(TracecheckError, match=r"unknown field\(s\) \{query\}"):
+    with pytest.raises(ValueError, match=r"unknown field\(s\) \{query\}"):
         guard_by_key("R001")(messages={"hint.zh": "{query}"})
 
 

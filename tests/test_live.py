@@ -187,3 +187,25 @@ def test_a_guard_built_in_code_checks_its_options_as_the_cli_does():
         with pytest.raises(ValueError, match=message):
             SimilarQueryStagnation(**bad)
     assert SimilarQueryStagnation(containment=0.75).options.containment == 0.75
+
+
+def test_the_model_hears_the_seeds_messages_in_the_language_of_the_conversation():
+    def third_identical_call(monitor):
+        for k in range(3):
+            decision = monitor.before_tools([("query_db", {"status": "pending"})])
+            if decision.ends_turn:
+                return decision
+            hint = decision
+            monitor.after_tools(["[]"])
+        raise AssertionError("no stop")
+
+    english = Monitor(preset="patchcat")
+    english.new_turn("Which orders are pending?")
+    stop = third_identical_call(english)
+    assert stop.message.startswith("Observation: Execution halted by Deadlock Breaker (3 identical calls)")
+    chinese = Monitor(preset="patchcat")
+    chinese.new_turn("有哪些待处理的订单？")
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in third_identical_call(chinese).message)
+    forced = Monitor(preset="patchcat", language="en")
+    forced.new_turn("有哪些待处理的订单？")
+    assert third_identical_call(forced).message.startswith("Observation:")

@@ -155,8 +155,8 @@ class Guard:
             check_options(self.code, self.options, overrides)
         problem = self.message_problem(self.options.messages)
         if problem is not None:
-            # Built from code (a live monitor): the same error the config loader gives.
-            raise TracecheckError(f"{self.code}.messages: {problem}")
+            # Built from code (a live monitor): what the config loader says, as a ValueError.
+            raise ValueError(f"{self.code}.messages: {problem}")
         self.reset()
 
     @classmethod
