@@ -37,6 +37,7 @@ class Fire:
     turn: int = 1  # the conversation turn of ``round``
     stale: bool | None = None  # for a block: its answer differs from the recorded result
     new_information: tuple[int, str] | None = None  # for stop/abort: (round, what) the cut rounds found
+    message: str | None = None  # what a live agent would have told the model
 
 
 @dataclass(slots=True)
@@ -241,6 +242,7 @@ def _fire(trace: Trace, costs, guard: Guard, verdict, rnd, index: int, phase: Ph
         call_id=verdict.call_id,
         details=verdict.details,
         turn=rnd.turn,
+        message=verdict.message,
     )
     if verdict.action.ends_run:
         is_stop = verdict.action is Action.STOP

@@ -180,6 +180,7 @@ _FIRE = {
         "line": {"type": ["integer", "null"], "description": "input line of the round"},
         "call_id": {"type": ["string", "null"]},
         "details": {"type": "object"},
+        "message": {"type": ["string", "null"], "description": "what a live agent would have told the model (hint, synthetic result, closing prompt)"},
         "saved": {"oneOf": [{"type": "null"}, _SAVED], "description": "for stop/abort: what this guard alone saves"},
         "stale": {"type": ["boolean", "null"], "description": "for a block: its answer differs from the recorded result (not a saving)"},
         "new_information": {"oneOf": [{"type": "null"}, _NEW_INFORMATION]},

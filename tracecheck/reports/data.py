@@ -86,6 +86,14 @@ def saving_data(saving: Saving | None) -> dict[str, Any] | None:
     }
 
 
+def _clipped(text: str | None, limit: int = 1000) -> str | None:
+    """A message for the model may quote a whole result (R002's cached answer): the
+    report keeps its start, and says how much it left out."""
+    if text is None or len(text) <= limit:
+        return text
+    return text[:limit] + f"… ({len(text) - limit:,} more characters)"
+
+
 def fire_data(fire: Fire) -> dict[str, Any]:
     return {
         "code": fire.code,
@@ -98,6 +106,7 @@ def fire_data(fire: Fire) -> dict[str, Any]:
         "line": fire.line,
         "call_id": fire.call_id,
         "details": fire.details,
+        "message": _clipped(fire.message),
         "saved": saving_data(fire.saved),
         "stale": fire.stale,
         "new_information": (
