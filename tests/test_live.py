@@ -178,3 +178,12 @@ def test_a_recorded_live_run_replays_to_the_same_verdicts(tmp_path):
     noted = [e for e in events if "decisions" in e]
     assert [(e["type"], e.get("call_id")) for e in noted] == [("result", "c2")]  # P004 stops after the 3rd result
     assert [(d["guard"], d["action"], d["reason"]) for d in noted[0]["decisions"]] == [("P004", "stop", replayed.fires[0].reason)]
+
+
+def test_a_guard_built_in_code_checks_its_options_as_the_cli_does():
+    from tracecheck.guards.p001_similar_query_stagnation import SimilarQueryStagnation
+
+    for bad, message in (({"containment": 2.0}, "above the maximum 1.0"), ({"tokenizer": "x"}, "not one of char, jieba"), ({"threshold": "2"}, "not a valid int")):
+        with pytest.raises(ValueError, match=message):
+            SimilarQueryStagnation(**bad)
+    assert SimilarQueryStagnation(containment=0.75).options.containment == 0.75

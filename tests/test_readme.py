@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -66,3 +67,16 @@ def test_the_check_example_is_what_check_prints(cli, tmp_path, monkeypatch):
     result = cli("check", *args)
     assert result.exit_code == 1
     assert result.stdout == shown
+
+
+def test_the_live_examples_run_as_written(tmp_path, monkeypatch, capsys, cli):
+    section = readme().split("## Use the guards in your agent", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert blocks
+    monkeypatch.chdir(tmp_path)
+    for block in blocks:
+        exec(compile(block, "README.md", "exec"), {"__name__": "readme_example"})
+    assert capsys.readouterr().out.splitlines()[-1] == "No orders are pending."
+    # ... and its recording replays to the stop the monitor made.
+    report = json.loads(cli("replay", "--format", "json", str(tmp_path / "run.jsonl")).stdout)
+    assert [(s["code"], s["round"]) for s in report["traces"][0]["policy"]["stops"]] == [("P004", 3)]

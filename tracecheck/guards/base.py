@@ -100,6 +100,27 @@ class GuardOptions:
     )
 
 
+def check_options(code: str, options: GuardOptions, names) -> None:
+    """The constraints ``option()`` declares (type, minimum, maximum, choices), checked
+    for options given in code, as the config file and ``--set`` check them: a guard built
+    with ``containment=2.0`` is a ValueError, not a guard that never fires."""
+    fields = {f.name: f for f in dataclasses.fields(options)}
+    for name in names:
+        f = fields[name]
+        value, default, meta = getattr(options, name), f.default if f.default is not dataclasses.MISSING else f.default_factory(), f.metadata
+        kind = type(default)
+        if kind is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise ValueError(f"{code}.{name}: {value!r} is not a valid {kind.__name__}")
+        if "choices" in meta and value not in meta["choices"]:
+            raise ValueError(f"{code}.{name}: {value!r} is not one of {', '.join(meta['choices'])}")
+        if "minimum" in meta and value < meta["minimum"]:
+            raise ValueError(f"{code}.{name}: {value!r} is below the minimum {meta['minimum']}")
+        if "maximum" in meta and value > meta["maximum"]:
+            raise ValueError(f"{code}.{name}: {value!r} is above the maximum {meta['maximum']}")
+
+
 class Guard:
     """Base class of every guard. Subclasses set the class attributes and override
     the phase methods they need; each returns a list of verdicts (usually empty)."""
@@ -114,6 +135,8 @@ class Guard:
     def __init__(self, options: GuardOptions | None = None, **overrides: Any) -> None:
         base = options if options is not None else self.Options()
         self.options = dataclasses.replace(base, **overrides) if overrides else base
+        if overrides:
+            check_options(self.code, self.options, overrides)
         self.reset()
 
     @classmethod
