@@ -265,3 +265,18 @@ def test_an_answer_without_evidence_is_pushed_back_then_the_run_is_aborted():
     assert isinstance(pushed, HumanMessage) and pushed.id.startswith("tracecheck-") and pushed.text == said["reject"]
     assert [tools for _, tools in model_calls] == [["search_docs"]] * 4  # a push-back keeps the tools
     assert messages[-1].text.startswith("The run was ended by tracecheck (E001)")
+
+
+def test_the_readme_langchain_example_runs_and_its_recording_replays(tmp_path, monkeypatch, capsys):
+    import re
+
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("### LangChain\n", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```python\n(.*?)```", section, re.S)
+    assert "pip install 'tracecheck[langchain]'" in section
+    monkeypatch.chdir(tmp_path)
+    exec(compile(block, "README.md", "exec"), {"__name__": "readme_example"})
+    assert capsys.readouterr().out.splitlines()[-1] == "No orders are pending."
+    (recorded,) = read_traces([str(tmp_path / "langchain-run.jsonl")], Diagnostics())
+    assert [len(r.tool_calls) for r in recorded.rounds] == [1, 1, 1, 0]  # the 3rd result stopped it; the answer came without tools
+    replayed = replay_trace(recorded, load_settings(preset="default", cwd=ROOT).build())
+    assert [(s.round, s.code) for s in replayed.policy.stops] == [(3, "P004")]
