@@ -154,12 +154,23 @@ def coerce_option(guard: type[Guard], name: str, value: Any, where: str = "") ->
                 value = [v.strip() for v in value.split(",") if v.strip()]
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ValueError
+        elif isinstance(default, dict):
+            # A table of str -> str (messages): only the config file can write one.
+            if not isinstance(value, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in value.items()):
+                raise ValueError
+            value = dict(value)
         elif isinstance(default, str):
             if not isinstance(value, str):
                 raise ValueError
     except ValueError:
-        kind = type(default).__name__ if not isinstance(default, list) else "list of strings"
+        kind = {list: "list of strings", dict: "table of strings ([guards.CODE.NAME] in the config file)"}.get(
+            type(default), type(default).__name__
+        )
         raise TracecheckError(f"{label}: {value!r} is not a valid {kind}") from None
+    if name == "messages":
+        problem = guard.message_problem(value)
+        if problem is not None:
+            raise TracecheckError(f"{label}: {problem}")
     meta = f.metadata
     if name.endswith("_patterns"):
         # Regular expressions: a bad one is a config error now, not a crash mid-replay.

@@ -15,6 +15,7 @@ from .evidence import (
     required_any_option,
 )
 from .examples import Call, Example, answer, calls, search
+from .messages import Message
 from .signals import ResultClassifier
 
 
@@ -84,6 +85,21 @@ class RoundBudget(Guard):
     summary = "Past max_rounds, withhold tools and force a final answer; abort if a required-evidence window runs out. Off by default."
     source = "seeds 001, 002"
     Options = B001Options
+    messages = {
+        "stop": Message(
+            # The max-rounds closing prompt (seed 000: "已达到最大轮次"; seed 002: "这是最后一轮，你必须给出最终答案").
+            en="The maximum number of rounds ({max_rounds}) has been reached and tools are no longer available. "
+            "This is the last round: you must give your final answer now from the information you have.",
+            zh="已达到最大轮次（{max_rounds} 轮），工具已停用。这是最后一轮，你必须基于现有信息给出最终答案。",
+            fields=("max_rounds", "count"),
+        ),
+        "abort": Message(
+            # Seed 001's last line of defence.
+            en="Model did not produce a final answer",
+            zh="模型没有给出最终答案",
+            fields=("max_rounds", "count"),
+        ),
+    }
 
     @classmethod
     def is_off(cls, options) -> bool:
@@ -141,7 +157,7 @@ class RoundBudget(Guard):
         """The last round in which tools may still run (the end of the final window)."""
         return self.options.max_rounds + self.options.final_window
 
-    def _check(self, rnd: Round, final: bool) -> list[Verdict]:
+    def _check(self, rnd: Round, final: bool, context: RunContext) -> list[Verdict]:
         opts = self.options
         self.round = rnd.index
         if opts.max_rounds <= 0 or rnd.index <= opts.max_rounds:
@@ -166,7 +182,8 @@ class RoundBudget(Guard):
                 f"Model did not produce a final answer: round {rnd.index} is past max_rounds {opts.max_rounds} "
                 f"+ final window {opts.final_window} ({why})"
             )
-            return [Verdict(Action.ABORT, reason, details=details)]
+            message = self.say("abort", context, max_rounds=opts.max_rounds, count=rnd.index)
+            return [Verdict(Action.ABORT, reason, details=details, message=message)]
         if final or self.missing:
             # An answer inside the window is what the budget wants; missing evidence
             # keeps tools allowed (E001 ranks above wrapping up).
@@ -175,10 +192,11 @@ class RoundBudget(Guard):
             f"round {rnd.index} > max_rounds {opts.max_rounds}: tools withheld, final answer forced"
             + (" (required evidence is in)" if self.requirements else "")
         )
-        return [Verdict(Action.STOP, reason, details=details)]
+        message = self.say("stop", context, max_rounds=opts.max_rounds, count=rnd.index)
+        return [Verdict(Action.STOP, reason, details=details, message=message)]
 
     def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
-        return self._check(rnd, final=False)
+        return self._check(rnd, final=False, context=context)
 
     def after_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
         if self.requirements:
@@ -186,7 +204,7 @@ class RoundBudget(Guard):
         return []
 
     def final(self, rnd: Round, context: RunContext) -> list[Verdict]:
-        return self._check(rnd, final=True)
+        return self._check(rnd, final=True, context=context)
 
     def state(self) -> dict[str, Any]:
         opts = self.options

@@ -6,6 +6,7 @@ from typing import Any
 from ..model import Round
 from .base import SCOPES, Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
+from .messages import Message
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,16 @@ class TokenBudget(Guard):
     summary = "Stop once the run's cumulative tokens reach a budget. Off (0) by default."
     source = "seed 004"
     Options = B002Options
+    messages = {
+        "stop": Message(
+            # Seed 004's budget notice, with the forced answer asked for.
+            en="[Agent Token Budget Exceeded] Total {tokens} tokens reached budget limit of {budget}. Tools are no "
+            "longer available: give your final answer now from what you have.",
+            zh="[智能体 Token 预算超限] 累计已用 {tokens} 个 Token，达到预算上限 {budget}。工具已停用，"
+            "请基于现有信息立即给出最终答案。",
+            fields=("tokens", "budget"),
+        ),
+    }
 
     @classmethod
     def is_off(cls, options) -> bool:
@@ -109,6 +120,7 @@ class TokenBudget(Guard):
                 Action.STOP,
                 reason,
                 details={"tokens": self.tokens, "budget": budget, "estimated": self.estimated},
+                message=self.say("stop", context, tokens=self.tokens, budget=budget),
             )
         ]
 

@@ -6,6 +6,7 @@ from typing import Any
 from ..model import Round
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls, search
+from .messages import Message
 from .signals import DEFAULT_SEARCH_TOOLS, matches_any
 
 
@@ -54,6 +55,16 @@ class ToolCallCap(Guard):
     summary = "Stop with a forced answer before the run exceeds N calls of the capped tools (e.g. 3 searches). Off by default."
     source = "seed 002"
     Options = B003Options
+    messages = {
+        "stop": Message(
+            # Seed 002's plan A: "After 3 searches, you MUST give the best answer you can with whatever
+            # information you have."
+            en="You have used all {max_calls} allowed calls of {tool}. You MUST now give the best answer you can "
+            "with whatever information you have; do not call it again.",
+            zh="{tool} 的调用次数已达上限（{max_calls} 次）。你必须现在基于已有的信息给出尽可能好的答案，不要再调用它。",
+            fields=("tool", "max_calls"),
+        ),
+    }
 
     @classmethod
     def is_off(cls, options) -> bool:
@@ -133,6 +144,7 @@ class ToolCallCap(Guard):
                     call_id=first_over.id,
                     details={"used": self.used, "this_round": len(matching), "max_calls": opts.max_calls,
                              "by_tool": dict(self.by_tool)},
+                    message=self.say("stop", context, tool=first_over.name, max_calls=opts.max_calls),
                 )
             ]
         # Counted before they run: a call that then fails still spent its turn.

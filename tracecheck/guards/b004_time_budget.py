@@ -6,6 +6,7 @@ from typing import Any
 from ..model import Round
 from .base import SCOPES, Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Example, Step, answer, search
+from .messages import Message
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,14 @@ class TimeBudget(Guard):
     summary = "Stop before the tools of the first round answering after `seconds` of wall-clock time. Off (0) by default."
     source = "AutoGen TimeoutTermination, LangChain max_execution_time, Inspect time_limit"
     Options = B004Options
+    messages = {
+        "stop": Message(
+            en="The time budget of {seconds} s is used up ({elapsed} s so far) and tools are no longer available. "
+            "Give your final answer now from what you have.",
+            zh="时间预算 {seconds} 秒已用完（已用 {elapsed} 秒），工具已停用。请基于现有信息立即给出最终答案。",
+            fields=("seconds", "elapsed"),
+        ),
+    }
 
     @classmethod
     def is_off(cls, options) -> bool:
@@ -153,7 +162,8 @@ class TimeBudget(Guard):
             f"{elapsed:,.1f} s since {since} started, at round {rnd.index}'s response ≥ time budget {seconds:g} s: "
             "tools withheld, final answer forced"
         )
-        return [Verdict(Action.STOP, reason, details={"elapsed": round(elapsed, 3), "seconds": seconds})]
+        message = self.say("stop", context, seconds=f"{seconds:g}", elapsed=f"{elapsed:,.0f}")
+        return [Verdict(Action.STOP, reason, details={"elapsed": round(elapsed, 3), "seconds": seconds}, message=message)]
 
     def final(self, rnd: Round, context: RunContext) -> list[Verdict]:
         self._observe(rnd)

@@ -19,7 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from ..input.diagnostics import TracecheckError
 from ..model import Round
+from .messages import Message, check_overrides, render
 
 
 class Phase(str, enum.Enum):
@@ -57,6 +59,11 @@ class Verdict:
     details: dict[str, Any] = field(default_factory=dict)
     replacement: str | None = None  # for a block that answers from a cache: the cached result returned instead
     refusal: str | None = None  # for a block that refuses the call: the error text returned instead
+    # What the agent sends to the model with this verdict (``reason`` is for people):
+    # hint: guidance to inject; block: the synthetic tool result (R002: the seed's note
+    # around the cached ``replacement``); stop: the closing prompt of the forced final
+    # answer without tools; reject: the push-back; abort: a short explanation.
+    message: str | None = None
 
 
 @dataclass(slots=True)
@@ -66,13 +73,15 @@ class RunContext:
     ``metadata`` is the run's recorded configuration (e.g. ``required_tools``);
     ``tokens_so_far`` the tokens spent up to and including the current round
     (measured, or estimated from text where the trace has no usage); ``turn`` the
-    conversation turn of the current round (1-based).
+    conversation turn of the current round (1-based); ``language`` the language of
+    the messages guards write for the model (a live monitor sets it; replay says "en").
     """
 
     metadata: Mapping[str, Any] = field(default_factory=dict)
     tokens_so_far: int = 0
     tokens_estimated: bool = False
     turn: int = 1
+    language: str = "en"  # of the model-facing messages: "en" or "zh" (anything else is English)
 
 
 def option(default: Any, help: str, **constraints: Any) -> Any:
@@ -97,6 +106,11 @@ class GuardOptions:
         "What the guard's state covers: one conversation turn (it starts afresh at each new "
         "user message, as Gemini CLI and OpenHands reset) or the whole run.",
         choices=SCOPES,
+    )
+    messages: dict[str, str] = option(
+        {},
+        "Model-facing message templates that replace the guard's own: a table of ACTION (every language) or "
+        "ACTION.LANG (en, zh) = template with {field}s (see the guard's messages for keys and fields).",
     )
 
 
@@ -131,13 +145,33 @@ class Guard:
     source: ClassVar[str]
     Options: ClassVar[type[GuardOptions]] = GuardOptions
     examples: ClassVar[tuple[Any, ...]] = ()
+    # The model-facing message of each action the guard can take (see messages.py).
+    messages: ClassVar[Mapping[str, Message]] = {}
 
     def __init__(self, options: GuardOptions | None = None, **overrides: Any) -> None:
         base = options if options is not None else self.Options()
         self.options = dataclasses.replace(base, **overrides) if overrides else base
         if overrides:
             check_options(self.code, self.options, overrides)
+        problem = self.message_problem(self.options.messages)
+        if problem is not None:
+            # Built from code (a live monitor): the same error the config loader gives.
+            raise TracecheckError(f"{self.code}.messages: {problem}")
         self.reset()
+
+    @classmethod
+    def message_problem(cls, overrides: Mapping[str, Any]) -> str | None:
+        """Why these ``messages`` overrides do not fit this guard, or None."""
+        if not isinstance(overrides, Mapping):
+            return f"{overrides!r} is not a table of message templates"
+        return check_overrides(cls.messages, overrides)
+
+    def say(self, key: str, context: RunContext | None, **fields: Any) -> str:
+        """The model-facing message ``key`` in the context's language (English when
+        there is no context or no such language), as overridden in the config, with
+        ``fields`` filled in."""
+        language = context.language if context is not None else "en"
+        return render(self.messages, self.options.messages, key, language, fields)
 
     @classmethod
     def is_off(cls, options: GuardOptions) -> bool:

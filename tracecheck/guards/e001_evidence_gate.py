@@ -16,6 +16,7 @@ from .evidence import (
     required_any_option,
 )
 from .examples import Call, Example, answer, calls
+from .messages import Message
 from .signals import ResultClassifier
 
 
@@ -76,6 +77,20 @@ class EvidenceGate(Guard):
     summary = "Reject a final answer until the required tools have run and found something; abort after 2 rejections."
     source = "seed 001"
     Options = E001Options
+    messages = {
+        "reject": Message(
+            # Seed 001's LoopAgent push-back, word for word.
+            en="Before finishing, call required tool(s): {missing}.",
+            zh="在给出最终答案之前，请先调用必需的工具：{missing}。",
+            fields=("missing", "rejections"),
+        ),
+        "abort": Message(
+            # Seed 001's error after the second refusal.
+            en="Required tools were not called successfully: {missing}",
+            zh="必需的工具没有被成功调用：{missing}",
+            fields=("missing", "rejections"),
+        ),
+    }
     examples = (
         Example(
             "An answer after a search that found nothing is rejected twice, then aborted",
@@ -150,14 +165,16 @@ class EvidenceGate(Guard):
                 f"final answer still without evidence after {self.rejections} rejection(s) "
                 f"(max {limit}): required tools were not called productively: {', '.join(missing)} ({account})"
             )
-            return [Verdict(Action.ABORT, reason, details=details)]
+            message = self.say("abort", context, missing=", ".join(missing), rejections=self.rejections)
+            return [Verdict(Action.ABORT, reason, details=details, message=message)]
         self.rejections += 1
         details["rejections"] = self.rejections
         reason = (
             f"Before finishing, call required tool(s): {', '.join(missing)} "
             f"({account}); rejection {self.rejections} of {limit}"
         )
-        return [Verdict(Action.REJECT, reason, details=details)]
+        message = self.say("reject", context, missing=", ".join(missing), rejections=self.rejections)
+        return [Verdict(Action.REJECT, reason, details=details, message=message)]
 
     def state(self) -> dict[str, Any]:
         return {

@@ -7,6 +7,7 @@ from ..model import Round, ToolCall
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .escalation import fire_on_option, waits_for_next_call
 from .examples import Call, Example, Step, answer, calls
+from .messages import Message
 from .signals import DEFAULT_FAILURE_PATTERNS, ResultClassifier, call_signature, excerpt, matches_any, truncated
 
 
@@ -115,6 +116,35 @@ class ToolFailureStreak(Guard):
     summary = "Abort when one tool fails several times in a row (a success resets its count)."
     source = "seed 001"
     Options = F001Options
+    messages = {
+        "hint": Message(
+            en="{tool} failed {count} times in a row; last error: {error}. Retrying the same way will fail again: "
+            "change your approach (other arguments, another tool) or give the final answer.",
+            zh="{tool} 已连续失败 {count} 次，最近的错误：{error}。照原样重试还会失败：请换一种做法（换参数或换工具），"
+            "或给出最终答案。",
+            fields=("tool", "count", "error"),
+            when="injected as guidance; the calls go on",
+        ),
+        "block": Message(
+            en="Not run: {tool} already failed {count} times in a row (last error: {error}). Change your approach "
+            "instead of retrying, or give the final answer.",
+            zh="未执行：{tool} 已连续失败 {count} 次（最近的错误：{error}）。请换一种做法而不是重试，或给出最终答案。",
+            fields=("tool", "count", "error"),
+        ),
+        "stop": Message(
+            en="{tool} failed {count} times in a row (last error: {error}), so tools are no longer available. Give "
+            "your final answer from what you have, and say what could not be done.",
+            zh="{tool} 已连续失败 {count} 次（最近的错误：{error}），工具已停用。请基于现有信息给出最终答案，"
+            "并说明哪些事情没能完成。",
+            fields=("tool", "count", "error"),
+        ),
+        "abort": Message(
+            # Seed 001's LoopAgent: 工具 ${name} 连续失败 ${failures} 次,终止运行
+            en="Tool {tool} failed {count} times in a row; the run is terminated.",
+            zh="工具 {tool} 连续失败 {count} 次,终止运行",
+            fields=("tool", "count", "error"),
+        ),
+    }
     examples = (
         Example(
             "Three failures of read_file in a row abort at the third",
@@ -245,7 +275,7 @@ class ToolFailureStreak(Guard):
     def _key(self, call: ToolCall) -> str:
         return call_signature(call) if self.options.same_call else call.name
 
-    def _verdict(self, action: Action, call: ToolCall, count: int, before: bool) -> Verdict:
+    def _verdict(self, action: Action, call: ToolCall, count: int, before: bool, context: RunContext) -> Verdict:
         opts = self.options
         key = self._key(call)
         what = f"call {excerpt(key, 120)}" if opts.same_call else f"tool {call.name!r}"
@@ -267,7 +297,8 @@ class ToolFailureStreak(Guard):
         if opts.same_call:
             details["signature"] = truncated(key)
         refusal = reason if action is Action.BLOCK else None
-        return Verdict(action, reason, call_id=call.id, details=details, refusal=refusal)
+        message = self.say(action.value, context, tool=call.name, count=count, error=last)
+        return Verdict(action, reason, call_id=call.id, details=details, refusal=refusal, message=message)
 
     def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
         self.blocked = set()
@@ -280,7 +311,7 @@ class ToolFailureStreak(Guard):
             count = self.streaks.get(self._key(call), 0)
             if count < opts.threshold or matches_any(call.name, opts.exempt_tools):
                 continue
-            verdicts.append(self._verdict(action, call, count, before=True))
+            verdicts.append(self._verdict(action, call, count, before=True, context=context))
             if action.ends_run:
                 break  # the round's tools never run
             self.blocked.add(call.id)
@@ -307,9 +338,9 @@ class ToolFailureStreak(Guard):
             exempt = matches_any(call.name, opts.exempt_tools)
             if at_failure and count >= opts.threshold and not exempt:
                 # LoopAgent throws inside the tool loop: calls after this one never run.
-                return verdicts + [self._verdict(Action(opts.action), call, count, before=False)]
+                return verdicts + [self._verdict(Action(opts.action), call, count, before=False, context=context)]
             if opts.hint_at and count >= opts.hint_at:
-                verdicts.append(self._verdict(Action.HINT, call, count, before=False))
+                verdicts.append(self._verdict(Action.HINT, call, count, before=False, context=context))
         return verdicts
 
     def state(self) -> dict[str, Any]:

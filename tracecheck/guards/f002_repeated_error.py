@@ -7,6 +7,7 @@ from ..model import Round, ToolCall
 from ..text.volatile import normalize_volatile
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
+from .messages import Message
 from .signals import DEFAULT_FAILURE_PATTERNS, ResultClassifier, call_signature, excerpt, truncated
 
 # How much of an error is normalised before it is cut to ``error_chars``: enough that
@@ -91,6 +92,20 @@ class RepeatedError(Guard):
     summary = "Stop when one tool fails 3 times in a row with the same error (normalised), whatever the arguments (off until a preset enables it)."
     source = "Goose REP-002, OpenHands StuckDetector"
     Options = F002Options
+    messages = {
+        "stop": Message(
+            en="{tool} failed {count} times in a row with the same error: {error}. Trying again will give the same "
+            "error. Tools are no longer available: give your final answer from what you have, and say what failed.",
+            zh="{tool} 连续 {count} 次返回同样的错误：{error}。再试也是同样的错误。工具已停用，请基于现有信息"
+            "给出最终答案，并说明失败的原因。",
+            fields=("tool", "count", "error"),
+        ),
+        "abort": Message(
+            en="Tool {tool} failed {count} times in a row with the same error ({error}); the run is terminated.",
+            zh="工具 {tool} 连续 {count} 次返回同样的错误（{error}），终止运行。",
+            fields=("tool", "count", "error"),
+        ),
+    }
     examples = (
         Example(
             "The same error under changing commands stops at the 3rd",
@@ -234,6 +249,7 @@ class RepeatedError(Guard):
                         f"{excerpt(call.result.content)}",
                         call_id=call.id,
                         details={"tool": call.name, "streak": count, "error": truncated(key)},
+                        message=self.say(opts.action, context, tool=call.name, count=count, error=excerpt(call.result.content)),
                     )
                 ]
         return []

@@ -9,6 +9,7 @@ from ..text.similarity import SET_METRICS, set_similarity
 from ..text.tokenizers import TOKENIZERS, get_tokenizer, token_set
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls, search
+from .messages import Message
 from .signals import DEFAULT_QUERY_KEYS, DEFAULT_SEARCH_TOOLS, excerpt, matches_any, query_text, token_list
 
 
@@ -71,6 +72,15 @@ class SimilarQueryStagnation(Guard):
     summary = "Stop when search rounds keep rewording the same query (containment of query token sets)."
     source = "seed 000"
     Options = P001Options
+    messages = {
+        "stop": Message(
+            # Seed 000's closing prompt, distinct from the max-rounds one (B001).
+            en="You have searched several times for similar queries and found nothing new. Answer from the "
+            "results you already have; do not search again.",
+            zh="已就相似查询搜索多次且无新信息，请基于现有结果作答，不要再重复搜索。",
+            fields=("query", "earlier", "count"),
+        ),
+    }
     examples = (
         Example(
             "Rewording the weather search stops before the third search runs",
@@ -183,7 +193,8 @@ class SimilarQueryStagnation(Guard):
             f"{opts.metric} {{{','.join(similar_hit['tokens'])}}} vs {{{','.join(similar_hit['against_tokens'])}}} "
             f"= {similar_hit['best']:.2f} ≥ {opts.containment}; {self.count} similar search rounds in a row"
         )
-        return [Verdict(Action.STOP, reason, details={**similar_hit, "count": self.count})]
+        message = self.say("stop", context, query=similar_hit["query"], earlier=similar_hit["against"], count=self.count)
+        return [Verdict(Action.STOP, reason, details={**similar_hit, "count": self.count}, message=message)]
 
     def state(self) -> dict[str, Any]:
         return {

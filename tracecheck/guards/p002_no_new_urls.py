@@ -6,6 +6,7 @@ from typing import Any
 from ..model import Round
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls, search
+from .messages import Message
 from .signals import DEFAULT_SEARCH_TOOLS, matches_any, urls_in
 
 
@@ -63,6 +64,14 @@ class NoNewUrls(Guard):
     summary = "Stop when search rounds keep returning only URLs already seen in the run."
     source = "seed 000 (v2)"
     Options = P002Options
+    messages = {
+        "stop": Message(
+            en="Your last {count} searches returned no URL you had not already seen: searching again brings "
+            "nothing new. Answer from the results you already have; do not search again.",
+            zh="最近 {count} 轮搜索没有返回任何新的 URL，再搜也不会有新信息。请基于现有结果作答，不要再重复搜索。",
+            fields=("count",),
+        ),
+    }
     examples = (
         Example(
             "A synonym rewrite (天气 → 气象 → 气温实况) that brings back the same pages stops after round 3's search",
@@ -165,7 +174,7 @@ class NoNewUrls(Guard):
             "count": self.count,
             "searches": [c.id for c in searches],
         }
-        return [Verdict(Action.STOP, reason, details=details)]
+        return [Verdict(Action.STOP, reason, details=details, message=self.say("stop", context, count=self.count))]
 
     def state(self) -> dict[str, Any]:
         return {"no_progress": self.count, "seen_urls": len(self.seen), "last_urls": self.last_urls, "last_new": len(self.last_new)}

@@ -7,6 +7,7 @@ from ..model import Round, ToolCall
 from ..text.similarity import NOVELTY_METRICS, novelty_history, ratio_ceiling
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls, search
+from .messages import Message
 from .signals import DEFAULT_SEARCH_TOOLS, matches_any
 
 
@@ -120,6 +121,15 @@ class NoNewInformation(Guard):
     summary = "Stop when tool observations stop bringing new information (difflib ratio > 0.7, fast measure by default)."
     source = "seed 002 (plan B)"
     Options = P003Options
+    messages = {
+        "stop": Message(
+            # Seed 002's "信息停滞，终止搜索", with the way out.
+            en="Information has stagnated, searching is stopped: your last {count} tool results brought nothing "
+            "that was not already known. Give your final answer from the information you have.",
+            zh="信息停滞，终止搜索：最近 {count} 次工具结果没有带来新信息。请基于已获取的信息给出最终答案。",
+            fields=("tool", "count"),
+        ),
+    }
     examples = (
         Example(
             "The contract search brings back the same clauses twice in a row: stop after round 3's search",
@@ -277,7 +287,8 @@ class NoNewInformation(Guard):
             f"{fired['stagnant']} observations in a row without new information"
         )
         details = {**fired, "score": round(fired["score"], 4), "metric": opts.metric, "count": fired["stagnant"]}
-        return [Verdict(Action.STOP, reason, details=details)]
+        message = self.say("stop", context, tool=fired["tool"], count=fired["stagnant"])
+        return [Verdict(Action.STOP, reason, details=details, message=message)]
 
     def state(self) -> dict[str, Any]:
         return {

@@ -9,6 +9,7 @@ from ..text.volatile import normalize_volatile
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .escalation import fire_on_option, waits_for_next_call
 from .examples import Call, Example, Step, answer, calls
+from .messages import Message
 from .signals import _compiled, call_signature, excerpt, matches_any, truncated
 
 
@@ -110,6 +111,30 @@ class UnchangedOutcome(Guard):
     summary = "Stop at the 4th identical call in a row that got the identical result."
     source = "OpenHands StuckDetector; Hermes, OpenClaw"
     Options = P004Options
+    messages = {
+        "hint": Message(
+            en="{tool} was called {count} times in a row with the same arguments and returned the same result each "
+            "time: {result}. Use that result or change the call; repeating it will not change the answer.",
+            zh="{tool} 已用相同参数连续调用 {count} 次，每次返回的结果都相同：{result}。请使用这个结果或改变调用；"
+            "重复调用不会得到不同的答案。",
+            fields=("tool", "count", "result"),
+            when="injected as guidance; the call still runs",
+        ),
+        "block": Message(
+            en="Not run: {tool} was already called {count} times in a row with these arguments and returned the "
+            "same result each time: {result}. Use that result, change the call, or give the final answer.",
+            zh="未执行：{tool} 已用这些参数连续调用 {count} 次，每次返回的结果都相同：{result}。请使用这个结果、"
+            "改变调用，或给出最终答案。",
+            fields=("tool", "count", "result"),
+        ),
+        "stop": Message(
+            en="{tool} returned the same result {count} times in a row for the same call ({result}); calling it "
+            "again will not change anything. Tools are no longer available: give your final answer from what you have.",
+            zh="同一调用 {tool} 连续 {count} 次返回相同结果（{result}），再调用也不会有变化。工具已停用，"
+            "请基于现有信息给出最终答案。",
+            fields=("tool", "count", "result"),
+        ),
+    }
     examples = (
         Example(
             "ls answered by \"\" four times stops at the 4th (OpenHands test_is_stuck_repeating_action_observation, headless)",
@@ -248,7 +273,7 @@ class UnchangedOutcome(Guard):
         opts = self.options
         return (not opts.tools or matches_any(call.name, opts.tools)) and not matches_any(call.name, opts.exempt_tools)
 
-    def _verdict(self, action: Action, call: ToolCall, before: bool) -> Verdict:
+    def _verdict(self, action: Action, call: ToolCall, before: bool, context: RunContext) -> Verdict:
         assert self.last_pair is not None
         signature, result_key = self.last_pair
         seen = f"{self.streak} identical calls {excerpt(signature, 120)} in a row got the same result {self.last_result!r}"
@@ -264,6 +289,7 @@ class UnchangedOutcome(Guard):
             call_id=call.id,
             details={"signature": truncated(signature), "result": truncated(result_key), "streak": self.streak},
             refusal=reason if action is Action.BLOCK else None,
+            message=self.say(action.value, context, tool=call.name, count=self.streak, result=self.last_result),
         )
 
     def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
@@ -278,7 +304,7 @@ class UnchangedOutcome(Guard):
                 break  # the streak ends here, whatever this call's result
             if not self._watched(call):
                 continue
-            verdicts.append(self._verdict(action, call, before=True))
+            verdicts.append(self._verdict(action, call, before=True, context=context))
             if action.ends_run:
                 break
             self.blocked.add(call.id)
@@ -304,9 +330,9 @@ class UnchangedOutcome(Guard):
             if not self._watched(call):
                 continue
             if at_result and self.streak >= opts.threshold:
-                return verdicts + [self._verdict(Action.STOP, call, before=False)]
+                return verdicts + [self._verdict(Action.STOP, call, before=False, context=context)]
             if opts.hint_at and self.streak >= opts.hint_at:
-                verdicts.append(self._verdict(Action.HINT, call, before=False))
+                verdicts.append(self._verdict(Action.HINT, call, before=False, context=context))
         return verdicts
 
     def state(self) -> dict[str, Any]:

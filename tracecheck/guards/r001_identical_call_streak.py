@@ -8,10 +8,15 @@ from ..model import Round, ToolCall
 from ..text.arguments import dump_json
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
+from .messages import Message, count_in_words
 from .signals import call_signature, excerpt, truncated
 
 
 LIMIT_ACTIONS = ("stop", "block", "abort")
+DEFAULT_BLOCK_MESSAGE = (
+    "{tool} was called {count} times in a row with identical arguments and was not run this time. "
+    "Try a different approach."
+)
 PHASES = ("before_tools", "after_tools")
 
 
@@ -33,9 +38,10 @@ class R001Options(GuardOptions):
         choices=LIMIT_ACTIONS,
     )
     block_message: str = option(
-        "{tool} was called {count} times in a row with identical arguments and was not run this time. "
-        "Try a different approach.",
-        "The result a blocked call gets instead of running; {tool} and {count} are filled in.",
+        DEFAULT_BLOCK_MESSAGE,
+        "The result a blocked call gets instead of running; {tool} and {count} are filled in. Set to another "
+        "text (as the roo, goose and crewai presets do), it is also the block message in every language "
+        "unless messages.block overrides it.",
     )
     reset_after_block: bool = option(
         False,
@@ -125,6 +131,38 @@ class IdenticalCallStreak(Guard):
     summary = "Hint at the 2nd identical call in a row, stop before the 3rd runs."
     source = "seed 004"
     Options = R001Options
+    messages = {
+        "hint": Message(
+            # Seed 004's hint at the 2nd identical call, word for word.
+            en='[System Hint: You invoked tool "{tool}" {times} with identical parameters. If polling or awaiting '
+            "state change, continue; otherwise synthesize your final answer.]",
+            zh='[系统提示：你已用完全相同的参数调用工具 "{tool}" {count} 次。如果是在轮询或等待状态变化，请继续；'
+            "否则请综合已有信息给出最终答案。]",
+            fields=("tool", "count", "times"),
+            when="injected as guidance (seed 004: a user message); the call still runs",
+        ),
+        "stop": Message(
+            # Seed 004's halt observation at the 3rd: the halted call's result, then the loop ends.
+            en="Observation: Execution halted by Deadlock Breaker ({count} identical calls). Please synthesize "
+            "conclusion immediately.",
+            zh="观察：执行已被死锁熔断器中止（{count} 次相同调用）。请立即综合已有信息给出结论。",
+            fields=("tool", "count", "times"),
+            when="the closing prompt of the forced final answer (seed 004: the halted call's observation)",
+        ),
+        "abort": Message(
+            # Seed 004's notice to the user when the breaker trips.
+            en='[Agent Deadlock Protection] Tripped: {count} consecutive identical calls to "{tool}". Terminating '
+            "loop to prevent token waste.",
+            zh='[智能体死锁保护] 已触发：连续 {count} 次以相同参数调用 "{tool}"。终止循环，以免浪费 Token。',
+            fields=("tool", "count", "times"),
+        ),
+        "block": Message(
+            en=DEFAULT_BLOCK_MESSAGE,
+            zh="{tool} 已用完全相同的参数连续调用 {count} 次，这一次没有执行。请换一种做法。",
+            fields=("tool", "count", "times"),
+            when="the synthetic result of the call that is not run (a custom block_message wins unless this is overridden)",
+        ),
+    }
     examples = (
         Example(
             "query_db({'status': 'pending'}) returning [] again and again",
@@ -221,7 +259,13 @@ class IdenticalCallStreak(Guard):
             return f"{call.name}:{dump_json(kept, sort_keys=self.options.canonical_args)}"
         return call_signature(call, self.options.canonical_args)
 
-    def _judge(self, rnd: Round) -> list[Verdict]:
+    def _message(self, key: str, call: ToolCall, context: RunContext, refusal: str | None = None) -> str:
+        overridden = any(k == key or k.startswith(key + ".") for k in self.options.messages)
+        if refusal is not None and not overridden and self.options.block_message != DEFAULT_BLOCK_MESSAGE:
+            return refusal  # a preset's (or the user's) own block text, in every language
+        return self.say(key, context, tool=call.name, count=self.streak, times=count_in_words(self.streak))
+
+    def _judge(self, rnd: Round, context: RunContext) -> list[Verdict]:
         opts = self.options
         verdicts: list[Verdict] = []
         for call in rnd.tool_calls:
@@ -241,6 +285,7 @@ class IdenticalCallStreak(Guard):
                             call_id=call.id,
                             details=details,
                             refusal=refusal,
+                            message=self._message("block", call, context, refusal),
                         )
                     )
                     if opts.reset_after_block:
@@ -253,6 +298,7 @@ class IdenticalCallStreak(Guard):
                         f"{self.streak} consecutive identical calls {excerpt(signature, 200)}; {opts.stop_action} {when}",
                         call_id=call.id,
                         details=details,
+                        message=self._message(opts.stop_action, call, context),
                     )
                 )
                 break
@@ -264,15 +310,16 @@ class IdenticalCallStreak(Guard):
                         "if polling, continue, otherwise give the final answer",
                         call_id=call.id,
                         details=details,
+                        message=self._message("hint", call, context),
                     )
                 )
         return verdicts
 
     def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
-        return self._judge(rnd) if self.options.phase == "before_tools" else []
+        return self._judge(rnd, context) if self.options.phase == "before_tools" else []
 
     def after_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
-        return self._judge(rnd) if self.options.phase == "after_tools" else []
+        return self._judge(rnd, context) if self.options.phase == "after_tools" else []
 
     def state(self) -> dict[str, Any]:
         return {"streak": self.streak, "signature": truncated(self.last_signature) if self.last_signature else self.last_signature}

@@ -6,6 +6,7 @@ from typing import Any
 from ..model import Round
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
+from .messages import Message
 from .signals import DEFAULT_FAILURE_PATTERNS, ResultClassifier, call_signature, excerpt, truncated
 
 
@@ -45,6 +46,16 @@ class RepeatedCallCache(Guard):
     summary = "Block a call identical to an earlier successful call; answer with the cached result."
     source = "seed 001"
     Options = R002Options
+    messages = {
+        "block": Message(
+            # Seed 001's LoopAgent block: what happened, the last result, two ways out.
+            en="Repeated call: {tool} was already called with the same arguments; last result: {result}. Change the "
+            "query or give the final answer.",
+            zh="重复调用:已用相同参数调用过 {tool},上次结果:{result}。请改变查询或给出最终答案。",
+            fields=("tool", "result"),
+            when="the synthetic result of the call that is not run; {result} is the whole cached result (the verdict's replacement)",
+        ),
+    }
     examples = (
         Example(
             "The same search three times: the 2nd and 3rd are answered from cache",
@@ -102,6 +113,7 @@ class RepeatedCallCache(Guard):
                     call_id=call.id,
                     details={"signature": truncated(signature)},
                     replacement=cached,
+                    message=self.say("block", context, tool=call.name, result=cached),
                 )
             )
         return verdicts

@@ -8,6 +8,7 @@ from ..model import Round, ToolCall
 from ..text.volatile import normalize_volatile
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
+from .messages import Message
 from .signals import call_signature, excerpt, truncated
 
 # The result of a call of the current round: not known before its tools run.
@@ -102,6 +103,16 @@ class CallCycle(Guard):
     summary = "Stop before the call that completes a block of 1-5 calls repeated 3 times (off until a preset enables it)."
     source = "OpenHands StuckDetector, Gemini CLI LoopDetectionService"
     Options = R003Options
+    messages = {
+        "stop": Message(
+            en="Your last {count} tool calls went round the same cycle of {period} call(s) {laps} times ({calls}); "
+            "another lap will not find anything new. Tools are no longer available: give your final answer from "
+            "what you have.",
+            zh="最近 {count} 次工具调用在同一个由 {period} 个调用组成的循环里转了 {laps} 圈（{calls}），再转一圈也不会有"
+            "新发现。工具已停用，请基于现有信息给出最终答案。",
+            fields=("count", "period", "laps", "calls", "tool"),
+        ),
+    }
     examples = (
         Example(
             "An A-B-A-B-A-B loop stops before the 6th call (period 2, 3 laps)",
@@ -257,7 +268,7 @@ class CallCycle(Guard):
     def _waits(self) -> bool:
         return self.options.compare_results and self.options.wait_for_result
 
-    def _check(self, history: list[_Entry], call: ToolCall, when: str) -> list[Verdict]:
+    def _check(self, history: list[_Entry], call: ToolCall, when: str, context: RunContext) -> list[Verdict]:
         period = self._cycle_period(history)
         if period is None:
             return []
@@ -271,6 +282,10 @@ class CallCycle(Guard):
                 f"({', '.join(excerpt(s, 60) for s in block)}); {when}",
                 call_id=call.id,
                 details={"period": period, "laps": laps, "cycle": block},
+                message=self.say(
+                    "stop", context, count=period * laps, period=period, laps=laps, tool=call.name,
+                    calls=", ".join(dict.fromkeys(e.signature.partition(":")[0] for e in history[-period:])),
+                ),
             )
         ]
 
@@ -283,7 +298,7 @@ class CallCycle(Guard):
             self.pending.append(entry)
             del self.history[:-keep]
             if not self._waits:
-                found = self._check(self.history, call, "stopped before the last one runs")
+                found = self._check(self.history, call, "stopped before the last one runs", context)
                 if found:
                     return found
         return []
@@ -299,7 +314,7 @@ class CallCycle(Guard):
         first_end = len(self.history) - len(pending) + 1
         for end, call in zip(range(first_end, len(self.history) + 1), rnd.tool_calls):
             if end > 0:
-                found = self._check(self.history[:end], call, "stopped after its result repeated too")
+                found = self._check(self.history[:end], call, "stopped after its result repeated too", context)
                 if found:
                     return found
         return []

@@ -7,6 +7,7 @@ from ..input.diagnostics import TracecheckError
 from ..model import Round, ToolCall
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
+from .messages import Message
 from .signals import call_signature, canonical_json, excerpt, matches_any, truncated
 
 
@@ -111,6 +112,29 @@ class PerToolStreak(Guard):
     )
     source = "OpenRouter @openrouter/agent DoomLoopMonitor"
     Options = R004Options
+    messages = {
+        "hint": Message(
+            en="You have called {tool} with these same arguments in {count} consecutive rounds; the same call will "
+            "give the same result. Change your approach, or give the final answer if you have what you need.",
+            zh="你已在连续 {count} 轮中用相同参数调用 {tool}，同样的调用只会得到同样的结果。请换一种做法；"
+            "如果信息已经足够，请给出最终答案。",
+            fields=("tool", "count"),
+            when="injected as guidance, once per tool and round; the calls still run",
+        ),
+        "block": Message(
+            en="Error: not run. {tool} was called with these same arguments in {count} consecutive rounds and the "
+            "result will not change. Try a different approach, or explain why the repetition is needed.",
+            zh="错误：未执行。{tool} 已在连续 {count} 轮中用相同参数调用，结果不会改变。请换一种做法，"
+            "或说明为什么需要重复调用。",
+            fields=("tool", "count"),
+        ),
+        "stop": Message(
+            en="You have called {tool} with the same arguments in {count} consecutive rounds without getting "
+            "anywhere. Tools are no longer available: give your final answer from what you have.",
+            zh="你已在连续 {count} 轮中用相同参数调用 {tool}，没有任何进展。工具已停用，请基于现有信息给出最终答案。",
+            fields=("tool", "count"),
+        ),
+    }
     examples = (
         Example(
             "The same search every round: hint at 2, block at 3 to 5, stop before the 6th runs",
@@ -217,6 +241,7 @@ class PerToolStreak(Guard):
                 seen + _CONSEQUENCE[action],
                 call_id=call.id,
                 details={"tool": call.name, "fingerprints": [truncated(fingerprint)], "streak": streak},
+                message=self.say(action.value, context, tool=call.name, count=streak),
             )
             if action is Action.STOP:
                 return [verdict]

@@ -6,6 +6,7 @@ from typing import Any
 from ..model import Round
 from .base import SCOPES, Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
+from .messages import Message
 from .signals import excerpt
 
 APOLOGY = "I'm sorry, I can't access that file. Could you paste its contents here?"
@@ -100,6 +101,19 @@ class RepeatedMessage(Guard):
     summary = "Stop at the 3rd reply in a row with the same text and no tool call between."
     source = "OpenHands StuckDetector (monologue)"
     Options = T001Options
+    messages = {
+        "stop": Message(
+            en="You have given the same reply {count} times in a row; repeating it does not move the task forward. "
+            "Give your final answer once, now, without calling tools.",
+            zh="你已连续 {count} 次给出同样的回复，重复它不会让任务有任何进展。请现在给出一次最终答案，不要再调用工具。",
+            fields=("count",),
+        ),
+        "abort": Message(
+            en="The agent gave the same reply {count} times in a row and is stuck in a loop; the run is terminated.",
+            zh="智能体连续 {count} 次给出同样的回复，已陷入循环，终止运行。",
+            fields=("count",),
+        ),
+    }
     examples = (
         Example(
             "The same reply after a tool call, turn after turn, counts only with tool_calls_break off",
@@ -259,6 +273,7 @@ class RepeatedMessage(Guard):
                     + (f" (trigram similarity {score:.2f} ≥ {self.options.similarity:g})" if score < 1.0 else "")
                     + ("" if self.options.tool_calls_break or not between else ", the tool calls between them answered the same"),
                     details={"streak": self.streak, "similarity": round(score, 3)},
+                    message=self.say(self.options.action, context, count=self.streak),
                 )
             ]
         return []

@@ -10,6 +10,7 @@ from typing import Any
 from ..model import Round
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
+from .messages import Message
 from .signals import excerpt
 
 # Gemini CLI's distance rule: the last ``threshold`` occurrences of a window must lie
@@ -171,6 +172,14 @@ class TextChanting(Guard):
     summary = "Stop a response that repeats a 50-character stretch 10 times close together."
     source = "Gemini CLI LoopDetectionService (content chanting)"
     Options = T002Options
+    messages = {
+        "stop": Message(
+            en='Your reply keeps repeating the same passage ("{window}", {count} times). Stop repeating it: write '
+            "your final answer once, concisely, without calling tools.",
+            zh="你的回复在反复重复同一段文字（“{window}”，{count} 次）。请停止重复：不调用工具，简洁地给出一次最终答案。",
+            fields=("window", "count"),
+        ),
+    }
     examples = (
         Example(
             "A reply that repeats a sentence 12 times (Gemini test: 'I need to check the file…')",
@@ -250,7 +259,7 @@ class TextChanting(Guard):
         ),
     )
 
-    def _check(self, rnd: Round) -> list[Verdict]:
+    def _check(self, rnd: Round, context: RunContext) -> list[Verdict]:
         opts = self.options
         for segment in prose_segments(rnd.text, opts.markdown_breaks):
             chant = find_chant(segment, opts.chunk, opts.threshold)
@@ -265,15 +274,16 @@ class TextChanting(Guard):
                             "occurrences": chant.occurrences,
                             "mean_distance": round(chant.mean_distance, 1),
                         },
+                        message=self.say("stop", context, window=chant.window.strip(), count=chant.occurrences),
                     )
                 ]
         return []
 
     def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
-        return self._check(rnd)
+        return self._check(rnd, context)
 
     def final(self, rnd: Round, context: RunContext) -> list[Verdict]:
-        return self._check(rnd)
+        return self._check(rnd, context)
 
     def state(self) -> dict[str, Any]:
         return {}

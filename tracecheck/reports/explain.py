@@ -27,6 +27,8 @@ def toml_value(value: Any) -> str:
         import orjson
 
         return orjson.dumps(value).decode()
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{toml_value(str(k))} = {toml_value(v)}" for k, v in value.items()) + "}"
     return str(value)
 
 
@@ -40,6 +42,7 @@ def explain_guard(guard: type[Guard]) -> str:
             extra = f" [{'|'.join(f.metadata['choices'])}]"
         lines.append(f"  {f.name} = {toml_value(option_default(f))}{extra}")
         lines.append(f"      {f.metadata.get('help', '')}")
+    lines += ["", *explain_messages(guard)]
     lines += ["", "Examples (each one runs as a test):"]
     for example in guard.examples:
         lines.append(f"  - {example.title}")
@@ -63,6 +66,24 @@ def explain_guard(guard: type[Guard]) -> str:
         else:
             lines.append("    fires: nothing")
     return "\n".join(lines)
+
+
+def explain_messages(guard: type[Guard]) -> list[str]:
+    """The guard's model-facing messages: key, when it is sent, English and Chinese
+    text, and the fields a template may use."""
+    from ..guards.messages import FIELDS, WHEN
+
+    lines = [
+        f"Messages for the model (override in [guards.{guard.code}.messages]: KEY applies to every language, "
+        "KEY.en or KEY.zh to one):"
+    ]
+    for key, message in guard.messages.items():
+        lines.append(f"  {key}: {message.when or WHEN[key]}")
+        lines.append(f"      en: {message.en}")
+        lines.append(f"      zh: {message.zh}")
+        fields = "; ".join(f"{{{name}}} {FIELDS[name][0]}" for name in message.fields) or "none"
+        lines.append(f"      fields: {fields}")
+    return lines
 
 
 def _args(args: Any) -> str:
