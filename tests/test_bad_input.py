@@ -103,12 +103,20 @@ def test_empty_file_and_missing_file_are_reported_and_others_still_read(tmp_path
     empty.write_text("")
     other = write_jsonl(tmp_path / "other.jsonl", GOOD)
     missing = tmp_path / "missing.jsonl"
-    result = cli("show", str(empty), str(missing), str(other))
+    result = cli("show", str(empty), str(other))
     assert result.exit_code == 0
     assert f"warning: {empty}: empty file" in result.stderr
-    assert f"warning: {missing}: no such file or directory" in result.stderr
     assert "trace good" in result.stdout
     assert cli("show", "--strict", str(empty), str(other)).exit_code == 2
+    # A path named on the command line that is not there is a usage error, as in ruff.
+    typo = cli("show", str(missing), str(other))
+    assert typo.exit_code == 2 and f"error: {missing}: no such file or directory" in typo.stderr and typo.stdout == ""
+
+
+def test_the_same_file_named_twice_is_read_once(tmp_path, cli):
+    other = write_jsonl(tmp_path / "other.jsonl", GOOD)
+    report = json.loads(cli("replay", "--format", "json", str(other), str(other), str(tmp_path)).stdout)
+    assert len(report["traces"]) == 1
 
 
 def test_no_traces_found_is_exit_code_2(tmp_path, cli):

@@ -129,8 +129,8 @@ def test_an_input_cannot_run_shell_code(traces):
     workdir = traces.parent
     codes, outputs, _ = run_action(workdir, paths="traces/ $(touch pwned) ; touch pwned2")
     assert not (workdir / "pwned").exists() and not (workdir / "pwned2").exists()
-    # The words are paths that do not exist (a warning each), never commands.
-    assert "$(touch: no such file or directory" in outputs["stderr"] and codes == {"check": 0, "verdict": 0}
+    # The words are paths that do not exist (a usage error: exit 2), never commands.
+    assert "$(touch: no such file or directory" in outputs["stderr"] and codes["verdict"] == 2  # the check step records 2, then passes it on
 
 
 # -- pre-commit ---------------------------------------------------------------------

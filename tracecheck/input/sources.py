@@ -35,7 +35,7 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from .diagnostics import Diagnostics
+from .diagnostics import TracecheckError, Diagnostics
 
 # Files a directory walk picks up (also with a compression suffix). Named files are
 # read whatever their extension.
@@ -163,9 +163,18 @@ def expand_paths(paths: list[str | Source], diagnostics: Diagnostics) -> list[So
     """Files named directly, and every supported file below a named directory, in order
     (a ``Source`` is already expanded and passes through)."""
     sources: list[Source] = []
+    seen: set[str] = set()
+
+    def add(source: Source) -> None:
+        # The same file named twice (or inside a named folder too) is read once.
+        key = source.name if source.name == STDIN_NAME else os.path.realpath(source.name)
+        if key not in seen or source.name == STDIN_NAME:
+            seen.add(key)
+            sources.append(source)
+
     for raw in paths:
         if isinstance(raw, Source):
-            sources.append(raw)
+            add(raw)
             continue
         if raw == STDIN_NAME:
             sources.append(Source(STDIN_NAME))
@@ -179,13 +188,16 @@ def expand_paths(paths: list[str | Source], diagnostics: Diagnostics) -> list[So
                 and _suffixes(p)[0] in SUPPORTED_SUFFIXES
                 and not any(part.startswith(".") for part in p.relative_to(path).parts)
             ]
-            sources.extend(Source(str(p)) for p in found)
+            for p in found:
+                add(Source(str(p)))
         elif path.is_file():
-            sources.append(Source(str(path)))
+            add(Source(str(path)))
         elif path.exists():
             diagnostics.warn(display_name(raw), None, "not a regular file")
         else:
-            diagnostics.warn(display_name(raw), None, "no such file or directory")
+            # A path given by name that is not there is a mistake in the command (as ruff
+            # and pytest treat it), not an input problem to warn about.
+            raise TracecheckError(f"{display_name(raw)}: no such file or directory")
     return sources
 
 
