@@ -226,3 +226,24 @@ def test_o_picks_the_report_format_from_the_file_name(cli, weather, tmp_path):
     assert json.loads((tmp_path / "r.jsonl").read_text().splitlines()[0])["type"] == "header"
     assert cli("replay", "-f", "terminal", "-o", str(tmp_path / "forced.json"), str(weather)).exit_code == 0
     assert "Summary" in (tmp_path / "forced.json").read_text()  # an explicit --format wins
+
+
+@pytest.mark.parametrize(
+    ("args", "suggestion"),
+    [
+        (("replay", "--select", "P0001"), "unknown guard 'P0001' (did you mean 'P001'?)"),
+        (("replay", "--set", "P001.containmnet=0.5"), "has no option 'containmnet' (did you mean 'containment'?)"),
+        (("guard", "similar-query-stagnaton"), "(did you mean 'similar-query-stagnation'?)"),
+        (("preset", "opnhands"), "unknown preset 'opnhands' (did you mean 'openhands'?)"),
+        (("sweep", "--grid", "R01.stop_at=2,3"), "(did you mean 'R001'?)"),
+    ],
+)
+def test_a_misspelt_guard_option_or_preset_gets_a_suggestion(cli, weather, args, suggestion):
+    result = cli(*args, str(weather)) if args[0] in ("replay", "sweep") else cli(*args)
+    assert result.exit_code == 2 and suggestion in result.stderr
+
+
+def test_a_list_option_takes_the_form_guard_prints(cli, weather):
+    listed = replay_json(cli, "--set", 'B003.tools=["open_page", "web_search"]', "--set", "B003.max_calls=1", str(weather))
+    assert next(g for g in listed["guards"] if g["code"] == "B003")["options"]["tools"] == ["open_page", "web_search"]
+    assert cli("replay", "--set", 'B003.tools=["open_page"', str(weather)).exit_code == 2

@@ -59,6 +59,34 @@ class Settings:
         )
 
 
+def did_you_mean(word: str, choices) -> str:
+    """`` (did you mean 'P001'?)`` when a choice is close to a misspelt word, else ``""``."""
+    import difflib
+
+    choices = list(choices)
+    lowered = {c.lower(): c for c in choices}
+    close = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
+    return f" (did you mean {lowered[close[0]]!r}?)" if close else ""
+
+
+def guard_keys() -> list[str]:
+    """Every code and name a guard answers to."""
+    return [key for g in all_guards() for key in (g.code, g.name)]
+
+
+def unknown_guard(key: str, where: str = "") -> TracecheckError:
+    prefix = f"{where}: " if where else ""
+    return TracecheckError(f"{prefix}unknown guard {key!r}{did_you_mean(key, guard_keys())} (see 'tracecheck guards')")
+
+
+def unknown_preset(name: Any, where: str = "") -> TracecheckError:
+    from .presets import PRESETS
+
+    prefix = f"{where}: " if where else ""
+    hint = did_you_mean(name, PRESETS) if isinstance(name, str) else ""
+    return TracecheckError(f"{prefix}unknown preset {name!r}{hint}; choose one of: {', '.join(PRESETS)}")
+
+
 def match_selector(selector: str) -> list[str]:
     """Codes of the guards a selector names: ALL, a code, a code prefix, or a name."""
     key = selector.strip()
@@ -70,7 +98,7 @@ def match_selector(selector: str) -> list[str]:
     prefixed = [g.code for g in all_guards() if g.code.startswith(key.upper()) and key[:1].isalpha()]
     if prefixed:
         return prefixed
-    raise TracecheckError(f"unknown guard {selector!r} (see 'tracecheck guards')")
+    raise unknown_guard(selector)
 
 
 def _selection(items: Iterable[str]) -> set[str]:
@@ -109,7 +137,8 @@ def _field(guard: type[Guard], name: str) -> dataclasses.Field:
         if f.name == name:
             return f
     known = ", ".join(f.name for f in dataclasses.fields(guard.Options))
-    raise TracecheckError(f"{guard.code} has no option {name!r} (options: {known})")
+    hint = did_you_mean(name, [f.name for f in dataclasses.fields(guard.Options)])
+    raise TracecheckError(f"{guard.code} has no option {name!r}{hint} (options: {known})")
 
 
 def option_default(f: dataclasses.Field) -> Any:
@@ -150,7 +179,15 @@ def coerce_option(guard: type[Guard], name: str, value: Any, where: str = "") ->
             if not isinstance(value, float) or not math.isfinite(value):
                 raise ValueError
         elif isinstance(default, list):
-            if isinstance(value, str):
+            if isinstance(value, str) and value.strip().startswith("["):
+                # The form `tracecheck guard` prints (a TOML/JSON list) means a list too.
+                import json
+
+                try:
+                    value = json.loads(value)
+                except json.JSONDecodeError:
+                    raise ValueError from None
+            elif isinstance(value, str):
                 value = [v.strip() for v in value.split(",") if v.strip()]
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ValueError
@@ -196,7 +233,7 @@ def parse_assignment(text: str) -> tuple[type[Guard], str, str]:
         raise TracecheckError(f"--set expects GUARD.OPTION=VALUE, got {text!r}")
     guard = guard_by_key(guard_key)
     if guard is None:
-        raise TracecheckError(f"--set {text!r}: unknown guard {guard_key!r} (see 'tracecheck guards')")
+        raise unknown_guard(guard_key, f"--set {text!r}")
     _field(guard, name.strip())
     return guard, name.strip(), raw.strip()
 
@@ -243,7 +280,7 @@ def apply_table(settings: Settings, table: Mapping[str, Any], where: str) -> Set
     for key, values in guards_table.items():
         guard = guard_by_key(key)
         if guard is None:
-            raise TracecheckError(f"{where}: unknown guard {key!r} in [guards]")
+            raise unknown_guard(key, f"{where} [guards]")
         if not isinstance(values, dict):
             raise TracecheckError(f"{where}: [guards.{key}] must be a table of options")
         for name, value in values.items():
@@ -257,7 +294,7 @@ def apply_preset(settings: Settings, name: str, where: str) -> Settings:
 
     preset = preset_by_name(name) if isinstance(name, str) else None
     if preset is None:
-        raise TracecheckError(f"{where}: unknown preset {name!r}; choose one of: {', '.join(PRESETS)}")
+        raise unknown_preset(name, where)
     settings.selected = set(preset.guards)
     for code, values in preset.guards.items():
         guard = guard_by_key(code)

@@ -39,7 +39,9 @@ def guard(key: Annotated[str, typer.Argument(help="A guard code (P001) or name (
 
     found = guard_by_key(key)
     if found is None:
-        raise TracecheckError(f"unknown guard {key!r} (see 'tracecheck guards')")
+        from ..config import unknown_guard
+
+        raise unknown_guard(key)
     typer.echo(explain_guard(found))
 
 
@@ -61,7 +63,9 @@ def preset(name: Annotated[str, typer.Argument(help="A preset name (see 'tracech
 
     found = preset_by_name(name)
     if found is None:
-        raise TracecheckError(f"unknown preset {name!r}; choose one of: {', '.join(PRESETS)}")
+        from ..config import unknown_preset
+
+        raise unknown_preset(name)
     typer.echo(explain_preset(found))
 
 

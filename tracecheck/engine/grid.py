@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from ..config import Settings, _field, coerce_option, option_default
+from ..config import Settings, _field, coerce_option, option_default, unknown_guard
 from ..guards import guard_by_key
 from ..input.diagnostics import TracecheckError
 
@@ -98,7 +98,7 @@ def parse_dimension(spec: str, where: str = "--grid") -> Dimension:
     guard_key, dot, option = key.strip().partition(".")
     guard = guard_by_key(guard_key) if dot and option else None
     if guard is None:
-        raise TracecheckError(f"{label}: unknown guard {guard_key!r} (see 'tracecheck guards')" if dot else f"{label}: expected GUARD.OPTION=VALUES")
+        raise unknown_guard(guard_key, label) if dot else TracecheckError(f"{label}: expected GUARD.OPTION=VALUES")
     option = option.strip()
     _field(guard, option)  # names the guard's options when this is not one of them
     texts = _numbers(raw, label) if ":" in raw and not _is_text_option(guard, option) else [v.strip() for v in raw.split(",")]
@@ -122,7 +122,9 @@ def preset_dimension(raw: str, where: str = "--preset") -> Dimension:
         return Dimension(PRESET, tuple(PRESETS))
     unknown = [n for n in names if preset_by_name(n) is None]
     if unknown:
-        raise TracecheckError(f"{where}: unknown preset {unknown[0]!r}; choose one of: {', '.join(PRESETS)}, or ALL")
+        from ..config import unknown_preset
+
+        raise unknown_preset(unknown[0], where)
     return Dimension(PRESET, tuple(dict.fromkeys(preset_by_name(n).name for n in names)))
 
 
