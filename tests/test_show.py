@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from conftest import write_jsonl
+from conftest import SAMPLES, write_jsonl
 
 HOSTILE = [
     {"type": "labels", "trace": "evil", "labels": {"outcome": "unknown"}},
@@ -58,6 +58,9 @@ def test_trace_option_selects_one_trace_and_unknown_id_is_an_error(tmp_path, cli
     assert "trace calm" in only.stdout and "trace evil" not in only.stdout
     missing = cli("show", str(path), "--trace", "nope")
     assert missing.exit_code == 2 and "no trace with id 'nope'" in missing.stderr
+    assert "the traces here: 'evil'" in missing.stderr and "'calm'" in missing.stderr
+    many = cli("show", str(SAMPLES), "--trace", "seed000_weather_lop", "--no-guards")
+    assert "(did you mean 'seed000_weather_loop'?)" in many.stderr and " more" in many.stderr
 
 
 def test_standard_input_is_read_with_dash(cli):

@@ -52,9 +52,13 @@ def show(
     sidecar = load_labels(labels) if labels is not None else None
     console = stdout_console()
     diagnostics = Diagnostics()
+    ids: list[str] = []
     seen, shown = show_traces(
-        paths, console, settings=settings, trace_id=trace, input_format=input_format, diagnostics=diagnostics, labels=sidecar
+        paths, console, settings=settings, trace_id=trace, input_format=input_format, diagnostics=diagnostics, labels=sidecar, seen_ids=ids
     )
     finish_input(paths, diagnostics, strict, seen)
     if trace is not None and not shown:
-        raise TracecheckError(f"no trace with id {trace!r} (use 'tracecheck show' without --trace to list them)")
+        from ..config import did_you_mean
+
+        listed = ", ".join(repr(i) for i in ids) + (f" and {seen - len(ids)} more" if seen > len(ids) else "")
+        raise TracecheckError(f"no trace with id {trace!r}{did_you_mean(trace, ids)}; the traces here: {listed}")

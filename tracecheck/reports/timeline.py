@@ -157,11 +157,13 @@ def show_traces(
     input_format: str | None = None,
     diagnostics=None,
     labels=None,
+    seen_ids: list[str] | None = None,
 ) -> tuple[int, int]:
     """Print the timeline of every trace below ``paths`` (only ``trace_id`` when given),
     with each guard's state when ``settings`` are given: the plain function behind
     ``tracecheck show``. Returns (traces read, traces shown); one trace in memory at a time.
-    ``labels`` (a labels file's path or a loaded ``Labels``) labels each trace as it is read."""
+    ``labels`` (a labels file's path or a loaded ``Labels``) labels each trace as it is read;
+    ``seen_ids`` collects the ids read (the first 20), to say which there were."""
     from ..input.diagnostics import Diagnostics
     from ..input.labels import as_labels
     from ..readers.load import read_traces
@@ -172,6 +174,8 @@ def show_traces(
     seen = shown = 0
     for trace in read_traces(paths, diagnostics, input_format):
         seen += 1
+        if seen_ids is not None and len(seen_ids) < 20:
+            seen_ids.append(trace.id)
         if labels is not None:
             labels.apply(trace)
         if trace_id is not None and trace.id != trace_id:
