@@ -182,6 +182,7 @@ class Bench:
                 word = "tracecheck"
             elif word == sys.executable:
                 word = "python"
+            word = word.replace(str(ROOT) + os.sep, "")
             for name, path in sorted(self.places.items(), key=lambda kv: -len(str(kv[1]))):
                 word = word.replace(str(path), f"${name}")
             words.append(word if re.fullmatch(r"[\w.,:=/$@%+-]+", word) else f"'{word}'")
