@@ -3,6 +3,8 @@ renders, and converting to native JSONL reads back as the same model."""
 
 from __future__ import annotations
 
+import json
+
 from pathlib import Path
 
 import pytest
@@ -73,3 +75,17 @@ def test_replay_show_and_converted_replay_print_the_same_numbers(path: Path, tmp
         assert f"{trace['tokens']:,} tokens{BASIS_NOTES[trace['tokens_basis']]}" in shown, trace["id"]
         if trace["seconds"] is not None:
             assert f" · {trace['seconds']:.1f}s" in shown, trace["id"]
+
+
+def test_converting_files_whose_trace_ids_repeat_keeps_the_traces_apart(tmp_path, cli):
+    import shutil
+
+    for name in ("a", "b"):
+        shutil.copy(SAMPLES / "seed004_query_db_identical.jsonl", tmp_path / f"{name}.jsonl")
+    out = tmp_path / "out" / "all.jsonl"
+    out.parent.mkdir()
+    result = cli("convert", str(tmp_path / "a.jsonl"), str(tmp_path / "b.jsonl"), "-o", str(out))
+    assert result.exit_code == 0 and "renamed so that they stay apart: 'seed004_query_db_identical' → 'seed004_query_db_identical (b.jsonl)'" in result.stderr
+    report = json.loads(cli("replay", "--format", "json", str(out)).stdout)
+    assert [t["id"] for t in report["traces"]] == ["seed004_query_db_identical", "seed004_query_db_identical (b.jsonl)"]
+    assert [t["rounds"] for t in report["traces"]] == [6, 6]

@@ -26,9 +26,34 @@ def convert(
 
     diagnostics = Diagnostics()
     sources = expand_paths(paths, diagnostics)
+    renamed: list[tuple[str, str]] = []
     with open_output(str(output), sources) as out:
-        count = write_native(read_traces(sources, diagnostics, input_format), out)  # streamed: one trace at a time
+        traces = distinct_ids(read_traces(sources, diagnostics, input_format), renamed)
+        count = write_native(traces, out)  # streamed: one trace at a time
         if not count:
             finish_input(paths, diagnostics, strict, 0)  # exits before an empty output replaces anything
     finish_input(paths, diagnostics, strict, count)
-    stderr_console().print(safe(f"wrote {count} trace(s) to {'standard output' if str(output) == '-' else output}"))
+    err = stderr_console()
+    if renamed:
+        shown = ", ".join(f"{old!r} → {new!r}" for old, new in renamed[:5]) + (f" and {len(renamed) - 5} more" if len(renamed) > 5 else "")
+        err.print(safe(f"note: trace ids repeat across files; renamed so that they stay apart: {shown}"))
+    err.print(safe(f"wrote {count} trace(s) to {'standard output' if str(output) == '-' else output}"))
+
+
+def distinct_ids(traces, renamed: list[tuple[str, str]]):
+    """The traces, each id unique in the output: an id already written from another file
+    gets that file's name after it (one native file holds them all, and a trace id is
+    what groups its events)."""
+    from pathlib import PurePath
+
+    first_file: dict[str, str] = {}
+    for trace in traces:
+        owner = first_file.setdefault(trace.id, trace.file)
+        if owner != trace.file:
+            new, k = f"{trace.id} ({PurePath(trace.file).name})", 2
+            while new in first_file:
+                new, k = f"{trace.id} ({PurePath(trace.file).name} #{k})", k + 1
+            first_file[new] = trace.file
+            renamed.append((trace.id, new))
+            trace.id = new
+        yield trace
