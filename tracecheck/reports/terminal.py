@@ -37,6 +37,19 @@ def _where(fire: dict[str, Any], turns: int) -> str:
     return (f"turn {fire['turn']} " if turns > 1 else "") + f"round {fire['round']:>2}"
 
 
+def _emit(console: Console, text: Text, indent: int = 4) -> None:
+    """Print ``text`` within the console's width: words wrapped (never cut by the
+    terminal mid-word), continuation lines indented by ``indent``, no trailing spaces."""
+    text.rstrip()
+    width = max(40, console.width)
+    if text.cell_len <= width:
+        console.print(text)
+        return
+    for number, line in enumerate(text.wrap(console, width - indent)):
+        line.rstrip()
+        console.print(line if number == 0 else Text(" " * indent).append_text(line))
+
+
 def _trace_head(console: Console, trace: dict[str, Any]) -> None:
     """Where the trace is, its id and outcome, and what it cost as recorded."""
     head = Text()
@@ -48,7 +61,7 @@ def _trace_head(console: Console, trace: dict[str, Any]) -> None:
     if outcome:
         head.append("  ")
         head.append_text(plain(f"outcome={outcome}", "magenta"))
-    console.print(head)
+    _emit(console, head, 2)
     turns = trace.get("turns", 1)
     facts = "  " + (f"{_count(turns, 'turn')} · " if turns > 1 else "")
     facts += f"{_count(trace['rounds'], 'round')} · {_count(trace['tool_calls'], 'tool call')} · {_num(trace['tokens'])} tokens"
@@ -57,7 +70,7 @@ def _trace_head(console: Console, trace: dict[str, Any]) -> None:
         facts += f" · {trace['seconds']:.1f}s"
     if not trace["answered"]:
         facts += " · ended without an answer" + (f": {one_line(trace['error'], 60)}" if trace["error"] else "")
-    console.print(plain(facts, "dim"))
+    _emit(console, plain(facts, "dim"), 2)
 
 
 def _stops_text(policy: dict[str, Any], turns: int) -> str:
@@ -110,22 +123,22 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
             line.append("  (alone, after the policy's stop)", style="dim")
         if fire.get("stale"):
             line.append("  stale: the call's recorded result changed; the block would have hidden it", style="bold yellow")
-        console.print(line)
-        console.print(Text("      ").append_text(plain(one_line(fire["reason"], 240), "dim" if after_stop else "")))
+        _emit(console, line, 6)
+        _emit(console, Text("      ").append_text(plain(one_line(fire["reason"], 240), "dim" if after_stop else "")), 6)
         if fire.get("new_information"):
             found = fire["new_information"]
-            console.print(Text(f"      the recorded run found new information at round {found['round']} ({found['what']})", style="yellow"))
+            _emit(console, Text(f"      the recorded run found new information at round {found['round']} ({found['what']})", style="yellow"), 6)
     if not policy["stops"]:
         summary = Text("  policy: no stop", style="dim")
         if policy["blocked_calls"]:
             summary.append(f"; {_count(policy['blocked_calls'], 'call')} blocked → {_effect(policy['saved'], trace)}")
         if policy.get("stale_blocks"):
             summary.append(f"; {_count(policy['stale_blocks'], 'block')} would have returned stale data (not counted)")
-        console.print(summary)
+        _emit(console, summary, 10)
         return
     text = Text("  policy: ", style="bold")
     text.append(_stops_text(policy, turns) + f" → {_effect(policy['saved'], trace)}")
-    console.print(text)
+    _emit(console, text, 10)
     notes = []
     forced = policy["saved"]["forced_answer_tokens"]
     if forced is not None:
@@ -138,11 +151,11 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
     if policy.get("later_turns_as_recorded"):
         notes.append("a stop ends its turn; later turns are assumed to happen as recorded")
     if notes:
-        console.print(Text("          " + "; ".join(notes), style="dim"))
+        _emit(console, Text("          " + "; ".join(notes), style="dim"), 10)
     if policy["outcome_change"]:
-        console.print(Text(f"          {policy['outcome_change']}", style="bold yellow"))
+        _emit(console, Text(f"          {policy['outcome_change']}", style="bold yellow"), 10)
     if policy.get("possible_harm"):
-        console.print(Text(f"          possible harm: {policy['possible_harm']}", style="bold red"))
+        _emit(console, Text(f"          possible harm: {policy['possible_harm']}", style="bold red"), 10)
 
 
 def _preset_block(console: Console, trace: dict[str, Any]) -> None:
@@ -171,7 +184,7 @@ def _preset_block(console: Console, trace: dict[str, Any]) -> None:
         for text, style in notes:
             line.append("  ")
             line.append(text, style=style)
-        console.print(line)
+        _emit(console, line, 14)
 
 
 def _preset_summary(console: Console, by_preset: dict[str, dict[str, Any]]) -> None:
@@ -209,7 +222,7 @@ def _preset_summary(console: Console, by_preset: dict[str, dict[str, Any]]) -> N
     whole = next(iter(by_preset.values()))["whole"]
     recorded = f"  as recorded: {_count(whole['llm_calls'], 'LLM call')} · {_count(whole['tool_calls'], 'tool call')} · {whole['tokens']:,} tokens"
     recorded += basis_note(whole) + (f" · {whole['seconds']:,.1f}s" if whole["seconds"] is not None else "")
-    console.print(Text(recorded))
+    _emit(console, Text(recorded), 4)
     broken = [f"{name} {totals['expectations_broken']}" for name, totals in by_preset.items() if totals["expectations_broken"]]
     if broken:
         console.print(Text("  expectations broken: " + " · ".join(broken), style="bold red"))
@@ -306,7 +319,8 @@ class TerminalWriter:
         console = self.console
         whole, saved = totals["whole"], totals["saved"]
         console.print(Text("Summary", style="bold underline"))
-        console.print(
+        _emit(
+            console,
             Text(
                 f"  {_count(totals['traces'], 'trace')} · {totals['traces_with_fires']} with fires · "
                 f"{totals['traces_stopped']} stopped by the policy"
@@ -319,7 +333,8 @@ class TerminalWriter:
                     if totals["no_answer_to_forced_answer"]
                     else ""
                 )
-            )
+            ),
+            4,
         )
         rows = [
             (saved["llm_calls"], whole["llm_calls"], "LLM call", ""),
@@ -334,23 +349,27 @@ class TerminalWriter:
                 gains.append(f"{seconds:.1f}s of {whole['seconds']:.1f}s{_pct(seconds, whole['seconds'])}")
             elif seconds < 0:
                 costs.append(f"{-seconds:.1f}s more{_pct(-seconds, whole['seconds'])}")
-        console.print(Text("  saved: " + (" · ".join(gains) if gains else "nothing")))
+        _emit(console, Text("  saved: " + (" · ".join(gains) if gains else "nothing")), 9)
         if costs:
-            console.print(Text("  costs: " + " · ".join(costs) + " (forced answers dearer than what they replaced)"))
+            _emit(console, Text("  costs: " + " · ".join(costs) + " (forced answers dearer than what they replaced)"), 9)
         if self.unchecked:
             count = sum(self.unchecked.values())
-            console.print(
+            _emit(
+                console,
                 Text(
                     f"  {_count(count, 'expectation')} not checked: about "
                     + ", ".join(sorted(self.unchecked))
                     + ", which the settings do not run (add one with --set CODE.enabled=true, or use --preset seeds)",
                     style="yellow",
-                )
+                ),
+                4,
             )
         if totals["by_guard"]:
-            console.print(
+            _emit(
+                console,
                 Text(
                     "  fires: " + " · ".join(f"{code} {v['fires']} in {_count(v['traces'], 'trace')}" for code, v in totals["by_guard"].items()),
                     style="dim",
-                )
+                ),
+                9,
             )
