@@ -1,16 +1,21 @@
-"""P003's two novelty measures side by side: seed 002's difflib ratio and the n-gram index.
+"""P003's novelty measures side by side: seed 002's difflib ratio, the n-gram index
+(difflib's ratio, the default) and rapidfuzz's Indel ratio (the longest common subsequence).
 
 Prints
 1. the time of one novelty check (a new observation against the history) for histories
-   of growing size, difflib vs ngram, with the speed-up and both similarity values;
-2. how often the two make the same call (above / below P003's 0.7) on a generated
-   corpus of search runs: ranked results in Chinese and English, rendered as text,
-   Markdown or JSON, repeated, reordered, re-snippeted, partly replaced or new.
+   of growing size, difflib vs ngram vs indel, with the speed-ups and the similarity values;
+2. how often ngram and indel make difflib's call (above / below P003's 0.7) on a
+   generated corpus of search runs: ranked results in Chinese and English, rendered as
+   text, Markdown or JSON, repeated, reordered, re-snippeted, partly replaced or new;
+3. P003 on runs of 20 KB observations (the issue's figure): a whole run replayed with
+   each metric, time per check and ratio against difflib, and whether the stops agree;
+4. the verdicts of the three metrics on every sample, fixture and corpus trace.
 
 Figures only: nothing here asserts on time, which depends on the machine. The agreement
-on the shipped samples is asserted by tests/test_guards_progress.py.
+on the shipped samples is asserted by tests/test_guards_progress.py and
+tests/test_p003_metrics.py.
 
-    python benchmarks/p003_novelty.py [--sizes 1000,5000,20000,50000] [--runs 300] [--seed 0]
+    python benchmarks/p003_novelty.py [--sizes 1000,5000,20000,50000] [--runs 300] [--seed 0] [--big-runs 6]
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tracecheck.text.similarity import NgramIndex, difflib_ratio  # noqa: E402
+from tracecheck.text.similarity import NgramIndex, difflib_ratio, indel_ratio  # noqa: E402
 
 THRESHOLD = 0.7
 HOSTS = ("docs.python.org", "zhuanlan.zhihu.com", "blog.csdn.net", "stackoverflow.com",
@@ -149,7 +154,7 @@ def timing(sizes: list[int], seed: int) -> None:
     corpus = Corpus(seed)
     print("1. One novelty check: a new observation (half the history's size) against the history")
     print(f"{'lang':4} {'history':>8} {'new':>7} {'case':10} {'difflib ms':>11} {'ngram ms':>9} {'speed-up':>8} "
-          f"{'index ms':>9} {'difflib':>8} {'ngram':>8}  same call")
+          f"{'index ms':>9} {'indel ms':>9} {'speed-up':>9} {'difflib':>8} {'ngram':>8} {'indel':>8}  same call (ngram, indel)")
     for lang in ("en", "zh"):
         for size in sizes:
             parts = [corpus.observation(lang, size // 2), corpus.observation(lang, size - size // 2 - 1)]
@@ -172,18 +177,21 @@ def timing(sizes: list[int], seed: int) -> None:
             for case, new in cases.items():
                 slow, reference = best_time(lambda: difflib_ratio(history, new), repeat)
                 fast, score = best_time(lambda: index.ratio(new), repeat)
+                lcs_time, lcs = best_time(lambda: indel_ratio(history, new), max(repeat, 5))
                 same = (reference > THRESHOLD) == (score > THRESHOLD)
+                same_lcs = (reference > THRESHOLD) == (lcs > THRESHOLD)
                 print(f"{lang:4} {len(history):8,} {len(new):7,} {case:10} {slow * 1000:11.1f} {fast * 1000:9.1f} "
-                      f"{slow / fast:7.1f}x {index_ms:9.1f} {reference:8.4f} {score:8.4f}  {'yes' if same else 'NO'}")
+                      f"{slow / fast:7.1f}x {index_ms:9.1f} {lcs_time * 1000:9.2f} {slow / lcs_time:8.0f}x "
+                      f"{reference:8.4f} {score:8.4f} {lcs:8.4f}  {'yes' if same else 'NO'}, {'yes' if same_lcs else 'NO'}")
     print("index ms: building the n-gram index of the history, paid once per change of the history (by the first "
           "ratio after it), not per check.\n")
 
 
 def agreement(runs: int, seed: int) -> None:
     corpus = Corpus(seed + 1)
-    checks = agree = equal = near = cut = 0
+    checks = agree = equal = near = cut = agree_lcs = 0
     worst = 0.0
-    slow = fast = 0.0
+    slow = fast = lcs_time = 0.0
     sizes = []
     for _ in range(runs):
         kept: list[str] = []
@@ -201,6 +209,10 @@ def agreement(runs: int, seed: int) -> None:
             start = time.perf_counter()
             score = index.ratio(observation)
             fast += time.perf_counter() - start
+            start = time.perf_counter()
+            lcs = indel_ratio(history, observation)
+            lcs_time += time.perf_counter() - start
+            agree_lcs += (reference > THRESHOLD) == (lcs > THRESHOLD)
             checks += 1
             agree += (reference > THRESHOLD) == (score > THRESHOLD)
             equal += reference == score
@@ -218,7 +230,89 @@ def agreement(runs: int, seed: int) -> None:
           f"checks within 0.05 of the threshold: {near}")
     print(f"   checks the index could not certify exact (work budget spent, or a gram the history repeats "
           f"more than cap times): {cut}")
-    print(f"   total time: difflib {slow:.2f} s, ngram {fast:.2f} s ({slow / fast:.1f}x)")
+    print(f"   indel makes difflib's call: {agree_lcs}/{checks} = {agree_lcs / checks:.2%} "
+          f"(indel is never below difflib: where they differ, indel says 'nothing new')")
+    print(f"   total time: difflib {slow:.2f} s, ngram {fast:.2f} s ({slow / fast:.1f}x), "
+          f"indel {lcs_time:.3f} s ({slow / lcs_time:.0f}x)\n")
+
+
+def big_runs(runs: int, seed: int, size: int = 20_000) -> None:
+    """P003 itself, each metric, on runs of ``size``-character observations."""
+    from tracecheck.engine.replay import replay_trace
+    from tracecheck.guards.examples import Example, answer, search
+    from tracecheck.guards.p003_no_new_information import NoNewInformation
+
+    corpus = Corpus(seed + 2)
+    rng = corpus.rng
+    totals = {metric: 0.0 for metric in ("difflib", "ngram", "indel")}
+    checks = {metric: 0 for metric in totals}
+    same = {metric: 0 for metric in totals}
+    for k in range(runs):
+        lang = ("en", "zh")[k % 2]
+        base = corpus.observation(lang, size)
+        cut = size // 3
+        observations = [
+            base,
+            base[:cut] + corpus.sentence(lang) + base[cut:],  # near-duplicate
+            corpus.observation(lang, size),  # new
+            base[size // 2 :] + " " + base[: size // 2],  # reordered halves
+            base[: size - 100] + corpus.sentence(lang),  # the same, new tail
+        ]
+        trace = Example("big", tuple(search(f"q{i}", o) for i, o in enumerate(observations)) + (answer(),)).trace()
+        stops = {}
+        for metric in totals:
+            guard = NoNewInformation(metric=metric)
+            computed = []
+            start = time.perf_counter()
+            result = replay_trace(
+                trace, [guard],
+                observe=lambda rnd, phase, guards: computed.extend(s for s in guards[0].state()["scores"] if s["score"] is not None)
+                if phase.value == "after_tools" else None,
+            )
+            totals[metric] += time.perf_counter() - start
+            checks[metric] += len(computed)
+            stops[metric] = [(f.round, f.action.value) for f in result.fires]
+        for metric in totals:
+            same[metric] += stops[metric] == stops["difflib"]
+    print(f"3. P003 replayed on {runs} runs of five {size:,}-character observations (near-duplicate, new, "
+          f"reordered, new tail), Chinese and English")
+    for metric, seconds in totals.items():
+        per = seconds / max(1, checks[metric]) * 1000
+        print(f"   {metric:8} {seconds:7.2f} s, {per:8.2f} ms per computed ratio ({checks[metric]} ratios), "
+              f"{totals['difflib'] / seconds:7.1f}x difflib; same stops as difflib in {same[metric]}/{runs} runs")
+    print()
+
+
+def shipped_verdicts() -> None:
+    """The stops of each metric on every sample, fixture and corpus trace."""
+    from tracecheck.engine.replay import replay_trace
+    from tracecheck.guards.p003_no_new_information import NoNewInformation
+    from tracecheck.input.diagnostics import Diagnostics
+    from tracecheck.readers.load import read_traces
+
+    root = Path(__file__).resolve().parent.parent
+    print("4. P003's stops on the shipped traces, per metric (tools: the default *search*, and every tool)")
+    for name in ("sample_traces", "tests/fixtures", "tests/corpus"):
+        traces = list(read_traces([str(root / name)], Diagnostics()))
+        for tools in ("*search*", "*"):
+            differ = []
+            fired = 0
+            seconds = {metric: 0.0 for metric in ("difflib", "ngram", "indel")}
+            for trace in traces:
+                stops = {}
+                for metric in seconds:
+                    start = time.perf_counter()
+                    result = replay_trace(trace, [NoNewInformation(metric=metric, tools=[tools])])
+                    seconds[metric] += time.perf_counter() - start
+                    stops[metric] = [(f.round, f.action.value) for f in result.fires]
+                fired += bool(stops["difflib"] or stops["indel"])
+                if len({tuple(v) for v in stops.values()}) > 1:
+                    differ.append(f"{trace.id} (difflib {stops['difflib'] or '-'}, ngram {stops['ngram'] or '-'}, "
+                                  f"indel {stops['indel'] or '-'})")
+            times = ", ".join(f"{metric} {value:.2f} s" for metric, value in seconds.items())
+            print(f"   {name:14} {tools:9} {len(traces):4} traces, {fired:3} with a stop; differ: {len(differ)}; {times}")
+            for line in differ:
+                print(f"      {line}")
 
 
 def main() -> None:
@@ -226,9 +320,12 @@ def main() -> None:
     parser.add_argument("--sizes", default="1000,5000,20000,50000", help="history sizes in characters")
     parser.add_argument("--runs", type=int, default=300, help="generated runs for the agreement figures")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--big-runs", type=int, default=6, help="runs of 20 KB observations replayed through P003")
     args = parser.parse_args()
     timing([int(s) for s in args.sizes.split(",")], args.seed)
     agreement(args.runs, args.seed)
+    big_runs(args.big_runs, args.seed)
+    shipped_verdicts()
 
 
 if __name__ == "__main__":

@@ -19,7 +19,8 @@ class P003Options(GuardOptions):
     threshold: int = option(2, "Observations in a row without new information that stop the run.", minimum=1)
     metric: str = option(
         "ngram",
-        "ngram (difflib's ratio from an n-gram index, linear time) or difflib (the seed's SequenceMatcher, quadratic).",
+        "ngram (difflib's ratio from an n-gram index, linear time), difflib (the seed's SequenceMatcher, quadratic) "
+        "or indel (the longest common subsequence ratio, rapidfuzz's C++; never below difflib's, so it can stop sooner).",
         choices=NOVELTY_METRICS,
     )
     tools: list[str] = option(
@@ -94,6 +95,29 @@ class NoNewInformation(Guard):
     2·min(|history|, |new|) / (|history| + |new|) (difflib's ``real_quick_ratio``):
     when that ceiling is already at or below ``similarity`` the observation is new
     and no ratio is computed (its score shows as ``at_most``, the ceiling).
+
+    **indel: the longest common subsequence.** Seed 002's text describes its measure as
+    the longest common subsequence; difflib only approximates one. ``metric=indel``
+    computes it exactly, 2·LCS / (|history| + |new|), with rapidfuzz's
+    ``Indel.normalized_similarity`` (bit-parallel C++). difflib's matching blocks are
+    one common subsequence, so the indel ratio is never below difflib's: it can stop a
+    run sooner, never later. They differ where difflib's heuristics stop short of the
+    longest alignment: autojunk (in observations of 200+ characters, characters more
+    frequent than 1 % never start a match, so common letters, digits and punctuation
+    count only next to a rarer match) and the greedy longest-block-first recursion (a
+    first block anchored in the wrong place cuts off the real alignment). Both ways
+    cut: the same traceback again with only a line number changed scores 0.08 with
+    difflib and 0.94 with indel (``swe_same_error_changing_commands``, ``tools=["*"]``:
+    indel stops it at round 4, rightly); JSON flight lists with other flights under the
+    same keys score 0.65 and 0.84 (τ2 airline ``task-44`` in ``tests/corpus``: indel
+    stops on new flights, wrongly, because repeated keys and scattered common
+    characters are a long subsequence). On every shipped sample with the default tools,
+    every fixture and every example, the two make the same calls; indel differs on 10
+    (trace, tools) pairs of the τ2 corpus and the SWE sample above
+    (``tests/test_p003_metrics.py`` pins them). On 20 KB observations it is 6–30 times
+    faster than difflib (``benchmarks/p003_novelty.py``), short of the 50 times that
+    would justify other verdicts; ``ngram`` (2–8 times) stays the default: difflib's
+    verdicts, and reports as they were.
 
     **History.** The seed compares with *every* novel observation of the run, so its
     work per observation grows with the run. Here the history is the last ``window``
