@@ -225,7 +225,9 @@ def write_terminal(console, data: dict[str, Any], chart: str | None = None) -> N
         cells = [str(row["traces_stopped"]), tokens, f"{row['harm']:.2f}", _ratio(row["recall"]), _ratio(row["precision"])]
         table.add_row(mark, *(_value_text(point["values"][k]) for k in keys), *cells, style="bold green" if point["best"] else "")
     console.print(Text(f"{len(data['points'])} settings on {data['traces']} traces, sorted by {data['objective']}", style="bold underline"))
-    console.print(table)
+    from .terminal import print_table
+
+    print_table(console, table)
     console.print(
         Text(
             "> best under the constraints · * Pareto front (savings against harm) · harm: share of traces cut while labelled a "

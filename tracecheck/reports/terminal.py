@@ -37,6 +37,14 @@ def _where(fire: dict[str, Any], turns: int) -> str:
     return (f"turn {fire['turn']} " if turns > 1 else "") + f"round {fire['round']:>2}"
 
 
+def print_table(console: Console, table) -> None:
+    """A Rich table without the spaces Rich pads its last column with."""
+    with console.capture() as captured:
+        console.print(table)
+    for line in captured.get().splitlines():
+        console.print(Text.from_ansi(line.rstrip()))
+
+
 def _emit(console: Console, text: Text, indent: int = 4) -> None:
     """Print ``text`` within the console's width: words wrapped (never cut by the
     terminal mid-word), continuation lines indented by ``indent``, no trailing spaces."""
@@ -218,22 +226,24 @@ def _preset_summary(console: Console, by_preset: dict[str, dict[str, Any]]) -> N
             cell("tokens"),
             cell("seconds", "s"),
         )
-    console.print(table)
+    print_table(console, table)
     whole = next(iter(by_preset.values()))["whole"]
     recorded = f"  as recorded: {_count(whole['llm_calls'], 'LLM call')} · {_count(whole['tool_calls'], 'tool call')} · {whole['tokens']:,} tokens"
     recorded += basis_note(whole) + (f" · {whole['seconds']:,.1f}s" if whole["seconds"] is not None else "")
     _emit(console, Text(recorded), 4)
     broken = [f"{name} {totals['expectations_broken']}" for name, totals in by_preset.items() if totals["expectations_broken"]]
     if broken:
-        console.print(Text("  expectations broken: " + " · ".join(broken), style="bold red"))
-    console.print(
+        _emit(console, Text("  expectations broken: " + " · ".join(broken), style="bold red"), 4)
+    _emit(
+        console,
         Text(
             "  saved: what the preset's stops and blocks save (negative: a forced answer dearer than what it replaced)"
             + basis_note(next(iter(by_preset.values()))["saved"])
             + ". ¹ stops of runs labelled a success; ² stops before the recorded run found something new; "
             "³ blocks that would have hidden a changed result (a stale cached answer, or a refused call whose result had changed; not counted as saved).",
             style="dim",
-        )
+        ),
+        4,
     )
     console.print()
 
