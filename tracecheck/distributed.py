@@ -1,0 +1,197 @@
+"""Replay on a Dask cluster: the report of ``tracecheck replay``, byte for byte, with the
+traces replayed on many machines (``pip install 'tracecheck[dask]'``).
+
+Replaying a trace is a pure function of the trace and the settings, so the work maps
+over a Dask bag of input files: each partition (a few files) is read and replayed on a
+worker, which sends back, per file, every trace's summary and report data and the
+file's input warnings. The driver (this process) expands the paths as the CLI does,
+then takes the files' results **in file order**, adds up the totals and writes them
+with the CLI's report writers, so the report is the one ``tracecheck replay`` writes::
+
+    from distributed import Client
+    from tracecheck.config import load_settings
+    from tracecheck.distributed import write_replay_report_dask
+
+    client = Client("tcp://scheduler:8786")  # or Client() for a cluster on this machine
+    with open("report.json", "wb") as out:
+        write_replay_report_dask(["runs/"], load_settings(), out, format="json", client=client)
+
+Input paths are opened by the workers under the names given (the report shows those
+names), so the workers must see the files at the same paths: a shared file system and
+the same working directory, as a ``LocalCluster`` has. Standard input (``-``) cannot be
+sent to workers. Without a client the work runs on Dask's default scheduler (a
+``distributed.Client`` made earlier in this process, else local threads).
+
+Importing ``tracecheck`` does not import this module or Dask.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, BinaryIO
+
+from .config import Settings
+from .engine.batch import ReplayItem, replay_stream
+from .input.diagnostics import Diagnostic, Diagnostics, TracecheckError
+from .input.labels import Labels, as_labels
+from .input.sources import STDIN_NAME, Source, expand_paths
+from .readers.load import check_input_format
+from .reports.data import ReportTotals, header_data, item_data
+from .reports.replay_report import report_writer
+
+PARTITIONS_PER_THREAD = 4  # enough to even out files of different sizes, few enough to keep task overhead low
+
+
+@dataclass(slots=True)
+class Job:
+    """Everything a worker needs besides the files: sent once per partition. Settings
+    and presets travel together, so that a preset that is the main settings stays the
+    same object on the worker (and is not replayed twice)."""
+
+    settings: Settings
+    input_format: str | None = None
+    tokenizers: tuple[str, ...] = ()
+    presets: Mapping[str, Settings] | None = None
+    labels: Labels | None = None
+
+
+@dataclass(slots=True)
+class FileResult:
+    """One input file replayed on a worker."""
+
+    name: str
+    items: list[tuple[ReplayItem, dict[str, Any]]]  # each trace's summary and its report data
+    diagnostics: list[Diagnostic]
+    matched: list[set[str]] | None  # per labels entry: the files of the traces it labelled
+
+
+class _WorkerLabels(Labels):
+    """The labels on a worker: applied to each trace, but the warnings about entries
+    that matched nothing wait for the driver, which has seen every file."""
+
+    def finish(self, diagnostics: Diagnostics) -> None:
+        pass
+
+
+def replay_files(names: Sequence[str], job: Job) -> list[FileResult]:
+    """Replay the traces of each named file (run on a worker; a pure function)."""
+    labels = None
+    if job.labels is not None:  # entries of its own: what they match here is this call's
+        labels = _WorkerLabels(job.labels.file, [dataclasses.replace(e, matched=set()) for e in job.labels.entries])
+    results = []
+    for name in names:
+        diagnostics = Diagnostics()
+        items = [
+            (item, item_data(item))
+            for item in replay_stream(
+                [Source(name)],
+                job.settings,
+                input_format=job.input_format,
+                tokenizers=job.tokenizers,
+                diagnostics=diagnostics,
+                presets=job.presets,
+                labels=labels,
+            )
+        ]
+        matched = None
+        if labels is not None:
+            matched = [e.matched for e in labels.entries]
+            for entry in labels.entries:
+                entry.matched = set()
+        results.append(FileResult(name, items, list(diagnostics), matched))
+    return results
+
+
+def _replay_partition(names: list[str], job: Job) -> list[FileResult]:
+    return replay_files(list(names), job)
+
+
+def replay_results(
+    paths: Sequence[str | Source],
+    job: Job,
+    *,
+    client: Any = None,
+    files_per_partition: int | None = None,
+    diagnostics: Diagnostics | None = None,
+) -> Iterator[FileResult]:
+    """Every input file's result, in the CLI's file order, replayed over a Dask bag.
+    Warnings about the paths themselves go to ``diagnostics`` at once; each file's own
+    warnings come with its result. By default the files are split into about four
+    partitions per worker thread (``client``'s, else this machine's cores)."""
+    import dask
+    import dask.bag
+
+    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
+    sources = expand_paths(list(paths), diagnostics)
+    if any(s.name == STDIN_NAME for s in sources):
+        raise TracecheckError("standard input ('-') cannot be replayed on a cluster: write it to a file the workers can read")
+    names = [s.name for s in sources]
+    if not names:
+        return
+    if files_per_partition is None:
+        threads = sum(client.nthreads().values()) if client is not None else os.cpu_count() or 1
+        files_per_partition = -(-len(names) // (PARTITIONS_PER_THREAD * max(1, threads)))
+    bag = dask.bag.from_sequence(names, partition_size=max(1, files_per_partition))
+    parts = bag.map_partitions(_replay_partition, job).to_delayed()
+    if client is not None:
+        futures = client.compute(parts)
+        for future in futures:
+            yield from future.result()
+            future.release()  # the cluster forgets a partition once it is written
+    else:
+        yield from (result for part in dask.compute(*parts) for result in part)
+
+
+def write_replay_report_dask(
+    paths: Sequence[str | Source],
+    settings: Settings,
+    out: BinaryIO,
+    *,
+    format: str = "terminal",
+    to_file: bool = True,
+    only_fires: bool = False,
+    input_format: str | None = None,
+    tokenizers: Sequence[str] = (),
+    diagnostics: Diagnostics | None = None,
+    on_file: Callable[[int, int, str], Any] | None = None,
+    presets: Mapping[str, Settings] | None = None,
+    labels: Labels | str | None = None,
+    client: Any = None,
+    files_per_partition: int | None = None,
+) -> int:
+    """``tracecheck.reports.replay_report.write_replay_report`` with the replay on a Dask
+    cluster (``client``, else Dask's default scheduler): the same arguments, the same
+    bytes written, the same warnings in ``diagnostics``, the same count of traces
+    returned (0, with nothing written, when there were none). ``files_per_partition``
+    files make one task (by default about four tasks per worker thread)."""
+    check_input_format(input_format)
+    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
+    sidecar = as_labels(labels)
+    names = tuple(presets or ())
+    job = Job(settings, input_format, tuple(tokenizers), presets, sidecar)
+    sources = expand_paths(list(paths), diagnostics)
+    totals = ReportTotals(names)
+    with report_writer(format, out, to_file, only_fires) as writer:
+        results = replay_results(sources, job, client=client, files_per_partition=files_per_partition, diagnostics=diagnostics)
+        for number, result in enumerate(results, 1):
+            if on_file is not None:
+                on_file(number, len(sources), result.name)
+            diagnostics.items.extend(result.diagnostics)
+            if sidecar is not None:
+                for entry, matched in zip(sidecar.entries, result.matched):
+                    entry.matched |= matched
+            for item, data in result.items:
+                if not totals.traces:
+                    writer.begin(header_data(settings, tuple(tokenizers), names))
+                totals.add(item)
+                fired = any(run["fires"] for run in data["presets"].values()) if "presets" in data else data["fires"]
+                if format == "terminal" or not only_fires or fired:
+                    writer.trace(data)
+        if sidecar is not None:
+            sidecar.finish(diagnostics)
+        if totals.traces:
+            writer.end(totals.data(), [dataclasses.asdict(d) for d in diagnostics])
+    return totals.traces
