@@ -12,6 +12,7 @@ from .app import (
     ConfigOpt,
     IgnoreOpt,
     InputFormatOpt,
+    JobsOpt,
     LabelsOpt,
     PathsArg,
     PresetOpt,
@@ -21,6 +22,7 @@ from .app import (
     TokenizerOpt,
     command,
     finish_input,
+    job_count,
     preset_settings,
     stderr_console,
     tokenizer_list,
@@ -51,6 +53,7 @@ def replay(
     tokenizer: TokenizerOpt = None,
     preset: PresetOpt = None,
     labels: LabelsOpt = None,
+    jobs: JobsOpt = 1,
 ) -> None:
     """Replay traces through the guards: where each fires, what it would do, what it saves."""
     from ..input.diagnostics import Diagnostics
@@ -81,6 +84,7 @@ def replay(
             on_file=advance,
             presets=presets,
             labels=sidecar,
+            jobs=job_count(jobs),
         )
         if not traces:
             finish_input(paths, diagnostics, strict, 0)  # exits before an empty output replaces anything
