@@ -149,6 +149,8 @@ def finish_input(paths: list[str], diagnostics, strict: bool, traces: int) -> No
     """Print input warnings to stderr, then apply the no-traces and --strict rules (exit 2)."""
     from ..text.textsafe import plain
 
+    if not len(diagnostics) and traces:
+        return  # nothing to say: no console (and no rich) needed
     err = stderr_console()
     for item in diagnostics:
         err.print(plain(f"warning: {item}", "yellow"))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+import os
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -70,7 +72,7 @@ def replay(
     sidecar = load_labels(labels) if labels is not None else None
     diagnostics = Diagnostics()
     sources = expand_paths(paths, diagnostics)
-    with open_output(str(output) if output is not None else "-", sources) as out, _progress(stderr_console()) as advance:
+    with open_output(str(output) if output is not None else "-", sources) as out, _progress() as advance:
         traces = write_replay_report(
             sources,
             settings,
@@ -91,14 +93,20 @@ def replay(
     finish_input(paths, diagnostics, strict, traces)
 
 
+# Variables that make rich treat a stream as a terminal although it is not one.
+_TERMINAL_VARIABLES = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
+
+
 class _progress:
     """A progress bar over input files on stderr, only when stderr is a terminal."""
 
-    def __init__(self, console) -> None:
-        self.console = console
+    def __init__(self) -> None:
         self.bar = None
 
     def __enter__(self):
+        if not sys.stderr.isatty() and not any(os.environ.get(name) for name in _TERMINAL_VARIABLES):
+            return None  # not a terminal for rich either: rich is not imported
+        self.console = stderr_console()
         if not self.console.is_terminal:
             return None
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
