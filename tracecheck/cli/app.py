@@ -64,6 +64,16 @@ LabelsOpt = Annotated[
         help="Labels file (JSON or CSV, see 'tracecheck label'): outcomes, labels and expectations for the traces; it wins over what the traces carry.",
     ),
 ]
+JobsOpt = Annotated[
+    int,
+    typer.Option(
+        "--jobs",
+        "-j",
+        metavar="N",
+        min=0,
+        help="Replay the input files in N processes (0: one per processor); the report is the same as with 1.",
+    ),
+]
 TokenizerOpt = Annotated[
     Optional[str],
     typer.Option("--tokenizer", metavar="NAMES", help="P001 tokenizer: char, jieba, or 'char,jieba' to replay both and compare."),
@@ -139,6 +149,8 @@ def finish_input(paths: list[str], diagnostics, strict: bool, traces: int) -> No
     """Print input warnings to stderr, then apply the no-traces and --strict rules (exit 2)."""
     from ..text.textsafe import plain
 
+    if not len(diagnostics) and traces:
+        return  # nothing to say: no console (and no rich) needed
     err = stderr_console()
     for item in diagnostics:
         err.print(plain(f"warning: {item}", "yellow"))
@@ -187,6 +199,15 @@ def preset_settings(config, select, ignore, sets, tokenizers, preset: str | None
         return guard_settings(config, select, ignore, sets, tokenizers, names[0] if names else None), None
     by_name = {name: guard_settings(config, select, ignore, sets, tokenizers, name) for name in names}
     return next(iter(by_name.values())), by_name
+
+
+def job_count(jobs: int) -> int:
+    """``--jobs``: 0 means one process per processor this process may use."""
+    if jobs:
+        return jobs
+    from ..engine.jobs import default_jobs
+
+    return default_jobs()
 
 
 def tokenizer_list(value: str | None) -> list[str]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import enum
+import os
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -12,6 +14,7 @@ from .app import (
     ConfigOpt,
     IgnoreOpt,
     InputFormatOpt,
+    JobsOpt,
     LabelsOpt,
     PathsArg,
     PresetOpt,
@@ -21,6 +24,7 @@ from .app import (
     TokenizerOpt,
     command,
     finish_input,
+    job_count,
     preset_settings,
     stderr_console,
     tokenizer_list,
@@ -51,6 +55,7 @@ def replay(
     tokenizer: TokenizerOpt = None,
     preset: PresetOpt = None,
     labels: LabelsOpt = None,
+    jobs: JobsOpt = 1,
 ) -> None:
     """Replay traces through the guards: where each fires, what it would do, what it saves."""
     from ..input.diagnostics import Diagnostics
@@ -67,7 +72,7 @@ def replay(
     sidecar = load_labels(labels) if labels is not None else None
     diagnostics = Diagnostics()
     sources = expand_paths(paths, diagnostics)
-    with open_output(str(output) if output is not None else "-", sources) as out, _progress(stderr_console()) as advance:
+    with open_output(str(output) if output is not None else "-", sources) as out, _progress() as advance:
         traces = write_replay_report(
             sources,
             settings,
@@ -81,20 +86,27 @@ def replay(
             on_file=advance,
             presets=presets,
             labels=sidecar,
+            jobs=job_count(jobs),
         )
         if not traces:
             finish_input(paths, diagnostics, strict, 0)  # exits before an empty output replaces anything
     finish_input(paths, diagnostics, strict, traces)
 
 
+# Variables that make rich treat a stream as a terminal although it is not one.
+_TERMINAL_VARIABLES = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
+
+
 class _progress:
     """A progress bar over input files on stderr, only when stderr is a terminal."""
 
-    def __init__(self, console) -> None:
-        self.console = console
+    def __init__(self) -> None:
         self.bar = None
 
     def __enter__(self):
+        if not sys.stderr.isatty() and not any(os.environ.get(name) for name in _TERMINAL_VARIABLES):
+            return None  # not a terminal for rich either: rich is not imported
+        self.console = stderr_console()
         if not self.console.is_terminal:
             return None
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn

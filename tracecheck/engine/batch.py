@@ -113,7 +113,9 @@ def replay_stream(
     on_file: Callable[[int, int, str], Any] | None = None,
     presets: Mapping[str, Settings] | None = None,
     labels: Labels | str | None = None,
-) -> Iterator[ReplayItem]:
+    jobs: int = 1,
+    prepare: Callable[[ReplayItem], Any] | None = None,
+) -> Iterator[Any]:
     """Read every trace below ``paths`` and replay it through the enabled guards, one
     trace at a time: memory grows with the largest trace, not with the input.
 
@@ -123,32 +125,78 @@ def replay_stream(
     side-by-side comparison; a preset whose settings are ``settings`` reuses the main replay.
     ``labels`` (a ``Labels`` or a labels file's path) is applied to each trace as it is
     read; its entries that matched no trace are warned about at the end.
+    ``jobs`` above 1 replays the input files in that many worker processes (see
+    ``tracecheck.engine.jobs``): the items, warnings and their order are the same.
+    ``prepare`` turns each item into what is yielded instead, where the trace was
+    replayed (a module-level function, so that worker processes can run it).
     """
     check_input_format(input_format)
     labels = as_labels(labels)
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
     sources = expand_paths(list(paths), diagnostics)
-    compare = len(tokenizers) > 1 and any(g.code == P001 for g in settings.enabled())
-    for number, source in enumerate(sources, 1):
-        if on_file is not None:
-            on_file(number, len(sources), source.name)
-        for trace in read_source(source, diagnostics, input_format):
+    replayer = FileReplayer(settings, input_format, tuple(tokenizers), dict(presets) if presets else None, labels, prepare)
+    if jobs > 1 and len(sources) > 1:
+        from .jobs import replay_in_workers
+
+        yield from replay_in_workers(replayer, sources, diagnostics, on_file, jobs)
+    else:
+        for number, source in enumerate(sources, 1):
+            if on_file is not None:
+                on_file(number, len(sources), source.name)
+            yield from replayer.items(source, diagnostics)
+    if labels is not None:
+        labels.finish(diagnostics)
+
+
+class FileReplayer:
+    """Replays the traces of one input file after another with the same settings; the
+    guards are built once and reset for each trace (``Guard.reset`` starts a new run)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        input_format: str | None,
+        tokenizers: tuple[str, ...],
+        presets: dict[str, Settings] | None,
+        labels: Labels | None,
+        prepare: Callable[[ReplayItem], Any] | None,
+    ) -> None:
+        self.settings = settings
+        self.input_format = input_format
+        self.tokenizers = tokenizers
+        self.presets = presets
+        self.labels = labels
+        self.prepare = prepare
+        self.compare = len(tokenizers) > 1 and any(g.code == P001 for g in settings.enabled())
+        self._guards: dict[int, list] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "_guards": {}}  # guards are rebuilt where they are used
+
+    def guards(self, settings: Settings) -> list:
+        built = self._guards.get(id(settings))
+        if built is None:
+            built = self._guards[id(settings)] = settings.build()
+        return built
+
+    def items(self, source, diagnostics: Diagnostics) -> Iterator[Any]:
+        settings, presets, labels = self.settings, self.presets, self.labels
+        for trace in read_source(source, diagnostics, self.input_format):
             if labels is not None:
                 labels.apply(trace)
-            result = replay_trace(trace, settings.build())
-            comparison = compare_tokenizers(trace, settings, tokenizers) if compare else None
+            result = replay_trace(trace, self.guards(settings))
+            comparison = compare_tokenizers(trace, settings, self.tokenizers) if self.compare else None
             by_preset = None
             if presets:
                 by_preset = {
-                    name: result if chosen is settings else replay_trace(trace, chosen.build())
+                    name: result if chosen is settings else replay_trace(trace, self.guards(chosen))
                     for name, chosen in presets.items()
                 }
             summary = dataclasses.replace(trace, rounds=[])
             for each in {id(r): r for r in [result, *(by_preset or {}).values()]}.values():
                 _summary_only(each, summary)
-            yield ReplayItem(result, comparison, by_preset)
-    if labels is not None:
-        labels.finish(diagnostics)
+            item = ReplayItem(result, comparison, by_preset)
+            yield item if self.prepare is None else self.prepare(item)
 
 
 def replay_paths(

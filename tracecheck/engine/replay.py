@@ -79,12 +79,17 @@ def phases_of(rnd: Round) -> tuple[Phase, ...]:
     return (Phase.FINAL,) if rnd.is_final else (Phase.BEFORE_TOOLS, Phase.AFTER_TOOLS)
 
 
-def _call(guard: Guard, phase: Phase, rnd: Round, context: RunContext):
-    if phase is Phase.BEFORE_TOOLS:
-        return guard.before_tools(rnd, context)
-    if phase is Phase.AFTER_TOOLS:
-        return guard.after_tools(rnd, context)
-    return guard.final(rnd, context)
+_PHASE_METHODS = {Phase.BEFORE_TOOLS: "before_tools", Phase.AFTER_TOOLS: "after_tools", Phase.FINAL: "final"}
+
+
+def _dispatch(guards: Sequence[Guard]) -> dict[Phase, dict[int, Callable[[Round, RunContext], Any]]]:
+    """Per phase, the guards that override its method (by id), bound: the base class's
+    methods return no verdicts, so the others are not called at all."""
+    table: dict[Phase, dict[int, Callable[[Round, RunContext], Any]]] = {}
+    for phase, name in _PHASE_METHODS.items():
+        base = getattr(Guard, name)
+        table[phase] = {id(g): getattr(g, name) for g in guards if getattr(type(g), name) is not base}
+    return table
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +193,7 @@ def _run(
     stopped: set[int] = set()  # ids of guards that stopped in the current turn
     everyone = {id(g) for g in guards}
     fires: list[Fire] = []
+    dispatch = _dispatch(guards)
     turn = trace.rounds[0].turn if trace.rounds else 1
     turn_start = 0
     for index, rnd in enumerate(trace.rounds):
@@ -209,10 +215,14 @@ def _run(
         context.tokens_estimated = context.tokens_estimated or costs[index].estimated or costs[index].apportioned
         for phase in phases_of(rnd):
             ended: list[tuple[Guard, Action]] = []
+            methods = dispatch[phase]
             for guard in active:
                 if together and ended:
                     break  # the loop is left here: the other guards do not see this phase
-                for verdict in _call(guard, phase, rnd, context):
+                method = methods.get(id(guard))
+                if method is None:
+                    continue  # the base class's method: no verdicts
+                for verdict in method(rnd, context):
                     fire = _fire(trace, costs, guard, verdict, rnd, index, phase, turn_start)
                     fires.append(fire)
                     if verdict.action.ends_run:

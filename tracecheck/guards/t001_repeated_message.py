@@ -240,21 +240,29 @@ class RepeatedMessage(Guard):
             self.between += [" ".join(c.result.content.split()) for c in rnd.tool_calls if c.result is not None]
         return []
 
-    def _same_as_first(self, text: str) -> tuple[bool, float]:
+    def _same_as_first(self, text: str) -> tuple[bool, float, set[str] | None]:
+        """Whether ``text`` counts as the streak's first reply, the score, and the
+        trigrams of ``text`` when they were worked out."""
         if self.first_text is None:
-            return False, 0.0
+            return False, 0.0, None
         if text == self.first_text:
-            return True, 1.0
-        if self.options.similarity >= 1.0:
-            return False, 0.0
-        score = trigram_similarity(trigrams(text), self.first_trigrams)
-        return score >= self.options.similarity, score
+            return True, 1.0, None
+        similarity = self.options.similarity
+        if similarity >= 1.0:
+            return False, 0.0, None
+        # A text with n trigram positions has at most n trigrams: against a first reply
+        # with more than n / similarity of them, the Jaccard similarity is too low anyway.
+        if max(1, len(text) - 2) < similarity * len(self.first_trigrams):
+            return False, 0.0, None
+        grams = trigrams(text)
+        score = trigram_similarity(grams, self.first_trigrams)
+        return score >= similarity, score, grams
 
     def final(self, rnd: Round, context: RunContext) -> list[Verdict]:
         text = normalised(rnd.text)
         if not text:
             return []
-        same, score = self._same_as_first(text)
+        same, score, grams = self._same_as_first(text)
         between, self.between = tuple(self.between), []
         if not self.options.tool_calls_break and between:
             # Work between the replies that brought something new is progress, whatever they say.
@@ -264,7 +272,10 @@ class RepeatedMessage(Guard):
             self.streak += 1
         else:
             self.first_text, self.streak = text, 1
-            self.first_trigrams = trigrams(text) if self.options.similarity < 1.0 else set()
+            if self.options.similarity >= 1.0:
+                self.first_trigrams = set()
+            else:
+                self.first_trigrams = grams if grams is not None else trigrams(text)
         if self.streak >= self.options.threshold:
             return [
                 Verdict(

@@ -313,11 +313,14 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+_RECORD_STARTS = (b"{", b"[")
+
+
 def _is_record_line(raw: bytes) -> bool:
     """A line that is a whole JSON object or array on its own, starting at column 0: what
     a JSON Lines record looks like, and what the inside of a pretty-printed document
     (indented, or cut by commas) almost never does."""
-    if raw[:1] not in (b"{", b"["):
+    if raw[:1] not in _RECORD_STARTS:
         return False
     try:
         return isinstance(_loads(raw), (dict, list))
@@ -386,14 +389,20 @@ def _document_or_lines(
     of a multi-line document, or a JSON Lines file whose first record is broken."""
     buffered: list[bytes] = [first_raw]
     record_lines = 0
+    append = buffered.append
     for raw in lines:
-        buffered.append(raw)
-        if _is_record_line(raw):
+        append(raw)
+        if raw[:1] in _RECORD_STARTS and _is_record_line(raw):
             record_lines += 1
             if record_lines >= _RECORD_LINES_FOR_JSONL:
                 yield from _json_lines(lineno - 1, itertools.chain(buffered, lines), name, diagnostics, warned_through=lineno)
                 return
-    text = first_text + "".join(_decode(raw, name, lineno + k, diagnostics) for k, raw in enumerate(buffered[1:], 1))
+    try:
+        # One decode for the whole document: a line break is never part of a UTF-8
+        # sequence, so the lines decode one by one exactly when they do together.
+        text = first_text + b"".join(buffered[1:]).decode("utf-8")
+    except UnicodeDecodeError:
+        text = first_text + "".join(_decode(raw, name, lineno + k, diagnostics) for k, raw in enumerate(buffered[1:], 1))
     try:
         value = _loads(text)
     except orjson.JSONDecodeError as exc:

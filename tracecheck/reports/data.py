@@ -209,30 +209,51 @@ class TotalsAccumulator:
         self.by_guard: dict[str, dict[str, int]] = {}
 
     def add(self, result: TraceResult) -> None:
+        self.add_entry(self.entry(result))
+
+    @staticmethod
+    def entry(result: TraceResult) -> tuple:
+        """What the totals take from one trace's result, as plain values (a worker
+        process sends these instead of the result)."""
+        policy, totals, saving = result.policy, result.totals, result.policy.saved
+        return (
+            [f.code for f in result.fires],
+            policy.stop is not None,
+            policy.outcome_change == "no answer → forced answer",
+            policy.possible_harm is not None,
+            sum(1 for e in result.expectations if e.met is False),
+            policy.stale_blocks,
+            any(s.new_information for s in policy.stops),
+            (totals.llm_calls, totals.tool_calls, totals.tokens, totals.tokens_basis, totals.seconds),
+            None if saving is None else (saving.llm_calls, saving.tool_calls, saving.tokens, saving.seconds, saving.tokens_basis),
+        )
+
+    def add_entry(self, entry: tuple) -> None:
+        codes, stopped, forced, harmed, broken, stale, cut, totals, saving = entry
         self.traces += 1
-        self.with_fires += bool(result.fires)
-        self.stopped += result.policy.stop is not None
-        self.forced += result.policy.outcome_change == "no answer → forced answer"
-        self.harmed += result.policy.possible_harm is not None
-        self.broken += sum(1 for e in result.expectations if e.met is False)
-        self.stale += result.policy.stale_blocks
-        self.cut_new_information += any(s.new_information for s in result.policy.stops)
-        totals = result.totals
-        self.whole["llm_calls"] += totals.llm_calls
-        self.whole["tool_calls"] += totals.tool_calls
-        self.whole["tokens"] += totals.tokens
-        self.whole_bases.add(totals.tokens_basis)
-        self.whole["seconds"] = _add_known(self.whole["seconds"], totals.seconds)
-        saving = result.policy.saved
+        self.with_fires += bool(codes)
+        self.stopped += stopped
+        self.forced += forced
+        self.harmed += harmed
+        self.broken += broken
+        self.stale += stale
+        self.cut_new_information += cut
+        llm_calls, tool_calls, tokens, basis, seconds = totals
+        self.whole["llm_calls"] += llm_calls
+        self.whole["tool_calls"] += tool_calls
+        self.whole["tokens"] += tokens
+        self.whole_bases.add(basis)
+        self.whole["seconds"] = _add_known(self.whole["seconds"], seconds)
         if saving is not None:
-            self.saved["llm_calls"] += saving.llm_calls
-            self.saved["tool_calls"] += saving.tool_calls
-            self.saved["tokens"] += saving.tokens
-            self.saved["seconds"] = _add_known(self.saved["seconds"], saving.seconds)
-            self.saved_bases.add(saving.tokens_basis)
-        for fire in result.fires:
-            self.by_guard.setdefault(fire.code, {"traces": 0, "fires": 0})["fires"] += 1
-        for code in {f.code for f in result.fires}:
+            llm_calls, tool_calls, tokens, seconds, basis = saving
+            self.saved["llm_calls"] += llm_calls
+            self.saved["tool_calls"] += tool_calls
+            self.saved["tokens"] += tokens
+            self.saved["seconds"] = _add_known(self.saved["seconds"], seconds)
+            self.saved_bases.add(basis)
+        for code in codes:
+            self.by_guard.setdefault(code, {"traces": 0, "fires": 0})["fires"] += 1
+        for code in set(codes):
             self.by_guard[code]["traces"] += 1
 
     def data(self) -> dict[str, Any]:
@@ -322,9 +343,20 @@ class ReportTotals:
         return self.main.traces
 
     def add(self, item: ReplayItem) -> None:
-        self.main.add(item.result)
-        for name, result in (item.presets or {}).items():
-            self.by_preset[name].add(result)
+        self.add_entry(self.entry(item))
+
+    @staticmethod
+    def entry(item: ReplayItem) -> tuple:
+        """What the totals take from one item, as plain values (see TotalsAccumulator.entry)."""
+        return TotalsAccumulator.entry(item.result), {
+            name: TotalsAccumulator.entry(result) for name, result in (item.presets or {}).items()
+        }
+
+    def add_entry(self, entry: tuple) -> None:
+        main, by_preset = entry
+        self.main.add_entry(main)
+        for name, each in by_preset.items():
+            self.by_preset[name].add_entry(each)
 
     def data(self) -> dict[str, Any]:
         data = self.main.data()

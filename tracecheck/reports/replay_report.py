@@ -19,7 +19,7 @@ from typing import Any, BinaryIO
 
 from ..config import Settings
 from ..input.diagnostics import Diagnostics
-from ..engine.batch import replay_stream
+from ..engine.batch import ReplayItem, replay_stream
 from ..input.labels import Labels
 from ..input.sources import Source
 from .data import ReportTotals, header_data, item_data
@@ -41,31 +41,40 @@ def write_replay_report(
     on_file: Callable[[int, int, str], Any] | None = None,
     presets: Mapping[str, Settings] | None = None,
     labels: Labels | str | None = None,
+    jobs: int = 1,
 ) -> int:
     """Replay every trace below ``paths`` and write the report in ``format`` to ``out``;
     returns how many traces were replayed (nothing is written when there were none).
     ``to_file``: the terminal report goes to ``out`` without colour, else to standard
     output as a terminal shows it. ``presets`` (name → settings, two or more) replays
     every trace once per preset too and reports them side by side. ``labels`` (a labels
-    file's path or a loaded ``Labels``) labels each trace as it is read."""
+    file's path or a loaded ``Labels``) labels each trace as it is read. ``jobs`` above 1
+    replays the input files in that many processes; the report is the same, byte for byte."""
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
     names = tuple(presets or ())
     totals = ReportTotals(names)
     with report_writer(format, out, to_file, only_fires) as writer:
         stream = replay_stream(
-            paths, settings, input_format=input_format, tokenizers=tokenizers, diagnostics=diagnostics, on_file=on_file, presets=presets, labels=labels
+            paths, settings, input_format=input_format, tokenizers=tokenizers, diagnostics=diagnostics, on_file=on_file, presets=presets, labels=labels,
+            jobs=jobs, prepare=report_entry,
         )
-        for item in stream:
+        for data, entry, fired in stream:
             if not totals.traces:
                 writer.begin(header_data(settings, tuple(tokenizers), names))
-            totals.add(item)
-            data = item_data(item)
-            fired = any(run["fires"] for run in data["presets"].values()) if "presets" in data else data["fires"]
+            totals.add_entry(entry)
             if format == "terminal" or not only_fires or fired:
                 writer.trace(data)
         if totals.traces:
             writer.end(totals.data(), [dataclasses.asdict(d) for d in diagnostics])
     return totals.traces
+
+
+def report_entry(item: ReplayItem) -> tuple[dict[str, Any], tuple, bool]:
+    """One trace of the report: its data, what the totals take from it, whether any guard
+    fired (made where the trace was replayed: in a worker process with ``jobs``)."""
+    data = item_data(item)
+    fired = any(run["fires"] for run in data["presets"].values()) if "presets" in data else bool(data["fires"])
+    return data, ReportTotals.entry(item), fired
 
 
 @contextlib.contextmanager
