@@ -247,3 +247,8 @@ def test_a_list_option_takes_the_form_guard_prints(cli, weather):
     listed = replay_json(cli, "--set", 'B003.tools=["open_page", "web_search"]', "--set", "B003.max_calls=1", str(weather))
     assert next(g for g in listed["guards"] if g["code"] == "B003")["options"]["tools"] == ["open_page", "web_search"]
     assert cli("replay", "--set", 'B003.tools=["open_page"', str(weather)).exit_code == 2
+
+
+def test_a_misspelt_preset_in_replay_gets_a_suggestion(cli, weather):
+    result = cli("replay", "--preset", "opnhands,default", str(weather))
+    assert result.exit_code == 2 and "unknown preset 'opnhands' (did you mean 'openhands'?)" in result.stderr

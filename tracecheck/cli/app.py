@@ -186,14 +186,16 @@ def guard_settings(config, select, ignore, sets, tokenizers=(), preset=None, qui
 def preset_settings(config, select, ignore, sets, tokenizers, preset: str | None):
     """Settings for ``--preset``: one preset (or none), or with ``a,b,c`` the settings of
     each, by name, to compare side by side (the first is the report's main replay)."""
-    from ..presets import PRESETS, preset_by_name
+    from ..presets import preset_by_name
 
     if preset is not None and not preset.strip(", "):
         raise TracecheckError("--preset: no preset named (see 'tracecheck presets')")
     names = [n.strip() for n in (preset or "").split(",") if n.strip()]
     unknown = next((n for n in names if preset_by_name(n) is None), None)
     if unknown is not None:
-        raise TracecheckError(f"--preset: unknown preset {unknown!r}; choose one of: {', '.join(PRESETS)}")
+        from ..config import unknown_preset
+
+        raise unknown_preset(unknown, "--preset")
     names = list(dict.fromkeys(preset_by_name(n).name for n in names))  # OpenHands,openhands: one
     if len(names) < 2:
         return guard_settings(config, select, ignore, sets, tokenizers, names[0] if names else None), None
