@@ -49,6 +49,9 @@ class ToolResult:
     started_at: float | None = None
     ended_at: float | None = None
     line: int | None = None
+    # What classifiers concluded about this result, by their patterns: several guards
+    # ask "did it fail? was it empty?" of the same result.
+    memo: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def seconds(self) -> float | None:

@@ -253,7 +253,8 @@ class UnchangedOutcome(Guard):
 
     def reset(self, context: RunContext | None = None) -> None:
         self._volatile: list[re.Pattern[str]] = _compiled(self.options.volatile_patterns, "volatile pattern")
-        self.last_pair: tuple[str, str] | None = None
+        self.last_pair: tuple[str, str | None] | None = None  # (signature, result key once needed)
+        self._last_call: ToolCall | None = None
         self.streak = 0
         self.last_result = ""  # the start of the streak's result, for reasons
         self.blocked: set[str] = set()
@@ -275,6 +276,8 @@ class UnchangedOutcome(Guard):
 
     def _verdict(self, action: Action, call: ToolCall, before: bool, context: RunContext) -> Verdict:
         assert self.last_pair is not None
+        if self.last_pair[1] is None:
+            self.last_pair = (self.last_pair[0], self._result_key(self._last_call))
         signature, result_key = self.last_pair
         seen = f"{self.streak} identical calls {excerpt(signature, 120)} in a row got the same result {self.last_result!r}"
         if action is Action.HINT:
@@ -317,15 +320,23 @@ class UnchangedOutcome(Guard):
         for call in rnd.tool_calls:
             if call.id in self.blocked:
                 continue  # a live loop never ran it: its recorded result was never seen
-            result_key = self._result_key(call)
-            if result_key is None:
+            if call.result is None:
                 self.last_pair, self.streak = None, 0
                 continue
-            pair = (call_signature(call, opts.canonical_args), result_key)
-            if pair == self.last_pair:
+            signature = call_signature(call, opts.canonical_args)
+            # Results are normalised only when the same call comes again: normalising
+            # every long result is what a replay would otherwise spend its time on.
+            if self.last_pair is not None and signature == self.last_pair[0]:
+                if self.last_pair[1] is None:
+                    self.last_pair = (signature, self._result_key(self._last_call))
+                result_key = self._result_key(call)
+                same = result_key == self.last_pair[1]
+            else:
+                result_key, same = None, False
+            if same:
                 self.streak += 1
             else:
-                self.last_pair, self.streak = pair, 1
+                self.last_pair, self.streak, self._last_call = (signature, result_key), 1, call
                 self.last_result = excerpt(call.result.content if call.result else "", 80)
             if not self._watched(call):
                 continue

@@ -43,6 +43,14 @@ class R003Options(GuardOptions):
 class _Entry:
     signature: str
     result: str  # a digest of the normalised result, or _PENDING / _MISSING
+    call: ToolCall | None = None  # whose result, digested only when a comparison needs it
+
+    def key(self) -> str:
+        # Normalising a long result is the costly part: only calls whose signatures
+        # repeat are ever compared, so most results are never digested.
+        if self.call is not None:
+            self.result, self.call = _result_key(self.call), None
+        return self.result
 
 
 def _result_key(call: ToolCall) -> str:
@@ -262,7 +270,8 @@ class CallCycle(Guard):
             return False
         if not self.options.compare_results or later.result == _PENDING:
             return True
-        return later.result != _MISSING and later.result == earlier.result
+        later_key = later.key()
+        return later_key != _MISSING and later_key == earlier.key()
 
     @property
     def _waits(self) -> bool:
@@ -306,7 +315,10 @@ class CallCycle(Guard):
     def after_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
         pending, self.pending = self.pending, []
         for entry, call in zip(pending, rnd.tool_calls):
-            entry.result = _result_key(call)
+            if call.result is None:
+                entry.result = _MISSING
+            else:
+                entry.result, entry.call = "", call  # digested on first comparison
         if not self._waits:
             return []
         # The round's calls are the last len(pending) entries: check the history as it

@@ -188,10 +188,12 @@ class ResultClassifier:
     ) -> None:
         self.failure = _compiled(failure_patterns, "failure pattern")
         self.empty = _compiled(empty_patterns, "empty-result pattern")
+        self.key = (tuple(failure_patterns), tuple(empty_patterns))
 
     def is_failure(self, result: ToolResult | None) -> bool:
-        if result is None:
-            return False
+        return result is not None and self.outcome(result) == "failed"
+
+    def _is_failure(self, result: ToolResult) -> bool:
         if result.is_error is not None:
             return result.is_error
         text = result.content
@@ -207,7 +209,16 @@ class ResultClassifier:
         """One word for a call's result: ``missing``, ``failed``, ``empty`` or ``productive``."""
         if result is None:
             return "missing"
-        if self.is_failure(result):
+        memo = result.memo
+        if memo is None:
+            memo = result.memo = {}
+        found = memo.get(self.key)
+        if found is None:
+            found = memo[self.key] = self._outcome(result)
+        return found
+
+    def _outcome(self, result: ToolResult) -> str:
+        if self._is_failure(result):
             return "failed"
         text = result.content
         if not text.strip():

@@ -237,7 +237,7 @@ class RepeatedMessage(Guard):
 
     def after_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
         if not self.options.tool_calls_break:
-            self.between += [" ".join(c.result.content.split()) for c in rnd.tool_calls if c.result is not None]
+            self.between += [c.result.content for c in rnd.tool_calls if c.result is not None]
         return []
 
     def _same_as_first(self, text: str) -> tuple[bool, float, set[str] | None]:
