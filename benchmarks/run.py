@@ -439,9 +439,6 @@ def p003(b: Bench, quick: bool, seed: int) -> None:
                  f"same verdict (> 0.7) on {agree}/{len(pairs)}; index build included" + (f"; {note}" if note else "")))
 
 
-DISTRIBUTED_FUNCTIONS = ("replay_paths", "replay_files", "replay_bag", "replay")
-
-
 def distributed(b: Bench, corpus: Path, json_seconds: float | None, timeout: float) -> None:
     name = "distributed replay (tracecheck.distributed, local cluster)"
     if importlib.util.find_spec("tracecheck.distributed") is None:
@@ -449,20 +446,15 @@ def distributed(b: Bench, corpus: Path, json_seconds: float | None, timeout: flo
         return
     floor = f"replay json {json_seconds:.3f} s" if json_seconds else ""
     out = b.tmp / "distributed.json"
-    probe = subprocess.run([sys.executable, "-m", "tracecheck.distributed", "--help"], capture_output=True, text=True)
-    if probe.returncode == 0:
-        argv = [sys.executable, "-m", "tracecheck.distributed", str(corpus), "--format", "json"]
-    else:
-        import tracecheck.distributed as dist
-
-        found = next((f for f in DISTRIBUTED_FUNCTIONS if callable(getattr(dist, f, None))), None)
-        if found is None:
-            b.add(Figure("distributed", name, "not measured", floor, None, "reported", None,
-                         f"module found, but no `python -m tracecheck.distributed` and none of {', '.join(DISTRIBUTED_FUNCTIONS)}"))
-            return
-        code = (f"import sys; from tracecheck.distributed import {found}; r = {found}([sys.argv[1]]); "
-                "sys.stdout.buffer.write(r if isinstance(r, bytes) else str(r).encode() if isinstance(r, str) else b'')")
-        argv = [sys.executable, "-c", code, str(corpus)]
+    # A local cluster of two worker processes (its start-up is part of the figure).
+    code = (
+        "import sys; from distributed import Client, LocalCluster; "
+        "from tracecheck.config import load_settings; from tracecheck.distributed import write_replay_report_dask\n"
+        "if __name__ == '__main__':\n"
+        "    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True) as cluster, Client(cluster) as client:\n"
+        "        write_replay_report_dask([sys.argv[1]], load_settings(), sys.stdout.buffer, format='json', client=client)\n"
+    )
+    argv = [sys.executable, "-c", code, str(corpus)]
     m = run_once(b.cmd(argv), out, timeout)
     if m.seconds is None:
         b.add(Figure("distributed", name, "failed", floor, None, "reported", False, failure(m)))
