@@ -252,3 +252,12 @@ def test_a_list_option_takes_the_form_guard_prints(cli, weather):
 def test_a_misspelt_preset_in_replay_gets_a_suggestion(cli, weather):
     result = cli("replay", "--preset", "opnhands,default", str(weather))
     assert result.exit_code == 2 and "unknown preset 'opnhands' (did you mean 'openhands'?)" in result.stderr
+
+
+def test_settings_that_cannot_do_what_was_asked_say_so(cli, weather):
+    nothing = cli("replay", "--ignore", "ALL", str(weather))
+    assert nothing.exit_code == 0 and "note: no guard runs with these settings: nothing can fire" in nothing.stderr
+    budget = cli("replay", "--select", "B002,P001", str(weather))
+    assert "note: B002 is selected but off until it is given a limit (see 'tracecheck guard B002')" in budget.stderr
+    given = cli("replay", "--select", "B002,P001", "--set", "B002.budget=1000", str(weather))
+    assert "B002 is selected" not in given.stderr

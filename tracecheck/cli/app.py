@@ -175,12 +175,28 @@ def guard_settings(config, select, ignore, sets, tokenizers=(), preset=None, qui
         tokenizer=tokenizers[0] if tokenizers else None,
         preset=preset,
     )
-    if settings.config_skipped and not quiet:
-        stderr_console().print(
-            safe(f"note: {settings.config_skipped} customises another preset; {settings.preset} runs as the preset defines it"),
-            markup=False,
-        )
+    if not quiet:
+        for note in settings_notes(settings, select or ()):
+            stderr_console().print(safe(f"note: {note}"), markup=False)
     return settings
+
+
+def settings_notes(settings, select) -> list[str]:
+    """What the settings will not do although the command line seems to ask for it."""
+    from ..config import _named_exactly
+    from ..guards import all_guards
+
+    notes = []
+    if settings.config_skipped:
+        notes.append(f"{settings.config_skipped} customises another preset; {settings.preset} runs as the preset defines it")
+    if not settings.enabled():
+        notes.append("no guard runs with these settings: nothing can fire")
+    by_code = {g.code: g for g in all_guards()}
+    for code in sorted(_named_exactly(select)):
+        guard = by_code[code]
+        if settings.options[code].enabled and guard.is_off(settings.options[code]):
+            notes.append(f"{code} is selected but off until it is given a limit (see 'tracecheck guard {code}')")
+    return notes
 
 
 def preset_settings(config, select, ignore, sets, tokenizers, preset: str | None):
