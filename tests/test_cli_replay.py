@@ -261,3 +261,10 @@ def test_settings_that_cannot_do_what_was_asked_say_so(cli, weather):
     assert "note: B002 is selected but off until it is given a limit (see 'tracecheck guard B002')" in budget.stderr
     given = cli("replay", "--select", "B002,P001", "--set", "B002.budget=1000", str(weather))
     assert "B002 is selected" not in given.stderr
+
+
+def test_guard_explanations_read_plain_in_a_pipe(cli):
+    for code in ("P001", "R001", "T001"):
+        text = cli("guard", code).stdout
+        assert "**" not in text and "``" not in text
+        assert "What it fires on." in text

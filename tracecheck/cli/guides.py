@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ..input.diagnostics import TracecheckError
-from .app import command
+from .app import stdout_console, command
 
 
 @command
@@ -42,7 +42,25 @@ def guard(key: Annotated[str, typer.Argument(help="A guard code (P001) or name (
         from ..config import unknown_guard
 
         raise unknown_guard(key)
-    typer.echo(explain_guard(found))
+    text = explain_guard(found)
+    console = stdout_console()
+    if console.is_terminal:
+        from rich.markdown import Markdown
+
+        # The explanation is Markdown (as the reference pages are): rendered on a terminal.
+        head, _, rest = text.partition("\n")
+        console.print(head, markup=False, highlight=False)
+        console.print(Markdown(rest))
+    else:
+        typer.echo(plain_markdown(text))
+
+
+def plain_markdown(text: str) -> str:
+    """Markdown emphasis and code marks dropped, for a pipe or a file: **x** and ``x`` read as x."""
+    import re
+
+    text = re.sub(r"\*\*(.+?)\*\*", r"\1", text)
+    return re.sub(r"``(.+?)``", r"\1", text)
 
 
 @command
