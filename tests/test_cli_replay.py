@@ -268,3 +268,19 @@ def test_guard_explanations_read_plain_in_a_pipe(cli):
         text = cli("guard", code).stdout
         assert "**" not in text and "``" not in text
         assert "What it fires on." in text
+
+
+def test_the_progress_bar_never_reaches_standard_output(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    from conftest import SAMPLES
+
+    env = {**os.environ, "FORCE_COLOR": "1", "TTY_COMPATIBLE": "1", "COLUMNS": "100"}
+    env.pop("NO_COLOR", None)
+    result = subprocess.run([sys.executable, "-m", "tracecheck", "replay", "-f", "json", str(SAMPLES)], capture_output=True, env=env)
+    assert result.returncode == 0
+    assert json.loads(result.stdout)["totals"]["traces"] >= 30  # nothing but the report on stdout
+    plain = subprocess.run([sys.executable, "-m", "tracecheck", "replay", "-f", "json", str(SAMPLES)], capture_output=True)
+    assert b"replaying" not in plain.stderr  # stderr is not a terminal: no bar at all

@@ -72,7 +72,10 @@ def replay(
     sidecar = load_labels(labels) if labels is not None else None
     diagnostics = Diagnostics()
     sources = expand_paths(paths, diagnostics)
-    with open_output(str(output) if output is not None else "-", sources) as out, _progress() as advance:
+    # The bar shares the screen with nothing: only when the report goes elsewhere (a file,
+    # a pipe); a report printed to the terminal shows its own progress, trace by trace.
+    report_on_screen = output is None and sys.stdout.isatty()
+    with open_output(str(output) if output is not None else "-", sources) as out, _progress(not report_on_screen) as advance:
         traces = write_replay_report(
             sources,
             settings,
@@ -98,12 +101,16 @@ _TERMINAL_VARIABLES = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
 
 
 class _progress:
-    """A progress bar over input files on stderr, only when stderr is a terminal."""
+    """A progress bar over input files on stderr, only when stderr is a terminal and the
+    report is not printed to the same screen."""
 
-    def __init__(self) -> None:
+    def __init__(self, wanted: bool = True) -> None:
         self.bar = None
+        self.wanted = wanted
 
     def __enter__(self):
+        if not self.wanted:
+            return None
         if not sys.stderr.isatty() and not any(os.environ.get(name) for name in _TERMINAL_VARIABLES):
             return None  # not a terminal for rich either: rich is not imported
         self.console = stderr_console()
