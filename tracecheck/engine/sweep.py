@@ -108,7 +108,9 @@ def outcome_of(result: TraceResult, kind: tuple[str, int | None]) -> Outcome:
     caught = None
     if kind[0] == POSITIVE:
         caught = first is not None and (kind[1] is None or first <= kind[1])
-    harmed = policy.possible_harm is not None
+    # Stopping a labelled loop in time is what its label asks for: no harm, whatever the
+    # heuristics say (a new irrelevant URL after the stop, a success reached anyway).
+    harmed = policy.possible_harm is not None and not caught
     return Outcome(
         llm_calls=saved.llm_calls if saved else 0,
         tool_calls=saved.tool_calls if saved else 0,
@@ -119,7 +121,7 @@ def outcome_of(result: TraceResult, kind: tuple[str, int | None]) -> Outcome:
         harmed=harmed,
         rounds_cut_on_success=(saved.llm_calls if saved else 0) if harmed else 0,
         stale_blocks=policy.stale_blocks,
-        cut_new_information=any(s.new_information for s in policy.stops),
+        cut_new_information=any(s.new_information for s in policy.stops) and not caught,
         caught=caught,
         first_round=first,
     )
