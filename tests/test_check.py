@@ -35,7 +35,7 @@ def folder(tmp_path):
 def test_the_shipped_samples_pass(cli):
     result = check(cli, str(SAMPLES))
     assert result.exit_code == 0, result.stdout
-    assert result.stdout.splitlines()[-2].startswith("33 traces · 85 of 85 expectations hold · 0 failing findings")
+    assert result.stdout.splitlines()[-2].startswith("33 traces · 85 of 85 expectations hold · 39 not checked (their guards are not run) · 0 failing findings")
     assert result.stdout.splitlines()[-1] == "passed"
 
 
@@ -214,3 +214,23 @@ def test_github_summary_appends_the_markdown_report_to_the_step_summary(cli, fol
     monkeypatch.setenv("TRACECHECK_GITHUB_SUMMARY", "1")  # what action.yml sets
     check(cli, *ESCAPE, str(folder))
     assert summary.read_text().count("## tracecheck check: failed") == 2
+
+
+def test_an_expectation_about_no_guard_and_an_unreadable_file_do_not_pass(cli, folder, tmp_path):
+    events = [json.loads(line) for line in (folder / LOOP).read_text().splitlines()]
+    events.insert(1, {"type": "expect", "trace": "seed004_query_db_identical", "guard": "P0O4", "fires": True})
+    path = write_jsonl(tmp_path / "typo.jsonl", events)
+    code, data = check_json(cli, str(path))
+    assert code == 1 and "'P0O4', which is not a guard (a typo?)" in data["findings"][0]["message"]
+    garbage = tmp_path / "garbage.jsonl"
+    garbage.write_text("not a trace at all\n")
+    result = check(cli, str(garbage), str(folder))
+    assert result.exit_code == 2 and "no trace could be read from" in result.stderr and "garbage.jsonl" in result.stderr
+
+
+def test_an_allow_for_the_guard_that_stopped_covers_the_waste_it_made(cli, tmp_path):
+    events = [json.loads(line) for line in (SAMPLES / LOOP).read_text().splitlines()]
+    events.insert(1, {"type": "allow", "trace": "seed004_query_db_identical", "guard": "P004", "round": 3, "reason": "a slow backend"})
+    path = write_jsonl(tmp_path / "allowed.jsonl", events)
+    code, data = check_json(cli, "--max-wasted-rounds", "1", str(path))
+    assert code == 0 and [(f["rule"], f["status"]) for f in data["findings"]] == [("TC-WASTE-ROUNDS", "allowed")]

@@ -116,6 +116,9 @@ def check(
         paths, config, select, ignore, set_, preset, input_format, labels, baseline, fail_on, max_wasted_rounds, max_wasted_tokens
     )
     finish_input(paths, diagnostics, strict, result.traces)
+    if result.unreadable:
+        # A regression trace that cannot be read checks nothing: that is no pass.
+        raise TracecheckError("no trace could be read from " + ", ".join(result.unreadable) + " (see the warnings above)")
     data = check_data(result, settings)
     sources = expand_paths(paths, type(diagnostics)())
     for name, path in targets:

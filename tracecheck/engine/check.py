@@ -56,6 +56,7 @@ class Finding:
     fingerprint: str
     status: str = "new"  # new | baseline | accepted | allowed
     reason: str | None = None  # why it is accepted or allowed
+    cause: str | None = None  # the guard whose stop made it (harm, waste): an allow for it covers it
 
     @property
     def location(self) -> str:
@@ -72,6 +73,8 @@ class CheckResult:
     traces: int = 0
     expectations: int = 0  # checked
     expectations_met: int = 0
+    expectations_unchecked: int = 0  # about guards the settings do not run
+    unreadable: list[str] = field(default_factory=list)  # files that gave no trace at all
     baseline_fixed: int = 0  # baseline entries no finding matches any more
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
     fail_on: str = "new"
@@ -136,6 +139,21 @@ def _who(exp: Expectation) -> str:
 def _expectation_findings(trace: Trace, result: TraceResult, settings: Settings) -> list[Finding]:
     out = []
     for checked in result.expectations:
+        if checked.met is None and getattr(checked, "unknown", False):
+            exp = checked.expectation
+            out.append(
+                Finding(
+                    kind="expectation",
+                    rule=exp.guard,
+                    trace=trace.id,
+                    file=trace.file,
+                    line=exp.line or trace.line,
+                    round=None,
+                    message=f"an expectation about {exp.guard!r}, which is not a guard (a typo?), cannot be checked",
+                    fingerprint=fingerprint("unknown-guard", exp.guard, trace.id, exp.fires, exp.by_round),
+                )
+            )
+            continue
         if checked.met is not False:
             continue
         exp = checked.expectation
@@ -195,6 +213,7 @@ def _harm_findings(trace: Trace, result: TraceResult) -> list[Finding]:
             round=stop.round,
             message=message,
             fingerprint=fingerprint("harm", trace.id, stop.code, _round_signature(trace, stop.round)),
+            cause=stop.code,
         )
     ]
 
@@ -223,24 +242,28 @@ def _waste_findings(trace: Trace, result: TraceResult, max_rounds: int | None, m
                 message=f"the agent loops: {stop.code} would have stopped it at round {stop.round} ({stop.reason}), "
                 f"saving {value:,} {noun} (more than --max-wasted-{noun} {limit:,})",
                 fingerprint=fingerprint("waste", rule, trace.id, stop.code, _round_signature(trace, stop.round)),
+                cause=stop.code,
             )
         )
     return out
 
 
 def _allowed(trace: Trace, finding: Finding) -> str | None:
+    """The reason of an ``allow`` event that covers the finding: one naming its rule, or
+    the guard whose stop made it (an allowed P004 stop is not waste either)."""
+    names = {finding.rule.lower()} | ({finding.cause.lower()} if finding.cause else set())
     for allow in trace.allowances:
-        key = allow.guard.lower()
-        matches = key == finding.rule.lower() or (guard_by_key(allow.guard) is not None and guard_by_key(allow.guard).code == finding.rule)
-        if matches and (allow.round is None or allow.round == finding.round):
+        guard = guard_by_key(allow.guard)
+        key = guard.code.lower() if guard is not None else allow.guard.lower()
+        if key in names and (allow.round is None or allow.round == finding.round):
             return allow.reason
     return None
 
 
 def check_trace(
     trace: Trace, settings: Settings, *, max_wasted_rounds: int | None = None, max_wasted_tokens: int | None = None
-) -> tuple[list[Finding], int, int]:
-    """(findings, expectations checked, expectations met) of one trace."""
+) -> tuple[list[Finding], int, int, int]:
+    """(findings, expectations checked, met, not checked because their guard is not run) of one trace."""
     result = replay_trace(trace, settings.build())
     findings = _expectation_findings(trace, result, settings) + _harm_findings(trace, result)
     findings += _waste_findings(trace, result, max_wasted_rounds, max_wasted_tokens)
@@ -249,7 +272,8 @@ def check_trace(
         if reason is not None:
             finding.status, finding.reason = "allowed", reason
     checked = [e for e in result.expectations if e.met is not None]
-    return findings, len(checked), sum(1 for e in checked if e.met)
+    unchecked = sum(1 for e in result.expectations if e.met is None and not getattr(e, "unknown", False))
+    return findings, len(checked), sum(1 for e in checked if e.met), unchecked
 
 
 def run_check(
@@ -272,14 +296,19 @@ def run_check(
     check_input_format(input_format)
     result = CheckResult(diagnostics=diagnostics if diagnostics is not None else Diagnostics(), fail_on=fail_on)
     for source in expand_paths(list(paths), result.diagnostics):
+        warned, read = len(result.diagnostics), 0
         for trace in read_source(source, result.diagnostics, input_format):
+            read += 1
             if labels is not None:
                 labels.apply(trace)
-            findings, checked, met = check_trace(trace, settings, max_wasted_rounds=max_wasted_rounds, max_wasted_tokens=max_wasted_tokens)
+            findings, checked, met, unchecked = check_trace(trace, settings, max_wasted_rounds=max_wasted_rounds, max_wasted_tokens=max_wasted_tokens)
             result.findings += findings
             result.traces += 1
             result.expectations += checked
             result.expectations_met += met
+            result.expectations_unchecked += unchecked
+        if not read and len(result.diagnostics) > warned:
+            result.unreadable.append(source.name)
     if labels is not None:
         labels.finish(result.diagnostics)
     if baseline is not None:

@@ -72,7 +72,7 @@ def check_data(result: CheckResult, settings=None) -> dict[str, Any]:
         "exit_code": result.exit_code,
         "fail_on": result.fail_on,
         "traces": result.traces,
-        "expectations": {"checked": result.expectations, "met": result.expectations_met},
+        "expectations": {"checked": result.expectations, "met": result.expectations_met, "not_checked": result.expectations_unchecked},
         "findings": findings,
         "counts": {**counts, "failing": len(failing)},
         "baseline_fixed": result.baseline_fixed,
@@ -86,6 +86,9 @@ def summary_line(data: dict[str, Any]) -> str:
         f"{data['traces']} trace{'s' if data['traces'] != 1 else ''}",
         f"{data['expectations']['met']} of {data['expectations']['checked']} expectations hold",
     ]
+    unchecked = data["expectations"].get("not_checked")
+    if unchecked:
+        parts.append(f"{unchecked} not checked (their guards are not run)")
     known = [f"{counts[s]} {s}" for s in ("baseline", "accepted", "allowed") if counts[s]]
     parts.append(f"{counts['failing']} failing finding{'s' if counts['failing'] != 1 else ''}" + (f" ({', '.join(known)} known)" if known else ""))
     if data["baseline_fixed"]:

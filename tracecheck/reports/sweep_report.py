@@ -78,8 +78,10 @@ def verdict(result: SweepResult) -> str:
                 text += f", against {_fmt(c)} at harm {base['harm']:.2f} with the current settings ({_fmt(b - c)} more)"
             elif b == c:
                 text += f"; the current settings do as well ({_fmt(c)} at harm {base['harm']:.2f})"
-            else:
+            elif any(not constraint.holds(base) for constraint in result.constraints):
                 text += f"; the current settings do better on {objective} ({_fmt(c)}) but break a constraint"
+            else:
+                text += f"; the current settings, which are not in the grid, do better on {objective} ({_fmt(c)}): keep them"
     return text
 
 
