@@ -209,3 +209,17 @@ def test_the_model_hears_the_seeds_messages_in_the_language_of_the_conversation(
     forced = Monitor(preset="patchcat", language="en")
     forced.new_turn("有哪些待处理的订单？")
     assert third_identical_call(forced).message.startswith("Observation:")
+
+
+def test_a_bad_call_or_result_raises_and_leaves_the_monitor_as_it_was():
+    monitor = Monitor(preset="default")
+    with pytest.raises(ValueError, match="needs the round's tool calls"):
+        monitor.before_tools([])
+    assert monitor.trace.rounds == []
+    monitor.before_tools([{"id": "c1", "type": "function", "function": {"name": "q", "arguments": "{}"}}])
+    with pytest.raises(ValueError, match=r"unknown call id\(s\) 'C1'; this round's calls are 'c1'"):
+        monitor.after_tools([{"role": "tool", "tool_call_id": "C1", "content": "[]"}])
+    with pytest.raises(ValueError, match="a result tuple is"):
+        monitor.after_tools([("c1",)])
+    monitor.after_tools([{"role": "tool", "tool_call_id": "c1", "content": "[]"}])  # still pending: now answered
+    assert [r.index for r in monitor.trace.rounds] == [1] and monitor.trace.rounds[0].tool_calls[0].result.content == "[]"

@@ -146,10 +146,13 @@ class Monitor:
 
     def before_tools(self, tool_calls: Iterable[Any], *, text: str = "", usage: Any = None, started_at: float | None = None) -> Decision:
         """The model asked for tools; nothing ran yet. Which to block, or stop now?"""
-        rnd = self._new_round(text, usage, started_at)
-        rnd.tool_calls = [_tool_call(spec, rnd.index, k) for k, spec in enumerate(tool_calls, 1)]
-        if not rnd.tool_calls:
+        # Read the calls before anything changes: a bad one leaves the monitor as it was.
+        index = len(self.trace.rounds) + 1
+        calls = [_tool_call(spec, index, k) for k, spec in enumerate(tool_calls, 1)]
+        if not calls:
             raise ValueError("before_tools needs the round's tool calls; a response without calls is final(text)")
+        rnd = self._new_round(text, usage, started_at)
+        rnd.tool_calls = calls
         self._count_tokens(rnd)
         self._pending = rnd
         decision = self._phase(Phase.BEFORE_TOOLS, rnd)
@@ -165,9 +168,10 @@ class Monitor:
         rnd = self._pending
         if rnd is None:
             raise ValueError("after_tools without before_tools")
+        answered = _results(results, rnd.tool_calls)  # raises on results for calls of another round
         self._pending = None
         now = self.clock()
-        for call, (content, is_error) in zip(rnd.tool_calls, _results(results, rnd.tool_calls)):
+        for call, (content, is_error) in zip(rnd.tool_calls, answered):
             if content is None and call.id in self._blocked:
                 content = self._blocked[call.id]  # not run: the model got the synthetic answer
             if content is None:
@@ -354,6 +358,8 @@ def _results(results: Any, calls: list[ToolCall]) -> list[tuple[str | None, bool
             if isinstance(item, str):
                 in_order.append((item, None))
             elif isinstance(item, tuple):
+                if len(item) not in (2, 3):
+                    raise ValueError(f"a result tuple is (call id, content) or (call id, content, is_error), not {item!r}")
                 by_id[str(item[0])] = (_text(item[1]), item[2] if len(item) > 2 else None)
             else:
                 get = item.get if isinstance(item, Mapping) else (lambda key, default=None, _i=item: getattr(_i, key, default))
@@ -365,6 +371,11 @@ def _results(results: Any, calls: list[ToolCall]) -> list[tuple[str | None, bool
                     by_id[str(call_id)] = entry
                 else:
                     in_order.append(entry)
+    known = {call.id for call in calls}
+    strangers = [key for key in by_id if key not in known]
+    if strangers:
+        # A result the guards would never see is a silent bug in the agent loop: say so.
+        raise ValueError(f"results for unknown call id(s) {', '.join(map(repr, strangers))}; this round's calls are {', '.join(map(repr, sorted(known)))}")
     order = iter(in_order)
     return [by_id[call.id] if call.id in by_id else next(order, (None, None)) for call in calls]
 
