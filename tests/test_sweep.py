@@ -259,3 +259,21 @@ def test_a_labels_sidecar_gives_foreign_traces_the_labels_recall_is_measured_on(
     data = sweep_json(cli, "--preset", "default,gemini-cli", "--labels", str(sidecar), str(log))
     recall = {p["values"]["preset"]: p["metrics"]["recall"] for p in data["points"]}
     assert recall == {"default": 1.0, "gemini-cli": 0.0}  # Gemini CLI fires on the 5th call
+
+
+def test_the_written_config_replays_to_the_winning_row_whatever_the_file_selected(tmp_path, cli, monkeypatch):
+    project = tmp_path / "pyproject.toml"
+    project.write_text('[tool.tracecheck]\nselect = ["P", "R001"]\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    args = ("--preset", "roo,seeds", "--grid", "P001.containment=0.5,0.8", str(SAMPLES))
+    chosen = sweep_json(cli, *args)
+    assert cli("sweep", *args, "--write-config", str(project)).exit_code == 0
+    best = next(p for p in chosen["points"] if p["best"])
+    replayed = json.loads(cli("replay", "--format", "json", str(SAMPLES)).stdout)["totals"]
+    assert (replayed["saved"]["tokens"], replayed["traces_stopped"]) == (best["metrics"]["saved"]["tokens"], best["metrics"]["traces_stopped"])
+    # A guard the winning preset does not run is added, not lost.
+    (tmp_path / "pyproject.toml").write_text("[tool.tracecheck]\n", encoding="utf-8")
+    roo = ("--preset", "roo", "--grid", "P001.containment=0.5,0.8", str(SAMPLES))
+    assert cli("sweep", *roo, "--write-config", str(project)).exit_code == 0
+    row = next(p for p in sweep_json(cli, *roo)["points"] if p["best"])["metrics"]
+    assert json.loads(cli("replay", "--format", "json", str(SAMPLES)).stdout)["totals"]["saved"]["tokens"] == row["saved"]["tokens"]

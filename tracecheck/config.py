@@ -405,9 +405,26 @@ def write_winning_config(path: Path, table: Mapping[str, Any], inputs=()) -> Non
     target = document
     if path.name == "pyproject.toml":
         target = document.setdefault("tool", tomlkit.table(is_super_table=True)).setdefault("tracecheck", tomlkit.table())
+    codes = list(table.get("guards", {}))
     if "preset" in table:
-        target.pop("extend-preset", None)
-        target["preset"] = table["preset"]
+        # A preset won: it, with the gridded options, and nothing of the old selection.
+        for key in ("preset", "extend-preset", "select", "ignore"):
+            target.pop(key, None)
+        target["extend-preset"] = table["preset"]
+        if codes:
+            target["select"] = codes  # with extend-preset, select adds these guards
+    elif codes:
+        # The gridded guards must run as they did in the sweep.
+        if "select" in target and "extend-preset" not in target:
+            target["select"] = list(dict.fromkeys([*target["select"], *codes]))
+        else:
+            if "preset" in target:
+                target["extend-preset"] = target.pop("preset")
+            elif "extend-preset" not in target:
+                target["extend-preset"] = DEFAULT_PRESET
+            target["select"] = list(dict.fromkeys([*target.get("select", []), *codes]))
+    if "ignore" in target and codes:
+        target["ignore"] = [c for c in target["ignore"] if c not in codes]
     guards = target.setdefault("guards", tomlkit.table(is_super_table=True))
     for code, options in table.get("guards", {}).items():
         section = guards.setdefault(code, tomlkit.table())
