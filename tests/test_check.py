@@ -234,3 +234,10 @@ def test_an_allow_for_the_guard_that_stopped_covers_the_waste_it_made(cli, tmp_p
     path = write_jsonl(tmp_path / "allowed.jsonl", events)
     code, data = check_json(cli, "--max-wasted-rounds", "1", str(path))
     assert code == 0 and [(f["rule"], f["status"]) for f in data["findings"]] == [("TC-WASTE-ROUNDS", "allowed")]
+
+
+def test_o_refuses_an_unknown_format_and_the_same_file_twice(cli, folder, tmp_path):
+    assert "unknown format 'foo'" in check(cli, "-o", f"foo:{tmp_path / 'x.json'}", str(folder)).stderr
+    assert "no file name after the format" in check(cli, "-o", "json:", str(folder)).stderr
+    twice = check(cli, "-o", f"sarif:{tmp_path / 'a.json'}", "-o", str(tmp_path / "a.json"), str(folder))
+    assert twice.exit_code == 2 and "the same file twice" in twice.stderr

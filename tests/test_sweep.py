@@ -277,3 +277,10 @@ def test_the_written_config_replays_to_the_winning_row_whatever_the_file_selecte
     assert cli("sweep", *roo, "--write-config", str(project)).exit_code == 0
     row = next(p for p in sweep_json(cli, *roo)["points"] if p["best"])["metrics"]
     assert json.loads(cli("replay", "--format", "json", str(SAMPLES)).stdout)["totals"]["saved"]["tokens"] == row["saved"]["tokens"]
+
+
+def test_sweep_rejects_what_it_would_otherwise_quietly_misread(cli, tmp_path):
+    assert "needs a step" in cli("sweep", "--grid", "P001.containment=0.5:0.6", str(SAMPLES)).stderr
+    assert "there are only" in cli("sweep", "--preset", "default,seeds", "--folds", "100", str(SAMPLES)).stderr
+    assert cli("sweep", "--preset", "default,seeds", "-o", str(tmp_path / "s.csv"), str(SAMPLES)).exit_code == 0
+    assert (tmp_path / "s.csv").read_text().startswith("number,preset,")

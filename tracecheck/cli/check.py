@@ -106,12 +106,19 @@ def check(
     for spec in output or ():
         name, sep, path = spec.partition(":")
         if sep and name in FORMATS:
+            if not path:
+                raise TracecheckError(f"-o {spec}: no file name after the format")
             targets.append((name, path))
             continue
+        if sep and name.isalpha() and len(name) > 1:
+            raise TracecheckError(f"-o {spec}: unknown format {name!r}; choose one of: {', '.join(FORMATS)}")
         chosen = format_for(spec)
         if chosen is None:
             raise TracecheckError(f"-o {spec}: cannot tell the format from the file name; write FORMAT:{spec}")
         targets.append((chosen, spec))
+    written = [path for _, path in targets]
+    if len(set(written)) < len(written):
+        raise TracecheckError("-o names the same file twice: " + ", ".join(sorted({p for p in written if written.count(p) > 1})))
     settings, result, diagnostics = _evaluate(
         paths, config, select, ignore, set_, preset, input_format, labels, baseline, fail_on, max_wasted_rounds, max_wasted_tokens
     )

@@ -66,7 +66,9 @@ def sweep(
     folds: Annotated[Optional[int], typer.Option("--folds", min=2, help="K-fold cross-validation of the choice.")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the holdout / fold split.")] = 0,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Worker processes.")] = 1,
-    format: Annotated[SweepFormat, typer.Option("--format", "-f", help="Report format.")] = SweepFormat.terminal,
+    format: Annotated[
+        Optional[SweepFormat], typer.Option("--format", "-f", help="Report format (default: from -o FILE's extension, .json .csv .md, else terminal).")
+    ] = None,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="FILE", help="Write the report to this file.")] = None,
     write_config: Annotated[
         Optional[Path],
@@ -90,6 +92,9 @@ def sweep(
     from ..reports.sweep_report import frontier_chart, sweep_data, write_csv, write_markdown, write_terminal
     from ..config import load_settings
 
+    if format is None:
+        suffix = output.suffix.lower() if output is not None else ""
+        format = {".json": SweepFormat.json, ".csv": SweepFormat.csv, ".md": SweepFormat.markdown}.get(suffix, SweepFormat.terminal)
     if objective not in OBJECTIVES:
         raise TracecheckError(f"--objective: unknown {objective!r}; choose from: {', '.join(OBJECTIVES)}")
     if holdout is not None and folds is not None:

@@ -77,6 +77,8 @@ def _numbers(text: str, where: str) -> list[str]:
         raise TracecheckError(f"{where}: {text!r} is not a numeric range") from None
     if not all(v.is_finite() for v in (start, stop, step)):
         raise TracecheckError(f"{where}: {text!r} is not a numeric range")
+    if len(parts) == 2 and (start != start.to_integral_value() or stop != stop.to_integral_value()):
+        raise TracecheckError(f"{where}: {text!r} needs a step (START:STOP:STEP); without one the step is 1")
     if step <= 0:
         raise TracecheckError(f"{where}: the step of {text!r} must be positive")
     if stop < start:

@@ -482,6 +482,10 @@ def sweep(
             "baseline_on_test": test_rows[-1] if baseline is not None else None,
         }
     elif folds:
+        if folds > len(traces):
+            from ..input.diagnostics import TracecheckError
+
+            raise TracecheckError(f"--folds {folds}: there are only {len(traces)} traces")
         parts = stratified_folds(kinds, folds, seed)
         chosen = []
         for k, held in enumerate(parts):

@@ -214,18 +214,23 @@ def write_terminal(console, data: dict[str, Any], chart: str | None = None) -> N
     from rich.text import Text
 
     keys = [d["key"] for d in data["dimensions"]]
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
-    table.add_column("", no_wrap=True, min_width=2)
-    for title in _short_keys(keys):
-        table.add_column(title, no_wrap=True)
-    for _, title in TERMINAL_COLUMNS:
-        table.add_column(title, justify="right", no_wrap=True)
+    rows = []
     for point in data["points"]:
         row = point["metrics"]
         mark = (">" if point["best"] else " ") + ("*" if point["pareto"] else " ")
         tokens = _fmt(row["tokens_saved"]) + _pct(row["tokens_saved"], row["whole"]["tokens"])
-        cells = [str(row["traces_stopped"]), tokens, f"{row['harm']:.2f}", _ratio(row["recall"]), _ratio(row["precision"])]
-        table.add_row(mark, *(_value_text(point["values"][k]) for k in keys), *cells, style="bold green" if point["best"] else "")
+        figures = [str(row["traces_stopped"]), tokens, f"{row['harm']:.2f}", _ratio(row["recall"]), _ratio(row["precision"])]
+        rows.append((point, mark, [_value_text(point["values"][k]) for k in keys], figures))
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
+    table.add_column("", no_wrap=True, min_width=2)
+    for title in _short_keys(keys):
+        # Settings may be cut short with an ellipsis on a narrow screen; figures never are.
+        table.add_column(title, no_wrap=True, overflow="ellipsis")
+    for k, (_, title) in enumerate(TERMINAL_COLUMNS):
+        widest = max([len(title), *(len(r[3][k]) for r in rows)])
+        table.add_column(title, justify="right", no_wrap=True, min_width=widest)
+    for point, mark, values, figures in rows:
+        table.add_row(mark, *values, *figures, style="bold green" if point["best"] else "")
     console.print(Text(f"{len(data['points'])} settings on {data['traces']} traces, sorted by {data['objective']}", style="bold underline"))
     from .terminal import print_table
 
