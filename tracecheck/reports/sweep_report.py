@@ -222,15 +222,17 @@ def write_terminal(console, data: dict[str, Any], chart: str | None = None) -> N
         figures = [str(row["traces_stopped"]), tokens, f"{row['harm']:.2f}", _ratio(row["recall"]), _ratio(row["precision"])]
         rows.append((point, mark, [_value_text(point["values"][k]) for k in keys], figures))
     table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
-    table.add_column("", no_wrap=True, min_width=2)
-    for title in _short_keys(keys):
+    # The marks lead the first column: a narrow screen shortens settings from the right.
+    titles = _short_keys(keys)
+    titles[0] = "   " + titles[0]
+    for title in titles:
         # Settings may be cut short with an ellipsis on a narrow screen; figures never are.
         table.add_column(title, no_wrap=True, overflow="ellipsis")
     for k, (_, title) in enumerate(TERMINAL_COLUMNS):
         widest = max([len(title), *(len(r[3][k]) for r in rows)])
         table.add_column(title, justify="right", no_wrap=True, min_width=widest)
     for point, mark, values, figures in rows:
-        table.add_row(mark, *values, *figures, style="bold green" if point["best"] else "")
+        table.add_row(f"{mark} {values[0]}", *values[1:], *figures, style="bold green" if point["best"] else "")
     console.print(Text(f"{len(data['points'])} settings on {data['traces']} traces, sorted by {data['objective']}", style="bold underline"))
     from .terminal import print_table
 
