@@ -223,3 +223,22 @@ def test_a_bad_call_or_result_raises_and_leaves_the_monitor_as_it_was():
         monitor.after_tools([("c1",)])
     monitor.after_tools([{"role": "tool", "tool_call_id": "c1", "content": "[]"}])  # still pending: now answered
     assert [r.index for r in monitor.trace.rounds] == [1] and monitor.trace.rounds[0].tool_calls[0].result.content == "[]"
+
+
+def test_a_recorded_block_replays_as_done_not_as_a_saving_or_stale_data(tmp_path):
+    path = tmp_path / "blocked.jsonl"
+    monitor = Monitor(preset="crewai", trace_id="b")  # the 2nd identical call is refused
+    recorder = Recorder(path).attach(monitor)
+    monitor.new_turn("Any pending orders?")
+    blocked = []
+    for k in range(3):
+        decision = monitor.before_tools([(f"c{k}", "query_db", {"status": "pending"})])
+        blocked += list(decision.blocked)
+        monitor.after_tools([] if decision.blocked else [(f"c{k}", "[]")])
+    monitor.final("None are pending.")
+    recorder.close()
+    assert blocked == ["c1", "c2"]
+    (trace,) = read_traces([str(path)], Diagnostics())
+    assert [c.result.blocked for r in trace.rounds for c in r.tool_calls] == [False, True, True]
+    policy = replay_trace(trace, load_settings(preset="crewai", cwd=ROOT).build()).policy
+    assert policy.stale_blocks == 0 and policy.blocked_calls == 0 and policy.saved is None

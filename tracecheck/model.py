@@ -49,6 +49,7 @@ class ToolResult:
     started_at: float | None = None
     ended_at: float | None = None
     line: int | None = None
+    blocked: bool = False  # a guard refused the call in the recorded (live) run: it never ran
     # What classifiers concluded about this result, by their patterns: several guards
     # ask "did it fail? was it empty?" of the same result.
     memo: dict | None = field(default=None, repr=False, compare=False)

@@ -38,6 +38,7 @@ class Fire:
     stale: bool | None = None  # for a block: its answer differs from the recorded result
     new_information: tuple[int, str] | None = None  # for stop/abort: (round, what) the cut rounds found
     message: str | None = None  # what a live agent would have told the model
+    already_blocked: bool = False  # a block the recorded (live) run made too: nothing left to save
 
 
 @dataclass(slots=True)
@@ -263,7 +264,10 @@ def _fire(trace: Trace, costs, guard: Guard, verdict, rnd, index: int, phase: Ph
     elif verdict.action is Action.BLOCK:
         call = next((c for c in rnd.tool_calls if c.id == verdict.call_id), None)
         recorded = call.result.content if call is not None and call.result is not None else None
-        if verdict.replacement is not None:  # a cached answer
+        if call is not None and call.result is not None and call.result.blocked:
+            fire.stale = False  # the recording is of the guarded run: the call never ran
+            fire.already_blocked = True
+        elif verdict.replacement is not None:  # a cached answer
             fire.stale = is_stale(verdict.replacement, recorded)
         else:  # a refusal
             fire.stale = refusal_hid_news(trace, index, verdict.call_id)
@@ -286,6 +290,8 @@ def _policy(trace: Trace, fires: list[Fire]) -> PolicyResult:
             stops.append(fire)
             ended_turn = fire.turn
         elif fire.action is Action.BLOCK:
+            if fire.already_blocked:
+                continue  # blocked live already: the recording holds no call to save
             if fire.stale:
                 stale.append(fire)  # it would have fed the model stale data: no saving
             else:

@@ -135,6 +135,7 @@ NATIVE_SCHEMA: dict[str, Any] = {
                 "is_error": {"type": ["boolean", "null"], "description": "null or absent when unknown"},
                 "started_at": _TIME,
                 "ended_at": _TIME,
+                "blocked": {"type": "boolean", "description": "a guard refused the call in the recorded run: content is what the model got instead"},
             },
             ["call_id"],
         ),

@@ -172,11 +172,12 @@ class Monitor:
         self._pending = None
         now = self.clock()
         for call, (content, is_error) in zip(rnd.tool_calls, answered):
-            if content is None and call.id in self._blocked:
+            blocked = call.id in self._blocked
+            if content is None and blocked:
                 content = self._blocked[call.id]  # not run: the model got the synthetic answer
             if content is None:
                 continue
-            call.result = ToolResult(content=content, is_error=is_error, ended_at=now)
+            call.result = ToolResult(content=content, is_error=is_error, ended_at=now, blocked=blocked)
         from ..engine.costs import estimate_tokens
 
         self._context_tokens += sum(estimate_tokens(c.result.content) for c in rnd.tool_calls if c.result is not None)

@@ -245,4 +245,5 @@ def _read_result(entry: _Open, event: dict, line: int, warn: Warn) -> None:
         started_at=parse_time(event.get("started_at"), warn, "started_at"),
         ended_at=parse_time(event.get("ended_at"), warn, "ended_at"),
         line=line,
+        blocked=event.get("blocked") is True,
     )

@@ -70,6 +70,7 @@ def result_event(trace_id: str, call) -> dict[str, Any]:
             "is_error": res.is_error,
             "started_at": format_time(res.started_at),
             "ended_at": format_time(res.ended_at),
+            "blocked": True if res.blocked else None,
         }
     )
 
