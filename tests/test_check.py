@@ -241,3 +241,18 @@ def test_o_refuses_an_unknown_format_and_the_same_file_twice(cli, folder, tmp_pa
     assert "no file name after the format" in check(cli, "-o", "json:", str(folder)).stderr
     twice = check(cli, "-o", f"sarif:{tmp_path / 'a.json'}", "-o", str(tmp_path / "a.json"), str(folder))
     assert twice.exit_code == 2 and "the same file twice" in twice.stderr
+
+
+def test_a_baseline_kept_beside_the_traces_is_not_read_as_one(cli, folder):
+    baseline = folder / "tracecheck-baseline.json"
+    assert cli("baseline", "write", *ESCAPE, "-o", str(baseline), str(folder)).exit_code == 0
+    result = check(cli, *ESCAPE, "--strict", "--baseline", str(baseline), str(folder))
+    assert result.exit_code == 0 and "tracecheck-baseline.json" not in result.stderr
+
+
+def test_baseline_write_and_prune_work_on_a_baseline_inside_the_traces_folder(cli, folder):
+    baseline = folder / "tracecheck-baseline.json"
+    for _ in range(2):  # the second write replaces the first, which now sits among the traces
+        result = cli("baseline", "write", *ESCAPE, "-o", str(baseline), str(folder))
+        assert result.exit_code == 0 and "warning" not in result.stderr, result.stderr
+    assert cli("baseline", "prune", str(baseline), str(folder)).exit_code == 0

@@ -42,7 +42,7 @@ MaxTokensOpt = Annotated[
 ]
 
 
-def _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, baseline, fail_on, max_wasted_rounds, max_wasted_tokens):
+def _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, baseline, fail_on, max_wasted_rounds, max_wasted_tokens, exclude=()):
     from ..engine.check import load_baseline, run_check
     from ..input.diagnostics import Diagnostics
     from ..input.labels import load_labels
@@ -61,8 +61,20 @@ def _evaluate(paths, config, select, ignore, set_, preset, input_format, labels,
         max_wasted_rounds=max_wasted_rounds,
         max_wasted_tokens=max_wasted_tokens,
         diagnostics=diagnostics,
+        exclude=[str(p) for p in exclude],
     )
     return settings, result, diagnostics
+
+
+def _inputs(paths, exclude):
+    """The trace files below ``paths``, without the baseline file itself."""
+    import os
+
+    from ..input.diagnostics import Diagnostics
+    from ..input.sources import expand_paths
+
+    skip = {os.path.realpath(str(p)) for p in exclude}
+    return [s for s in expand_paths(paths, Diagnostics()) if os.path.realpath(s.name) not in skip]
 
 
 @command
@@ -136,7 +148,8 @@ def check(
     if github_summary:
         from ..reports.check_report import append_github_summary
 
-        append_github_summary(data)
+        if append_github_summary(data) is None:
+            stderr_console().print("note: --github-summary: GITHUB_STEP_SUMMARY is not set (outside GitHub Actions): no summary written", markup=False, highlight=False)
     if result.exit_code and not exit_zero:
         raise typer.Exit(result.exit_code)
 
@@ -179,12 +192,11 @@ def write(
 ) -> None:
     """Record today's findings as known (the file's accepted findings, with their reasons, stay)."""
     from ..engine.check import load_baseline, write_baseline
-    from ..input.sources import expand_paths
 
     previous = load_baseline(output) if output.exists() else None
-    _, result, diagnostics = _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, None, "new", max_wasted_rounds, max_wasted_tokens)
+    _, result, diagnostics = _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, None, "new", max_wasted_rounds, max_wasted_tokens, [output])
     finish_input(paths, diagnostics, False, result.traces)
-    written = write_baseline(output, result, previous, expand_paths(paths, type(diagnostics)()))
+    written = write_baseline(output, result, previous, _inputs(paths, [output]))
     stderr_console().print(f"wrote {len(written.findings)} finding(s) to {output}" + (f", kept {len(written.accepted)} accepted" if written.accepted else ""), markup=False, highlight=False)
 
 
@@ -204,10 +216,9 @@ def prune(
 ) -> None:
     """Remove the entries no finding matches any more; never add one."""
     from ..engine.check import load_baseline, prune_baseline
-    from ..input.sources import expand_paths
 
     known = load_baseline(baseline)
-    _, result, diagnostics = _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, None, "new", max_wasted_rounds, max_wasted_tokens)
+    _, result, diagnostics = _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, None, "new", max_wasted_rounds, max_wasted_tokens, [baseline])
     finish_input(paths, diagnostics, False, result.traces)
-    kept, removed = prune_baseline(baseline, result, known, expand_paths(paths, type(diagnostics)()))
+    kept, removed = prune_baseline(baseline, result, known, _inputs(paths, [baseline]))
     stderr_console().print(f"{baseline}: removed {removed} fixed entr{'ies' if removed != 1 else 'y'}, kept {kept}", markup=False, highlight=False)

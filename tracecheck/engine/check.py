@@ -287,7 +287,9 @@ def run_check(
     max_wasted_rounds: int | None = None,
     max_wasted_tokens: int | None = None,
     diagnostics: Diagnostics | None = None,
+    exclude: Sequence[str] = (),
 ) -> CheckResult:
+    """``exclude``: files below ``paths`` that are not traces (a baseline being written)."""
     from ..input.sources import expand_paths
     from ..readers.load import check_input_format, read_source
 
@@ -295,7 +297,13 @@ def run_check(
         raise TracecheckError(f"--fail-on: choose new or any, not {fail_on!r}")
     check_input_format(input_format)
     result = CheckResult(diagnostics=diagnostics if diagnostics is not None else Diagnostics(), fail_on=fail_on)
+    import os
+
+    # The baseline and labels files are check's own inputs, not traces, wherever they sit.
+    own = {os.path.realpath(f) for f in (getattr(baseline, "file", ""), getattr(labels, "file", ""), *exclude) if f}
     for source in expand_paths(list(paths), result.diagnostics):
+        if os.path.realpath(source.name) in own:
+            continue
         warned, read = len(result.diagnostics), 0
         for trace in read_source(source, result.diagnostics, input_format):
             read += 1
