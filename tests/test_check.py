@@ -256,3 +256,8 @@ def test_baseline_write_and_prune_work_on_a_baseline_inside_the_traces_folder(cl
         result = cli("baseline", "write", *ESCAPE, "-o", str(baseline), str(folder))
         assert result.exit_code == 0 and "warning" not in result.stderr, result.stderr
     assert cli("baseline", "prune", str(baseline), str(folder)).exit_code == 0
+
+
+def test_check_runs_one_preset_at_a_time(cli, folder):
+    result = check(cli, "--preset", "default,seeds", str(folder))
+    assert result.exit_code == 2 and "one preset at a time" in result.stderr

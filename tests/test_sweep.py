@@ -284,3 +284,10 @@ def test_sweep_rejects_what_it_would_otherwise_quietly_misread(cli, tmp_path):
     assert "there are only" in cli("sweep", "--preset", "default,seeds", "--folds", "100", str(SAMPLES)).stderr
     assert cli("sweep", "--preset", "default,seeds", "-o", str(tmp_path / "s.csv"), str(SAMPLES)).exit_code == 0
     assert (tmp_path / "s.csv").read_text().startswith("number,preset,")
+
+
+def test_a_holdout_says_when_the_choice_does_worse_than_the_current_settings(cli):
+    terminal = cli("sweep", "--preset", "ALL", "--holdout", "0.3", "--seed", "7", str(SAMPLES)).stdout
+    data = sweep_json(cli, "--preset", "ALL", "--holdout", "0.3", "--seed", "7", str(SAMPLES))["validation"]
+    worse = data["best_on_test"]["tokens_saved"] < data["baseline_on_test"]["tokens_saved"]
+    assert ("the choice does worse than the current settings: keep them" in terminal) == worse

@@ -44,9 +44,11 @@ MaxTokensOpt = Annotated[
 
 def _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, baseline, fail_on, max_wasted_rounds, max_wasted_tokens, exclude=()):
     from ..engine.check import load_baseline, run_check
-    from ..input.diagnostics import Diagnostics
+    from ..input.diagnostics import Diagnostics, TracecheckError
     from ..input.labels import load_labels
 
+    if preset and "," in preset:
+        raise TracecheckError("check runs one preset at a time; compare presets with 'tracecheck replay --preset a,b'")
     settings = guard_settings(config, select, ignore, set_, (), preset)
     sidecar = load_labels(labels) if labels is not None else None
     known = load_baseline(baseline) if baseline is not None else None

@@ -329,6 +329,9 @@ def _validation_text(validation: dict[str, Any], data: dict[str, Any]) -> str:
             text += f", recall {test['recall']:.2f}"
         if base is not None:
             text += f" (current settings on the same traces: {_fmt(base.get(objective))}, harm {base['harm']:.2f})"
+            mine, theirs = test.get(objective), base.get(objective)
+            if mine is not None and theirs is not None and (mine < theirs or (mine == theirs and test["harm"] > base["harm"])):
+                text += " — on traces it was not chosen on, the choice does worse than the current settings: keep them"
         return text
     parts = []
     for fold in validation["per_fold"]:
