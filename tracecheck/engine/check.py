@@ -125,9 +125,11 @@ def _guard_state_at(trace: Trace, settings: Settings, code: str, round_number: i
 
     def observe(rnd, phase, guards):
         if rnd.index == round_number:
-            seen["state"] = guard.state()
+            seen["state"], seen["sentence"] = guard.state(), guard.near_miss()
 
     replay_trace(trace, [guard], observe)
+    if seen.get("sentence"):
+        return seen["sentence"]
     state = seen.get("state")
     return _state_text(state) if state else None
 
@@ -166,7 +168,7 @@ def _expectation_findings(trace: Trace, result: TraceResult, settings: Settings)
                 if state:
                     from ..text.textsafe import one_line
 
-                    message += f"; its state at round {exp.by_round or trace.rounds[-1].index}: {one_line(state, 160)}"
+                    message += f" — at round {exp.by_round or trace.rounds[-1].index}: {one_line(state, 240)}"
         else:
             hits = result.policy.stops if rule == "policy" else [f for f in result.fires if f.code == rule and f.action is not Action.HINT]
             fired_round = hits[0].round if hits else None

@@ -200,3 +200,9 @@ class Guard:
     def explanation(cls) -> str:
         """The long documentation: the class docstring."""
         return (cls.__doc__ or "").strip()
+
+    def near_miss(self) -> str | None:
+        """Why the guard did not fire at this point, in a sentence a person reads at a
+        glance ("best containment 0.57 < 0.8"); None: its ``state()`` says it. ``check``
+        prints it under an expectation the guard missed."""
+        return None

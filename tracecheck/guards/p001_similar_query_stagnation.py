@@ -196,6 +196,18 @@ class SimilarQueryStagnation(Guard):
         message = self.say("stop", context, query=similar_hit["query"], earlier=similar_hit["against"], count=self.count)
         return [Verdict(Action.STOP, reason, details={**similar_hit, "count": self.count}, message=message)]
 
+    def near_miss(self) -> str | None:
+        scored = [e for e in self.last_scores if e["against"] is not None]
+        if not scored:
+            return "no search in this round to compare" if not self.last_scores else "no earlier search to compare with"
+        best = max(scored, key=lambda e: e["best"])
+        opts = self.options
+        relation = "≥" if best["best"] >= opts.containment else "<"
+        return (
+            f"best {opts.metric} {best['best']:.2f} {relation} {opts.containment:g} ({best['query']!r} against {best['against']!r}); "
+            f"{self.count} similar search round{'s' if self.count != 1 else ''} in a row of the {opts.threshold} that stop"
+        )
+
     def state(self) -> dict[str, Any]:
         return {
             "round": self.last_round,
