@@ -242,7 +242,13 @@ def _waste_findings(trace: Trace, result: TraceResult, max_rounds: int | None, m
                 line=_round_line(trace, stop.round) or trace.line,
                 round=stop.round,
                 message=f"the agent loops: {stop.code} would have stopped it at round {stop.round} ({stop.reason}), "
-                f"saving {value:,} {noun} (more than --max-wasted-{noun} {limit:,})",
+                f"saving {value:,} {noun} (more than --max-wasted-{noun} {limit:,})"
+                + (
+                    f"; but the recorded run found new information at round {stop.new_information[0]} "
+                    f"({stop.new_information[1]}): look before calling it a loop"
+                    if stop.new_information
+                    else ""
+                ),
                 fingerprint=fingerprint("waste", rule, trace.id, stop.code, _round_signature(trace, stop.round)),
                 cause=stop.code,
             )
