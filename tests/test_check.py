@@ -263,3 +263,13 @@ def test_baseline_write_and_prune_work_on_a_baseline_inside_the_traces_folder(cl
 def test_check_runs_one_preset_at_a_time(cli, folder):
     result = check(cli, "--preset", "default,seeds", str(folder))
     assert result.exit_code == 2 and "one preset at a time" in result.stderr
+
+
+def test_p004_and_r001_say_how_far_they_got_when_they_miss(cli, tmp_path):
+    shutil.copy(SAMPLES / LOOP, tmp_path / LOOP)
+    code, data = check_json(cli, "--preset", "seeds", "--set", "R001.stop_at=6", str(tmp_path))
+    r001 = next(f for f in data["findings"] if f["rule"] == "R001")
+    assert "— at round 3: 3 identical calls in a row (query_db:" in r001["message"] and "of the 6 that stop" in r001["message"]
+    code, data = check_json(cli, "--set", "P004.threshold=5", str(tmp_path))
+    policy = next(f for f in data["findings"] if f["rule"] == "policy")
+    assert policy["message"].startswith("the policy should intervene by round 3")

@@ -346,6 +346,14 @@ class UnchangedOutcome(Guard):
                 verdicts.append(self._verdict(Action.HINT, call, before=False, context=context))
         return verdicts
 
+    def near_miss(self) -> str | None:
+        if self.last_pair is None:
+            return "no call with a result to compare yet"
+        return (
+            f"{self.streak} identical call{'s' if self.streak != 1 else ''} in a row with the same result "
+            f"({excerpt(self.last_pair[0], 80)}), of the {self.options.threshold} that stop"
+        )
+
     def state(self) -> dict[str, Any]:
         return {
             "streak": self.streak,

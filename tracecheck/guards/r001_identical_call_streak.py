@@ -321,5 +321,11 @@ class IdenticalCallStreak(Guard):
     def after_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
         return self._judge(rnd, context) if self.options.phase == "after_tools" else []
 
+    def near_miss(self) -> str | None:
+        if self.last_signature is None:
+            return "no call yet"
+        limit = f"of the {self.options.stop_at} that {self.options.stop_action}" if self.options.stop_at else "(no limit set)"
+        return f"{self.streak} identical call{'s' if self.streak != 1 else ''} in a row ({excerpt(self.last_signature, 80)}), {limit}"
+
     def state(self) -> dict[str, Any]:
         return {"streak": self.streak, "signature": truncated(self.last_signature) if self.last_signature else self.last_signature}
