@@ -243,7 +243,6 @@ def big_runs(runs: int, seed: int, size: int = 20_000) -> None:
     from tracecheck.guards.p003_no_new_information import NoNewInformation
 
     corpus = Corpus(seed + 2)
-    rng = corpus.rng
     totals = {metric: 0.0 for metric in ("difflib", "ngram", "indel")}
     checks = {metric: 0 for metric in totals}
     same = {metric: 0 for metric in totals}

@@ -51,6 +51,16 @@ class Settings:
         """Fresh guard objects for one replay, in registry order."""
         return [g(self.options[g.code]) for g in self.enabled()]
 
+    def asked_for(self, code: str, name: str, value: Any) -> Settings:
+        """``with_option``, and the guard runs: setting one of its options (``--set``, a
+        sweep's grid, a monitor's ``options``) is asking for it — except ``enabled=false``."""
+        settings = self.with_option(code, name, value)
+        if code not in settings.selected and not (name == "enabled" and value is False):
+            settings.selected = settings.selected | {code}
+            if name != "enabled":
+                settings = settings.with_option(code, "enabled", True)
+        return settings
+
     def with_option(self, code: str, name: str, value: Any) -> Settings:
         options = dict(self.options)
         options[code] = dataclasses.replace(options[code], **{name: value})
@@ -290,7 +300,7 @@ def apply_table(settings: Settings, table: Mapping[str, Any], where: str) -> Set
 
 def apply_preset(settings: Settings, name: str, where: str) -> Settings:
     """Select a preset's guards with its options (on top of each guard's defaults)."""
-    from .presets import PRESETS, preset_by_name
+    from .presets import preset_by_name
 
     preset = preset_by_name(name) if isinstance(name, str) else None
     if preset is None:
@@ -371,12 +381,7 @@ def load_settings(
         settings.selected -= _selection(ignore)
     for text in sets:
         guard, name, raw = parse_assignment(text)
-        value = coerce_option(guard, name, raw, "--set")
-        settings = settings.with_option(guard.code, name, value)
-        if guard.code not in settings.selected and not (name == "enabled" and value is False):
-            settings.selected = settings.selected | {guard.code}
-            if name != "enabled":
-                settings = settings.with_option(guard.code, "enabled", True)
+        settings = settings.asked_for(guard.code, name, coerce_option(guard, name, raw, "--set"))
     if tokenizer is not None:
         p001 = guard_by_key("P001")
         settings = settings.with_option("P001", "tokenizer", coerce_option(p001, "tokenizer", tokenizer, "--tokenizer"))

@@ -34,13 +34,12 @@ from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from .config import Settings
-from .engine.batch import ReplayItem, replay_stream
+from .engine.batch import replay_stream
 from .input.diagnostics import Diagnostic, Diagnostics, TracecheckError
 from .input.labels import Labels, as_labels
 from .input.sources import STDIN_NAME, Source, expand_paths
 from .readers.load import check_input_format
-from .reports.data import ReportTotals, header_data, item_data
-from .reports.replay_report import report_writer
+from .reports.replay_report import report_entry, write_entries
 
 PARTITIONS_PER_THREAD = 4  # enough to even out files of different sizes, few enough to keep task overhead low
 
@@ -63,7 +62,7 @@ class FileResult:
     """One input file replayed on a worker."""
 
     name: str
-    items: list[tuple[ReplayItem, dict[str, Any]]]  # each trace's summary and its report data
+    items: list[tuple[dict[str, Any], tuple, bool]]  # per trace: report data, totals entry, fired (report_entry)
     diagnostics: list[Diagnostic]
     matched: list[set[str]] | None  # per labels entry: the files of the traces it labelled
 
@@ -85,7 +84,7 @@ def replay_files(names: Sequence[str], job: Job) -> list[FileResult]:
     for name in names:
         diagnostics = Diagnostics()
         items = [
-            (item, item_data(item))
+            report_entry(item)
             for item in replay_stream(
                 [Source(name)],
                 job.settings,
@@ -173,8 +172,7 @@ def write_replay_report_dask(
     names = tuple(presets or ())
     job = Job(settings, input_format, tuple(tokenizers), presets, sidecar)
     sources = expand_paths(list(paths), diagnostics)
-    totals = ReportTotals(names)
-    with report_writer(format, out, to_file, only_fires) as writer:
+    def entries():
         results = replay_results(sources, job, client=client, files_per_partition=files_per_partition, diagnostics=diagnostics)
         for number, result in enumerate(results, 1):
             if on_file is not None:
@@ -183,15 +181,10 @@ def write_replay_report_dask(
             if sidecar is not None:
                 for entry, matched in zip(sidecar.entries, result.matched):
                     entry.matched |= matched
-            for item, data in result.items:
-                if not totals.traces:
-                    writer.begin(header_data(settings, tuple(tokenizers), names))
-                totals.add(item)
-                fired = any(run["fires"] for run in data["presets"].values()) if "presets" in data else data["fires"]
-                if format == "terminal" or not only_fires or fired:
-                    writer.trace(data)
+            yield from result.items
         if sidecar is not None:
             sidecar.finish(diagnostics)
-        if totals.traces:
-            writer.end(totals.data(), [dataclasses.asdict(d) for d in diagnostics])
-    return totals.traces
+
+    return write_entries(
+        entries(), settings, out, format=format, to_file=to_file, only_fires=only_fires, tokenizers=tokenizers, presets=names, diagnostics=diagnostics
+    )

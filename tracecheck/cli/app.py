@@ -120,8 +120,11 @@ def safe(message: str):
     return plain(message)
 
 
-def command(func):
-    """Register a command whose user errors (TracecheckError) print briefly and exit 2."""
+def command(func=None, *, on=None):
+    """Register a command (on ``app``, or the sub-app ``on``) whose user errors
+    (TracecheckError) print briefly and exit 2."""
+    if func is None:
+        return functools.partial(command, on=on)
 
     @functools.wraps(func)
     def wrapper(*args, **kwargs):
@@ -132,7 +135,7 @@ def command(func):
             _drop_unwritable_stdout()
             raise typer.Exit(EXIT_ERROR) from None
 
-    return app.command()(wrapper)
+    return (on or app).command()(wrapper)
 
 
 def _drop_unwritable_stdout() -> None:

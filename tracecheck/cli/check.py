@@ -160,25 +160,7 @@ baseline_app = typer.Typer(help="Record known findings so that check fails only 
 app.add_typer(baseline_app, name="baseline")
 
 
-def _baseline_command(func):
-    """Register a ``baseline`` subcommand with check's error handling."""
-    import functools
-
-    from .app import EXIT_ERROR, safe
-    from ..input.diagnostics import TracecheckError
-
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        try:
-            return func(*args, **kwargs)
-        except TracecheckError as exc:
-            stderr_console().print(safe(f"error: {exc}"), markup=False)
-            raise typer.Exit(EXIT_ERROR) from None
-
-    return baseline_app.command()(wrapper)
-
-
-@_baseline_command
+@command(on=baseline_app)
 def write(
     paths: PathsArg,
     output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE", help="The baseline file.")] = Path("tracecheck-baseline.json"),
@@ -202,7 +184,7 @@ def write(
     stderr_console().print(f"wrote {len(written.findings)} finding(s) to {output}" + (f", kept {len(written.accepted)} accepted" if written.accepted else ""), markup=False, highlight=False)
 
 
-@_baseline_command
+@command(on=baseline_app)
 def prune(
     baseline: Annotated[Path, typer.Argument(metavar="BASELINE", help="The baseline file to prune.")],
     paths: PathsArg,

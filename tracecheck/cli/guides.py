@@ -76,7 +76,7 @@ def presets() -> None:
 @command
 def preset(name: Annotated[str, typer.Argument(help="A preset name (see 'tracecheck presets').")]) -> None:
     """Explain one preset: where it comes from, its guards and the options it sets."""
-    from ..presets import PRESETS, preset_by_name
+    from ..presets import preset_by_name
     from ..reports.explain import explain_preset
 
     found = preset_by_name(name)

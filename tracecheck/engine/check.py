@@ -35,7 +35,7 @@ from typing import Any
 
 from ..config import Settings
 from ..guards import guard_by_key
-from ..guards.base import Action, Phase
+from ..guards.base import Action
 from ..guards.signals import call_signature
 from ..input.diagnostics import Diagnostics, TracecheckError
 from ..model import Expectation, Trace
@@ -114,9 +114,7 @@ def _round_line(trace: Trace, round_number: int | None) -> int | None:
 
 
 def _guard_state_at(trace: Trace, settings: Settings, code: str, round_number: int | None) -> str | None:
-    """The guard's state after the expected round, in words: why it did not fire."""
-    from ..reports.explain import _state_text
-
+    """Why the guard did not fire by the expected round: its own sentence, else its state."""
     guard_class = guard_by_key(code)
     if guard_class is None or code not in settings.options or round_number is None:
         return None
@@ -131,7 +129,11 @@ def _guard_state_at(trace: Trace, settings: Settings, code: str, round_number: i
     if seen.get("sentence"):
         return seen["sentence"]
     state = seen.get("state")
-    return _state_text(state) if state else None
+    if not state:
+        return None
+    from ..text.textsafe import neutralize
+
+    return "; ".join(f"{k}={neutralize(str(v))}" for k, v in state.items() if v not in (None, "", [], {}))
 
 
 def _who(exp: Expectation) -> str:

@@ -15,7 +15,6 @@ guard whose option is gridded is run even if the preset leaves it out.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -175,11 +174,7 @@ def expand(dimensions: Sequence[Dimension], settings_for: Callable[[str | None],
         settings = bases[chosen.get(PRESET)]
         for dim in options:
             code, option = dim.guard, dim.option
-            settings = settings.with_option(code, option, chosen[dim.key])
-            if code not in settings.selected:
-                # Gridding a guard's option is asking for that guard.
-                settings.selected = settings.selected | {code}
-                settings = settings.with_option(code, "enabled", True)
+            settings = settings.asked_for(code, option, chosen[dim.key])
         points.append(GridPoint(number, tuple(chosen.items()), settings))
     return points
 

@@ -57,15 +57,10 @@ LOWER_IS_BETTER = {"harm", "harmed", "harm_labelled", "stale_blocks", "cut_new_i
 
 def load_all(paths: Sequence[str], *, input_format: str | None = None, diagnostics: Diagnostics | None = None, labels=None) -> list[Trace]:
     """Every trace below ``paths``, in memory: a sweep replays each many times."""
-    from ..input.sources import expand_paths
-    from ..readers.load import check_input_format, read_source
+    from ..readers.load import read_traces
 
-    check_input_format(input_format)
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
-    traces = []
-    for source in expand_paths(list(paths), diagnostics):
-        for trace in read_source(source, diagnostics, input_format):
-            traces.append(labels.apply(trace) if labels is not None else trace)
+    traces = [labels.apply(t) if labels is not None else t for t in read_traces(paths, diagnostics, input_format)]
     if labels is not None:
         labels.finish(diagnostics)
     return traces

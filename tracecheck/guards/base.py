@@ -19,7 +19,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from ..input.diagnostics import TracecheckError
 from ..model import Round
 from .messages import Message, check_overrides, render
 

@@ -269,19 +269,14 @@ def _settings(preset, select, ignore, options, config, cwd):
             sets.append((code, name, value))
     try:
         settings = load_settings(config=config, select=list(select), ignore=list(ignore), cwd=Path(cwd) if cwd else None, preset=preset)
-        from ..config import coerce_option
+        from ..config import coerce_option, unknown_guard
         from ..guards import guard_by_key
 
         for code, name, value in sets:
             guard = guard_by_key(code)
             if guard is None:
-                raise TracecheckError(f"unknown guard {code!r} (see 'tracecheck guards')")
-            checked = coerce_option(guard, name, value, "options")
-            settings = settings.with_option(guard.code, name, checked)
-            if guard.code not in settings.selected and not (name == "enabled" and checked is False):
-                settings.selected = settings.selected | {guard.code}
-                if name != "enabled":
-                    settings = settings.with_option(guard.code, "enabled", True)
+                raise unknown_guard(code)
+            settings = settings.asked_for(guard.code, name, coerce_option(guard, name, value, "options"))
     except TracecheckError as exc:
         raise ValueError(str(exc)) from None
     return settings

@@ -14,7 +14,7 @@ import contextlib
 import dataclasses
 import io
 import sys
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, BinaryIO
 
 from ..config import Settings
@@ -51,16 +51,35 @@ def write_replay_report(
     file's path or a loaded ``Labels``) labels each trace as it is read. ``jobs`` above 1
     replays the input files in that many processes; the report is the same, byte for byte."""
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
-    names = tuple(presets or ())
-    totals = ReportTotals(names)
+    stream = replay_stream(
+        paths, settings, input_format=input_format, tokenizers=tokenizers, diagnostics=diagnostics, on_file=on_file, presets=presets, labels=labels,
+        jobs=jobs, prepare=report_entry,
+    )
+    return write_entries(
+        stream, settings, out, format=format, to_file=to_file, only_fires=only_fires, tokenizers=tokenizers, presets=tuple(presets or ()), diagnostics=diagnostics
+    )
+
+
+def write_entries(
+    entries: Iterable[tuple[dict[str, Any], tuple, bool]],
+    settings: Settings,
+    out: BinaryIO,
+    *,
+    format: str,
+    to_file: bool,
+    only_fires: bool,
+    tokenizers: Sequence[str],
+    presets: tuple[str, ...],
+    diagnostics: Diagnostics,
+) -> int:
+    """Write the report of ``report_entry`` results, in order, wherever they were made (this
+    process, ``--jobs`` workers, a Dask cluster); the warnings are ``diagnostics`` as they
+    stand at the end. Returns how many traces were written."""
+    totals = ReportTotals(presets)
     with report_writer(format, out, to_file, only_fires) as writer:
-        stream = replay_stream(
-            paths, settings, input_format=input_format, tokenizers=tokenizers, diagnostics=diagnostics, on_file=on_file, presets=presets, labels=labels,
-            jobs=jobs, prepare=report_entry,
-        )
-        for data, entry, fired in stream:
+        for data, entry, fired in entries:
             if not totals.traces:
-                writer.begin(header_data(settings, tuple(tokenizers), names))
+                writer.begin(header_data(settings, tuple(tokenizers), presets))
             totals.add_entry(entry)
             if format == "terminal" or not only_fires or fired:
                 writer.trace(data)
