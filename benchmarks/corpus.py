@@ -33,6 +33,7 @@ import json
 import random
 import re
 import sys
+from collections import deque
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -116,6 +117,23 @@ class Text:
 
     def words(self, lang: str, k: int) -> str:
         chosen = self.rng.sample(self.vocab[lang][:200], k)
+        return ("" if lang == "zh" else " ").join(chosen)
+
+    def fresh_words(self, lang: str, k: int, avoid: str) -> str:
+        """``k`` words from the whole vocabulary sharing nothing with ``avoid`` (the topic
+        and the last 50 queries, P001's window; for Chinese, no character, as P001 splits
+        it per character):
+        the changing part of a healthy run's queries. Drawn from the common words only,
+        two queries of a 2,000-round run sooner or later match by chance and look like
+        a loop, which is not what a healthy run is for."""
+        avoided = set(avoid) if lang == "zh" else set(avoid.split())
+        chosen: list[str] = []
+        while len(chosen) < k:
+            word = self.rng.choice(self.vocab[lang])
+            parts = set(word) if lang == "zh" else {word}
+            if not parts & avoided:
+                chosen.append(word)
+                avoided |= parts
         return ("" if lang == "zh" else " ").join(chosen)
 
     def filler(self, lang: str, chars: int) -> str:
@@ -208,8 +226,11 @@ class Generator:
         size = (lambda: min(max_result, self.result_chars(long))) if max_result else (lambda: self.result_chars(long))
         plan: list[list[Call]] = []
         if kind == "search":
+            recent: deque[str] = deque(maxlen=50)
             for k in range(rounds or rng.randint(3, 10)):
-                q = f"{t.words(lang, 2)} {topic} {k}"
+                fresh = t.fresh_words(lang, 2, " ".join((topic, *recent)))
+                recent.append(fresh)
+                q = f"{fresh} {topic} {k}"
                 plan.append([Call("web_search", {"query": q}, t.search_results(lang, q, size(), self.fresh_pages(8)))])
         elif kind == "coding":
             for k in range(rounds or rng.randint(3, 12)):

@@ -295,6 +295,12 @@ def test_tokenizer_and_token_estimate_match_the_per_character_definitions():
         other = sum(1 for ch in text if not ch.isspace()) - cjk
         assert estimate_tokens(text) == (cjk + (other + 3) // 4 if text else 0), text
     assert [is_cjk(ch) for ch in edges] == [False, True, True, False] * len(CJK_RANGES)
+    # ASCII texts take a byte-level path: every ASCII character, the C0 separators included.
+    ascii_chars = "".join(map(chr, range(128)))
+    for _ in range(2000):
+        text = "".join(rng.choice(ascii_chars) for _ in range(rng.randint(0, 60)))
+        other = sum(1 for ch in text if not ch.isspace())
+        assert estimate_tokens(text) == ((other + 3) // 4 if text else 0), repr(text)
 
 
 def test_a_windowed_history_is_the_last_observations_joined():

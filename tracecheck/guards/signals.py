@@ -26,6 +26,13 @@ DEFAULT_FAILURE_PATTERNS = (
     # The shell could not run the command at all.
     r"(?m)^(/bin/|/usr/bin/)?(ba|da|z)?sh: (line \d+: )?\S+: (command )?not found",
 )
+# Text that any match of a default failure pattern contains: a substring test (C speed)
+# skips the regex, which would try every line start of a long result. Only the default
+# patterns have one; patterns from the configuration always run.
+_REQUIRED_TEXT = {
+    DEFAULT_FAILURE_PATTERNS[2]: "Traceback (most recent call last):",
+    DEFAULT_FAILURE_PATTERNS[3]: "not found",
+}
 DEFAULT_EMPTY_PATTERNS = (
     r"^\s*$",
     # Empty values as tools print them: JSON, Python's repr ("None"), an empty string.
@@ -186,7 +193,7 @@ class ResultClassifier:
         failure_patterns: Sequence[str] = DEFAULT_FAILURE_PATTERNS,
         empty_patterns: Sequence[str] = DEFAULT_EMPTY_PATTERNS,
     ) -> None:
-        self.failure = _compiled(failure_patterns, "failure pattern")
+        self.failure = [(p, _REQUIRED_TEXT.get(p.pattern)) for p in _compiled(failure_patterns, "failure pattern")]
         self.empty = _compiled(empty_patterns, "empty-result pattern")
         self.key = (tuple(failure_patterns), tuple(empty_patterns))
 
@@ -197,8 +204,9 @@ class ResultClassifier:
         if result.is_error is not None:
             return result.is_error
         text = result.content
-        if any(p.search(text) for p in self.failure):
-            return True
+        for pattern, required in self.failure:
+            if (required is None or required in text) and pattern.search(text):
+                return True
         parsed, value = _json_value(text)
         return parsed and _json_failure(value)
 

@@ -10,11 +10,13 @@ import importlib
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..input.diagnostics import Diagnostics
-from ..model import Trace
-from ..input.sources import Record, TextDocument, ZipDocument
+
+if TYPE_CHECKING:  # the registry is imported by every command, --help included: keep it light
+    from ..input.sources import Record
+    from ..model import Trace
 
 
 @dataclass(slots=True)
@@ -124,6 +126,8 @@ def _is_otel(value: Any) -> bool:
 
 
 def _is_inspect(value: Any) -> bool:
+    from ..input.sources import ZipDocument
+
     if isinstance(value, ZipDocument):
         try:
             names = value.names()
@@ -279,6 +283,8 @@ def _is_swe_smith(value: Any) -> bool:
 
 
 def _is_react_text(value: Any) -> bool:
+    from ..input.sources import TextDocument
+
     return isinstance(value, TextDocument) and bool(_REACT_ACTION.search(value.text))
 
 
