@@ -248,3 +248,24 @@ def test_a_csv_template_warns_about_a_second_expectation_for_one_guard(cli, tmp_
     assert "two.jsonl:1: trace 't': a CSV labels file holds one expectation per guard" in as_csv.stderr
     as_json = json.loads(cli("label", str(trace)).stdout)
     assert [e["by_round"] for e in as_json["traces"][0]["expect"]] == [3, 5]
+
+
+def test_a_csv_template_keeps_formula_like_ids_as_text_and_reads_them_back(cli, tmp_path):
+    # Trace ids come from untrusted transcripts: a spreadsheet must not run them.
+    ids = ['=HYPERLINK("http://evil.example","x")', "+cmd|' /C calc'!A0", "-2+3", "@SUM(A1)", "'quoted", "plain"]
+    lines = []
+    for trace_id in ids:
+        lines.append(json.dumps({"type": "trace", "trace": trace_id}))
+        lines.append(json.dumps({"type": "user", "trace": trace_id, "content": "weather?"}))
+        lines.append(json.dumps({"type": "assistant", "trace": trace_id, "content": "Sunny."}))
+    source = write(tmp_path / "ids.jsonl", "\n".join(lines) + "\n")
+    template = cli("label", str(source), "--format", "csv")
+    assert template.exit_code == 0, template.stderr
+    first_cells = [row.split(",")[0] for row in template.stdout.splitlines()[1:]]
+    assert all(not cell.lstrip('"').startswith(("=", "+", "-", "@")) for cell in first_cells), first_cells
+
+    filled = template.stdout.replace(",,,,,", ",,failure,,,")
+    sidecar = write(tmp_path / "filled.csv", filled)
+    traces = by_id(replay_json(cli, str(source), "--labels", str(sidecar)))
+    assert set(traces) == set(ids)
+    assert all(traces[i]["labels"] == {"outcome": "failure"} for i in ids), {i: traces[i]["labels"] for i in ids}

@@ -340,7 +340,7 @@ def _read_csv(text: str) -> list[LabelEntry]:
 def _csv_entry(columns: list[tuple[str, str]], row: list[str], line: int) -> LabelEntry:
     if len(row) > len(columns):
         raise _Problem(line, f"{len(row)} cells but {len(columns)} columns")
-    cells = {column: cell.strip() for column, cell in zip(columns, row)}
+    cells = {column: _from_csv_cell(cell.strip()) for column, cell in zip(columns, row)}
     if not cells.get(("trace", "")):
         raise _Problem(line, "a row needs a 'trace' id")
     entry = LabelEntry(
@@ -447,5 +447,19 @@ def _write_csv(entries: list[LabelEntry], out: BinaryIO, diagnostics: Diagnostic
         for guard in guards:
             exp = by_guard.get(guard)
             row += ["", "", ""] if exp is None else ["fires" if exp.fires else "quiet", exp.by_round or "", exp.note or ""]
-        writer.writerow(row)
+        writer.writerow([_to_csv_cell(str(cell)) for cell in row])
     out.write(text.getvalue().encode())
+
+
+# A spreadsheet runs a cell that starts with one of these as a formula, and trace ids and
+# notes come from untrusted transcripts: such a cell is written behind a quote, which
+# the spreadsheet shows as text and reading the file takes off again (OWASP's advice).
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "'")
+
+
+def _to_csv_cell(text: str) -> str:
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def _from_csv_cell(text: str) -> str:
+    return text[1:] if len(text) > 1 and text[0] == "'" and text[1] in "=+-@'\t\r" else text
