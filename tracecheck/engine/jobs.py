@@ -4,8 +4,8 @@ Each input file is one task: a worker reads it, replays its traces and sends bac
 one message, what the file gave (each item as ``FileReplayer.prepare`` made it), the
 warnings it raised and the labels entries its traces matched. The parent takes the
 files back in input order, so items, warnings and labels are exactly what one process
-gives, in the same order. At most ``2 × jobs`` files are in flight: memory grows with
-the largest file's report items, not with the input. Standard input is read by the
+gives, in the same order. At most ``FILES_AHEAD × jobs`` files are in flight: memory
+grows with the report items of that many files, not with the input. Standard input is read by the
 parent, in its place in the order.
 
 Workers start by ``fork`` where the platform has it, else by ``spawn`` (the settings
@@ -26,6 +26,11 @@ from ..input.diagnostics import Diagnostic, Diagnostics
 from ..input.sources import STDIN_NAME, Source
 
 _replayer: Any = None  # the worker's FileReplayer, set once by _start
+
+# Files handed to workers ahead of the one being written, per job. With 2 per job, one
+# large file stalled the other workers once they had finished the few small files after
+# it; report items are small next to their input, so looking further ahead costs little.
+FILES_AHEAD = 8
 
 
 def _start(replayer: Any) -> None:
@@ -76,7 +81,7 @@ def replay_in_workers(
             for source in ahead:
                 task = None if source.name == STDIN_NAME else pool.apply_async(_replay_file, (source.name,))
                 pending.append((source, task))
-                if len(pending) >= 2 * jobs:
+                if len(pending) >= FILES_AHEAD * jobs:
                     return
 
         submit()
