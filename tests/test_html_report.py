@@ -1,4 +1,4 @@
-"""``replay --format html``: one self-contained page."""
+"""``replay --format html`` and ``sweep --format html``: one self-contained page each."""
 
 from __future__ import annotations
 
@@ -258,10 +258,32 @@ def test_presets_side_by_side_get_a_column_each(cli, tmp_path):
         assert f"{totals['traces_stopped']} of {totals['traces']}" in shown, name
 
 
-@pytest.mark.parametrize("command", ["replay"])
+def test_sweep_writes_its_table_and_frontier_chart(cli, tmp_path):
+    args = (str(SAMPLES), "--grid", "P001.containment=0.6,0.8", "--preset", "default,seeds")
+    data = json.loads(cli("sweep", *args, "-f", "json").stdout)
+    target = tmp_path / "sweep.html"
+    assert cli("sweep", *args, "-o", str(target)).exit_code == 0
+    text = target.read_text(encoding="utf-8")
+    page = assert_self_contained(text)
+    rows = re.findall(r"<tr[^>]*><td class=\"r\" data-v=\"(\d+)\">", text)
+    assert [int(n) for n in rows] == [p["number"] for p in data["points"]]
+    marks = {(p["metrics"]["harm"], p["metrics"][data["objective"]]) for p in data["points"]}
+    circles = [attrs for tag, attrs in page.tags if tag == "circle"]
+    assert len(circles) == len(marks)
+    assert sum(int(c["data-points"]) for c in circles) == len(data["points"])
+    assert sum(1 for c in circles if "best" in c["class"]) == (1 if data["best"] is not None else 0)
+    shown = "".join(page.text)
+    assert data["verdict"] in shown and "[tool.tracecheck]" in shown
+    best = next(p for p in data["points"] if p["best"])
+    assert f"{best['metrics']['tokens_saved']:,}" in shown
+
+
+@pytest.mark.parametrize("command", ["replay", "sweep"])
 def test_html_is_not_printed_on_a_terminal(command, tmp_path):
     """On a terminal the page is refused with the hint to write a file; in a pipe it is written."""
     args = [sys.executable, "-m", "tracecheck", command, str(SAMPLES / "seed000_weather_loop_en.jsonl"), "-f", "html"]
+    if command == "sweep":
+        args += ["--grid", "P001.containment=0.6,0.8"]
     leader, follower = pty.openpty()
     try:
         done = subprocess.run(args, stdout=follower, stderr=subprocess.PIPE, text=True, timeout=60, cwd=tmp_path)
