@@ -1,4 +1,8 @@
-"""``replay --format html`` and ``sweep --format html``: one self-contained page each."""
+"""``replay --format html`` and ``sweep --format html``: one self-contained page each,
+checked as HTML here and in a real browser (Debian's Chromium, driven by Playwright).
+
+The browser tests skip when Chromium is not installed, unless ``CI`` is set: there they
+fail (``.ci/run`` installs it)."""
 
 from __future__ import annotations
 
@@ -8,6 +12,7 @@ import os
 import pty
 import re
 import shutil
+import struct
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -18,6 +23,16 @@ import pytest
 from conftest import ROOT, SAMPLES, write_jsonl
 
 CORPUS = ROOT / "tests" / "corpus"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
 # Everything the pages are made of; trace text must never add to it.
 PAGE_TAGS = {
     "html", "head", "meta", "title", "style", "body", "main", "script", "h1", "h2", "h3", "p", "div", "span", "b",
@@ -294,3 +309,142 @@ def test_html_is_not_printed_on_a_terminal(command, tmp_path):
     assert "--format html writes a web page, not text for the terminal: give -o" in done.stderr
     piped = subprocess.run(args, capture_output=True, text=True, timeout=60, cwd=tmp_path)
     assert piped.returncode == 0 and piped.stdout.startswith("<!DOCTYPE html>")
+
+
+# --- in a browser ----------------------------------------------------------------------
+
+
+def _unavailable(reason: str):
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(f"{reason}; CI must run the browser tests (.ci/run installs Debian's chromium)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """One Chromium for the module's browser tests (Debian's, never a downloaded one)."""
+    if not os.path.exists(CHROMIUM):
+        _unavailable(f"Chromium is not installed ({CHROMIUM}; Debian's package 'chromium')")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("playwright is not installed (pip install -e '.[dev]')")
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+class Opened:
+    """A page opened from a file, with whatever it logged, raised, asked or fetched."""
+
+    def __init__(self, browser, path: Path) -> None:
+        self.page = browser.new_page(viewport={"width": 1280, "height": 900})
+        self.problems: list[str] = []
+        self.dialogs: list[str] = []
+        self.requests: list[str] = []
+        self.page.on("console", lambda m: self.problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
+        self.page.on("pageerror", lambda e: self.problems.append(f"page error: {e}"))
+        self.page.on("dialog", lambda d: (self.dialogs.append(d.message), d.dismiss()))
+        self.page.on("request", lambda r: self.requests.append(r.url))
+        self.url = path.as_uri()
+        self.page.goto(self.url)
+
+    def visible(self) -> list[tuple[str, str]]:
+        """The visible rows of the summary table as (trace id, file:line), in order."""
+        return [
+            tuple(row)
+            for row in self.page.eval_on_selector_all(
+                "#traces tbody tr",
+                "rows => rows.filter(r => !r.hidden).map(r => [r.cells[0].getAttribute('data-v'), r.cells[0].querySelector('.where').title])",
+            )
+        ]
+
+    def close(self) -> None:
+        assert self.problems == [] and self.dialogs == []
+        assert set(self.requests) == {self.url}  # the page itself, nothing else
+        self.page.close()
+
+
+def where(trace: dict) -> tuple[str, str]:
+    return trace["id"], f"{trace['file']}:{trace['line']}" if trace["line"] else trace["file"]
+
+
+def test_the_report_renders_filters_and_sorts_in_a_browser(browser, cli, tmp_path):
+    report = replay_json(cli, str(SAMPLES))
+    traces = report["traces"]
+    opened = Opened(browser, replay_html(cli, tmp_path, str(SAMPLES)))
+    page = opened.page
+    assert opened.visible() == [where(t) for t in traces]
+    assert page.text_content("#shown") == f"{len(traces)} of {len(traces)} traces shown"
+
+    def shown_with(guard: str, outcome: str = "") -> list[tuple[str, str]]:
+        page.select_option("#f-guard", guard)
+        page.select_option("#f-outcome", outcome)
+        visible = opened.visible()
+        sections = page.eval_on_selector_all("details.trace", "s => s.filter(x => !x.hidden).length")
+        assert sections == len(visible)  # the timelines follow the filter (every sample has one)
+        assert page.text_content("#shown") == f"{len(visible)} of {len(traces)} traces shown"
+        return visible
+
+    for code in report["totals"]["by_guard"]:
+        expected = [where(t) for t in traces if any(f["code"] == code for f in t["fires"])]
+        assert shown_with(f"code:{code}") == expected, code
+    assert shown_with("none") == [where(t) for t in traces if not t["fires"]]
+    assert shown_with("stopped") == [where(t) for t in traces if t["policy"]["stops"]]
+    for outcome in ("success", "failure", "unknown"):
+        assert shown_with("", outcome) == [where(t) for t in traces if t["labels"].get("outcome", "unknown") == outcome], outcome
+    both = shown_with("any", "success")
+    assert both == [where(t) for t in traces if t["fires"] and t["labels"].get("outcome") == "success"] and both
+    shown_with("", "")
+
+    # Sorting: tokens ascending, then descending (ties keep the report's order).
+    page.click("#traces thead th:nth-child(4) button")
+    assert opened.visible() == [where(t) for t in sorted(traces, key=lambda t: t["tokens"])]
+    page.click("#traces thead th:nth-child(4) button")
+    assert opened.visible() == [where(t) for t in sorted(traces, key=lambda t: -t["tokens"])]
+    assert page.get_attribute("#traces thead th:nth-child(4)", "aria-sort") == "descending"
+
+    # A trace's link opens its timeline.
+    page.click("#traces tbody tr:first-child td:first-child a")
+    target = page.evaluate("location.hash").lstrip("#")
+    assert page.evaluate(f"document.getElementById('{target}').open") is True
+
+    shot = tmp_path / "report.png"
+    page.goto(opened.url)
+    page.screenshot(path=str(shot))
+    png = shot.read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and struct.unpack(">II", png[16:24]) == (1280, 900)
+    assert len(png) > 30_000  # a page, not a blank
+    opened.close()
+
+
+def test_markup_in_a_trace_runs_nothing_in_a_browser(browser, cli, tmp_path):
+    path = tmp_path / EVIL_FILE
+    write_jsonl(path, hostile_events())
+    opened = Opened(browser, replay_html(cli, tmp_path, str(path)))
+    page = opened.page
+    page.wait_for_timeout(200)  # an injected handler would have fired by now
+    assert page.evaluate("document.querySelectorAll('img, iframe, object, embed, link, base, form').length") == 0
+    assert page.evaluate("document.scripts.length") == 1
+    assert page.evaluate("[...document.querySelectorAll('*')].filter(e => [...e.attributes].some(a => a.name.startsWith('on'))).length") == 0
+    assert "<script>alert(1)</script>" in page.text_content("#traces tbody tr td")
+    assert page.title() == "tracecheck replay"
+    opened.close()  # no dialog, no console error, no request
+
+
+def test_the_sweep_page_draws_its_frontier_in_a_browser(browser, cli, tmp_path):
+    args = (str(SAMPLES), "--grid", "P001.containment=0.6,0.8", "--preset", "default,seeds")
+    data = json.loads(cli("sweep", *args, "-f", "json").stdout)
+    target = tmp_path / "sweep.html"
+    assert cli("sweep", *args, "-o", str(target)).exit_code == 0
+    opened = Opened(browser, target)
+    page = opened.page
+    assert page.evaluate("document.querySelectorAll('svg#frontier circle.point').length") >= 2
+    box = page.locator("svg#frontier").bounding_box()
+    assert box["width"] > 400 and box["height"] > 150
+    numbers = lambda: [int(n) for n in page.eval_on_selector_all("#grid tbody tr", "rows => rows.map(r => r.cells[0].textContent)")]
+    assert numbers() == [p["number"] for p in data["points"]]
+    page.click("#grid thead th:nth-child(1) button")
+    assert numbers() == sorted(p["number"] for p in data["points"])
+    opened.close()
