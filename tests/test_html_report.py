@@ -176,6 +176,21 @@ def test_each_rounds_figures_are_the_transcripts(cli, tmp_path):
     assert f"the recorded run found new information at round {stop['new_information']['round']}" in text
 
 
+def test_a_block_sits_on_the_call_it_refuses_and_a_stale_one_says_so(cli, tmp_path):
+    source = SAMPLES / "healthy_fix_and_retest.jsonl"
+    trace = replay_json(cli, "--preset", "seeds", str(source))["traces"][0]
+    blocks = [f for f in trace["fires"] if f["action"] == "block"]
+    assert blocks and all(f["stale"] for f in blocks) and trace["policy"]["stale_blocks"] == len(blocks)
+    text = replay_html(cli, tmp_path, "--preset", "seeds", str(source)).read_text(encoding="utf-8")
+    for fire in blocks:
+        row = re.search(rf'<div class="rw[^"]*" data-round="{fire["round"]}">(.*?)</div></div></div>', text, re.S).group(1)
+        call = row.split('<div class="call">', 1)[1]  # the fire comes after the call's name and arguments, inside it
+        assert f'>{fire["code"]}</span> <span class="badge a-block">BLOCK</span>' in call
+        assert "stale: the call's recorded result changed; the block would have hidden it" in call
+    assert f'<span class="tag new" title="blocks that would have hidden a changed result (not counted as saved)">{len(blocks)} stale blocks</span>' in text
+    assert "2 blocks would have returned stale data (not counted)" in text
+
+
 def test_markup_in_every_field_stays_text(cli, tmp_path):
     """A trace id, labels, user text, the model's text, call ids, names, arguments,
     results, an error, an expectation's note and a file name full of markup: the page

@@ -22,8 +22,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..model import OUTCOMES
-from ..text.textsafe import neutralize, neutralize_lines, one_line
+from ..text.textsafe import neutralize, neutralize_lines, one_line, single_line
 from .data import BASIS_NOTES, basis_note, count, effect
+from .rounds import CALL_ID_CHARS
 
 FIRED_TIMELINES = 100  # timelines for the first traces where a guard fired ...
 QUIET_TIMELINES = 25  # ... and for the first traces where none did; the table lists every trace
@@ -617,8 +618,9 @@ class HtmlWriter:
         # A block is drawn on the call it refuses; the other fires by their phase.
         blocks: dict[str, list[dict[str, Any]]] = {}
         for fire in fires:
-            if fire["action"] == "block" and fire.get("call_id") in shown:
-                blocks.setdefault(fire["call_id"], []).append(fire)
+            call_id = single_line(fire["call_id"], CALL_ID_CHARS) if fire.get("call_id") is not None else None
+            if fire["action"] == "block" and call_id in shown:
+                blocks.setdefault(call_id, []).append(fire)
         placed = {id(fire) for group in blocks.values() for fire in group}
 
         def marks(phase: str) -> list[str]:

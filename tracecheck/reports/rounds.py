@@ -21,6 +21,7 @@ RESULT_CHARS = 400
 RESULT_LINES = 6
 CALLS_PER_ROUND = 12  # a fan-out of 200 calls shows the first 12 and says how many more
 ROUNDS = 200  # a longer trace keeps its start, its end and the rounds around each fire
+CALL_ID_CHARS = 120  # a call's id as kept (a block names the call it refuses by it)
 
 
 def _seconds(value: float | None) -> float | None:
@@ -30,7 +31,7 @@ def _seconds(value: float | None) -> float | None:
 def _call(call) -> dict[str, Any]:
     result = call.result
     return {
-        "id": single_line(call.id, 120),
+        "id": single_line(call.id, CALL_ID_CHARS),
         "name": single_line(call.name, 120),
         "args": excerpt(call.arguments_raw, ARGUMENT_CHARS, 4),
         "args_chars": len(call.arguments_raw),
@@ -49,11 +50,12 @@ def _kept(result: TraceResult) -> list[int]:
     if count <= ROUNDS:
         return list(range(1, count + 1))
     keep = set(range(1, 61)) | set(range(count - 19, count + 1))
-    marks = {f.round for f in result.fires} | {s.round for s in result.policy.stops}
-    for number in sorted(marks):
-        keep.update(range(number - 3, number + 4))
+    for stop in result.policy.stops:  # always: the page marks what each one cuts
+        keep.update(range(stop.round - 3, stop.round + 4))
+    for number in sorted({f.round for f in result.fires}):
         if len(keep) >= 2 * ROUNDS:
-            break
+            break  # a trace that fires everywhere: its first fires, and the table has them all
+        keep.update(range(number - 3, number + 4))
     return sorted(n for n in keep if 1 <= n <= count)
 
 
