@@ -648,8 +648,8 @@ class HtmlWriter:
         )
 
     def _call(self, call: dict[str, Any], blocks: list[dict[str, Any]], not_run: bool, turns: int, alone) -> str:
-        size = f" ({call['args_chars']:,} characters)" if len(call["args"]) < call["args_chars"] else ""
-        head = f'<span class="nm mono">{esc(call["name"])}</span> <pre class="args">{esc_lines(call["args"])}</pre>{esc(size)}'
+        size = f' <span class="fig">(of {call["args_chars"]:,} characters)</span>' if call["args_chars"] is not None else ""
+        head = f'<span class="nm mono">{esc(call["name"])}</span> <pre class="args">{esc_lines(call["args"])}</pre>{size}'
         if call["blocked"]:
             head += '<span class="tag" title="a guard refused this call in the recorded (live) run">blocked live</span>'
         if not_run:
@@ -660,7 +660,7 @@ class HtmlWriter:
             lines.append('<div class="res warn">← no result recorded</div>')
         else:
             state = {True: ("err", "error"), False: ("", "ok"), None: ("", "")}[call["error"]]
-            more = f" · {call['result_chars']:,} characters" if call["result_chars"] > len(call["result"]) else ""
+            more = f" · {call['result_chars']:,} characters" if call["result_chars"] else ""
             took = f" · {call['seconds']:.1f}s" if call["seconds"] is not None else ""
             lines.append(
                 f'<div class="res {state[0]}">← {esc(state[1])}{esc(took)}{esc(more)}'

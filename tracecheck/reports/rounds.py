@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine.replay import TraceResult
-from ..text.textsafe import excerpt, single_line
+from ..text.textsafe import excerpt, excerpt_is_cut, single_line
 
 TEXT_CHARS = 300  # the model's text and the user's message, per round
 ARGUMENT_CHARS = 300
@@ -30,11 +30,12 @@ def _seconds(value: float | None) -> float | None:
 
 def _call(call) -> dict[str, Any]:
     result = call.result
+    args, cut = excerpt_is_cut(call.arguments_raw, ARGUMENT_CHARS, 4)
     return {
         "id": single_line(call.id, CALL_ID_CHARS),
         "name": single_line(call.name, 120),
-        "args": excerpt(call.arguments_raw, ARGUMENT_CHARS, 4),
-        "args_chars": len(call.arguments_raw),
+        "args": args,
+        "args_chars": len(call.arguments_raw) if cut else None,  # only when the excerpt leaves some out
         "result": None if result is None else excerpt(result.content, RESULT_CHARS, RESULT_LINES),
         "result_chars": None if result is None else len(result.content),
         "error": None if result is None else result.is_error,

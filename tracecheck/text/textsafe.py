@@ -109,6 +109,13 @@ def excerpt(text: str, limit: int = 400, max_lines: int = 6) -> str:
     return shown + "…" if cut else shown
 
 
+def excerpt_is_cut(text: str, limit: int = 400, max_lines: int = 6) -> tuple[str, bool]:
+    """``excerpt`` and whether it left part of ``text`` out (more than blank lines and
+    surrounding whitespace)."""
+    shown = excerpt(text, limit, max_lines)
+    return shown, shown != excerpt(text, len(text) + limit + 10, len(text) + 2)
+
+
 def plain(text: str, style: str = "") -> Text:
     """Untrusted one-line text as a Rich ``Text``: neutralized, printed literally, never
     parsed as markup."""
