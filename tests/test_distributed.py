@@ -54,7 +54,7 @@ def cli_report(cli, paths, *options):
     return result, warnings
 
 
-@pytest.mark.parametrize(("format", "files_per_partition"), [("json", 1), ("json", None), ("jsonl", 3), ("markdown", 2)])
+@pytest.mark.parametrize(("format", "files_per_partition"), [("json", 1), ("json", None), ("jsonl", 3), ("markdown", 2), ("html", 2)])
 def test_the_report_is_the_clis_byte_for_byte(cli, client, format, files_per_partition):
     expected, _ = cli_report(cli, INPUTS, "--format", format)
     assert expected.exit_code == 0, expected.stderr

@@ -24,7 +24,7 @@ from conftest import SAMPLES
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "corpus" / "tau2-bench"
-FORMATS = ("json", "jsonl", "markdown", "terminal")
+FORMATS = ("json", "jsonl", "markdown", "terminal", "html")
 
 
 @pytest.fixture(scope="module")

@@ -39,7 +39,7 @@ from .input.diagnostics import Diagnostic, Diagnostics, TracecheckError
 from .input.labels import Labels, as_labels
 from .input.sources import STDIN_NAME, Source, expand_paths
 from .readers.load import check_input_format
-from .reports.replay_report import report_entry, write_entries
+from .reports.replay_report import entry_maker, write_entries
 
 PARTITIONS_PER_THREAD = 4  # enough to even out files of different sizes, few enough to keep task overhead low
 
@@ -55,6 +55,7 @@ class Job:
     tokenizers: tuple[str, ...] = ()
     presets: Mapping[str, Settings] | None = None
     labels: Labels | None = None
+    format: str = "json"  # the report's: HTML asks for each trace round by round
 
 
 @dataclass(slots=True)
@@ -83,9 +84,8 @@ def replay_files(names: Sequence[str], job: Job) -> list[FileResult]:
     results = []
     for name in names:
         diagnostics = Diagnostics()
-        items = [
-            report_entry(item)
-            for item in replay_stream(
+        items = list(
+            replay_stream(
                 [Source(name)],
                 job.settings,
                 input_format=job.input_format,
@@ -93,8 +93,9 @@ def replay_files(names: Sequence[str], job: Job) -> list[FileResult]:
                 diagnostics=diagnostics,
                 presets=job.presets,
                 labels=labels,
+                prepare=entry_maker(job.format),
             )
-        ]
+        )
         matched = None
         if labels is not None:
             matched = [e.matched for e in labels.entries]
@@ -170,7 +171,7 @@ def write_replay_report_dask(
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
     sidecar = as_labels(labels)
     names = tuple(presets or ())
-    job = Job(settings, input_format, tuple(tokenizers), presets, sidecar)
+    job = Job(settings, input_format, tuple(tokenizers), presets, sidecar, format)
     sources = expand_paths(list(paths), diagnostics)
     def entries():
         results = replay_results(sources, job, client=client, files_per_partition=files_per_partition, diagnostics=diagnostics)

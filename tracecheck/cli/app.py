@@ -30,6 +30,8 @@ app = typer.Typer(
 )
 
 EXIT_ERROR = 2  # usage, config or input error (0 is success; 1 is kept for a failed gate)
+# An HTML page is for a browser, not for the screen: it goes to a file or a pipe.
+HTML_ON_TERMINAL = "--format html writes a web page, not text for the terminal: give -o {name} (or redirect standard output)"
 
 PathsArg = Annotated[list[str], typer.Argument(metavar="PATH", help="Files or directories of transcripts; '-' reads standard input.")]
 InputFormatOpt = Annotated[

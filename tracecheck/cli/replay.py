@@ -11,6 +11,7 @@ from typing import Annotated, Optional
 import typer
 
 from .app import (
+    HTML_ON_TERMINAL,
     ConfigOpt,
     IgnoreOpt,
     InputFormatOpt,
@@ -36,13 +37,14 @@ class ReportFormat(str, enum.Enum):
     json = "json"
     jsonl = "jsonl"
     markdown = "markdown"
+    html = "html"
 
 
 @command
 def replay(
     paths: PathsArg,
     format: Annotated[
-        Optional[ReportFormat], typer.Option("--format", "-f", help="Report format (default: from -o FILE's extension, .json .jsonl .md, else terminal).")
+        Optional[ReportFormat], typer.Option("--format", "-f", help="Report format (default: from -o FILE's extension, .json .jsonl .md .html, else terminal).")
     ] = None,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="FILE", help="Write the report to this file.")] = None,
     only_fires: Annotated[bool, typer.Option("--only-fires", help="List only traces where a guard fired.")] = False,
@@ -62,11 +64,20 @@ def replay(
     from ..input.labels import load_labels
     from ..output import open_output
     from ..reports.replay_report import write_replay_report
+    from ..input.diagnostics import TracecheckError
     from ..input.sources import expand_paths
 
     if format is None:
         suffix = output.suffix.lower() if output is not None else ""
-        format = {".json": ReportFormat.json, ".jsonl": ReportFormat.jsonl, ".md": ReportFormat.markdown}.get(suffix, ReportFormat.terminal)
+        format = {
+            ".json": ReportFormat.json,
+            ".jsonl": ReportFormat.jsonl,
+            ".md": ReportFormat.markdown,
+            ".html": ReportFormat.html,
+            ".htm": ReportFormat.html,
+        }.get(suffix, ReportFormat.terminal)
+    if format is ReportFormat.html and output is None and sys.stdout.isatty():
+        raise TracecheckError(HTML_ON_TERMINAL.format(name="report.html"))
     names = tokenizer_list(tokenizer)
     settings, presets = preset_settings(config, select, ignore, set_, names, preset)
     sidecar = load_labels(labels) if labels is not None else None

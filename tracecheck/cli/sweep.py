@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import enum
+import sys
 from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
 
 from .app import (
+    HTML_ON_TERMINAL,
     ConfigOpt,
     IgnoreOpt,
     InputFormatOpt,
@@ -29,6 +31,7 @@ class SweepFormat(str, enum.Enum):
     json = "json"
     csv = "csv"
     markdown = "markdown"
+    html = "html"
 
 
 @command
@@ -67,7 +70,7 @@ def sweep(
     seed: Annotated[int, typer.Option("--seed", help="Seed of the holdout / fold split.")] = 0,
     jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Worker processes.")] = 1,
     format: Annotated[
-        Optional[SweepFormat], typer.Option("--format", "-f", help="Report format (default: from -o FILE's extension, .json .csv .md, else terminal).")
+        Optional[SweepFormat], typer.Option("--format", "-f", help="Report format (default: from -o FILE's extension, .json .csv .md .html, else terminal).")
     ] = None,
     output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="FILE", help="Write the report to this file.")] = None,
     write_config: Annotated[
@@ -94,7 +97,15 @@ def sweep(
 
     if format is None:
         suffix = output.suffix.lower() if output is not None else ""
-        format = {".json": SweepFormat.json, ".csv": SweepFormat.csv, ".md": SweepFormat.markdown}.get(suffix, SweepFormat.terminal)
+        format = {
+            ".json": SweepFormat.json,
+            ".csv": SweepFormat.csv,
+            ".md": SweepFormat.markdown,
+            ".html": SweepFormat.html,
+            ".htm": SweepFormat.html,
+        }.get(suffix, SweepFormat.terminal)
+    if format is SweepFormat.html and output is None and sys.stdout.isatty():
+        raise TracecheckError(HTML_ON_TERMINAL.format(name="sweep.html"))
     if objective not in OBJECTIVES:
         raise TracecheckError(f"--objective: unknown {objective!r}; choose from: {', '.join(OBJECTIVES)}")
     if holdout is not None and folds is not None:
@@ -151,13 +162,16 @@ def sweep(
             out.write(write_csv(data).encode())
         elif format is SweepFormat.markdown:
             out.write(write_markdown(data).encode())
+        elif format is SweepFormat.html:
+            from ..reports.sweep_html import write_html
+
+            out.write(write_html(data).encode("utf-8"))
         else:
             import io
 
             from rich.console import Console
 
             from ..output import CheckedText
-            import sys
 
             if output is None:
                 console = Console(file=CheckedText(sys.stdout), highlight=False, soft_wrap=True)

@@ -128,7 +128,8 @@ def replay_stream(
     ``jobs`` above 1 replays the input files in that many worker processes (see
     ``tracecheck.engine.jobs``): the items, warnings and their order are the same.
     ``prepare`` turns each item into what is yielded instead, where the trace was
-    replayed (a module-level function, so that worker processes can run it).
+    replayed (a module-level function, so that worker processes can run it); it sees
+    the whole trace, whereas an item yielded as it is keeps only the trace's summary.
     """
     check_input_format(input_format)
     labels = as_labels(labels)
@@ -192,11 +193,14 @@ class FileReplayer:
                     name: result if chosen is settings else replay_trace(trace, self.guards(chosen))
                     for name, chosen in presets.items()
                 }
+            item = ReplayItem(result, comparison, by_preset)
+            if self.prepare is not None:
+                yield self.prepare(item)  # it sees the whole trace (the HTML report's timelines)
+                continue
             summary = dataclasses.replace(trace, rounds=[])
             for each in {id(r): r for r in [result, *(by_preset or {}).values()]}.values():
                 _summary_only(each, summary)
-            item = ReplayItem(result, comparison, by_preset)
-            yield item if self.prepare is None else self.prepare(item)
+            yield item
 
 
 def replay_paths(

@@ -24,7 +24,7 @@ from ..input.labels import Labels
 from ..input.sources import Source
 from .data import ReportTotals, header_data, item_data
 
-FORMATS = ("terminal", "json", "jsonl", "markdown")
+FORMATS = ("terminal", "json", "jsonl", "markdown", "html")
 
 
 def write_replay_report(
@@ -53,7 +53,7 @@ def write_replay_report(
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
     stream = replay_stream(
         paths, settings, input_format=input_format, tokenizers=tokenizers, diagnostics=diagnostics, on_file=on_file, presets=presets, labels=labels,
-        jobs=jobs, prepare=report_entry,
+        jobs=jobs, prepare=entry_maker(format),
     )
     return write_entries(
         stream, settings, out, format=format, to_file=to_file, only_fires=only_fires, tokenizers=tokenizers, presets=tuple(presets or ()), diagnostics=diagnostics
@@ -96,6 +96,22 @@ def report_entry(item: ReplayItem) -> tuple[dict[str, Any], tuple, bool]:
     return data, ReportTotals.entry(item), fired
 
 
+def report_entry_with_rounds(item: ReplayItem) -> tuple[dict[str, Any], tuple, bool]:
+    """``report_entry`` with the trace round by round (``data["timeline"]``, see
+    ``reports.rounds``): what the HTML report draws its timelines from. Only the HTML
+    report asks for it; the other formats never see it."""
+    from .rounds import rounds_data
+
+    data, entry, fired = report_entry(item)
+    data["timeline"] = rounds_data(item.result)
+    return data, entry, fired
+
+
+def entry_maker(format: str) -> Callable[[ReplayItem], tuple[dict[str, Any], tuple, bool]]:
+    """The ``prepare`` function of a report in ``format``."""
+    return report_entry_with_rounds if format == "html" else report_entry
+
+
 @contextlib.contextmanager
 def report_writer(format: str, out: BinaryIO, to_file: bool, only_fires: bool) -> Iterator[Any]:
     """The writer for a report format, writing to ``out``."""
@@ -115,6 +131,10 @@ def report_writer(format: str, out: BinaryIO, to_file: bool, only_fires: bool) -
         from .markdown import MarkdownWriter
 
         yield MarkdownWriter(lambda text: out.write(text.encode()))
+    elif format == "html":
+        from .html import HtmlWriter
+
+        yield HtmlWriter(lambda text: out.write(text.encode("utf-8")), only_fires=only_fires)
     elif format in ("json", "jsonl"):
         from .machine import JsonlWriter, JsonWriter
 

@@ -77,6 +77,45 @@ def one_line(text: str, limit: int = 160) -> str:
     return _clip(" ".join(_INVISIBLE_BUT_LAYOUT.sub(_escape, text).split()), limit)
 
 
+_INVISIBLE_BUT_NEWLINE = re.compile(f"(?!\n)[{_INVISIBLE_RANGES}]")
+
+
+def neutralize_lines(text: str) -> str:
+    """``neutralize`` that keeps line feeds: multi-line text for a page that shows them."""
+    return _INVISIBLE_BUT_NEWLINE.sub(_escape, text)
+
+
+def excerpt(text: str, limit: int = 400, max_lines: int = 6) -> str:
+    """The start of possibly multi-line text (a tool output) for a page that keeps line
+    breaks: at most ``max_lines`` lines and ``limit`` characters, ``…`` where it was cut.
+    Line breaks stay (``\r\n`` and ``\r`` become ``\n``, tabs four spaces, blank runs
+    one blank line); every other control, format or invisible character is a visible
+    escape, as in ``neutralize``."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n").replace("\t", "    ")
+    text = neutralize_lines(text)
+    lines: list[str] = []
+    cut = False
+    for line in text.strip().split("\n"):
+        line = line.rstrip()
+        if not line and (not lines or not lines[-1]):
+            continue  # one blank line between paragraphs, none at the start
+        if len(lines) == max_lines:
+            cut = True
+            break
+        lines.append(line)
+    shown = "\n".join(lines).rstrip()
+    if len(shown) > limit:
+        shown, cut = shown[: limit - 1].rstrip(), True
+    return shown + "…" if cut else shown
+
+
+def excerpt_is_cut(text: str, limit: int = 400, max_lines: int = 6) -> tuple[str, bool]:
+    """``excerpt`` and whether it left part of ``text`` out (more than blank lines and
+    surrounding whitespace)."""
+    shown = excerpt(text, limit, max_lines)
+    return shown, shown != excerpt(text, len(text) + limit + 10, len(text) + 2)
+
+
 def plain(text: str, style: str = "") -> Text:
     """Untrusted one-line text as a Rich ``Text``: neutralized, printed literally, never
     parsed as markup."""

@@ -1,0 +1,200 @@
+"""The sweep report as one self-contained HTML page (``sweep --format html``): the
+verdict, the savings/harm frontier as an inline SVG chart drawn here (no library, no
+network), and the table of every grid point with the figures the Markdown table has."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from .html import esc, esc_lines, page, sortable
+from .sweep_report import COLUMNS, _fmt, _pct, _runs, _validation_text, _value_text
+
+TITLES = {  # what each column counts, for its header's tooltip
+    "traces_stopped": "traces the policy stops",
+    "llm_calls_saved": "LLM calls saved",
+    "tokens_saved": "tokens saved (share of all tokens)",
+    "seconds_saved": "seconds saved",
+    "harm": "share of traces cut while labelled a success, with a stale block, or cut before new information",
+    "harmed": "stops of runs labelled a success",
+    "stale_blocks": "blocks that would have hidden a changed result",
+    "cut_new_information": "stops before the recorded run found something new",
+    "recall": "labelled loops caught by the expected round",
+    "precision": "loops caught among the traces of known kind the policy intervened in",
+}
+
+
+def _ticks(low: float, high: float, count: int = 5) -> list[float]:
+    """Round tick values covering [low, high]."""
+    if high <= low:
+        high = low + 1
+    raw = (high - low) / count
+    power = 10 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
+    first = math.floor(low / step) * step
+    ticks = []
+    value = first
+    while value <= high + step * 1e-9:
+        ticks.append(round(value, 10))
+        value += step
+    if ticks[-1] < high:
+        ticks.append(round(ticks[-1] + step, 10))
+    return ticks
+
+
+def _tick_text(value: float) -> str:
+    if abs(value) >= 1000:
+        return f"{value:,.0f}"
+    return f"{value:g}"
+
+
+def frontier_svg(data: dict[str, Any], width: int = 760, height: int = 360) -> str:
+    """Savings (the objective) against harm: every grid point, the Pareto front joined,
+    the best point ringed, the current settings as a diamond."""
+    objective = data["objective"]
+    points = [p for p in data["points"] if p["metrics"].get(objective) is not None]
+    if not points:
+        return '<p class="note">no grid point has a value for the objective: no chart</p>'
+    baseline = data.get("baseline")
+    marks = [(p["metrics"]["harm"], p["metrics"][objective]) for p in points]
+    if baseline is not None and baseline.get(objective) is not None:
+        marks.append((baseline["harm"], baseline[objective]))
+    left, right, top, bottom = 78, 20, 16, 46
+    xs = _ticks(0.0, max(max(x for x, _ in marks), 0.05))
+    low, high = min(y for _, y in marks), max(y for _, y in marks)
+    pad = (high - low) * 0.08 or abs(high) * 0.05 or 1.0
+    ys = _ticks(low - pad if low - pad > 0 or low < 0 else 0.0, high + pad)
+    x0, x1, y0, y1 = xs[0], xs[-1], ys[0], ys[-1]
+
+    def sx(value: float) -> float:
+        return left + (value - x0) / (x1 - x0) * (width - left - right)
+
+    def sy(value: float) -> float:
+        return height - bottom - (value - y0) / (y1 - y0) * (height - top - bottom)
+
+    out = [
+        f'<svg id="frontier" role="img" aria-label="{esc(objective)} against harm" viewBox="0 0 {width} {height}" '
+        f'width="{width}" height="{height}">'
+    ]
+    for value in xs:
+        out.append(f'<line x1="{sx(value):.1f}" y1="{top}" x2="{sx(value):.1f}" y2="{height - bottom}" stroke="#e3e7ee"/>')
+        out.append(f'<text x="{sx(value):.1f}" y="{height - bottom + 16}" text-anchor="middle">{esc(_tick_text(value))}</text>')
+    for value in ys:
+        out.append(f'<line x1="{left}" y1="{sy(value):.1f}" x2="{width - right}" y2="{sy(value):.1f}" stroke="#e3e7ee"/>')
+        out.append(f'<text x="{left - 8}" y="{sy(value) + 4:.1f}" text-anchor="end">{esc(_tick_text(value))}</text>')
+    out.append(f'<text x="{(left + width - right) / 2:.0f}" y="{height - 8}" text-anchor="middle">harm (share of traces)</text>')
+    out.append(f'<text transform="translate(14 {(top + height - bottom) / 2:.0f}) rotate(-90)" text-anchor="middle">{esc(objective)}</text>')
+    front = sorted((p for p in points if p["pareto"]), key=lambda p: (p["metrics"]["harm"], p["metrics"][objective]))
+    if len(front) > 1:
+        path = " ".join(f"{sx(p['metrics']['harm']):.1f},{sy(p['metrics'][objective]):.1f}" for p in front)
+        out.append(f'<polyline points="{path}" fill="none" stroke="#2f63b5" stroke-width="1.5"/>')
+    # Settings with the same figures are one mark (its tooltip lists them).
+    groups: dict[tuple[float, float], list[dict[str, Any]]] = {}
+    for point in points:
+        groups.setdefault((point["metrics"]["harm"], point["metrics"][objective]), []).append(point)
+
+    def rank(item):
+        members = item[1]
+        return (any(p["pareto"] for p in members), any(p["best"] for p in members))
+
+    for (harm, value), members in sorted(groups.items(), key=rank):  # the front and the best drawn on top
+        x, y = sx(harm), sy(value)
+        kind = "best" if any(p["best"] for p in members) else "front" if any(p["pareto"] for p in members) else "grid"
+        named = "; ".join(f"#{p['number']} {p['label']}" for p in members[:8]) + (f"; and {len(members) - 8} more" if len(members) > 8 else "")
+        tip = f"{objective} {_fmt(value)}, harm {harm:.2f}: {named}"
+        style = {"best": 'r="7" fill="#2e7d32" stroke="#1b5e20"', "front": 'r="5.5" fill="#2f63b5"', "grid": 'r="4.5" fill="#aab2c0"'}[kind]
+        out.append(f'<circle class="point {kind}" data-points="{len(members)}" cx="{x:.1f}" cy="{y:.1f}" {style}><title>{esc(tip)}</title></circle>')
+        if kind != "grid":
+            numbers = ", ".join(f"#{p['number']}" for p in members[:3]) + ("…" if len(members) > 3 else "")
+            anchor = "end" if x > width * 0.8 else "start"
+            shift = -10 if anchor == "end" else 10
+            out.append(f'<text x="{x + shift:.1f}" y="{y - 8:.1f}" text-anchor="{anchor}" class="pl">{esc(numbers)}</text>')
+    if baseline is not None and baseline.get(objective) is not None:
+        x, y = sx(baseline["harm"]), sy(baseline[objective])
+        tip = f"current settings: {objective} {_fmt(baseline[objective])}, harm {baseline['harm']:.2f}"
+        out.append(
+            f'<path class="baseline" d="M{x:.1f},{y - 7:.1f} L{x + 7:.1f},{y:.1f} L{x:.1f},{y + 7:.1f} L{x - 7:.1f},{y:.1f} Z" '
+            f'fill="none" stroke="#b26a00" stroke-width="2"><title>{esc(tip)}</title></path>'
+        )
+    out.append("</svg>")
+    legend = (
+        '<div class="legend"><span><span class="sw" style="background:#aab2c0"></span>grid point</span>'
+        '<span><span class="sw" style="background:#2f63b5"></span>Pareto front (savings against harm)</span>'
+        '<span><span class="sw" style="background:#2e7d32"></span>best under the constraints</span>'
+        + ('<span><span class="sw" style="border:2px solid #b26a00"></span>current settings</span>' if baseline is not None else "")
+        + "<span>hover a point for its settings</span></div>"
+    )
+    return "".join(out) + legend
+
+
+def write_html(data: dict[str, Any]) -> str:
+    """The whole page of a sweep (``sweep_data``)."""
+    keys = [d["key"] for d in data["dimensions"]]
+    objective = data["objective"]
+    title = f"tracecheck sweep: {len(data['points'])} settings on {data['traces']} traces"
+    body = [
+        f"<h1>{esc(title)}</h1>",
+        f'<p class="sub">sorted by {esc(objective)}'
+        + (f" · constraints {esc(', '.join(data['constraints']))}" if data["constraints"] else "")
+        + f" · tracecheck {esc(data['tool']['version'])}</p>",
+        f'<div class="policy none"><b>verdict:</b> {esc(data["verdict"])}',
+    ]
+    baseline = data.get("baseline")
+    if baseline is not None:
+        body.append(
+            '<div class="note">current settings: '
+            + esc(
+                f"{baseline['traces_stopped']} stopped · {_fmt(baseline['tokens_saved'])} tokens saved"
+                f"{_pct(baseline['tokens_saved'], baseline['whole']['tokens'])} · harm {baseline['harm']:.2f}"
+                + (f" · recall {baseline['recall']:.2f}" if baseline.get("recall") is not None else "")
+            )
+            + "</div>"
+        )
+    if data.get("validation"):
+        body.append(f'<div class="note">{esc(_validation_text(data["validation"], data))}</div>')
+    body.append("</div>")
+    body.append(f"<h2>{esc(objective)} against harm</h2>")
+    body.append(f'<div class="chart">{frontier_svg(data)}</div>')
+    heads = [sortable("#", "num", True), '<th title="&gt; best under the constraints, * on the Pareto front">mark</th>']
+    heads += [sortable(key, "text") for key in keys]
+    heads += [sortable(title, "num", True, TITLES.get(key)) for key, title in COLUMNS]
+    rows = []
+    for point in data["points"]:
+        row = point["metrics"]
+        mark = (">" if point["best"] else "") + ("*" if point["pareto"] else "")
+        cells = [f'<td class="r" data-v="{point["number"]}">{point["number"]}</td>', f"<td><b>{esc(mark)}</b></td>"]
+        cells += [f"<td>{esc(_value_text(point['values'][k]))}</td>" for k in keys]
+        for key, _ in COLUMNS:
+            value = row.get(key)
+            shown = _fmt(value)
+            if key == "tokens_saved" and value is not None:
+                shown += _pct(value, row["whole"]["tokens"])
+            elif key in ("harm", "recall", "precision") and value is not None:
+                shown = f"{value:.2f}"
+            cells.append(f'<td class="r" data-v="{"" if value is None else value}">{esc(shown)}</td>')
+        style = ' class="best"' if point["best"] else ""
+        rows.append(f"<tr{style}>" + "".join(cells) + "</tr>")
+    body.append(f"<h2>Every setting ({len(data['points'])})</h2>")
+    body.append(
+        '<table id="grid" class="sortable"><thead><tr>' + "".join(heads) + "</tr></thead><tbody>\n" + "\n".join(rows) + "\n</tbody></table>"
+    )
+    body.append(
+        '<p class="note">&gt; best under the constraints · * Pareto front (savings against harm) · harm: share of traces cut while '
+        "labelled a success, with a stale block, or cut before new information · recall/precision: labelled loops caught in time "
+        "(--format json or csv for every metric)</p>"
+    )
+    if data.get("disagreements"):
+        body.append("<h2>Where one setting alone changes the outcome</h2><ul>")
+        for item in data["disagreements"]:
+            context = " ".join(f"{k}={_value_text(v)}" for k, v in item["with"].items())
+            more = f" (and {item['groups'] - 1} more of {item['of']} such settings)" if item["groups"] > 1 else ""
+            body.append(
+                f"<li><b>{esc(item['dimension'])}</b> {esc(item['trace'], 200)} ({esc(item['kind'])}): first stop or block "
+                f"{esc(_runs(item['first_round']))}" + (f' <span class="note">at {esc(context)}{esc(more)}</span>' if context else "") + "</li>"
+            )
+        body.append("</ul>")
+    if data.get("toml"):
+        body.append('<h2>The winning settings</h2><p class="note">paste into pyproject.toml (or use --write-config FILE):</p>')
+        body.append(f'<pre class="toml">{esc_lines(data["toml"].rstrip())}</pre>')
+    return page(title, "\n".join(body))
+
