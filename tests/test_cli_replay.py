@@ -133,7 +133,7 @@ def test_config_file_is_read_and_the_command_line_beats_it(cli, weather, tmp_pat
         (["--set", "P001.containment=1.5"], "above the maximum 1.0"),
         (["--set", "P001.tokenizer=spaces"], "'spaces' is not one of char, jieba"),
         (["--set", "P001threshold"], "--set expects GUARD.OPTION=VALUE"),
-        (["--format", "xml"], "'xml' is not one of 'terminal', 'json', 'jsonl', 'markdown'"),
+        (["--format", "xml"], "'xml' is not one of: terminal, json, jsonl, markdown"),
         (["--config", "missing.toml"], "config file 'missing.toml' not found"),
     ],
 )
@@ -155,7 +155,7 @@ def test_guards_lists_every_guard_and_guard_explains_one(cli):
     assert listing[0].split() == ["default"]
     codes = [line.split()[0] for line in listing[1:]]
     assert codes[:3] == ["P001", "P002", "P003"] and "R001" in codes and "B003" in codes
-    state = {line.split()[0]: line[35:49].strip() for line in listing[1:]}
+    state = {line.split()[0]: line.split(None, 2)[2][:14].strip() for line in listing[1:]}
     assert (state["P001"], state["P003"], state["P004"], state["B002"]) == ("runs", "-", "runs", "off until set")
     text = cli("guard", "P001").stdout
     assert "similar-query-stagnation" in text and "containment = 0.8" in text and 'tokenizer = "char"' in text

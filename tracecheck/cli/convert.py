@@ -13,7 +13,7 @@ from .app import InputFormatOpt, PathsArg, StrictOpt, command, finish_input, saf
 @command
 def convert(
     paths: PathsArg,
-    output: Annotated[Path, typer.Option("--output", "-o", help="Native JSONL file to write ('-' for stdout).")],
+    output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE", help="Native JSONL file to write ('-' for stdout).")],
     input_format: InputFormatOpt = None,
     strict: StrictOpt = False,
 ) -> None:

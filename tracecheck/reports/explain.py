@@ -147,7 +147,7 @@ def guard_annotator(trace: Trace, settings: Settings):
     return annotate
 
 
-def explain_preset(preset) -> str:
+def explain_preset(preset, width: int = 88) -> str:
     """``tracecheck preset NAME``: what a preset runs, with which options, and why."""
     from ..guards import guard_by_key
 
@@ -159,7 +159,15 @@ def explain_preset(preset) -> str:
         if guard.is_off(built):
             settings += " (off until given a budget: --set)"
         lines.append(f"  {code} {guard.name}: {settings}")
+    lines = [_fill(line, width, indent=len(line) - len(line.lstrip()) + 4) for line in lines]  # hanging indents
     if preset.notes:
-        lines += ["", textwrap.fill(preset.notes, 88)]
-    lines += ["", f"use: tracecheck replay --preset {preset.name} PATH...  (or preset = \"{preset.name}\" in [tool.tracecheck])"]
+        lines += ["", _fill(preset.notes, width)]
+    lines += ["", _fill(f"use: tracecheck replay --preset {preset.name} PATH...  (or preset = \"{preset.name}\" in [tool.tracecheck])", width, 4)]
     return "\n".join(lines)
+
+
+def _fill(text: str, width: int, indent: int = 0) -> str:
+    """``text`` wrapped between words (never inside a hyphenated name) within ``width``."""
+    return "\n".join(
+        textwrap.wrap(text, width, subsequent_indent=" " * indent, break_on_hyphens=False, break_long_words=False) or [""]
+    )
