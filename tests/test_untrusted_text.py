@@ -186,7 +186,7 @@ def test_line_break_in_call_ids_tool_names_and_finish_reasons_stays_on_its_line_
     assert '    → query_db\\n      ← ok done {"status": "pending"}  [c1\\n    → rm -rf /  [c9]]' in lines
     assert any(line.endswith("tool_calls\\n  round  9  final answer") for line in lines)
     # The guard state under a round quotes the tool name too.
-    assert '      · R001 streak=1 signature=query_db\\n      ← ok done:{"status":"pending"}' in lines
+    assert "      · R001 streak=1 signature='query_db\\n      ← ok done:{\"status\":\"pending\"}'" in lines
 
 
 def test_multi_line_tool_output_is_a_one_line_excerpt(tmp_path, cli):

@@ -92,31 +92,71 @@ def _args(args: Any) -> str:
     return orjson.dumps(args).decode()
 
 
+# A string value is quoted when it holds a space or one of the marks that delimit values.
+_NEEDS_QUOTES = frozenset(" =[]{},;'")
+
+
 def _value_text(value: Any) -> str:
-    """A guard state value on one line. Keys and values may come from the trace (call
-    ids, tool names, queries): each is neutralized on its own, so a line break in one
-    shows as ``\\n`` instead of blending into the separators between values."""
-    if isinstance(value, (list, tuple, set, frozenset)):
-        if value and all(isinstance(v, dict) for v in value):
-            return "; ".join(_value_text(v) for v in value)
-        return "{" + ",".join(neutralize(str(v)) for v in value) + "}"
-    if isinstance(value, dict):
-        # Keys are trace text too (B003 and F001 key their counts by tool name).
-        return " ".join(f"{neutralize(str(k))}={_value_text(v)}" for k, v in value.items() if v not in (None, "", [], {}))
+    """A guard state value on one line, ``""`` when it holds nothing.
+
+    Nested values are delimited (``{k=v k=v}``, ``[a, b]``, ``[{…}, {…}]``; a set keeps
+    its ``{a,b}``), so a key inside one is never read as another top-level key; a string
+    with a space or a delimiter in it is quoted. Keys and values may come from the trace
+    (call ids, tool names, queries, replies): each is made safe on its own as the
+    timeline shows a one-line field (a call id, a tool name): a line break, a carriage
+    return or another control character shows as its escape (``\\n``, ``\\r``,
+    ``\\x1b``), so nothing blends into the separators or forges a line."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
     if isinstance(value, float):
         return f"{value:.2f}"
-    return neutralize(str(value))
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, dict):
+        inner = _pairs(value)
+        return "{" + inner + "}" if inner else ""
+    if isinstance(value, (set, frozenset)):
+        items = [_value_text(v) for v in sorted(value, key=str)]
+        return "{" + ",".join(item for item in items if item) + "}" if value else ""
+    if isinstance(value, (list, tuple)):
+        items = [_value_text(v) for v in value]
+        items = [item for item in items if item]
+        return "[" + ", ".join(items) + "]" if items else ""
+    text = single_line(str(value), 160)
+    if not text:
+        return ""
+    return f"'{text}'" if _NEEDS_QUOTES.intersection(text) else text
 
 
-def _state_text(state: dict[str, Any]) -> str:
-    return _value_text(state)
+def _pairs(state: dict[str, Any]) -> str:
+    """``key=value`` for every key whose value holds something, in the guard's order."""
+    shown = ((neutralize(str(key)), _value_text(value)) for key, value in state.items())
+    return " ".join(f"{key}={text}" for key, text in shown if text)
+
+
+def _state_text(state: dict[str, Any], limit: int = 240) -> str:
+    """A guard's state on one line of about ``limit`` characters: the pairs that fit
+    whole, then ``…`` for the rest (a pair is never cut in two)."""
+    kept: list[str] = []
+    for key, value in state.items():
+        text = _value_text(value)
+        if not text:
+            continue
+        pair = f"{neutralize(str(key))}={text}"
+        if kept and sum(len(k) + 1 for k in kept) + len(pair) > limit:
+            kept.append("…")
+            break
+        kept.append(pair)
+    return " ".join(kept)
 
 
 def guard_annotator(trace: Trace, settings: Settings):
     """Replay ``trace`` once, remembering each guard's state after every phase; return a
-    function that gives the lines to print under a round."""
+    function that gives the lines to print under a round: every guard's state (the last
+    phase's) on every round where it holds any, then the round's fires."""
     guards = settings.build()
-    # The state of each guard at the end of each round, printed when it changed.
     after: dict[int, dict[str, str]] = defaultdict(dict)
 
     def observe(rnd: Round, phase: Phase, current) -> None:
@@ -130,12 +170,10 @@ def guard_annotator(trace: Trace, settings: Settings):
     stop = result.policy.stop
 
     def annotate(_trace: Trace, rnd: Round):
-        previous = after.get(rnd.index - 1, {})
-        fired = {f.code for f in fires.get(rnd.index, [])}
         for code, text in after.get(rnd.index, {}).items():
-            if text and (text != previous.get(code) or code in fired):
+            if text:
                 line = Text(f"      · {code} ", style="dim")
-                line.append_text(plain(single_line(text, 220), "dim"))  # neutralized value by value
+                line.append_text(Text(text, "dim"))  # made safe value by value
                 yield line
         for fire in fires.get(rnd.index, []):
             line = Text(f"      ! {fire.code} {fire.action.value.upper()} ({fire.phase}) ", style="bold red" if fire.action.ends_run else "bold yellow")
