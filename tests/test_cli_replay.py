@@ -158,8 +158,9 @@ def test_guards_lists_every_guard_and_guard_explains_one(cli):
     state = {line.split()[0]: line.split(None, 2)[2][:14].strip() for line in listing[1:]}
     assert (state["P001"], state["P003"], state["P004"], state["B002"]) == ("runs", "-", "runs", "off until set")
     text = cli("guard", "P001").stdout
-    assert "similar-query-stagnation" in text and "containment = 0.8" in text and 'tokenizer = "char"' in text
-    assert "Examples (each one runs as a test):" in text and "round 3 before tools: stop" in text
+    assert "similar-query-stagnation" in text and "containment (number; at least 0.0; at most 1.0; default 0.8)" in text
+    assert 'tokenizer (text; one of char, jieba; default "char")' in text
+    assert "\nExamples\n" in text and "round 3 before tools: stop" in text
     assert cli("guard", "similar-query-stagnation").stdout == text
     assert cli("guard", "X123").exit_code == 2
 

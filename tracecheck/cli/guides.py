@@ -65,34 +65,31 @@ def echo_row(head: str, text: str, width: int | None = None) -> None:
 
 @command
 def guard(key: Annotated[str, typer.Argument(metavar="CODE", help="A guard code (P001) or name (similar-query-stagnation).")]) -> None:
-    """Explain one guard: what it fires on, its options with defaults, and its examples."""
+    """Explain one guard: where it comes from, what it fires on, its options, messages and examples."""
     from ..guards import guard_by_key
-    from ..reports.explain import explain_guard
+    from ..reports.explain import guard_markdown, markdown_to_plain
 
     found = guard_by_key(key)
     if found is None:
         from ..config import unknown_guard
 
         raise unknown_guard(key)
-    text = explain_guard(found)
+    text = guard_markdown(found)  # the same Markdown as docs/guards/CODE.md
     console = stdout_console()
     if console.is_terminal:
         from rich.markdown import Markdown
 
-        # The explanation is Markdown (as the reference pages are): rendered on a terminal.
-        head, _, rest = text.partition("\n")
-        console.print(head, markup=False, highlight=False)
-        console.print(Markdown(rest))
+        from rich.text import Text
+
+        console.soft_wrap = False  # Markdown is wrapped to the terminal by rich
+        with console.capture() as captured:
+            console.print(Markdown(text, code_theme="ansi_dark", hyperlinks=False))
+        for line in captured.get().splitlines():  # without the spaces rich pads lines with
+            shown = Text.from_ansi(line)
+            shown.rstrip()
+            console.print(shown, soft_wrap=True)
     else:
-        typer.echo(plain_markdown(text))
-
-
-def plain_markdown(text: str) -> str:
-    """Markdown emphasis and code marks dropped, for a pipe or a file: **x** and ``x`` read as x."""
-    import re
-
-    text = re.sub(r"\*\*(.+?)\*\*", r"\1", text)
-    return re.sub(r"``(.+?)``", r"\1", text)
+        typer.echo(markdown_to_plain(text, terminal_width()), nl=False)
 
 
 @command

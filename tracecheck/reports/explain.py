@@ -1,5 +1,6 @@
-"""Explaining guards to people: ``tracecheck guard CODE`` and the per-round guard state
-that ``tracecheck show`` prints under each round."""
+"""Explaining guards to people: ``tracecheck guard CODE`` (and docs/guards/, from the
+same Markdown) and the per-round guard state that ``tracecheck show`` prints under each
+round."""
 
 from __future__ import annotations
 
@@ -32,25 +33,50 @@ def toml_value(value: Any) -> str:
     return str(value)
 
 
-def explain_guard(guard: type[Guard]) -> str:
-    lines = [f"{guard.code} {guard.name}  ({guard.source})", "", guard.summary, ""]
-    lines += [textwrap.dedent("    " + guard.explanation()).strip(), ""]
-    lines.append("Options (set with --set CODE.OPTION=VALUE or [guards.CODE] in the config):")
+def guard_markdown(guard: type[Guard]) -> str:
+    """A guard's documentation as Markdown: code, name, summary, where it comes from, what
+    it fires on (the class docstring after its lead sentence, which the summary and
+    origin say), its options with types and defaults, its messages for the model and its
+    examples. ``tracecheck guard CODE`` renders it on a terminal and prints it plain in a
+    pipe; docs/guards/CODE.md is this text."""
+    body = textwrap.dedent("    " + guard.explanation()).strip().split("\n\n", 1)
+    lines = [f"# {guard.code} {guard.name}", "", _markdown_text(guard.summary), ""]
+    if guard.origin:
+        lines += [f"**From:** {_markdown_text(guard.origin)}", ""]
+    if len(body) > 1:
+        lines += [_markdown_text(body[1].replace("``", "`")), ""]
+    lines += [
+        "## Options",
+        "",
+        f"Set with `--set {guard.code}.OPTION=VALUE` or under `[guards.{guard.code}]` in the config file.",
+        "",
+    ]
     for f in dataclasses.fields(guard.Options):
-        extra = ""
+        default = option_default(f)
+        facts = [_kind(default)]
         if "choices" in f.metadata:
-            extra = f" [{'|'.join(f.metadata['choices'])}]"
-        lines.append(f"  {f.name} = {toml_value(option_default(f))}{extra}")
-        lines.append(f"      {f.metadata.get('help', '')}")
-    lines += ["", *explain_messages(guard)]
-    lines += ["", "Examples (each one runs as a test):"]
+            facts.append("one of " + ", ".join(f"`{c}`" for c in f.metadata["choices"]))
+        if "minimum" in f.metadata:
+            facts.append(f"at least {f.metadata['minimum']}")
+        if "maximum" in f.metadata:
+            facts.append(f"at most {f.metadata['maximum']}")
+        facts.append(f"default `{toml_value(default)}`")
+        lines.append(f"- `{f.name}` ({'; '.join(facts)}): {_markdown_text(f.metadata.get('help', ''))}")
+    lines += ["", *explain_messages(guard), "", "## Examples", "", "Each one runs as a test (the guard alone replays it)."]
     for example in guard.examples:
-        lines.append(f"  - {example.title}")
+        lines += ["", f"### {_markdown_text(example.title)}", ""]
+        settings = []
         if example.options:
-            lines.append(f"    options: {example.options}")
+            settings.append("options: " + ", ".join(f"`{k} = {toml_value(v)}`" for k, v in example.options.items()))
         if example.metadata:
-            lines.append(f"    run metadata: {_args(example.metadata)}")
+            settings.append(f"run metadata: `{_args(example.metadata)}`")
+        if settings:
+            lines += ["; ".join(settings), ""]
+        lines.append("```text")
         for number, step in enumerate(example.steps, 1):
+            if step.user is not None:
+                lines.append(f"user: {one_line(step.user, 80)}")
+            at = f" (at {step.at:g}s)" if step.at is not None else ""
             if step.calls:
                 shown = "; ".join(
                     f"{c.name}({c.args if isinstance(c.args, str) else _args(c.args)}) -> {one_line(c.result, 40)}"
@@ -59,31 +85,154 @@ def explain_guard(guard: type[Guard]) -> str:
                 )
             else:
                 shown = f"final answer: {one_line(step.text, 60)}"
-            lines.append(f"      round {number}: {shown}")
+            lines.append(f"round {number}{at}: {shown}")
         if example.expect:
-            fires = ", ".join(f"round {r} {p.replace('_', ' ')}: {a}" for r, p, a in example.expect)
-            lines.append(f"    fires: {fires}")
+            lines.append("fires: " + ", ".join(f"round {r} {p.replace('_', ' ')}: {a}" for r, p, a in example.expect))
         else:
-            lines.append("    fires: nothing")
-    return "\n".join(lines)
+            lines.append("fires: nothing")
+        lines.append("```")
+    return "\n".join(lines) + "\n"
+
+
+def _kind(default: Any) -> str:
+    """An option's type in words, from its default."""
+    if isinstance(default, bool):
+        return "true or false"
+    if isinstance(default, int):
+        return "integer"
+    if isinstance(default, float):
+        return "number"
+    if isinstance(default, str):
+        return "text"
+    if isinstance(default, (list, tuple)):
+        return "list of text"
+    if isinstance(default, dict):
+        return "table"
+    return type(default).__name__
+
+
+# Characters a Markdown renderer (GitHub's) would act on in our own prose: an @mention
+# pings, a leading "<" may open HTML. Our texts use emphasis and code on purpose.
+def _markdown_text(text: str) -> str:
+    """Prose of ours (summaries, help, docstrings) for a Markdown page: an ``@name`` is
+    written as code, so that GitHub does not mention anyone; ``<`` outside code as ``&lt;``."""
+    import re
+
+    parts = re.split(r"(`[^`]*`)", text)
+    for i in range(0, len(parts), 2):
+        parts[i] = re.sub(r"(?<![\\w`])@([\\w/.-]+)", r"`@\\1`", parts[i]).replace("<", "&lt;")
+    return "".join(parts)
 
 
 def explain_messages(guard: type[Guard]) -> list[str]:
-    """The guard's model-facing messages: key, when it is sent, English and Chinese
-    text, and the fields a template may use."""
+    """The guard's model-facing messages as Markdown: key, when it is sent, English and
+    Chinese text, and the fields a template may use."""
     from ..guards.messages import FIELDS, WHEN
 
     lines = [
-        f"Messages for the model (override in [guards.{guard.code}.messages]: KEY applies to every language, "
-        "KEY.en or KEY.zh to one):"
+        "## Messages for the model",
+        "",
+        f"Override them under `[guards.{guard.code}.messages]`: `KEY` applies to every language, `KEY.en` or `KEY.zh` to one.",
+        "",
     ]
     for key, message in guard.messages.items():
-        lines.append(f"  {key}: {message.when or WHEN[key]}")
-        lines.append(f"      en: {message.en}")
-        lines.append(f"      zh: {message.zh}")
-        fields = "; ".join(f"{{{name}}} {FIELDS[name][0]}" for name in message.fields) or "none"
-        lines.append(f"      fields: {fields}")
+        lines.append(f"- `{key}`: {_markdown_text(message.when or WHEN[key])}")
+        lines.append(f"  - en: {_markdown_text(message.en)}")
+        lines.append(f"  - zh: {_markdown_text(message.zh)}")
+        fields = "; ".join(f"`{{{name}}}` {FIELDS[name][0]}" for name in message.fields) or "none"
+        lines.append(f"  - fields: {fields}")
+    if not guard.messages:
+        lines.append("None: the guard never speaks to the model.")
     return lines
+
+
+def markdown_to_plain(text: str, width: int = 88) -> str:
+    """Our Markdown read plain (a pipe, a file): headings as their text, emphasis and
+    code marks dropped, paragraphs, list items and code lines wrapped within ``width``
+    columns between words (wide characters count twice), code indented."""
+    import re
+
+    def inline(line: str) -> str:
+        line = re.sub(r"\*\*(.+?)\*\*", r"\1", line)
+        line = re.sub(r"`([^`]+)`", r"\1", line)
+        return line.replace("&lt;", "<")
+
+    out: list[str] = []
+    paragraph: list[str] = []
+    lead = ""
+
+    def flush() -> None:
+        nonlocal paragraph, lead
+        if paragraph:
+            out.extend(wrap_cells(lead + inline(" ".join(paragraph)), width, " " * len(lead)))
+        paragraph, lead = [], ""
+
+    in_code = False
+    for line in text.splitlines():
+        if line.startswith("```"):
+            flush()
+            in_code = not in_code
+            continue
+        if in_code:
+            out.extend(wrap_cells("    " + line, width, " " * 8))
+            continue
+        if not line.strip():
+            flush()
+            out.append("")
+            continue
+        heading = re.match(r"#+ (.*)", line)
+        if heading:
+            flush()
+            out.extend(wrap_cells(inline(heading.group(1)), width))
+            continue
+        item = re.match(r"\s*(?:[-*]|\d+\.) ", line)
+        if item:
+            flush()
+            lead = item.group(0)
+            line = line[len(lead) :]
+        paragraph.append(line.strip())  # marks are dropped once the lines are joined: a code span may break a line
+    flush()
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n"
+
+
+def wrap_cells(text: str, width: int, indent: str = "") -> list[str]:
+    """``text`` in lines of at most ``width`` terminal columns, broken between words; a
+    run of wide characters (Chinese) with no space in it is broken between characters,
+    a long word of other text is left whole. Lines after the first start with ``indent``."""
+    from rich.cells import cell_len
+
+    lead = text[: len(text) - len(text.lstrip(" "))]
+    words = text.split()
+    lines: list[str] = []
+    line = lead
+    for word in words:
+        while True:
+            gap = "" if line.strip() == "" else " "
+            if cell_len(line + gap + word) <= width or (line.strip() == "" and not _wide(word)):
+                line += gap + word
+                break
+            if _wide(word) and cell_len(line + gap) < width - 1:
+                # Break the wide run where the line is full.
+                room = width - cell_len(line + gap)
+                cut = 0
+                while cut < len(word) and cell_len(word[: cut + 1]) <= room:
+                    cut += 1
+                if cut:
+                    line += gap + word[:cut]
+                    word = word[cut:]
+            lines.append(line.rstrip())
+            line = indent
+            if not word:
+                break
+    if line.strip():
+        lines.append(line.rstrip())
+    return lines or [""]
+
+
+def _wide(word: str) -> bool:
+    from rich.cells import cell_len
+
+    return cell_len(word) > len(word)
 
 
 def _args(args: Any) -> str:
