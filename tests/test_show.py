@@ -142,3 +142,13 @@ def test_guard_state_lines_are_readable(tmp_path, cli):
     assert "\r" not in out and "\x1b" not in out
     failure = rounds[1]
     assert "last_error={read_file='Error: no such file at line 2'}" in failure
+
+
+def test_show_refuses_several_tokenizers_and_says_where_to_compare_them(cli):
+    path = str(SAMPLES / "seed000_weather_loop.jsonl")
+    result = cli("show", "--tokenizer", "char,jieba", path)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "show replays P001 with one tokenizer at a time" in result.stderr
+    assert "'tracecheck replay --tokenizer char,jieba'" in result.stderr
+    one = cli("show", "--tokenizer", "jieba", path)
+    assert one.exit_code == 0 and "tokens=[今日, 天气, 气温]" in one.stdout  # jieba's words, not characters
