@@ -313,3 +313,14 @@ def test_a_holdout_says_when_the_choice_does_worse_than_the_current_settings(cli
     data = sweep_json(cli, "--preset", "ALL", "--holdout", "0.3", "--seed", "7", str(SAMPLES))["validation"]
     worse = data["best_on_test"]["tokens_saved"] < data["baseline_on_test"]["tokens_saved"]
     assert ("the choice does worse than the current settings: keep them" in terminal) == worse
+
+
+@pytest.mark.parametrize("columns", [80, 200])
+def test_the_sweep_report_fits_the_terminal(cli, monkeypatch, columns):
+    from rich.cells import cell_len
+
+    monkeypatch.setenv("COLUMNS", str(columns))
+    text = cli("sweep", "--grid", "P001.containment=0.6,0.8", "--holdout", "0.3", str(SAMPLES)).stdout
+    assert "verdict: " in text and "holdout: " in text
+    for line in text.splitlines():
+        assert cell_len(line) <= columns and line == line.rstrip(), repr(line)

@@ -293,35 +293,42 @@ def write_terminal(console, data: dict[str, Any], chart: str | None = None) -> N
     for point, mark, values, figures in rows:
         table.add_row(f"{mark} {values[0]}", *values[1:], *figures, style="bold green" if point["best"] else "")
     console.print(Text(f"{len(data['points'])} settings on {data['traces']} traces, sorted by {data['objective']}", style="bold underline"))
-    from .terminal import print_table
+    from .terminal import _emit, print_table
 
     print_table(console, table)
-    console.print(
+    _emit(
+        console,
         Text(
             "> best under the constraints · * Pareto front (savings against harm) · harm: share of traces cut while labelled a "
             "success, with a stale block, or cut before new information · recall/prec.: labelled loops caught in time "
             "(--format json or csv for every metric)",
             style="dim",
-        )
+        ),
+        2,
     )
     _disagreements(console, data)
     if chart:
-        console.print(Text.from_ansi(chart) if "\x1b" in chart else Text(chart))
+        for row in chart.splitlines():  # without the spaces plotext pads its lines with
+            shown = Text.from_ansi(row) if "\x1b" in row else Text(row)
+            shown.rstrip()
+            console.print(shown)
     baseline = data.get("baseline")
     if baseline is not None:
-        console.print(
+        _emit(
+            console,
             Text(
                 f"current settings: {baseline['traces_stopped']} stopped · {_fmt(baseline['tokens_saved'])} tokens saved"
                 f"{_pct(baseline['tokens_saved'], baseline['whole']['tokens'])} · harm {baseline['harm']:.2f}"
                 + (f" · recall {baseline['recall']:.2f}" if baseline.get("recall") is not None else "")
-            )
+            ),
+            2,
         )
     line = Text("verdict: ", style="bold")
     line.append_text(plain(data["verdict"]))
-    console.print(line)
+    _emit(console, line, 2)
     validation = data.get("validation")
     if validation:
-        console.print(Text(_validation_text(validation, data), style="cyan"))
+        _emit(console, Text(_validation_text(validation, data), style="cyan"), 2)
     if data["toml"]:
         console.print(Text("paste into pyproject.toml (or use --write-config FILE):", style="dim"))
         console.print(Text(data["toml"].rstrip()))
@@ -337,6 +344,8 @@ def _disagreements(console, data: dict[str, Any]) -> None:
     """Traces on which one dimension alone changes what happens."""
     from rich.text import Text
 
+    from .terminal import _emit
+
     items = data.get("disagreements") or []
     if not items:
         return
@@ -348,7 +357,7 @@ def _disagreements(console, data: dict[str, Any]) -> None:
         line.append(f" ({item['kind']})  {_runs(item['first_round'])}")
         if context:
             line.append(f"  at {context}" + (f" (and {item['groups'] - 1} more of {item['of']} such settings)" if item["groups"] > 1 else ""), style="dim")
-        console.print(line)
+        _emit(console, line, 4)
 
 
 def _runs(pairs: list[list[Any]]) -> str:
