@@ -291,7 +291,7 @@ def test_the_step_summary_is_appended_only_where_github_says(tmp_path):
 
     assert append_github_summary(data, environ={"GITHUB_STEP_SUMMARY": str(summary)}) == str(summary)
     text = summary.read_text(encoding="utf-8")
-    assert text.startswith("earlier step\n## tracecheck check: failed\n") and "| ❌ | P001 | t1 |" in text and "\\[accepted: fine\\]" in text
+    assert text.startswith("earlier step\n## tracecheck check: failed\n") and "| ❌ | P001 | t1 |" in text and "[accepted: fine]" in text
 
 
 def test_the_step_summary_is_cut_to_its_limit_with_whole_rows():

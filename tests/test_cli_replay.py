@@ -90,7 +90,7 @@ def test_jsonl_and_markdown_formats(cli, weather):
     rows = [json.loads(line) for line in cli("replay", "-f", "jsonl", str(weather)).stdout.splitlines()]
     assert [r["type"] for r in rows] == ["header", "trace", "totals"] and rows[1]["policy"]["stopped_at"] == 3
     md = cli("replay", "-f", "markdown", str(weather)).stdout
-    assert md.startswith("# tracecheck replay") and "| P001 similar-query-stagnation | 3 | before\\_tools | stop |" in md
+    assert md.startswith("# tracecheck replay") and "| P001 similar-query-stagnation | round 3 before tools | stop |" in md
 
 
 def test_a_disabled_guard_changes_nothing_byte_for_byte(cli, weather):
@@ -133,7 +133,7 @@ def test_config_file_is_read_and_the_command_line_beats_it(cli, weather, tmp_pat
         (["--set", "P001.containment=1.5"], "above the maximum 1.0"),
         (["--set", "P001.tokenizer=spaces"], "'spaces' is not one of char, jieba"),
         (["--set", "P001threshold"], "--set expects GUARD.OPTION=VALUE"),
-        (["--format", "xml"], "'xml' is not one of 'terminal', 'json', 'jsonl', 'markdown'"),
+        (["--format", "xml"], "'xml' is not one of: terminal, json, jsonl, markdown"),
         (["--config", "missing.toml"], "config file 'missing.toml' not found"),
     ],
 )
@@ -155,11 +155,12 @@ def test_guards_lists_every_guard_and_guard_explains_one(cli):
     assert listing[0].split() == ["default"]
     codes = [line.split()[0] for line in listing[1:]]
     assert codes[:3] == ["P001", "P002", "P003"] and "R001" in codes and "B003" in codes
-    state = {line.split()[0]: line[35:49].strip() for line in listing[1:]}
+    state = {line.split()[0]: line.split(None, 2)[2][:14].strip() for line in listing[1:]}
     assert (state["P001"], state["P003"], state["P004"], state["B002"]) == ("runs", "-", "runs", "off until set")
     text = cli("guard", "P001").stdout
-    assert "similar-query-stagnation" in text and "containment = 0.8" in text and 'tokenizer = "char"' in text
-    assert "Examples (each one runs as a test):" in text and "round 3 before tools: stop" in text
+    assert "similar-query-stagnation" in text and "containment (number; at least 0.0; at most 1.0; default 0.8)" in text
+    assert 'tokenizer (text; one of char, jieba; default "char")' in text
+    assert "\nExamples\n" in text and "round 3 before tools: stop" in text
     assert cli("guard", "similar-query-stagnation").stdout == text
     assert cli("guard", "X123").exit_code == 2
 
@@ -212,7 +213,7 @@ def test_untrusted_text_is_inert_in_every_report_format(cli, tmp_path):
     assert "[red]x[/red]" in terminal and "\x1b" not in terminal and "\u202e" not in terminal
     assert "\\x1b[2J" in terminal and "\\u202e" in terminal
     md = cli("replay", "-f", "markdown", str(path)).stdout
-    assert "[link](http://e.vil)" not in md and "\\[link\\]\\(http:&#8203;//e.vil\\)" in md
+    assert "[link](http://e.vil)" not in md and "[link]\\(http:&#8203;//e.vil)" in md
     assert "<b>" not in md and "\x1b" not in md and "\\`code\\`" in md
     data = json.loads(cli("replay", "-f", "json", str(path)).stdout)
     assert data["traces"][0]["id"] == evil  # JSON keeps the text exactly; escaping is the reader's job
@@ -270,17 +271,103 @@ def test_guard_explanations_read_plain_in_a_pipe(cli):
         assert "What it fires on." in text
 
 
-def test_the_progress_bar_never_reaches_standard_output(tmp_path):
+def _run_with_terminals(args, *, stdout_tty: bool, stderr_tty: bool, env=None):
+    """Run ``python -m tracecheck ARGS`` with stdout and stderr each a pseudo-terminal or a
+    pipe, as a person's shell would; returns (exit code, stdout bytes, stderr bytes)."""
     import os
+    import pty
+    import select
     import subprocess
     import sys
 
+    ends, readers = {}, {}
+    for name, tty in (("stdout", stdout_tty), ("stderr", stderr_tty)):
+        if tty:
+            master, slave = pty.openpty()
+            ends[name], readers[name] = slave, master
+        else:
+            ends[name] = subprocess.PIPE
+    process = subprocess.Popen([sys.executable, "-m", "tracecheck", *args], stdout=ends["stdout"], stderr=ends["stderr"], env=env)
+    for name in readers:
+        os.close(ends[name])
+    streams = {"stdout": process.stdout, "stderr": process.stderr}
+    got = {"stdout": b"", "stderr": b""}
+    open_fds = {name: (readers[name] if name in readers else streams[name].fileno()) for name in got}
+    while open_fds:
+        ready, _, _ = select.select(list(open_fds.values()), [], [], 30)
+        assert ready, "tracecheck hung"
+        for name, fd in list(open_fds.items()):
+            if fd in ready:
+                try:
+                    chunk = os.read(fd, 65536)
+                except OSError:  # a pseudo-terminal whose other end closed
+                    chunk = b""
+                if chunk:
+                    got[name] += chunk
+                else:
+                    del open_fds[name]
+    for fd in readers.values():
+        os.close(fd)
+    for stream in streams.values():
+        if stream is not None:
+            stream.close()
+    return process.wait(), got["stdout"], got["stderr"]
+
+
+def _terminal_env():
+    import os
+
+    env = {**os.environ, "TERM": "xterm-256color", "COLUMNS": "100"}
+    for name in ("NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+        env.pop(name, None)
+    return env
+
+
+BAR = "━".encode()
+
+
+def test_the_progress_bar_shows_on_a_terminal_stderr_and_never_reaches_standard_output():
     from conftest import SAMPLES
 
-    env = {**os.environ, "FORCE_COLOR": "1", "TTY_COMPATIBLE": "1", "COLUMNS": "100"}
-    env.pop("NO_COLOR", None)
-    result = subprocess.run([sys.executable, "-m", "tracecheck", "replay", "-f", "json", str(SAMPLES)], capture_output=True, env=env)
-    assert result.returncode == 0
-    assert json.loads(result.stdout)["totals"]["traces"] >= 30  # nothing but the report on stdout
-    plain = subprocess.run([sys.executable, "-m", "tracecheck", "replay", "-f", "json", str(SAMPLES)], capture_output=True)
-    assert b"replaying" not in plain.stderr  # stderr is not a terminal: no bar at all
+    code, out, err = _run_with_terminals(["replay", "-f", "json", str(SAMPLES)], stdout_tty=False, stderr_tty=True, env=_terminal_env())
+    assert code == 0
+    report = json.loads(out)  # nothing but the report on standard output
+    assert report["totals"]["traces"] >= 30 and BAR not in out and b"replaying" not in out
+    # The bar counts bytes and traces, on the terminal, and is cleared at the end.
+    assert b"replaying" in err and BAR in err and b"kB" in err
+    assert f"{report['totals']['traces']} traces".encode() in err
+    assert err.rstrip(b"\r\n").endswith(b"\x1b[2K")  # the last thing written erases the bar's line
+
+
+def test_no_progress_bar_where_stderr_is_no_terminal_or_the_report_shares_the_screen():
+    from conftest import SAMPLES
+
+    code, out, err = _run_with_terminals(["replay", "-f", "json", str(SAMPLES)], stdout_tty=False, stderr_tty=False, env=_terminal_env())
+    assert code == 0 and json.loads(out) and err == b""  # not a terminal: nothing at all
+    code, out, err = _run_with_terminals(["replay", str(SAMPLES / "seed000_weather_loop.jsonl")], stdout_tty=True, stderr_tty=True, env=_terminal_env())
+    assert code == 0 and b"seed000_weather_loop" in out
+    assert err == b"" and BAR not in out  # the report prints to this screen: no bar before it
+
+
+def test_progress_moves_through_one_large_file(tmp_path):
+    """One file of many traces: the bytes read grow trace by trace, not only at the end."""
+    import io
+
+    from tracecheck.config import load_settings
+    from tracecheck.reports.replay_report import write_replay_report
+    from conftest import SAMPLES
+
+    events = [json.loads(line) for line in (SAMPLES / "seed000_weather_loop.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
+    big = tmp_path / "big.jsonl"
+    with big.open("w", encoding="utf-8") as handle:
+        for k in range(60):
+            for event in events:
+                handle.write(json.dumps({**event, "trace": f"run-{k}"}, ensure_ascii=False) + "\n")
+    seen = []
+    traces = write_replay_report([str(big)], load_settings(), io.BytesIO(), format="json", on_progress=lambda *a: seen.append(a))
+    size = big.stat().st_size
+    assert traces == 60
+    assert all(total == size for _, total, _ in seen)
+    inside = [done for done, _, count in seen if 0 < done < size]
+    assert len(inside) >= 50 and inside == sorted(inside)  # it moved inside the file
+    assert seen[-1] == (size, size, 60)

@@ -89,3 +89,28 @@ def test_converting_files_whose_trace_ids_repeat_keeps_the_traces_apart(tmp_path
     report = json.loads(cli("replay", "--format", "json", str(out)).stdout)
     assert [t["id"] for t in report["traces"]] == ["seed004_query_db_identical", "seed004_query_db_identical (b.jsonl)"]
     assert [t["rounds"] for t in report["traces"]] == [6, 6]
+
+
+@pytest.mark.parametrize(("suffix", "magic"), [(".jsonl.gz", b"\x1f\x8b"), (".jsonl.bz2", b"BZh"), (".jsonl.xz", b"\xfd7zXZ\x00")])
+def test_a_compressed_name_is_written_compressed_and_reads_back(tmp_path, cli, suffix, magic):
+    from conftest import SAMPLES
+
+    source = SAMPLES / "seed000_weather_loop.jsonl"
+    out = tmp_path / f"runs{suffix}"
+    result = cli("convert", str(source), "-o", str(out))
+    assert result.exit_code == 0 and "note:" not in result.stderr
+    assert out.read_bytes().startswith(magic)
+    again = list(read_traces([str(tmp_path)], Diagnostics()))  # found in its folder, decompressed
+    assert [comparable(t) for t in again] == [comparable(t) for t in read_traces([str(source)], Diagnostics())]
+
+
+def test_a_name_a_folder_walk_would_miss_is_said(tmp_path, cli):
+    from conftest import SAMPLES
+
+    out = tmp_path / "runs.txt"
+    result = cli("convert", str(SAMPLES / "seed000_weather_loop.jsonl"), "-o", str(out))
+    assert result.exit_code == 0 and out.is_file()
+    assert "note: " in result.stderr and "name it .jsonl to have it found" in result.stderr
+    assert "wrote 1 trace(s)" in result.stderr.split("note:")[0]  # what was done, then the note
+    assert "note:" not in cli("convert", str(SAMPLES / "seed000_weather_loop.jsonl"), "-o", str(tmp_path / "ok.ndjson")).stderr
+    assert "note:" not in cli("convert", str(SAMPLES / "seed000_weather_loop.jsonl"), "-o", "-").stderr

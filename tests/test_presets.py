@@ -131,7 +131,7 @@ def test_presets_side_by_side_in_the_terminal_and_in_markdown(cli):
     ]
     markdown = cli("replay", "--format", "markdown", "--preset", "patchcat,gemini-cli", str(POLLING), str(IDENTICAL)).stdout
     assert "| trace | outcome | patchcat | gemini-cli |" in markdown
-    assert "| patchcat | 1 of 2 | 0 |" in markdown
+    assert "| patchcat | 1/2 | 0 |" in markdown
     shown = cli("show", "--preset", "patchcat,gemini-cli", str(IDENTICAL))
     assert shown.exit_code == 2 and "one preset at a time" in shown.stderr
 

@@ -74,10 +74,81 @@ def test_show_explains_each_guard_round_by_round(cli):
 
     path = str(SAMPLES / "seed000_mixed_round.jsonl")
     out = cli("show", path).stdout
-    assert "P001 round=similar search: +1 no_progress=1" in out
-    assert "P001 round=mixed round: let through, not counted no_progress=1" in out
-    assert "tokens={上,今,天,日,气,海,温} best=1.00 against=上海天气" in out
+    assert "P001 round='similar search: +1' no_progress=1" in out
+    assert "P001 round='mixed round: let through, not counted' no_progress=1" in out
+    assert "query='上海今日天气 气温' tokens=[上, 今, 天, 日, 气, 海, 温] best=1.00 against=上海天气}]" in out
     stopped = cli("show", str(SAMPLES / "seed000_weather_loop.jsonl")).stdout
     assert "! P001 STOP (before tools)" in stopped and "■ the policy stops here (P001 stop)" in stopped
     plain = cli("show", "--no-guards", path).stdout
     assert "P001" not in plain and "round  3" in plain
+
+
+def _top_level(state: str) -> list[tuple[str, str]]:
+    """``key=value`` pairs of a state line, split at the spaces outside brackets and quotes."""
+    pairs, depth, quoted, start = [], 0, False, 0
+    for i, char in enumerate(state + " "):
+        if char == "'" and (i == 0 or state[i - 1] in "=[{ ,") and not quoted:
+            quoted = True
+        elif char == "'" and quoted and (i + 1 >= len(state) or state[i + 1] in " ]},"):
+            quoted = False
+        elif not quoted and char in "[{":
+            depth += 1
+        elif not quoted and char in "]}":
+            depth -= 1
+        elif char == " " and not depth and not quoted:
+            key, _, value = state[start:i].partition("=")
+            pairs.append((key, value))
+            start = i + 1
+    return pairs
+
+
+def test_guard_state_lines_are_readable(tmp_path, cli):
+    """No key twice, nested values delimited, nothing empty, every guard on every round,
+    and a carriage return in trace text shown as the timeline shows it."""
+    events = [
+        {"type": "round", "trace": "t", "text": "looking", "tool_calls": [
+            {"id": "a\r", "name": "web_search", "arguments": {"query": "北京天气"}},
+            {"id": "b", "name": "web_search", "arguments": {"query": "北京天气 气温"}},
+        ]},
+        {"type": "result", "trace": "t", "call_id": "a\r", "content": "1. x https://a.example/1"},
+        {"type": "result", "trace": "t", "call_id": "b", "content": "1. y https://a.example/2"},
+        {"type": "round", "trace": "t", "tool_calls": [{"id": "c", "name": "read_file", "arguments": {"path": "x"}}]},
+        {"type": "result", "trace": "t", "call_id": "c", "content": "Error: no such file\r\nat line 2", "is_error": True},
+        {"type": "round", "trace": "t", "text": "first line\r\nsecond line\x1b[31m", "finish_reason": "stop"},
+    ]
+    out = cli("show", "--select", "ALL", str(write_jsonl(tmp_path / "t.jsonl", events))).stdout
+    rounds = out.split("  round ")[1:]
+    assert len(rounds) == 3
+    for number, text in enumerate(rounds, 1):
+        states = {line.split()[1]: line.split(" ", 8)[-1] for line in text.splitlines() if line.startswith("      · ")}
+        # Every guard that holds a state is there on every round (T002 holds none; F002
+        # none before the first failure).
+        holding = {"P001", "P002", "P003", "P004", "R001", "R002", "R003", "F001", "T001", "E001"} | ({"F002"} if number > 1 else set())
+        assert set(states) == holding, states
+        for code, state in states.items():
+            pairs = _top_level(state.removesuffix(" …"))  # pairs that do not fit are left out whole
+            keys = [key for key, _ in pairs]
+            assert len(keys) == len(set(keys)), (code, state)  # no key twice
+            assert all(value for _, value in pairs), (code, state)  # nothing empty ("requirements=")
+    first = rounds[0]
+    # Two searches in one round: each score delimited, its keys inside its own braces.
+    assert "scores=[{call_id=a\\r query=北京天气 tokens=[京, 北, 天, 气] best=0.00}, {call_id=b query='北京天气 气温'" in first
+    assert "E001 rejections=0" in first
+    last = rounds[2]
+    # Control characters as the timeline shows them: the call id's carriage return as
+    # on its call line, an escape code in the reply's text escaped.
+    assert "[a\\r]" in first
+    assert "text='first line second line\\x1b[31m'" in last  # T001 folds the reply's whitespace
+    assert "\r" not in out and "\x1b" not in out
+    failure = rounds[1]
+    assert "last_error={read_file='Error: no such file at line 2'}" in failure
+
+
+def test_show_refuses_several_tokenizers_and_says_where_to_compare_them(cli):
+    path = str(SAMPLES / "seed000_weather_loop.jsonl")
+    result = cli("show", "--tokenizer", "char,jieba", path)
+    assert result.exit_code == 2 and result.stdout == ""
+    assert "show replays P001 with one tokenizer at a time" in result.stderr
+    assert "'tracecheck replay --tokenizer char,jieba'" in result.stderr
+    one = cli("show", "--tokenizer", "jieba", path)
+    assert one.exit_code == 0 and "tokens=[今日, 天气, 气温]" in one.stdout  # jieba's words, not characters

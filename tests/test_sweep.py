@@ -3,6 +3,8 @@ the constrained choice, holdout and folds, and the winning settings written back
 
 from __future__ import annotations
 
+import re
+
 import json
 
 import pytest
@@ -211,6 +213,26 @@ def test_terminal_csv_and_markdown_show_the_same_ranking(cli):
     assert markdown.count("\n| ") == 41 and "**Verdict:**" in markdown
 
 
+def test_markdown_writes_the_figures_as_the_terminal_does(cli, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "120")
+    args = ("--grid", "P001.containment=0.6,0.8,0.95", "--holdout", "0.3", str(SAMPLES))
+    terminal = cli("sweep", *args).stdout
+    markdown = cli("sweep", "--format", "markdown", *args).stdout
+    table = [line for line in terminal.splitlines() if line[:1] in (">", " ") and line[3:4].isdigit()]
+    rows = [line for line in markdown.splitlines() if line.startswith("| ") and line.split(" | ")[1][:1].isdigit()]
+    assert len(table) == len(rows) == 3
+    for shown, row in zip(table, rows):
+        value, stops, tokens, pct, harm, recall, precision = shown[3:].split()
+        cells = [c.strip() for c in row.strip("|").split("|")]
+        assert cells[1] == value and cells[2] == stops and cells[4] == f"{tokens} {pct}"
+        assert (cells[6], cells[10], cells[11]) == (harm, recall, precision)  # 0.03, 1.00: two decimals in both
+        assert cells[5].endswith("%)") and re.fullmatch(r"[\d,]+\.\ds \(\d+%\)", cells[5])  # time: one decimal
+    assert "cut ok" not in markdown and "successes cut" in markdown
+    for words in ("current settings: ", "verdict: ", "holdout: chosen on "):
+        line = next(line for line in terminal.splitlines() if line.lower().startswith(words))
+        assert line.split(": ", 1)[1] in markdown.replace("**Verdict:** ", "Verdict: ")
+
+
 def test_the_written_config_keeps_the_rest_of_the_file_and_replays_as_the_sweep_chose(tmp_path, cli, monkeypatch):
     project = tmp_path / "pyproject.toml"
     project.write_text('[project]\nname = "agent"  # keep me\n\n[tool.tracecheck]\nignore = ["T002"]\n', encoding="utf-8")
@@ -291,3 +313,14 @@ def test_a_holdout_says_when_the_choice_does_worse_than_the_current_settings(cli
     data = sweep_json(cli, "--preset", "ALL", "--holdout", "0.3", "--seed", "7", str(SAMPLES))["validation"]
     worse = data["best_on_test"]["tokens_saved"] < data["baseline_on_test"]["tokens_saved"]
     assert ("the choice does worse than the current settings: keep them" in terminal) == worse
+
+
+@pytest.mark.parametrize("columns", [80, 200])
+def test_the_sweep_report_fits_the_terminal(cli, monkeypatch, columns):
+    from rich.cells import cell_len
+
+    monkeypatch.setenv("COLUMNS", str(columns))
+    text = cli("sweep", "--grid", "P001.containment=0.6,0.8", "--holdout", "0.3", str(SAMPLES)).stdout
+    assert "verdict: " in text and "holdout: " in text
+    for line in text.splitlines():
+        assert cell_len(line) <= columns and line == line.rstrip(), repr(line)

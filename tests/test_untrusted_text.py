@@ -169,8 +169,10 @@ def test_line_break_in_a_file_name_cannot_forge_a_report_line(tmp_path, cli):
     assert f"trace loop  {folder}/run\\n  no guard fired\\n.jsonl:1 · native" in output_lines(shown.stdout)
 
     markdown = cli("replay", "-f", "markdown", str(folder)).stdout
-    rows = [line for line in output_lines(markdown) if line.startswith("| loop ")]
-    assert len(rows) == 4 and all("run\\\\n  no guard fired\\\\n.jsonl:1" in row for row in rows)
+    lines = output_lines(markdown)
+    headings = [line for line in lines if line.startswith("## loop ")]
+    assert headings == [f"## loop ({folder}/run\\n  no guard fired\\n.jsonl:1)"]
+    assert not any("no guard fired" in line.lower() for line in lines if not line.startswith("## loop "))
 
 
 def test_line_break_in_call_ids_tool_names_and_finish_reasons_stays_on_its_line_in_show(tmp_path, cli):
@@ -186,7 +188,7 @@ def test_line_break_in_call_ids_tool_names_and_finish_reasons_stays_on_its_line_
     assert '    → query_db\\n      ← ok done {"status": "pending"}  [c1\\n    → rm -rf /  [c9]]' in lines
     assert any(line.endswith("tool_calls\\n  round  9  final answer") for line in lines)
     # The guard state under a round quotes the tool name too.
-    assert '      · R001 streak=1 signature=query_db\\n      ← ok done:{"status":"pending"}' in lines
+    assert "      · R001 streak=1 signature='query_db\\n      ← ok done:{\"status\":\"pending\"}'" in lines
 
 
 def test_multi_line_tool_output_is_a_one_line_excerpt(tmp_path, cli):
@@ -218,9 +220,9 @@ def test_line_break_in_a_trace_id_cannot_forge_a_warning(tmp_path, cli):
 def test_line_break_in_a_trace_id_shows_escaped_in_markdown(tmp_path, cli):
     path = write_jsonl(tmp_path / "t.jsonl", repeated_call_events("loop\n| forged | row |"))
     markdown = cli("replay", "-f", "markdown", str(path)).stdout
-    rows = [line for line in output_lines(markdown) if line.startswith("| loop")]
-    assert len(rows) == 4
-    assert all(row.startswith("| loop\\\\n\\| forged \\| row \\| \\(") and "t.jsonl:1\\) | failure |" in row for row in rows)
+    lines = output_lines(markdown)
+    assert [line for line in lines if line.startswith("## ")][0] == f"## loop\\n\\| forged \\| row \\| ({path}:1)"
+    assert not any(line.startswith("| forged") for line in lines)
 
 
 # --- terminal escapes and markup ------------------------------------------------------
@@ -246,7 +248,7 @@ def test_terminal_escapes_and_markup_are_literal_in_every_human_format(tmp_path,
     assert f"← ok out{OSC_CSI_SHOWN}" in shown.stdout
     assert f"  id{OSC_CSI_SHOWN}  outcome=failure" in replayed.stdout
     assert "answered from cache: 'out" in replayed.stdout
-    assert "| id\\\\x1b\\]0;owned\\\\x07\\\\x1b\\[2J\\\\x9b31m\\[bold\\]loud\\[/bold\\] \\(" in markdown.stdout
+    assert "## id\\x1b]0;owned\\x07\\x1b[2J\\x9b31m[bold]loud[/bold] (" in markdown.stdout
 
 
 def test_error_messages_do_not_expand_emoji_codes_or_markup(tmp_path, cli):
@@ -267,31 +269,41 @@ def test_markdown_report_neither_mentions_nor_links(tmp_path, cli):
     path = write_jsonl(tmp_path / "@release-team www.example.jsonl", events)
 
     markdown = cli("replay", "-f", "markdown", str(path)).stdout
-    rows = [line for line in output_lines(markdown) if line.startswith("| @")]
-    assert len(rows) == 4
-    for row in rows:
-        assert "@&#8203;maintainer cc @&#8203;octocat @&#8203;org/team a@&#8203;b.example, see \\#&#8203;12 and GH&#8203;-7" in row
-        assert "at https:&#8203;//evil.example/x or WWW&#8203;.evil.example" in row
-        assert "@&#8203;release-team www&#8203;.example.jsonl:1" in row
+    lines = [line for line in output_lines(markdown) if "@" in line or "://" in line or "GH" in line]
+    heading = [line for line in lines if line.startswith("## @")]
+    assert heading == [
+        "## @&#8203;maintainer cc @&#8203;octocat @&#8203;org/team a@&#8203;b.example, see #&#8203;12 and GH&#8203;-7 "
+        f"at https:&#8203;//evil.example/x or WWW&#8203;.evil.example ({md_path(path)}:1)"
+    ]
+    reasons = [line for line in lines if "answered from cache" in line]  # R002's two blocks, on one row
+    assert len(reasons) == 1 and "and 1 more: round 3" in reasons[0] and f"'{GITHUB_BAIT}'" not in reasons[0]
+    for line in lines:
         # No trigger is left without the zero-width space right after it.
-        assert "://" not in row and "www." not in row.lower() and "GH-" not in row
-        assert row.count("@") == row.count("@&#8203;")
-        assert row.count("\\#") == row.count("\\#&#8203;")
-    reasons = [row for row in rows if "answered from cache" in row]
-    assert len(reasons) == 2 and all(f"'{GITHUB_BAIT}'" not in row for row in reasons)
+        assert "://" not in line and "www." not in line.lower() and "GH-" not in line
+        assert line.count("@") == line.count("@&#8203;")
+        assert not any(line[i + 1 : i + 2].isdigit() and line[i - 1 : i] != "&" for i, char in enumerate(line) if char == "#")  # no #12 reference
 
 
-def test_markdown_report_is_one_table_row_per_fire_with_no_html_or_links(tmp_path, cli):
+def md_path(path) -> str:
+    """A file path as the Markdown report writes it."""
+    from tracecheck.reports.markdown import md
+
+    return md(str(path))
+
+
+def test_markdown_report_is_a_fires_table_per_trace_with_no_html_or_links(tmp_path, cli):
     markdown_it = pytest.importorskip("markdown_it")
-    hostile = "a|b</td><script>x</script> [l](http://e.vil) <http://e.vil> `c` *e* \\| &lt;i&gt; \n| x | y |"
+    hostile = "a|b</td><script>x</script> [l](http://e.vil) ![i](http://e.vil/i.png) <img src=x> <http://e.vil> `c` *e* _u_ \\| &lt;i&gt; ~~s~~ $m$ \n| x | y |"
     path = write_jsonl(tmp_path / "t.jsonl", repeated_call_events(hostile, hostile))
 
     markdown = cli("replay", "-f", "markdown", str(path)).stdout
-    html = markdown_it.MarkdownIt("commonmark").enable("table").render(markdown)
-    assert "<a " not in html and "<script" not in html and "<code" not in html and "<em" not in html and "<i>" not in html
-    fires_table = html.split("</table>")[0]
-    assert fires_table.count("<tr>") == 1 + 4  # the header and one row per fire
-    assert all(row.count("<td>") == 7 for row in fires_table.split("<tr>")[2:])
+    html = markdown_it.MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(markdown)
+    for tag in ("<a ", "<script", "<code", "<em", "<strong>x", "<i>", "<img", "<s>", "<del>", "<td><script"):
+        assert tag not in html, tag
+    fires_table = html.split("<table>")[1].split("</table>")[0]
+    assert fires_table.count("<tr>") == 1 + 3  # the header and a row per fire (R002's two blocks on one, as on a terminal)
+    assert all(row.count("<td>") == 4 for row in fires_table.split("<tr>")[2:])
+    assert html.count("<table>") == 2  # the trace's fires, the summary: no table forged by the text
 
 
 # --- file names that are not UTF-8 ----------------------------------------------------
@@ -331,8 +343,7 @@ def test_non_utf8_file_name_is_shown_escaped_in_jsonl(non_utf8_folder, cli):
 def test_non_utf8_file_name_is_shown_escaped_in_markdown_terminal_and_show(non_utf8_folder, cli):
     markdown = cli("replay", "-f", "markdown", str(non_utf8_folder))
     assert markdown.exit_code == 0, markdown.output
-    rows = [line for line in output_lines(markdown.stdout) if line.startswith("| loop")]
-    assert len(rows) == 4 and all("run-\\\\xff.jsonl:1\\)" in row for row in rows)
+    assert f"## loop ({non_utf8_folder}/run-\\xff.jsonl:1)" in output_lines(markdown.stdout)
 
     terminal = cli("replay", str(non_utf8_folder))
     assert f"{non_utf8_folder}/run-\\xff.jsonl:1  loop  outcome=failure" in output_lines(terminal.stdout)

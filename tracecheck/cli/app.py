@@ -16,9 +16,166 @@ import sys
 from typing import Annotated, Optional
 
 import typer
+from typer.core import TyperCommand, TyperGroup
 
 from ..input.diagnostics import TracecheckError
 from ..readers import READER_NAMES  # the registry only: no reader module is imported
+
+class _PlainHelp:
+    """Help and usage errors written one way for every command: arguments as ``PATH...``
+    (never ``{PATH}...`` or ``PATH <list[str]>``), an option's value as its placeholder
+    (``FILE``, ``CODE``, ``FORMAT``) with the choices, if any, listed plainly, and a
+    value that is not one of the choices named with the choices and the closest one."""
+
+    def collect_usage_pieces(self, ctx) -> list[str]:
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            if param.param_type_name == "argument":
+                name = _placeholder(param) + ("..." if param.nargs != 1 else "")
+                pieces.append(name if param.required else f"[{name}]")
+        if getattr(self, "subcommand_metavar", None):  # a group: COMMAND [ARGS]...
+            pieces.append(self.subcommand_metavar)
+        return pieces
+
+    def format_options(self, ctx, formatter) -> None:
+        arguments, options = [], []
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            names, help = record
+            if param.param_type_name == "argument":
+                names = _placeholder(param) + ("..." if param.nargs != 1 else "")
+                help = help.replace("  [required]", "")
+                arguments.append((names, help))
+            elif param.param_type_name == "option":
+                if not getattr(param, "is_flag", False) and not getattr(param, "count", False):
+                    names = ", ".join(sorted(param.opts, key=lambda o: o.startswith("--"))) + " " + _placeholder(param)
+                choices = _choices(param)
+                if choices:
+                    one_of = "one of: " + ", ".join(choices)
+                    help = help[:-1] + f"; {one_of}]" if help.endswith("]") and "  [" in help else f"{help}  [{one_of}]"
+                options.append((names, help))
+        for title, rows in (("Arguments", arguments), ("Options", options)):
+            if rows:
+                with formatter.section(title):
+                    _write_dl(formatter, rows)
+        if hasattr(self, "list_commands"):  # a group lists its commands too
+            commands = [(name, self.get_command(ctx, name)) for name in self.list_commands(ctx)]
+            commands = [(name, cmd) for name, cmd in commands if cmd is not None and not cmd.hidden]
+            if commands:
+                limit = formatter.width - 6 - max(len(name) for name, _ in commands)
+                with formatter.section("Commands"):
+                    _write_dl(formatter, [(name, cmd.get_short_help_str(limit)) for name, cmd in commands])
+
+    def format_help_text(self, ctx, formatter) -> None:
+        import inspect
+
+        text = inspect.cleandoc(self.help or "").partition("\f")[0]
+        if text:
+            formatter.write_paragraph()
+            with formatter.indentation():
+                width = max(formatter.width - formatter.current_indent, 20)
+                paragraphs = [_wrap(" ".join(part.split()), width) for part in text.split("\n\n")]
+                formatter.write("\n\n".join("\n".join(" " * formatter.current_indent + line for line in lines) for lines in paragraphs) + "\n")
+
+    def parse_args(self, ctx, args: list[str]) -> list[str]:
+        given = list(args)  # parsing consumes the list
+        try:
+            return super().parse_args(ctx, args)
+        except typer.BadParameter as exc:
+            _plain_error(exc, given)
+            raise
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """Lines of ``text`` at most ``width`` wide where its words allow: broken between words
+    only (never inside a hyphenated name such as mini-swe-agent)."""
+    import textwrap
+
+    return textwrap.wrap(text, width, break_on_hyphens=False, break_long_words=False) or [""]
+
+
+def _write_dl(formatter, rows: list[tuple[str, str]], col_max: int = 30, spacing: int = 2) -> None:
+    """Click's two-column list (names, then help wrapped beside them), wrapped between words."""
+    indent = formatter.current_indent
+    first = min(max(len(name) for name, _ in rows), col_max) + spacing
+    width = max(formatter.width - first - indent, 20)
+    for name, help in rows:
+        formatter.write(" " * indent + name)
+        if not help:
+            formatter.write("\n")
+            continue
+        if len(name) <= first - spacing:
+            formatter.write(" " * (first - len(name)))
+        else:
+            formatter.write("\n" + " " * (first + indent))
+        lines = _wrap(" ".join(help.split()), width)
+        formatter.write(lines[0] + "\n")
+        for line in lines[1:]:
+            formatter.write(" " * (first + indent) + line + "\n")
+
+
+def _placeholder(param) -> str:
+    """What a parameter's value is called in help: its metavar, else its name in capitals."""
+    if param.metavar:
+        return param.metavar
+    longest = max(getattr(param, "opts", None) or [param.name or "value"], key=len)
+    return longest.lstrip("-").replace("-", "_").upper()
+
+
+def _choices(param) -> list[str] | None:
+    """The values a parameter takes, when it takes only some (an enum)."""
+    described = getattr(param, "type_descriptor", None)
+    choices = (
+        getattr(described, "choices", None) if getattr(described, "is_choice", False) else getattr(getattr(param, "type", None), "choices", None)
+    )
+    if not choices:
+        return None
+    return [str(getattr(c, "value", c)) for c in choices]
+
+
+def _plain_error(exc, args: list[str]) -> None:
+    """Reword a bad value's error without the validator's words ("Value error, …"): for a
+    choice, the value, the choices and the closest one."""
+    message = str(exc.message)
+    if message.startswith("Value error, "):
+        message = message[len("Value error, ") :]
+    param = getattr(exc, "param", None)
+    choices = _choices(param) if param is not None else None
+    if choices:
+        value = _given(param, args)
+        if value is not None:
+            from ..config import did_you_mean
+
+            message = f"{value!r} is not one of: {', '.join(choices)}{did_you_mean(value, choices)}"
+    exc.message = message
+
+
+def _given(param, args: list[str]) -> str | None:
+    """The last value given on the command line for an option (``-f x``, ``--format=x``, ``-fx``)."""
+    value = None
+    for index, arg in enumerate(args):
+        for opt in getattr(param, "opts", ()):
+            if arg == opt and index + 1 < len(args):
+                value = args[index + 1]
+            elif opt.startswith("--") and arg.startswith(opt + "="):
+                value = arg[len(opt) + 1 :]
+            elif not opt.startswith("--") and arg.startswith(opt) and len(arg) > len(opt):
+                value = arg[len(opt) :]
+    return value
+
+
+class PlainCommand(_PlainHelp, TyperCommand):
+    pass
+
+
+class PlainGroup(_PlainHelp, TyperGroup):
+    pass
+
+
+# Help uses the terminal's whole width (click stops at 80 columns unless told).
+HELP_SETTINGS = {"max_content_width": 10_000}
 
 app = typer.Typer(
     name="tracecheck",
@@ -27,6 +184,8 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
+    cls=PlainGroup,
+    context_settings=HELP_SETTINGS,
 )
 
 EXIT_ERROR = 2  # usage, config or input error (0 is success; 1 is kept for a failed gate)
@@ -137,7 +296,7 @@ def command(func=None, *, on=None):
             _drop_unwritable_stdout()
             raise typer.Exit(EXIT_ERROR) from None
 
-    return (on or app).command()(wrapper)
+    return (on or app).command(cls=PlainCommand)(wrapper)
 
 
 def _drop_unwritable_stdout() -> None:

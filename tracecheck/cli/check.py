@@ -13,6 +13,7 @@ from .app import (
     InputFormatOpt,
     LabelsOpt,
     PathsArg,
+    PlainGroup,
     PresetOpt,
     SelectOpt,
     SetOpt,
@@ -87,7 +88,7 @@ def check(
     ] = "full",
     output: OutputOpt = None,
     baseline: Annotated[Optional[Path], typer.Option("--baseline", metavar="FILE", help="Known findings: fail only on new ones.")] = None,
-    fail_on: Annotated[str, typer.Option("--fail-on", metavar="new|any", help="Fail on new findings only (default), or on any not accepted.")] = "new",
+    fail_on: Annotated[str, typer.Option("--fail-on", metavar="WHEN", help="new: fail on new findings only; any: on any finding not accepted.")] = "new",
     max_wasted_rounds: MaxRoundsOpt = None,
     max_wasted_tokens: MaxTokensOpt = None,
     exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Report, but exit 0 even when the gate fails.")] = False,
@@ -156,7 +157,7 @@ def check(
         raise typer.Exit(result.exit_code)
 
 
-baseline_app = typer.Typer(help="Record known findings so that check fails only on new ones.", no_args_is_help=True, rich_markup_mode=None)
+baseline_app = typer.Typer(help="Record known findings so that check fails only on new ones.", no_args_is_help=True, rich_markup_mode=None, cls=PlainGroup)
 app.add_typer(baseline_app, name="baseline")
 
 

@@ -20,7 +20,7 @@ def guards() -> None:
 
     default = preset_by_name("default")
     running = {g.code for g in load_settings(preset="default").enabled()}
-    typer.echo(f"{'':4}  {'':<28} default")
+    typer.echo(f"{'':4}  {'':<24} default")
     for guard in all_guards():
         if guard.code in running:
             state = "runs"
@@ -28,39 +28,68 @@ def guards() -> None:
             state = "off until set"  # a budget the default preset lists without a value
         else:
             state = "-"
-        typer.echo(f"{guard.code}  {guard.name:<28} {state:<14} {guard.summary}")
+        echo_row(f"{guard.code}  {guard.name:<24} {state:<14}", guard.summary)
+
+
+def terminal_width() -> int:
+    """The width to fit: the terminal's, $COLUMNS in a pipe, else 80."""
+    import shutil
+
+    return max(40, shutil.get_terminal_size().columns)
+
+
+def wrapped(text: str, width: int, indent: int = 0) -> list[str]:
+    """``text`` in lines of at most ``width`` columns, broken between words only, the
+    lines after the first indented by ``indent``."""
+    import textwrap
+
+    return textwrap.wrap(
+        text, width, subsequent_indent=" " * indent, break_on_hyphens=False, break_long_words=False
+    ) or [""]
+
+
+def echo_row(head: str, text: str, width: int | None = None) -> None:
+    """``head`` then ``text`` beside it, wrapped within the terminal's width under its own
+    first column; on a screen too narrow for that, ``text`` goes below, indented."""
+    width = width or terminal_width()
+    if width - len(head) - 1 >= 32:
+        lines = wrapped(text, width - len(head) - 1)
+        typer.echo(f"{head} {lines[0]}")
+        for line in lines[1:]:
+            typer.echo(" " * (len(head) + 1) + line)
+    else:
+        typer.echo(head.rstrip())
+        for line in wrapped(text, width - 6):
+            typer.echo(" " * 6 + line)
 
 
 @command
-def guard(key: Annotated[str, typer.Argument(help="A guard code (P001) or name (similar-query-stagnation).")]) -> None:
-    """Explain one guard: what it fires on, its options with defaults, and its examples."""
+def guard(key: Annotated[str, typer.Argument(metavar="CODE", help="A guard code (P001) or name (similar-query-stagnation).")]) -> None:
+    """Explain one guard: where it comes from, what it fires on, its options, messages and examples."""
     from ..guards import guard_by_key
-    from ..reports.explain import explain_guard
+    from ..reports.explain import guard_markdown, markdown_to_plain
 
     found = guard_by_key(key)
     if found is None:
         from ..config import unknown_guard
 
         raise unknown_guard(key)
-    text = explain_guard(found)
+    text = guard_markdown(found)  # the same Markdown as docs/guards/CODE.md
     console = stdout_console()
     if console.is_terminal:
         from rich.markdown import Markdown
 
-        # The explanation is Markdown (as the reference pages are): rendered on a terminal.
-        head, _, rest = text.partition("\n")
-        console.print(head, markup=False, highlight=False)
-        console.print(Markdown(rest))
+        from rich.text import Text
+
+        console.soft_wrap = False  # Markdown is wrapped to the terminal by rich
+        with console.capture() as captured:
+            console.print(Markdown(text, code_theme="ansi_dark", hyperlinks=False))
+        for line in captured.get().splitlines():  # without the spaces rich pads lines with
+            shown = Text.from_ansi(line)
+            shown.rstrip()
+            console.print(shown, soft_wrap=True)
     else:
-        typer.echo(plain_markdown(text))
-
-
-def plain_markdown(text: str) -> str:
-    """Markdown emphasis and code marks dropped, for a pipe or a file: **x** and ``x`` read as x."""
-    import re
-
-    text = re.sub(r"\*\*(.+?)\*\*", r"\1", text)
-    return re.sub(r"``(.+?)``", r"\1", text)
+        typer.echo(markdown_to_plain(text, terminal_width()), nl=False)
 
 
 @command
@@ -69,8 +98,8 @@ def presets() -> None:
     from ..presets import PRESETS
 
     for preset in PRESETS.values():
-        typer.echo(f"{preset.name:<11} {preset.summary}")
-        typer.echo(f"{'':<11} guards: {', '.join(preset.guards)}")
+        echo_row(f"{preset.name:<11}", preset.summary)
+        echo_row(f"{'':<11}", f"guards: {', '.join(preset.guards)}")
 
 
 @command
@@ -84,7 +113,7 @@ def preset(name: Annotated[str, typer.Argument(help="A preset name (see 'tracech
         from ..config import unknown_preset
 
         raise unknown_preset(name)
-    typer.echo(explain_preset(found))
+    typer.echo(explain_preset(found, terminal_width()))
 
 
 @command
@@ -107,4 +136,4 @@ def formats() -> None:
     from ..readers import READERS
 
     for info in READERS:
-        typer.echo(f"{info.name:<17} {info.description}")
+        echo_row(f"{info.name:<17}", info.description)

@@ -86,22 +86,23 @@ def replay(
     # The bar shares the screen with nothing: only when the report goes elsewhere (a file,
     # a pipe); a report printed to the terminal shows its own progress, trace by trace.
     report_on_screen = output is None and sys.stdout.isatty()
-    with open_output(str(output) if output is not None else "-", sources) as out, _progress(not report_on_screen) as advance:
-        traces = write_replay_report(
-            sources,
-            settings,
-            out,
-            format=format.value,
-            to_file=output is not None,
-            only_fires=only_fires,
-            input_format=input_format,
-            tokenizers=names,
-            diagnostics=diagnostics,
-            on_file=advance,
-            presets=presets,
-            labels=sidecar,
-            jobs=job_count(jobs),
-        )
+    with open_output(str(output) if output is not None else "-", sources) as out:
+        with _progress(not report_on_screen) as advance:  # cleared before anything else is said
+            traces = write_replay_report(
+                sources,
+                settings,
+                out,
+                format=format.value,
+                to_file=output is not None,
+                only_fires=only_fires,
+                input_format=input_format,
+                tokenizers=names,
+                diagnostics=diagnostics,
+                on_progress=advance,
+                presets=presets,
+                labels=sidecar,
+                jobs=job_count(jobs),
+            )
         if not traces:
             finish_input(paths, diagnostics, strict, 0)  # exits before an empty output replaces anything
     finish_input(paths, diagnostics, strict, traces)
@@ -112,8 +113,9 @@ _TERMINAL_VARIABLES = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
 
 
 class _progress:
-    """A progress bar over input files on stderr, only when stderr is a terminal and the
-    report is not printed to the same screen."""
+    """A progress bar on stderr, only when stderr is a terminal and the report is not
+    printed to the same screen: bytes read of all the input (so that one large file
+    moves too) and traces replayed. It is cleared when the replay ends."""
 
     def __init__(self, wanted: bool = True) -> None:
         self.bar = None
@@ -127,14 +129,21 @@ class _progress:
         self.console = stderr_console()
         if not self.console.is_terminal:
             return None
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+        from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 
-        self.bar = Progress(TextColumn("replaying"), BarColumn(), MofNCompleteColumn(), console=self.console, transient=True)
+        self.bar = Progress(
+            TextColumn("replaying"),
+            BarColumn(),
+            DownloadColumn(),
+            TextColumn("{task.fields[traces]}"),
+            console=self.console,
+            transient=True,
+        )
         self.bar.start()
-        self.task = self.bar.add_task("files", total=None)
+        self.task = self.bar.add_task("input", total=None, traces="")
 
-        def advance(number: int, total: int, name: str) -> None:
-            self.bar.update(self.task, completed=number - 1, total=total)
+        def advance(done: int, total: int | None, traces: int) -> None:
+            self.bar.update(self.task, completed=done, total=total, traces=f"· {traces:,} trace{'s' if traces != 1 else ''}")
 
         return advance
 

@@ -48,7 +48,13 @@ def show(
 
     if preset and "," in preset:
         raise TracecheckError("show replays one preset at a time; compare presets with 'tracecheck replay --preset a,b'")
-    settings = guard_settings(config, select, ignore, set_, tokenizer_list(tokenizer), preset) if guards else None
+    tokenizers = tokenizer_list(tokenizer)
+    if len(set(tokenizers)) > 1:
+        raise TracecheckError(
+            f"show replays P001 with one tokenizer at a time (--tokenizer {tokenizers[0]}); "
+            f"compare them with 'tracecheck replay --tokenizer {tokenizer}'"
+        )
+    settings = guard_settings(config, select, ignore, set_, tokenizers, preset) if guards else None
     sidecar = load_labels(labels) if labels is not None else None
     console = stdout_console()
     diagnostics = Diagnostics()

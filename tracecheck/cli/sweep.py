@@ -57,18 +57,18 @@ def sweep(
     ] = None,
     objective: Annotated[
         str,
-        typer.Option("--objective", help="What to maximise: tokens_saved, llm_calls_saved, tool_calls_saved, seconds_saved, recall, precision."),
+        typer.Option("--objective", metavar="NAME", help="What to maximise: tokens_saved, llm_calls_saved, tool_calls_saved, seconds_saved, recall, precision."),
     ] = "tokens_saved",
     constraint: Annotated[
         Optional[str], typer.Option("--constraint", metavar="RULES", help="Limits on the choice, e.g. 'harm<=0.02,recall>=0.9'.")
     ] = None,
-    max_combos: Annotated[int, typer.Option("--max-combos", help="Refuse grids with more combinations than this.")] = 256,
+    max_combos: Annotated[int, typer.Option("--max-combos", metavar="N", help="Refuse grids with more combinations than this.")] = 256,
     holdout: Annotated[
-        Optional[float], typer.Option("--holdout", min=0.05, max=0.95, help="Choose on the other traces, report on this share of them.")
+        Optional[float], typer.Option("--holdout", metavar="SHARE", min=0.05, max=0.95, help="Choose on the other traces, report on this share of them.")
     ] = None,
-    folds: Annotated[Optional[int], typer.Option("--folds", min=2, help="K-fold cross-validation of the choice.")] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the holdout / fold split.")] = 0,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", min=1, help="Worker processes.")] = 1,
+    folds: Annotated[Optional[int], typer.Option("--folds", metavar="K", min=2, help="K-fold cross-validation of the choice.")] = None,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="Seed of the holdout / fold split.")] = 0,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", metavar="N", min=1, help="Worker processes.")] = 1,
     format: Annotated[
         Optional[SweepFormat], typer.Option("--format", "-f", help="Report format (default: from -o FILE's extension, .json .csv .md .html, else terminal).")
     ] = None,

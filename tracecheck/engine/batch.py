@@ -23,7 +23,7 @@ from ..input.labels import Labels, as_labels
 from ..guards.base import Phase
 from ..readers.load import check_input_format, read_source
 from ..model import Trace
-from ..input.sources import expand_paths
+from ..input.sources import STDIN_NAME, Source, expand_paths
 from .replay import TraceResult, replay_trace
 
 P001 = "P001"
@@ -115,6 +115,7 @@ def replay_stream(
     labels: Labels | str | None = None,
     jobs: int = 1,
     prepare: Callable[[ReplayItem], Any] | None = None,
+    on_progress: Callable[[int, int | None, int], Any] | None = None,
 ) -> Iterator[Any]:
     """Read every trace below ``paths`` and replay it through the enabled guards, one
     trace at a time: memory grows with the largest trace, not with the input.
@@ -130,23 +131,82 @@ def replay_stream(
     ``prepare`` turns each item into what is yielded instead, where the trace was
     replayed (a module-level function, so that worker processes can run it); it sees
     the whole trace, whereas an item yielded as it is keeps only the trace's summary.
+    ``on_file(number, files, name)`` is called as each file starts; ``on_progress(bytes
+    read, bytes in all, traces)`` after each trace and file (bytes in all is None when
+    standard input is among them), so that one large file shows its progress too.
     """
     check_input_format(input_format)
     labels = as_labels(labels)
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
     sources = expand_paths(list(paths), diagnostics)
     replayer = FileReplayer(settings, input_format, tuple(tokenizers), dict(presets) if presets else None, labels, prepare)
+    progress = _Progress(sources, on_file, on_progress)
     if jobs > 1 and len(sources) > 1:
         from .jobs import replay_in_workers
 
-        yield from replay_in_workers(replayer, sources, diagnostics, on_file, jobs)
+        for item in replay_in_workers(replayer, sources, diagnostics, progress.file_started, jobs):
+            progress.trace_done()
+            yield item
     else:
         for number, source in enumerate(sources, 1):
-            if on_file is not None:
-                on_file(number, len(sources), source.name)
-            yield from replayer.items(source, diagnostics)
+            progress.file_started(number, len(sources), source.name)
+            tracked = _TrackedSource(source.name) if on_progress is not None else source
+            for item in replayer.items(tracked, diagnostics):
+                progress.trace_done(tracked)
+                yield item
+    progress.file_started(len(sources) + 1, len(sources), "")
     if labels is not None:
         labels.finish(diagnostics)
+
+
+class _TrackedSource(Source):
+    """A source that remembers the file it opened, to tell how far reading has got."""
+
+    __slots__ = ("handle",)
+
+    def open(self):
+        self.handle = super().open()
+        return self.handle
+
+    def position(self) -> int:
+        """Bytes read from the file (of a compressed file, compressed bytes); 0 unknown."""
+        try:
+            return self.handle.tell()
+        except (AttributeError, OSError, ValueError):  # not opened, closed, or a pipe
+            return 0
+
+
+class _Progress:
+    """Bytes read and traces replayed, for ``replay_stream``'s ``on_progress``."""
+
+    def __init__(self, sources: Sequence[Source], on_file, on_progress) -> None:
+        self.on_file, self.on_progress = on_file, on_progress
+        self.sizes = [_size(source) for source in sources]
+        self.total = None if None in self.sizes else sum(self.sizes)
+        self.done = self.traces = 0
+
+    def file_started(self, number: int, files: int, name: str) -> None:
+        self.done = sum(size or 0 for size in self.sizes[: number - 1])
+        if self.on_progress is not None:
+            self.on_progress(self.done, self.total, self.traces)
+        if self.on_file is not None and number <= files:
+            self.on_file(number, files, name)
+
+    def trace_done(self, source: _TrackedSource | None = None) -> None:
+        self.traces += 1
+        if self.on_progress is not None:
+            self.on_progress(self.done + (source.position() if source is not None else 0), self.total, self.traces)
+
+
+def _size(source: Source) -> int | None:
+    import os
+
+    if source.name == STDIN_NAME:
+        return None
+    try:
+        return os.path.getsize(source.name)
+    except OSError:
+        return 0
 
 
 class FileReplayer:

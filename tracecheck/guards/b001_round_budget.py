@@ -84,6 +84,9 @@ class RoundBudget(Guard):
     name = "round-budget"
     summary = "Past max_rounds, withhold tools and force a final answer; abort if a required-evidence window runs out. Off by default."
     source = "seeds 001, 002"
+    origin = (
+        "seed articles 001, 《让 Agent 不翻车的工程护栏》 (LoopAgent's round cap against 停不下来, never stopping: past maxSteps the tools are withheld for one last answer), and 002 (max_iterations is a deadline, not a safety net)"
+    )
     Options = B001Options
     messages = {
         "stop": Message(

@@ -62,6 +62,7 @@ class TokenBudget(Guard):
     name = "token-budget"
     summary = "Stop once the run's cumulative tokens reach a budget. Off (0) by default."
     source = "seed 004"
+    origin = "seed article 004, 《从 0 到 1 打造 AI 提示流编排器：别让 Agent 原地鬼打墙！》: PatchCat's second lock, a hard token budget (maxTokenBudget)"
     Options = B002Options
     messages = {
         "stop": Message(

@@ -54,6 +54,7 @@ class ToolCallCap(Guard):
     name = "tool-call-cap"
     summary = "Stop with a forced answer before the run exceeds N calls of the capped tools (e.g. 3 searches). Off by default."
     source = "seed 002"
+    origin = 'seed article 002, 《ReAct 循环中陷入"工具调用死循环"》: plan A, at most 3 searches and then an answer, enforced instead of asked for in the prompt'
     Options = B003Options
     messages = {
         "stop": Message(

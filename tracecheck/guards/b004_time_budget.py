@@ -80,6 +80,9 @@ class TimeBudget(Guard):
     name = "time-budget"
     summary = "Stop before the tools of the first round answering after `seconds` of wall-clock time. Off (0) by default."
     source = "AutoGen TimeoutTermination, LangChain max_execution_time, Inspect time_limit"
+    origin = (
+        "AutoGen's TimeoutTermination, LangChain's max_execution_time and Inspect's time_limit: a run (or a turn) that has used its wall-clock time"
+    )
     Options = B004Options
     messages = {
         "stop": Message(

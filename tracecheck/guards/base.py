@@ -142,6 +142,9 @@ class Guard:
     name: ClassVar[str]
     summary: ClassVar[str]
     source: ClassVar[str]
+    # Where the guard comes from, in words and in one line: which article or agent, and
+    # what of it (``tracecheck guard CODE`` and docs/guards/CODE.md print it).
+    origin: ClassVar[str] = ""
     Options: ClassVar[type[GuardOptions]] = GuardOptions
     examples: ClassVar[tuple[Any, ...]] = ()
     # The model-facing message of each action the guard can take (see messages.py).

@@ -76,6 +76,9 @@ class EvidenceGate(Guard):
     name = "evidence-gate"
     summary = "Reject a final answer until the required tools have run and found something; abort after 2 rejections."
     source = "seed 001"
+    origin = (
+        "seed article 001, 《让 Agent 不翻车的工程护栏》: LoopAgent's evidence gate against 睁眼说瞎话 (answering with eyes shut), no final answer before the required tools succeeded"
+    )
     Options = E001Options
     messages = {
         "reject": Message(

@@ -71,6 +71,9 @@ class SimilarQueryStagnation(Guard):
     name = "similar-query-stagnation"
     summary = "Stop when search rounds keep rewording the same query (containment of query token sets)."
     source = "seed 000"
+    origin = (
+        'seed article 000, 《给 ReAct 装一个熔断闸 —— Agent 无进展检测的工程落地》: its no-progress circuit breaker, search queries fingerprinted and compared by containment, two similar rounds in a row'
+    )
     Options = P001Options
     messages = {
         "stop": Message(

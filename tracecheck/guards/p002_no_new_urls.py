@@ -63,6 +63,9 @@ class NoNewUrls(Guard):
     name = "no-new-urls"
     summary = "Stop when search rounds keep returning only URLs already seen in the run."
     source = "seed 000 (v2)"
+    origin = (
+        'seed article 000, 《给 ReAct 装一个熔断闸 —— Agent 无进展检测的工程落地》: the progress signal it leaves for v2, searches that bring back no URL the run has not seen'
+    )
     Options = P002Options
     messages = {
         "stop": Message(

@@ -110,6 +110,9 @@ class UnchangedOutcome(Guard):
     name = "unchanged-outcome"
     summary = "Stop at the 4th identical call in a row that got the identical result."
     source = "OpenHands StuckDetector; Hermes, OpenClaw"
+    origin = (
+        "OpenHands' StuckDetector (the same action getting the same observation, 4 times), and the identical-result streaks of Hermes Agent and OpenClaw"
+    )
     Options = P004Options
     messages = {
         "hint": Message(

@@ -45,6 +45,9 @@ class RepeatedCallCache(Guard):
     name = "repeated-call-cache"
     summary = "Block a call identical to an earlier successful call; answer with the cached result."
     source = "seed 001"
+    origin = (
+        "seed article 001, 《让 Agent 不翻车的工程护栏》: LoopAgent's first guardrail, against 鬼打墙 (going round in circles), a call identical to an earlier success answered from its cache"
+    )
     Options = R002Options
     messages = {
         "block": Message(

@@ -110,6 +110,7 @@ class CallCycle(Guard):
     name = "call-cycle"
     summary = "Stop before the call that completes a block of 1-5 calls repeated 3 times (off until a preset enables it)."
     source = "OpenHands StuckDetector, Gemini CLI LoopDetectionService"
+    origin = "OpenHands' StuckDetector (actions alternating A-B-A-B) and Gemini CLI's LoopDetectionService (a cycle of tool calls)"
     Options = R003Options
     messages = {
         "stop": Message(

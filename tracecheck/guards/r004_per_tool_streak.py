@@ -111,6 +111,7 @@ class PerToolStreak(Guard):
         "(off until a preset enables it)."
     )
     source = "OpenRouter @openrouter/agent DoomLoopMonitor"
+    origin = "OpenRouter's agent SDK, its DoomLoopMonitor: the same call back round after round, counted per tool, hinted, then blocked, then stopped"
     Options = R004Options
     messages = {
         "hint": Message(

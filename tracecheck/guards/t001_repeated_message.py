@@ -100,6 +100,7 @@ class RepeatedMessage(Guard):
     name = "repeated-message"
     summary = "Stop at the 3rd reply in a row with the same text and no tool call between."
     source = "OpenHands StuckDetector (monologue)"
+    origin = "OpenHands' StuckDetector, its monologue scenario: the agent sending the same message again with nothing in between"
     Options = T001Options
     messages = {
         "stop": Message(

@@ -171,6 +171,7 @@ class TextChanting(Guard):
     name = "text-chanting"
     summary = "Stop a response that repeats a 50-character stretch 10 times close together."
     source = "Gemini CLI LoopDetectionService (content chanting)"
+    origin = "Gemini CLI's LoopDetectionService, its content detector: one stretch of streamed text chanted over and over"
     Options = T002Options
     messages = {
         "stop": Message(

@@ -45,6 +45,93 @@ def count(number: int, noun: str) -> str:
     return f"{number:,} {noun}" + ("" if abs(number) == 1 else "s")
 
 
+def seconds(value: float | None) -> str:
+    """A time as every human format writes it: to one decimal, thousands separated."""
+    return "unknown" if value is None else f"{value:,.1f}s"
+
+
+def location(trace: dict[str, Any]) -> str:
+    """Where a trace is: ``file:line``, or the file."""
+    return f"{trace['file']}:{trace['line']}" if trace.get("line") else trace["file"]
+
+
+def shown_id(trace: dict[str, Any]) -> str | None:
+    """The trace's id, or None when it is the same text as its location (a reader that
+    names traces by their file and line): the two are not printed twice."""
+    where, ident = location(trace), trace["id"]
+    if ident == where or where.endswith(("/" + ident, "\\" + ident)):
+        return None
+    return ident
+
+
+PHASE_ORDER = {"before_tools": 0, "after_tools": 1, "final": 2}
+
+
+def where_text(item: dict[str, Any], turns: int) -> str:
+    """``round 5`` or, in a conversation of several turns, ``turn 2 round 5``."""
+    return (f"turn {item['turn']} " if turns > 1 else "") + f"round {item['round']}"
+
+
+def fire_groups(trace: dict[str, Any]) -> list[tuple[dict[str, Any], list[int], bool]]:
+    """The fires of a trace as a person reads them: (fire, the rounds of the same soft
+    action of the same guard repeated later, whether the fire comes after the policy left
+    its turn: what that guard would do alone). As the terminal report groups them."""
+    policy = trace["policy"]
+    ends = {stop["turn"]: (stop["round"], PHASE_ORDER[stop["phase"]]) for stop in policy["stops"]}
+    abort = next(((s["turn"], s["round"], PHASE_ORDER[s["phase"]]) for s in policy["stops"] if s["action"] == "abort"), None)
+    fires, shown, out = trace["fires"], set(), []
+    for index, fire in enumerate(fires):
+        if index in shown:
+            continue
+        repeats = [
+            j
+            for j in range(index + 1, len(fires))
+            if fires[j]["code"] == fire["code"]
+            and fires[j]["action"] == fire["action"]
+            and fire["action"] in ("hint", "block", "reject")
+            and fires[j].get("stale") == fire.get("stale")
+        ]
+        shown.update(repeats)
+        point = (fire["round"], PHASE_ORDER[fire["phase"]])
+        end = ends.get(fire["turn"])
+        after_stop = (end is not None and point > end) or (abort is not None and (fire["turn"], *point) > abort)
+        out.append((fire, [fires[j]["round"] for j in repeats], after_stop))
+    return out
+
+
+def stops_text(policy: dict[str, Any], turns: int) -> str:
+    return "; ".join(
+        f"{stop['action']} at {where_text(stop, turns)} {stop['phase'].replace('_', ' ')} ({stop['code']})" for stop in policy["stops"]
+    )
+
+
+def policy_lines(trace: dict[str, Any]) -> tuple[str, list[str]]:
+    """What the policy does to a trace, in words: the headline (its stops or blocks and
+    their effect) and the notes under it (forced answers charged, blocks, stale data,
+    the counterfactual's assumptions)."""
+    policy, turns = trace["policy"], trace.get("turns", 1)
+    notes: list[str] = []
+    if not policy["stops"]:
+        headline = "no stop"
+        if policy["blocked_calls"]:
+            headline += f"; {count(policy['blocked_calls'], 'call')} blocked → {effect(policy['saved'], trace)}"
+        if policy.get("stale_blocks"):
+            headline += f"; {count(policy['stale_blocks'], 'block')} would have returned stale data (not counted)"
+        return headline, notes
+    headline = stops_text(policy, turns) + f" → {effect(policy['saved'], trace)}"
+    forced = policy["saved"]["forced_answer_tokens"]
+    if forced is not None:
+        answers = sum(1 for stop in policy["stops"] if stop["action"] == "stop")
+        notes.append(f"{'one forced answer' if answers == 1 else f'{answers} forced answers'} charged: ~{forced:,} tokens (estimate)")
+    if policy["blocked_calls"]:
+        notes.append(f"{count(policy['blocked_calls'], 'call')} blocked before the stop (included)")
+    if policy.get("stale_blocks"):
+        notes.append(f"{count(policy['stale_blocks'], 'block')} would have returned stale data (not counted)")
+    if policy.get("later_turns_as_recorded"):
+        notes.append("a stop ends its turn; later turns are assumed to happen as recorded")
+    return headline, notes
+
+
 def effect(saved: dict[str, Any], trace: dict[str, Any]) -> str:
     """What a policy's stops and blocks change: "saves …", and "costs …" for the parts
     that came out negative (a forced answer dearer than the rounds it replaced)."""
@@ -57,7 +144,7 @@ def effect(saved: dict[str, Any], trace: dict[str, Any]) -> str:
         ),
     ]
     if saved["seconds"] is not None:
-        parts.append((saved["seconds"], f"{abs(saved['seconds']):.1f}s{pct(abs(saved['seconds']), trace['seconds'])}"))
+        parts.append((saved["seconds"], f"{seconds(abs(saved['seconds']))}{pct(abs(saved['seconds']), trace['seconds'])}"))
     gains = [text for value, text in parts if value > 0]
     costs = [text for value, text in parts if value < 0]
     out = []

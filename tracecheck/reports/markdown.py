@@ -1,4 +1,12 @@
-"""The replay report as Markdown (for PR comments and job summaries)."""
+"""The replay report as Markdown (for PR comments and job summaries): what the terminal
+report says, in the same words and figures (data.py makes both), laid out for a page.
+
+Trace text is untrusted. It is escaped only where Markdown (GitHub's) would act on it:
+``\\`` before punctuation, code and emphasis marks, links (``](``), paired ``~`` and ``$``
+(strikethrough, math), ``<`` (HTML and autolinks), ``&`` before an entity, ``|``
+(tables), a line-leading block mark; and an ``@mention``, a ``#123`` reference or a bare
+URL is broken by a zero width space so that nobody is notified and nothing is linked. The rest reads as it is: ``snake_case``, paths, quotes.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +14,34 @@ import re
 from typing import Any
 
 from ..text.textsafe import neutralize, one_line
-from .data import basis_note, count, effect
+from .data import (
+    basis_note,
+    count,
+    effect,
+    fire_groups,
+    location,
+    policy_lines,
+    seconds,
+    shown_id,
+    stops_text,
+    where_text,
+)
 
-
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~])")
+# A backslash before ASCII punctuation would escape it: it is escaped itself.
+_BACKSLASH = re.compile(r"\\(?=[!-/:-@\[-`{-~])")
+# Marks that start code or emphasis, or end a table cell.
+_ALWAYS = re.compile(r"([`*|])")
+# A link or an image is [text](target): the parenthesis after the bracket is escaped.
+# (A bare [text] is no link: this report never defines a reference.)
+_LINK = re.compile(r"\](?=\()")
+# Strikethrough and math need a pair: a lone ~ or $ stays as it is.
+_PAIRED = re.compile(r"([~$])")
+# An underscore starts emphasis only at a word's edge (snake_case is left alone).
+_EDGE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_ENTITY = re.compile(r"&(?=#?[A-Za-z0-9]+;)")
+# A block mark at the start: a heading, a quote, a list item, a setext underline, a
+# task list's box (the text may follow "- ").
+_LEADING_BLOCK = re.compile(r"^(?:[#>+=\[-]|\d+(?=[.)](?:\s|$)))")
 # GitHub turns these into notifications and links even in escaped text: @mentions (and
 # e-mail autolinks), #123 and GH-123 issue references, bare scheme:// and www. URLs.
 # A zero width space right after the trigger keeps the text as it reads, not what it does.
@@ -17,152 +49,278 @@ _ZERO_WIDTH_SPACE = "&#8203;"
 _GITHUB_TRIGGERS = re.compile(r"@|(?<=#)(?=\d)|(?<=\bGH)(?=-\d)|(?<=[a-z0-9]:)(?=//)|(?<=www)(?=\.)", re.IGNORECASE)
 
 
-def _cell(text: Any) -> str:
-    """Untrusted text inside a table cell: Markdown punctuation escaped (no links, code
-    spans or emphasis), no HTML, no newlines, no control characters, no mentions, issue
-    references or autolinks."""
+def md(text: Any) -> str:
+    """Untrusted text (an id, a reason, a file name) as literal Markdown on one line."""
     value = neutralize(str(text))
-    value = _MARKDOWN_SPECIAL.sub(r"\\\1", value)
-    value = value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    value = _BACKSLASH.sub(r"\\\\", value)
+    value = _ALWAYS.sub(r"\\\1", value)
+    value = _LINK.sub("]\\\\", value)
+    if any(value.count(mark) > 1 for mark in "~$"):
+        value = _PAIRED.sub(r"\\\1", value)
+    value = _EDGE_UNDERSCORE.sub(r"\\_", value)
+    value = _ENTITY.sub("&amp;", value).replace("<", "&lt;")
+    value = _LEADING_BLOCK.sub(lambda m: m.group() + "\\" if m.group()[0].isdigit() else "\\" + m.group(), value)
     return _GITHUB_TRIGGERS.sub(lambda m: m.group() + _ZERO_WIDTH_SPACE, value)
 
 
+# Tables of the check and sweep reports use the same escaping.
+_cell = md
+
+
+def _row(name: str, *figures: Any) -> str:
+    """A table row: a name (escaped), then figures of ours (written as they are)."""
+    return "| " + " | ".join([md(name), *map(str, figures)]) + " |\n"
+
+
+def _name(trace: dict[str, Any]) -> str:
+    """A trace as a heading or a cell names it: its id and where it is, once."""
+    ident = shown_id(trace)
+    return md(location(trace)) if ident is None else f"{md(ident)} ({md(location(trace))})"
+
+
+def _facts(trace: dict[str, Any]) -> str:
+    turns = trace.get("turns", 1)
+    facts = [count(turns, "turn")] if turns > 1 else []
+    tokens = "?" if trace["tokens"] is None else f"{trace['tokens']:,}"
+    facts += [count(trace["rounds"], "round"), count(trace["tool_calls"], "tool call"), f"{tokens} tokens{basis_note(trace)}"]
+    if trace["seconds"] is not None:
+        facts.append(seconds(trace["seconds"]))
+    text = " · ".join(facts)
+    if not trace["answered"]:
+        text += " · ended without an answer" + (f": {md(one_line(trace['error'], 60))}" if trace["error"] else "")
+    return text
+
+
 class MarkdownWriter:
-    """A fires table row per fire as traces stream in, the savings table at the end."""
+    """A section per trace as traces stream in; the totals, comparisons and warnings at the end."""
 
     def __init__(self, write) -> None:
         self.write = write
         self.presets: list[str] = []
+        self.tokenizers: list[str] = []
+        self.compared = 0
+        self.differing: list[tuple[str, dict[str, Any]]] = []
+        self.unchecked: dict[str, int] = {}
         self.harmed: list[tuple[str, str]] = []  # (trace, what the policy would do to it)
         self.broken: list[tuple[str, str]] = []  # (trace, the broken expectation in words)
 
     def begin(self, header: dict[str, Any]) -> None:
         self.presets = header.get("presets", [])
+        self.tokenizers = header.get("tokenizers", [])
         if self.presets:
             self.write(
                 "# tracecheck replay: presets side by side\n\n"
                 + "| trace | outcome | "
-                + " | ".join(_cell(name) for name in self.presets)
+                + " | ".join(md(name) for name in self.presets)
                 + " |\n|---|---|"
                 + "---|" * len(self.presets)
                 + "\n"
             )
             return
-        self.write(
-            "# tracecheck replay\n\n"
-            "| trace | outcome | guard | round | phase | action | reason |\n"
-            "|---|---|---|---|---|---|---|\n"
-        )
+        self.write("# tracecheck replay\n")
 
     def trace(self, trace: dict[str, Any]) -> None:
-        name = f"{trace['id']} ({trace['file']}:{trace['line']})"
+        for item in trace.get("expectations", []):
+            if item["met"] is None and not item.get("unknown_guard"):
+                self.unchecked[item["guard"]] = self.unchecked.get(item["guard"], 0) + 1
+        comparison = trace.get("tokenizer_comparison")
+        if comparison is not None:
+            self.compared += 1
+            if comparison["differs"]:
+                self.differing.append((_name(trace), comparison))
         if self.presets:
-            self._preset_row(name, trace)
+            self._preset_row(trace)
             return
-        several_turns = trace.get("turns", 1) > 1
-        for fire in trace["fires"]:
-            cells = (
-                name,
-                trace["labels"].get("outcome", ""),
-                f"{fire['code']} {fire['name']}",
-                f"{fire['round']} (turn {fire['turn']})" if several_turns else fire["round"],
-                fire["phase"],
-                fire["action"] + (": stale" if fire.get("stale") else ""),
-                one_line(fire["reason"], 200)
-                + (
-                    f" — the recorded run found new information at round {fire['new_information']['round']} ({fire['new_information']['what']})"
-                    if fire.get("new_information")
-                    else ""
-                ),
-            )
-            self.write("| " + " | ".join(_cell(v) for v in cells) + " |\n")
-        self.broken.extend((name, e["message"]) for e in trace.get("expectations", []) if e["met"] is False)
-        harm = trace["policy"].get("possible_harm")
-        if harm:
-            self.harmed.append((name, harm))
+        out = [f"\n## {_name(trace)}\n\n"]
+        outcome = trace["labels"].get("outcome")
+        out.append((f"outcome: **{md(outcome)}** · " if outcome else "") + _facts(trace) + "\n")
+        expectations = []
+        for item in trace.get("expectations", []):
+            words = md(item["message"] + (f" ({item['note']})" if item["note"] else ""))
+            if item["met"] is False:
+                expectations.append(f"- ✗ **expectation broken:** {words}\n")
+                self.broken.append((_name(trace), words))
+            elif item.get("unknown_guard"):
+                expectations.append(f"- ? expectation not checked: {words}\n")
+        if expectations:
+            out += ["\n", *expectations]
+        if not trace["fires"]:
+            out.append("\nNo guard fired.\n")
+            self.write("".join(out))
+            return
+        turns = trace.get("turns", 1)
+        out.append("\n| guard | where | action | why |\n|---|---|---|---|\n")
+        for fire, repeats, after_stop in fire_groups(trace):
+            action = fire["action"]
+            if repeats:
+                action += f", and {len(repeats)} more: round{'s' if len(repeats) > 1 else ''} " + ", ".join(map(str, repeats))
+            if after_stop:
+                action += " (alone, after the policy's stop)"
+            if fire.get("stale"):
+                action += " · stale: the call's recorded result changed; the block would have hidden it"
+            why = md(one_line(fire["reason"], 240))
+            if fire.get("new_information"):
+                found = fire["new_information"]
+                why += f" — the recorded run found new information at round {found['round']} ({md(found['what'])})"
+            where = f"{where_text(fire, turns)} {fire['phase'].replace('_', ' ')}"
+            out.append(f"| {md(fire['code'] + ' ' + fire['name'])} | {where} | {md(action)} | {why} |\n")
+        headline, notes = policy_lines(trace)
+        policy = trace["policy"]
+        out.append(f"\n**Policy:** {md(headline)}\n")
+        for note in notes:
+            out.append(f"- {md(note)}\n")
+        if policy["outcome_change"]:
+            out.append(f"- **{md(policy['outcome_change'])}**\n")
+        if policy.get("possible_harm"):
+            out.append(f"- **possible harm:** {md(policy['possible_harm'])}\n")
+            self.harmed.append((_name(trace), md(policy["possible_harm"])))
+        self.write("".join(out))
 
-    def _preset_row(self, name: str, trace: dict[str, Any]) -> None:
-        cells = [name, trace["labels"].get("outcome", "")]
+    def _preset_row(self, trace: dict[str, Any]) -> None:
+        cells = [_name(trace), md(trace["labels"].get("outcome", ""))]
+        turns = trace.get("turns", 1)
         for run in trace["presets"].values():
             policy = run["policy"]
             if policy["stops"]:
-                text = "; ".join(f"{s['action']} round {s['round']} {s['phase'].replace('_', ' ')} ({s['code']})" for s in policy["stops"])
-                text += f": {effect(policy['saved'], trace)}"
+                text = stops_text(policy, turns) + f" → {effect(policy['saved'], trace)}"
             elif policy["blocked_calls"]:
-                text = f"no stop; {count(policy['blocked_calls'], 'call')} blocked: {effect(policy['saved'], trace)}"
+                text = f"no stop; {count(policy['blocked_calls'], 'call')} blocked → {effect(policy['saved'], trace)}"
             else:
                 text = "no stop"
             notes = []
             if policy.get("possible_harm"):
-                notes.append("possible harm")
-                self.harmed.append((name, policy["possible_harm"]))
+                notes.append("possible harm: " + policy["possible_harm"])
+                self.harmed.append((_name(trace), md(policy["possible_harm"])))
             if any(s.get("new_information") for s in policy["stops"]):
                 notes.append("cut before new information")
             if policy.get("stale_blocks"):
-                notes.append(count(policy["stale_blocks"], "stale block"))
+                notes.append(f"{count(policy['stale_blocks'], 'stale block')} (not counted)")
             if run["expectations_broken"]:
                 notes.append(f"{count(run['expectations_broken'], 'expectation')} broken")
-            cells.append(text + (" — " + ", ".join(notes) if notes else ""))
-        self.write("| " + " | ".join(_cell(v) for v in cells) + " |\n")
+            cells.append(md(text + ("; " + "; ".join(notes) if notes else "")))
+        self.write("| " + " | ".join(cells) + " |\n")
 
     def _preset_totals(self, by_preset: dict[str, dict[str, Any]]) -> None:
         self.write(
-            "\n| preset | stops | possible harm | cut before new information | stale blocks | LLM calls saved | tool calls saved | tokens saved | time saved |\n"
-            "|---|---|---|---|---|---|---|---|---|\n"
+            "\n## Presets side by side\n\n"
+            "| preset | stops | harm¹ | cut² | stale³ | LLM calls saved | tool calls saved | tokens saved | time saved |\n"
+            "|---|--:|--:|--:|--:|--:|--:|--:|--:|\n"
         )
         for name, totals in by_preset.items():
             saved = totals["saved"]
-            cells = (
-                name,
-                f"{totals['traces_stopped']} of {totals['traces']}",
-                totals["possible_harm"],
-                totals["stops_before_new_information"],
-                totals["stale_blocks"],
-                _number(saved["llm_calls"]),
-                _number(saved["tool_calls"]),
-                _number(saved["tokens"]) + basis_note(saved),
-                _number(saved["seconds"], "s"),
+            self.write(
+                _row(
+                    name,
+                    f"{totals['traces_stopped']}/{totals['traces']}",
+                    totals["possible_harm"],
+                    totals["stops_before_new_information"],
+                    totals["stale_blocks"],
+                    _number(saved["llm_calls"]),
+                    _number(saved["tool_calls"]),
+                    _number(saved["tokens"]),
+                    seconds(saved["seconds"]),
+                )
             )
-            self.write("| " + " | ".join(_cell(v) for v in cells) + " |\n")
+        first = next(iter(by_preset.values()))
+        whole = first["whole"]
+        recorded = f"As recorded: {count(whole['llm_calls'], 'LLM call')} · {count(whole['tool_calls'], 'tool call')} · {whole['tokens']:,} tokens"
+        recorded += basis_note(whole) + (f" · {seconds(whole['seconds'])}" if whole["seconds"] is not None else "")
+        self.write(f"\n{recorded}\n")
+        broken = [f"{md(name)} {totals['expectations_broken']}" for name, totals in by_preset.items() if totals["expectations_broken"]]
+        if broken:
+            self.write("\n**Expectations broken:** " + " · ".join(broken) + "\n")
+        self.write(
+            "\nSaved: what the preset's stops and blocks save (negative: a forced answer dearer than what it replaced)"
+            + basis_note(first["saved"])
+            + ". ¹ stops of runs labelled a success; ² stops before the recorded run found something new; "
+            "³ blocks that would have hidden a changed result (a stale cached answer, or a refused call whose result had changed; not counted as saved).\n"
+        )
 
     def end(self, totals: dict[str, Any], warnings: list[dict[str, Any]]) -> None:
         if self.presets:
             self._preset_totals(totals["by_preset"])
-            return
-        saved, whole, share = totals["saved"], totals["whole"], totals["share"]
-
-        def row(key: str, noun: str, unit: str = "", note: str = "") -> str:
-            value = saved[key]
-            if value is None:
-                return f"| unknown {noun or 'time'} | {_number(whole[key], unit)} | - |\n"
-            shown = _number(abs(value), unit)
-            share_text = f"{abs(share[key]) * 100:.0f}%" if share.get(key) is not None else "-"
-            if value < 0:
-                return f"| costs {shown} more {noun}{note} | {_number(whole[key], unit)} | {share_text} |\n"
-            return f"| {shown} {noun}{note} | {_number(whole[key], unit)} | {share_text} |\n"
-
-        estimated = basis_note(saved)
-        self.write(
-            "\n"
-            f"{totals['traces']} traces · {totals['traces_with_fires']} with fires · "
-            f"{totals['traces_stopped']} stopped by the policy\n\n"
-            "| saved | of | share |\n|---|---|---|\n"
-            + row("llm_calls", "LLM calls")
-            + row("tool_calls", "tool calls")
-            + row("tokens", "tokens", note=estimated)
-            + row("seconds", "", unit="s")
-        )
+        else:
+            self._summary(totals)
+        if self.tokenizers:
+            self._comparison()
         if self.broken:
             self.write("\n**Broken expectations:**\n\n")
             for name, message in self.broken:
-                self.write(f"- {_cell(name)}: {_cell(message)}\n")
+                self.write(f"- {name}: {message}\n")
         if self.harmed:
             self.write("\n**Possible harm** (runs labelled a success that the policy cuts):\n\n")
             for name, harm in self.harmed:
-                self.write(f"- {_cell(name)}: {_cell(harm)}\n")
+                self.write(f"- {name}: {harm}\n")
+        if warnings:
+            self.write(f"\n## Warnings\n\n{count(len(warnings), 'input warning')}:\n\n")
+            for item in warnings:
+                where = item["file"] + (f":{item['line']}" if item.get("line") else "")
+                self.write(f"- {md(where)}: {md(item['reason'])}\n")
+
+    def _summary(self, totals: dict[str, Any]) -> None:
+        whole, saved, share = totals["whole"], totals["saved"], totals["share"]
+        parts = [count(totals["traces"], "trace"), f"{totals['traces_with_fires']} with fires", f"{totals['traces_stopped']} stopped by the policy"]
+        if totals.get("possible_harm"):
+            parts.append(f"{totals['possible_harm']} labelled a success (possible harm)")
+        if totals.get("expectations_broken"):
+            parts.append(f"{count(totals['expectations_broken'], 'expectation')} broken")
+        if totals.get("stops_before_new_information"):
+            parts.append(f"{totals['stops_before_new_information']} cut before new information")
+        if totals.get("stale_blocks"):
+            parts.append(count(totals["stale_blocks"], "stale block"))
+        if totals["no_answer_to_forced_answer"]:
+            parts.append(f"{totals['no_answer_to_forced_answer']} no answer → forced answer")
+        self.write("\n## Summary\n\n" + " · ".join(parts) + "\n\n| | saved | as recorded | share |\n|---|--:|--:|--:|\n")
+        rows = [
+            ("LLM calls", "llm_calls", _number),
+            ("tool calls", "tool_calls", _number),
+            ("tokens" + basis_note(saved), "tokens", _number),
+            ("time", "seconds", seconds),
+        ]
+        for title, key, shown in rows:
+            value = saved[key]
+            part = "-" if share.get(key) is None else f"{abs(share[key]) * 100:.0f}%"
+            if value is None:
+                text = "unknown"
+            elif value < 0:
+                text = f"costs {shown(-value)} more"
+            else:
+                text = shown(value)
+            self.write(f"| {title} | {text} | {shown(whole[key])} | {part} |\n")
+        if any(saved[key] is not None and saved[key] < 0 for key in ("llm_calls", "tool_calls", "tokens", "seconds")):
+            self.write("\nCosts: forced answers dearer than what they replaced.\n")
+        if self.unchecked:
+            number = sum(self.unchecked.values())
+            self.write(
+                f"\n{count(number, 'expectation')} not checked: about {', '.join(md(g) for g in sorted(self.unchecked))}, which the settings do not run "
+                "(add one with `--set CODE.enabled=true`, or use `--preset seeds`)\n"
+            )
+        if totals["by_guard"]:
+            self.write(
+                "\nFires: " + " · ".join(f"{md(code)} {v['fires']} in {count(v['traces'], 'trace')}" for code, v in totals["by_guard"].items()) + "\n"
+            )
+
+    def _comparison(self) -> None:
+        self.write(f"\n## P001 tokenizer comparison ({' vs '.join(md(t) for t in self.tokenizers)})\n\n")
+        if not self.differing:
+            self.write(f"The tokenizers agree on all {count(self.compared, 'trace')}.\n")
+            return
+        for name, item in self.differing:
+            stops = " · ".join(f"{md(r['tokenizer'])}: {'stop at round ' + str(r['fires_at']) if r['fires_at'] else 'no stop'}" for r in item["runs"])
+            self.write(f"**{name}**: {stops}\n\n| round | " + " | ".join(md(r["tokenizer"]) for r in item["runs"]) + " |\n|--:|" + "--:|" * len(item["runs"]) + "\n")
+            for i in range(len(item["runs"][0]["scores"])):
+                cells = [r["scores"][i] for r in item["runs"]]
+                if all(c is None for c in cells):
+                    continue
+                self.write(f"| {i + 1} | " + " | ".join(f"{c:.2f}" if c is not None else "-" for c in cells) + " |\n")
+            self.write("\n")
+        self.write(
+            f"The tokenizers differ on {len(self.differing)} of {count(self.compared, 'trace')} "
+            "(scores: best similarity of each search round to an earlier search).\n"
+        )
 
 
 def _number(value: float | None, unit: str = "") -> str:
     if value is None:
         return "unknown"
-    return f"{value:.1f}{unit}" if unit == "s" else f"{value:,}{unit}"
+    return f"{value:,}{unit}"

@@ -42,6 +42,7 @@ def write_replay_report(
     presets: Mapping[str, Settings] | None = None,
     labels: Labels | str | None = None,
     jobs: int = 1,
+    on_progress: Callable[[int, int | None, int], Any] | None = None,
 ) -> int:
     """Replay every trace below ``paths`` and write the report in ``format`` to ``out``;
     returns how many traces were replayed (nothing is written when there were none).
@@ -49,11 +50,12 @@ def write_replay_report(
     output as a terminal shows it. ``presets`` (name → settings, two or more) replays
     every trace once per preset too and reports them side by side. ``labels`` (a labels
     file's path or a loaded ``Labels``) labels each trace as it is read. ``jobs`` above 1
-    replays the input files in that many processes; the report is the same, byte for byte."""
+    replays the input files in that many processes; the report is the same, byte for byte.
+    ``on_file`` and ``on_progress`` follow the reading (see ``replay_stream``)."""
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
     stream = replay_stream(
         paths, settings, input_format=input_format, tokenizers=tokenizers, diagnostics=diagnostics, on_file=on_file, presets=presets, labels=labels,
-        jobs=jobs, prepare=entry_maker(format),
+        jobs=jobs, prepare=entry_maker(format), on_progress=on_progress,
     )
     return write_entries(
         stream, settings, out, format=format, to_file=to_file, only_fires=only_fires, tokenizers=tokenizers, presets=tuple(presets or ()), diagnostics=diagnostics

@@ -168,24 +168,83 @@ def _csv(value: Any) -> str:
     return str(value)
 
 
+# The Markdown table: the terminal's columns and figures, and the other savings and
+# harms, which a page has room for.
+MARKDOWN_COLUMNS = (
+    "stops",
+    "LLM calls saved",
+    "tokens saved",
+    "time saved",
+    "harm",
+    "successes cut",
+    "stale blocks",
+    "cut before new information",
+    "recall",
+    "prec.",
+)
+
+
+def _markdown_figures(row: dict[str, Any]) -> list[str]:
+    """A grid point's figures written as the terminal writes them."""
+    from .data import seconds
+
+    return [
+        str(row["traces_stopped"]),
+        _fmt(row["llm_calls_saved"]) + _pct(row["llm_calls_saved"], row["whole"]["llm_calls"]),
+        _fmt(row["tokens_saved"]) + _pct(row["tokens_saved"], row["whole"]["tokens"]),
+        seconds(row["seconds_saved"]) + _pct(row["seconds_saved"], row["whole"].get("seconds")),
+        f"{row['harm']:.2f}",
+        str(row["harmed"]),
+        str(row["stale_blocks"]),
+        str(row["cut_new_information"]),
+        _ratio(row["recall"]),
+        _ratio(row["precision"]),
+    ]
+
+
 def write_markdown(data: dict[str, Any]) -> str:
-    from .markdown import _cell
+    from .markdown import md
 
     keys = [d["key"] for d in data["dimensions"]]
-    head = ["", *keys, *(title for _, title in COLUMNS)]
+    head = ["", *(md(k) for k in keys), *MARKDOWN_COLUMNS]
     lines = [
-        f"# tracecheck sweep: {len(data['points'])} settings on {data['traces']} traces, by {data['objective']}",
+        f"# tracecheck sweep: {len(data['points'])} settings on {data['traces']} traces, sorted by {md(data['objective'])}",
         "",
-        "| " + " | ".join(_cell(h) for h in head) + " |",
-        "|" + "---|" * len(head),
+        "| " + " | ".join(head) + " |",
+        "|---|" + "---|" * len(keys) + "--:|" * len(MARKDOWN_COLUMNS),
     ]
     for point in data["points"]:
         mark = (">" if point["best"] else "") + ("\\*" if point["pareto"] else "")
-        cells = [mark, *(_cell(_csv(point["values"][k])) for k in keys), *(_cell(_fmt(point["metrics"].get(m))) for m, _ in COLUMNS)]
+        cells = [mark, *(md(_value_text(point["values"][k])) for k in keys), *_markdown_figures(point["metrics"])]
         lines.append("| " + " | ".join(cells) + " |")
-    lines += ["", "`>` best under the constraints, `*` on the Pareto front (savings against harm).", "", f"**Verdict:** {_cell(data['verdict'])}"]
+    lines += [
+        "",
+        "`>` best under the constraints · `*` Pareto front (savings against harm) · harm: share of traces cut while labelled a "
+        "success, with a stale block, or cut before new information · successes cut: stops of runs labelled a success · "
+        "recall/prec.: labelled loops caught in time",
+    ]
+    disagreements = data.get("disagreements") or []
+    if disagreements:
+        lines += ["", "**Where one setting alone changes the outcome** (first stop or block; - = none):", ""]
+        for item in disagreements:
+            context = " ".join(f"{k}={_value_text(v)}" for k, v in item["with"].items())
+            text = f"- {md(item['dimension'])} {md(item['trace'])} ({item['kind']}): {md(_runs(item['first_round']))}"
+            if context:
+                text += f" at {md(context)}" + (f" (and {item['groups'] - 1} more of {item['of']} such settings)" if item["groups"] > 1 else "")
+            lines.append(text)
+    baseline = data.get("baseline")
+    if baseline is not None:
+        lines += [
+            "",
+            f"Current settings: {baseline['traces_stopped']} stopped · {_fmt(baseline['tokens_saved'])} tokens saved"
+            f"{_pct(baseline['tokens_saved'], baseline['whole']['tokens'])} · harm {baseline['harm']:.2f}"
+            + (f" · recall {baseline['recall']:.2f}" if baseline.get("recall") is not None else ""),
+        ]
+    lines += ["", f"**Verdict:** {md(data['verdict'])}"]
+    if data.get("validation"):
+        lines += ["", md(_validation_text(data["validation"], data))]
     if data["toml"]:
-        lines += ["", "```toml", data["toml"].rstrip(), "```"]
+        lines += ["", "Paste into pyproject.toml (or use `--write-config FILE`):", "", "```toml", data["toml"].rstrip(), "```"]
     return "\n".join(lines) + "\n"
 
 
@@ -234,35 +293,42 @@ def write_terminal(console, data: dict[str, Any], chart: str | None = None) -> N
     for point, mark, values, figures in rows:
         table.add_row(f"{mark} {values[0]}", *values[1:], *figures, style="bold green" if point["best"] else "")
     console.print(Text(f"{len(data['points'])} settings on {data['traces']} traces, sorted by {data['objective']}", style="bold underline"))
-    from .terminal import print_table
+    from .terminal import _emit, print_table
 
     print_table(console, table)
-    console.print(
+    _emit(
+        console,
         Text(
             "> best under the constraints · * Pareto front (savings against harm) · harm: share of traces cut while labelled a "
             "success, with a stale block, or cut before new information · recall/prec.: labelled loops caught in time "
             "(--format json or csv for every metric)",
             style="dim",
-        )
+        ),
+        2,
     )
     _disagreements(console, data)
     if chart:
-        console.print(Text.from_ansi(chart) if "\x1b" in chart else Text(chart))
+        for row in chart.splitlines():  # without the spaces plotext pads its lines with
+            shown = Text.from_ansi(row) if "\x1b" in row else Text(row)
+            shown.rstrip()
+            console.print(shown)
     baseline = data.get("baseline")
     if baseline is not None:
-        console.print(
+        _emit(
+            console,
             Text(
                 f"current settings: {baseline['traces_stopped']} stopped · {_fmt(baseline['tokens_saved'])} tokens saved"
                 f"{_pct(baseline['tokens_saved'], baseline['whole']['tokens'])} · harm {baseline['harm']:.2f}"
                 + (f" · recall {baseline['recall']:.2f}" if baseline.get("recall") is not None else "")
-            )
+            ),
+            2,
         )
     line = Text("verdict: ", style="bold")
     line.append_text(plain(data["verdict"]))
-    console.print(line)
+    _emit(console, line, 2)
     validation = data.get("validation")
     if validation:
-        console.print(Text(_validation_text(validation, data), style="cyan"))
+        _emit(console, Text(_validation_text(validation, data), style="cyan"), 2)
     if data["toml"]:
         console.print(Text("paste into pyproject.toml (or use --write-config FILE):", style="dim"))
         console.print(Text(data["toml"].rstrip()))
@@ -278,6 +344,8 @@ def _disagreements(console, data: dict[str, Any]) -> None:
     """Traces on which one dimension alone changes what happens."""
     from rich.text import Text
 
+    from .terminal import _emit
+
     items = data.get("disagreements") or []
     if not items:
         return
@@ -289,7 +357,7 @@ def _disagreements(console, data: dict[str, Any]) -> None:
         line.append(f" ({item['kind']})  {_runs(item['first_round'])}")
         if context:
             line.append(f"  at {context}" + (f" (and {item['groups'] - 1} more of {item['of']} such settings)" if item["groups"] > 1 else ""), style="dim")
-        console.print(line)
+        _emit(console, line, 4)
 
 
 def _runs(pairs: list[list[Any]]) -> str:

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..text.textsafe import one_line, plain
-from .data import basis_note, count as _count, effect as _effect, pct as _pct
+from .data import basis_note, count as _count, effect as _effect, location, pct as _pct, seconds as _seconds, shown_id
 
 PHASE_ORDER = {"before_tools": 0, "after_tools": 1, "final": 2}
 ACTION_STYLES = {"hint": "cyan", "block": "yellow", "reject": "magenta", "stop": "bold red", "abort": "bold red"}
@@ -61,10 +61,11 @@ def _emit(console: Console, text: Text, indent: int = 4) -> None:
 def _trace_head(console: Console, trace: dict[str, Any]) -> None:
     """Where the trace is, its id and outcome, and what it cost as recorded."""
     head = Text()
-    where = f"{trace['file']}:{trace['line']}" if trace["line"] else trace["file"]
-    head.append_text(plain(where, "dim"))
-    head.append("  ")
-    head.append_text(plain(trace["id"], "bold cyan"))
+    head.append_text(plain(location(trace), "dim"))
+    ident = shown_id(trace)  # not again when it is the location's own text
+    if ident is not None:
+        head.append("  ")
+        head.append_text(plain(ident, "bold cyan"))
     outcome = trace["labels"].get("outcome")
     if outcome:
         head.append("  ")
@@ -75,7 +76,7 @@ def _trace_head(console: Console, trace: dict[str, Any]) -> None:
     facts += f"{_count(trace['rounds'], 'round')} · {_count(trace['tool_calls'], 'tool call')} · {_num(trace['tokens'])} tokens"
     facts += basis_note(trace)
     if trace["seconds"] is not None:
-        facts += f" · {trace['seconds']:.1f}s"
+        facts += f" · {_seconds(trace['seconds'])}"
     if not trace["answered"]:
         facts += " · ended without an answer" + (f": {one_line(trace['error'], 60)}" if trace["error"] else "")
     _emit(console, plain(facts, "dim"), 2)
@@ -213,7 +214,7 @@ def _preset_summary(console: Console, by_preset: dict[str, dict[str, Any]]) -> N
             value = saved[key]
             if value is None:
                 return "unknown"
-            return f"{value:,.1f}{unit}" if unit else f"{value:,}"
+            return _seconds(value) if unit else f"{value:,}"
 
         table.add_row(
             name,
@@ -229,7 +230,7 @@ def _preset_summary(console: Console, by_preset: dict[str, dict[str, Any]]) -> N
     print_table(console, table)
     whole = next(iter(by_preset.values()))["whole"]
     recorded = f"  as recorded: {_count(whole['llm_calls'], 'LLM call')} · {_count(whole['tool_calls'], 'tool call')} · {whole['tokens']:,} tokens"
-    recorded += basis_note(whole) + (f" · {whole['seconds']:,.1f}s" if whole["seconds"] is not None else "")
+    recorded += basis_note(whole) + (f" · {_seconds(whole['seconds'])}" if whole["seconds"] is not None else "")
     _emit(console, Text(recorded), 4)
     broken = [f"{name} {totals['expectations_broken']}" for name, totals in by_preset.items() if totals["expectations_broken"]]
     if broken:
@@ -356,9 +357,9 @@ class TerminalWriter:
         if whole["seconds"]:
             seconds = saved["seconds"] or 0.0
             if seconds > 0:
-                gains.append(f"{seconds:.1f}s of {whole['seconds']:.1f}s{_pct(seconds, whole['seconds'])}")
+                gains.append(f"{_seconds(seconds)} of {_seconds(whole['seconds'])}{_pct(seconds, whole['seconds'])}")
             elif seconds < 0:
-                costs.append(f"{-seconds:.1f}s more{_pct(-seconds, whole['seconds'])}")
+                costs.append(f"{_seconds(-seconds)} more{_pct(-seconds, whole['seconds'])}")
         _emit(console, Text("  saved: " + (" · ".join(gains) if gains else "nothing")), 9)
         if costs:
             _emit(console, Text("  costs: " + " · ".join(costs) + " (forced answers dearer than what they replaced)"), 9)

@@ -10,7 +10,7 @@ from rich.text import Text
 
 from ..engine.costs import RoundCost, round_costs, trace_totals
 from ..model import Round, ToolCall, Trace, Usage
-from .data import BASIS_NOTES
+from .data import BASIS_NOTES, count as _count, seconds, shown_id
 from ..text.textsafe import one_line, plain, single_line
 
 # A hook that lets a caller add lines under each round (the guard engine adds its state).
@@ -26,24 +26,23 @@ def _clock(value: float | None) -> str:
         return "--:--:--"
 
 
-def _count(number: int, noun: str) -> str:
-    return f"{number:,} {noun}" + ("" if number == 1 else "s")
-
-
 def _seconds(value: float | None) -> str:
-    return "?" if value is None else f"{value:.1f}s"
+    return "?" if value is None else seconds(value)
+
+
+def _number(value: int | None) -> str:
+    return "?" if value is None else f"{value:,}"
 
 
 def _tokens(usage: Usage | None, cost: RoundCost) -> str:
     if cost.basis != "measured" or usage is None:
         # What replay counts for this round, and how it is known.
         return f"in {cost.input_tokens:,} / out {cost.output_tokens:,} ({cost.basis})"
-    parts = [f"in {usage.input_tokens if usage.input_tokens is not None else '?'}"]
-    parts.append(f"out {usage.output_tokens if usage.output_tokens is not None else '?'}")
+    parts = [f"in {_number(usage.input_tokens)}", f"out {_number(usage.output_tokens)}"]
     if usage.cached_tokens:
-        parts.append(f"cached {usage.cached_tokens}")
+        parts.append(f"cached {usage.cached_tokens:,}")
     if usage.reasoning_tokens:
-        parts.append(f"reasoning {usage.reasoning_tokens}")
+        parts.append(f"reasoning {usage.reasoning_tokens:,}")
     return " / ".join(parts)
 
 
@@ -56,14 +55,16 @@ def trace_summary(trace: Trace, costs: list[RoundCost] | None = None) -> Text:
     head.append("trace ", style="bold")
     head.append_text(plain(trace.id, "bold cyan"))
     where = trace.file if trace.line is None else f"{trace.file}:{trace.line}"
+    if shown_id({"id": trace.id, "file": trace.file, "line": trace.line}) is None:
+        where = where[: -len(trace.id)]  # the id names the file and line: only the folder is left to say
     head.append("  ")
-    head.append_text(plain(f"{where} · {trace.format}", "dim"))
+    head.append_text(plain(f"{where} · {trace.format}" if where else trace.format, "dim"))
     head.append("\n  ")
     facts = [_count(totals.turns, "turn")] if totals.turns > 1 else []
     facts += [_count(totals.llm_calls, "round"), _count(totals.tool_calls, "tool call")]
     facts.append(f"{totals.tokens:,} tokens{BASIS_NOTES[totals.tokens_basis]}")
     if totals.seconds is not None:
-        facts.append(f"{round(totals.seconds, 3):.1f}s")  # rounded as the report data rounds it
+        facts.append(seconds(round(totals.seconds, 3)))  # rounded as the report data rounds it
     head.append(" · ".join(facts))
     if "outcome" in trace.labels:
         head.append("  ")

@@ -1,0 +1,129 @@
+"""Help, listings and usage errors as a person reads them: every command's ``--help``
+and the ``guards``, ``formats`` and ``presets`` listings fit 80 columns (words wrapped,
+never cut inside a word or a hyphenated name), use the full width when there is room,
+write placeholders one way and name no Python types."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import typer
+
+from tracecheck.cli.main import app
+
+
+def _commands(group=None, prefix=()):
+    """Every command path of the CLI, the groups included ((), ("replay",), ("baseline", "write"), ...)."""
+    group = group or typer.main.get_command(app)
+    yield prefix
+    for name, command in getattr(group, "commands", {}).items():
+        yield from _commands(command, (*prefix, name)) if hasattr(command, "commands") else [(*prefix, name)]
+
+
+COMMANDS = sorted(_commands())
+
+
+def _help(capsys, *command: str) -> str:
+    """``tracecheck COMMAND --help`` in this process as a console script runs it (typer's
+    CliRunner would pin the help to 80 columns)."""
+    capsys.readouterr()
+    typer.main.get_command(app).main([*command, "--help"], prog_name="tracecheck", standalone_mode=False)
+    return capsys.readouterr().out
+
+
+def _fits(text: str, columns: int) -> None:
+    for line in text.splitlines():
+        assert len(line) <= columns, line
+        assert line == line.rstrip(), repr(line)
+
+
+@pytest.mark.parametrize("columns", [80, 200])
+@pytest.mark.parametrize("command", COMMANDS, ids=lambda c: " ".join(c) or "tracecheck")
+def test_help_fits_and_writes_placeholders_one_way(capsys, monkeypatch, command, columns):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    text = _help(capsys, *command)
+    _fits(text, columns)
+    # No Python types (<list[str]>, <int>, <float range>) and no {PATH} braces.
+    assert not re.search(r"<[a-z|\[\] ]+>|\{[A-Z]+\}", text), text
+    assert not re.search(r"\w-\n", text), "a word broken at a hyphen: " + text
+    usage = text.splitlines()[0]
+    assert usage.startswith("Usage: tracecheck " + " ".join(command))
+    if "Files or directories of transcripts" in text:
+        assert "PATH..." in usage and "\n  PATH...  " in text
+
+
+def test_help_uses_the_whole_width_when_there_is_room(capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    wide = _help(capsys, "replay")
+    assert max(len(line) for line in wide.splitlines()) > 100
+    assert "Usage: tracecheck replay [OPTIONS] PATH..." in wide
+    assert "  PATH...  Files or directories of transcripts" in wide
+    assert "-f, --format FORMAT" in wide and "one of: terminal, json, jsonl, markdown" in wide
+    commands = _help(capsys)
+    assert "Replay traces through the guards: where each fires, what it would do, what it saves." in commands
+    monkeypatch.setenv("COLUMNS", "80")
+    narrow = _help(capsys)
+    assert "  replay    Replay traces through the guards: where each fires, what it..." in narrow
+
+
+def test_arguments_and_options_have_placeholders(cli):
+    assert "Usage: tracecheck guard [OPTIONS] CODE" in cli("guard", "--help").stdout
+    assert "Usage: tracecheck baseline prune [OPTIONS] BASELINE PATH..." in cli("baseline", "prune", "--help").stdout
+    sweep = cli("sweep", "--help").stdout
+    for placeholder in ("--grid GUARD.OPTION=VALUES", "--max-combos N", "--holdout SHARE", "--folds K", "-j, --jobs N", "--objective NAME"):
+        assert placeholder in sweep
+    assert "-o, --output FILE" in cli("convert", "--help").stdout
+    assert "Usage: tracecheck schema [OPTIONS] [NAME]" in cli("schema", "--help").stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["replay", "-f", "mark"], "Invalid value for '--format' / '-f': 'mark' is not one of: terminal, json, jsonl, markdown"),
+        (["replay", "--format=jsn"], "'jsn' is not one of: terminal, json, jsonl, markdown"),
+        (["sweep", "-fcvs"], "'cvs' is not one of: terminal, json, csv, markdown"),
+        (["label", "--format", "yaml"], "'yaml' is not one of: json, csv"),
+    ],
+)
+def test_a_value_outside_the_choices_lists_them_plainly(cli, args, message):
+    from conftest import SAMPLES
+
+    result = cli(*args, str(SAMPLES / "healthy_pagination.jsonl"))
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert "Value error" not in result.stderr
+    close = {"mark": "markdown", "jsn": "json", "cvs": "csv"}
+    for typo, meant in close.items():
+        if f"'{typo}'" in message:
+            assert f"(did you mean '{meant}'?)" in result.stderr
+
+
+def test_a_misspelt_option_is_suggested(cli):
+    from conftest import SAMPLES
+
+    result = cli("replay", "--selct", "P001", str(SAMPLES))
+    assert result.exit_code == 2 and "No such option: --selct" in result.stderr and "--select" in result.stderr
+
+
+@pytest.mark.parametrize("columns", [80, 200])
+@pytest.mark.parametrize("listing", [("guards",), ("formats",), ("presets",), ("preset", "default"), ("preset", "loopagent")])
+def test_listings_fit_the_width(cli, monkeypatch, listing, columns):
+    monkeypatch.setenv("COLUMNS", str(columns))
+    text = cli(*listing).stdout
+    _fits(text, columns)
+    assert not re.search(r"\w-\n", text)
+    if columns == 200 and listing == ("guards",):
+        # Wide enough: one line per guard.
+        assert len(text.splitlines()) == 1 + _guard_count()
+    if columns == 80 and listing == ("guards",):
+        lines = text.splitlines()
+        # A summary wraps under its own column, not under the code.
+        continued = [line for line in lines[1:] if line.startswith(" ")]
+        assert continued and all(line.startswith(" " * 46) for line in continued)
+
+
+def _guard_count() -> int:
+    from tracecheck.guards import all_guards
+
+    return len(all_guards())
