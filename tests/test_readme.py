@@ -80,3 +80,17 @@ def test_the_live_examples_run_as_written(tmp_path, monkeypatch, capsys, cli):
     # ... and its recording replays to the stop the monitor made.
     report = json.loads(cli("replay", "--format", "json", str(tmp_path / "run.jsonl")).stdout)
     assert [(s["code"], s["round"]) for s in report["traces"][0]["policy"]["stops"]] == [("P004", 3)]
+
+
+def test_the_replay_example_is_what_replay_prints_at_80_columns(cli, monkeypatch):
+    from conftest import SAMPLES
+
+    block = re.search(r"```console\n\$ tracecheck replay sample_traces/(\S+)\n(.*?)```", readme(), re.S)
+    monkeypatch.setenv("COLUMNS", "80")
+    result = cli("replay", str(SAMPLES / block.group(1)))
+    assert result.exit_code == 0, result.stderr
+    shown = result.stdout.replace(str(SAMPLES) + "/", "sample_traces/")
+    assert shown == block.group(2)
+    from rich.cells import cell_len
+
+    assert max(cell_len(line) for line in shown.splitlines()) <= 80
