@@ -179,3 +179,36 @@ def test_guard_objects_are_reusable_after_reset():
     first = replay_trace(timed(WEATHER), [guard])
     second = replay_trace(timed(WEATHER), [guard])
     assert [(f.round, f.reason) for f in first.fires] == [(f.round, f.reason) for f in second.fires]
+
+
+def test_the_result_classifier_skips_no_pattern_that_could_match():
+    """The default patterns are skipped when text they need is absent; every outcome must
+    be what searching every pattern gives."""
+    import random
+    import re
+
+    from tracecheck.guards.signals import DEFAULT_EMPTY_PATTERNS, DEFAULT_FAILURE_PATTERNS, EMPTY_SCAN_CHARS, ResultClassifier
+    from tracecheck.model import ToolResult
+
+    failure = [re.compile(p) for p in DEFAULT_FAILURE_PATTERNS]
+    empty = [re.compile(p) for p in DEFAULT_EMPTY_PATTERNS]
+
+    def failed_or_empty(text: str) -> str:
+        if any(p.search(text) for p in failure):
+            return "failed"
+        head = text.lstrip()[:EMPTY_SCAN_CHARS]
+        return "empty" if text.strip() and any(p.search(head) for p in empty) else "other"
+
+    pieces = ["Traceback (most recent call last):", "\n", "bash: foo: command not found", "sh: 3: x: not found",
+              "No results", "NO MATCHES", "0 files", "nothing found", "Nothing was found", "no reſults", "0 hitſ",
+              "NOTHING FOUND", "nothİng found", " ", "ok", "ValueError: x", "Error", "[]", "x" * 40, "résumé", "İ"]
+    rng = random.Random(3)
+    classifier = ResultClassifier()
+    for _ in range(4000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
+        outcome = classifier.outcome(ToolResult(content=text))
+        expected = failed_or_empty(text)
+        if expected == "other":
+            assert outcome in ("productive", "empty"), repr(text)  # blank or JSON-empty results are judged apart
+        else:
+            assert outcome == expected, repr(text)

@@ -60,3 +60,27 @@ ORDINARY = [
 @pytest.mark.parametrize("text", ORDINARY)
 def test_ordinary_text_is_unchanged(text):
     assert normalize_volatile(text) == text
+
+
+def test_the_fast_path_gives_what_every_rule_applied_in_turn_gives():
+    """Rules are skipped when their text cannot be there; the result must be the same
+    as running every rule over the text, in order."""
+    import random
+
+    from tracecheck.text import volatile
+
+    def every_rule(text: str, keep_progress: bool) -> str:
+        for pattern, replacement in volatile._RULES:
+            if not (keep_progress and (pattern, replacement) in volatile._PROGRESS):
+                text = pattern.sub(replacement, text)
+        return text
+
+    pieces = ["2026-12-01T16:59:32.5Z", "16:59:32", "123e4567-e89b-12d3-a456-426614174000", "/tmp/tmpab12cd/out",
+              "/bin/bash: line 12991: x: command not found", "sh: 12: x: not found", "0x7f3a2c", "deadbeef1",
+              "pid=4242", "PID: 7", "proceſs 12", "PROCESS 9", "took 1.23s", "250 ms", " ", "\n", "-", ":", "a", "0",
+              "ſ", "İ", "x", "/tmp/", "sh:", "line", "0X1F"]
+    rng = random.Random(13)
+    for _ in range(3000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        for keep in (False, True):
+            assert volatile._normalize(text, keep) == every_rule(text, keep), repr(text)

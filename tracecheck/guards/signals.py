@@ -41,6 +41,13 @@ DEFAULT_EMPTY_PATTERNS = (
     r"(?i)\b0 (results|matches|files|documents|items|records|entries|hits)\b",
     r"(?i)\bnothing (was )?found\b",
 )
+# The same for the default empty-result patterns that ignore case: lowercase text any
+# match holds, tested against the lowered head of an ASCII result.
+_REQUIRED_FOLDED = {
+    DEFAULT_EMPTY_PATTERNS[2]: "no ",
+    DEFAULT_EMPTY_PATTERNS[3]: "0 ",
+    DEFAULT_EMPTY_PATTERNS[4]: "nothing",
+}
 
 
 def matches_any(name: str, patterns: Iterable[str]) -> bool:
@@ -194,7 +201,7 @@ class ResultClassifier:
         empty_patterns: Sequence[str] = DEFAULT_EMPTY_PATTERNS,
     ) -> None:
         self.failure = [(p, _REQUIRED_TEXT.get(p.pattern)) for p in _compiled(failure_patterns, "failure pattern")]
-        self.empty = _compiled(empty_patterns, "empty-result pattern")
+        self.empty = [(p, _REQUIRED_FOLDED.get(p.pattern)) for p in _compiled(empty_patterns, "empty-result pattern")]
         self.key = (tuple(failure_patterns), tuple(empty_patterns))
 
     def is_failure(self, result: ToolResult | None) -> bool:
@@ -232,8 +239,11 @@ class ResultClassifier:
         if not text.strip():
             return "empty"
         head = text.lstrip()[:EMPTY_SCAN_CHARS]
-        if any(p.search(head) for p in self.empty):
-            return "empty"
+        # Case-insensitive patterns also match "ſ" for "s" and the like: only ASCII is filtered.
+        lowered = head.lower() if head.isascii() else None
+        for pattern, required in self.empty:
+            if (required is None or lowered is None or required in lowered) and pattern.search(head):
+                return "empty"
         parsed, value = _json_value(text)
         if parsed and _json_empty(value):
             return "empty"

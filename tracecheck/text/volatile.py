@@ -61,6 +61,20 @@ _RULES: tuple[tuple[re.Pattern[str], str], ...] = (
 # The rules whose text can be a poll's progress: the bare clock time and the duration.
 _PROGRESS = frozenset({_CLOCK_TIME, _DURATION})
 
+# Text every match of a rule contains (any one of them; lowercase where the rule ignores
+# case): a substring test in C skips a regex scan of the whole result, and most results
+# hold no temp path, shell counter, hex address or PID.
+_NEEDS: dict[str, tuple[tuple[str, ...], bool]] = {
+    _RULES[0][0].pattern: ((":",), False),
+    _RULES[1][0].pattern: ((":",), False),
+    _RULES[2][0].pattern: (("-",), False),
+    _RULES[3][0].pattern: (("/tmp/tmp",), False),
+    _RULES[4][0].pattern: (("sh: line ",), False),
+    _RULES[5][0].pattern: (("sh: ",), False),
+    _RULES[6][0].pattern: (("0x",), False),
+    _RULES[8][0].pattern: (("pid", "process"), True),
+}
+
 
 def normalize_volatile(text: str, keep_progress: bool = False) -> str:
     """``text`` with timestamps, UUIDs, temp paths, shell line counters, hex ids, PIDs
@@ -76,10 +90,22 @@ _REMEMBERED = 16_384  # longer texts are normalised each time rather than kept i
 
 
 def _normalize(text: str, keep_progress: bool = False) -> str:
+    lowered: str | None = None
     for pattern, replacement in _RULES:
         if keep_progress and (pattern, replacement) in _PROGRESS:
             continue
+        needs = _NEEDS.get(pattern.pattern)
+        if needs is not None:
+            literals, fold = needs
+            # Case-insensitive matching also takes "ſ" for "s": only ASCII is filtered.
+            if not fold or text.isascii():
+                if fold and lowered is None:
+                    lowered = text.lower()
+                haystack = lowered if fold else text
+                if not any(literal in haystack for literal in literals):
+                    continue
         text = pattern.sub(replacement, text)
+        lowered = None  # the text changed
     return text
 
 
