@@ -52,6 +52,14 @@ _REQUIRED_FOLDED = {
 
 def matches_any(name: str, patterns: Iterable[str]) -> bool:
     """Whether a tool name matches one of the glob patterns (case-insensitive)."""
+    if not isinstance(patterns, tuple):
+        patterns = tuple(patterns)
+    return _matches_any(name, patterns)
+
+
+@functools.lru_cache(maxsize=4096)
+def _matches_any(name: str, patterns: tuple[str, ...]) -> bool:
+    # Several guards ask this of every call's tool name, and a run has few tool names.
     lowered = name.lower()
     return any(fnmatch.fnmatchcase(lowered, p.lower()) for p in patterns)
 
