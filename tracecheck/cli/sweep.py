@@ -60,7 +60,7 @@ def sweep(
         typer.Option("--objective", metavar="NAME", help="What to maximise: tokens_saved, llm_calls_saved, tool_calls_saved, seconds_saved, recall, precision."),
     ] = "tokens_saved",
     constraint: Annotated[
-        Optional[str], typer.Option("--constraint", metavar="RULES", help="Limits on the choice, e.g. 'harm<=0.02,recall>=0.9'.")
+        Optional[str], typer.Option("--constraint", metavar="RULES", help="Limits on the choice, e.g. 'harm<=0.02,recall>=0.9'. Without a limit on harm the choice harms no more than the current settings.")
     ] = None,
     max_combos: Annotated[int, typer.Option("--max-combos", metavar="N", help="Refuse grids with more combinations than this.")] = 256,
     holdout: Annotated[

@@ -246,6 +246,9 @@ class Constraint:
     metric: str
     op: str  # "<=", ">=", "<", ">", "=="
     value: float
+    # Not asked for: without a limit on harm, the choice may not harm more than the
+    # current settings do (a few more tokens are not worth cutting healthy runs).
+    implicit: bool = False
 
     def holds(self, row: dict[str, Any]) -> bool:
         actual = row.get(self.metric)
@@ -254,7 +257,15 @@ class Constraint:
         return {"<=": actual <= self.value, ">=": actual >= self.value, "<": actual < self.value, ">": actual > self.value, "==": actual == self.value}[self.op]
 
     def __str__(self) -> str:
-        return f"{self.metric}{self.op}{self.value:g}"
+        return f"{self.metric}{self.op}{self.value:g}" + (" (the current settings' harm)" if self.implicit else "")
+
+
+def with_harm_ceiling(constraints: Sequence[Constraint], baseline_row: dict[str, Any] | None) -> list[Constraint]:
+    """``constraints``, plus harm no higher than the current settings' when none of them
+    limits harm and the current settings were measured."""
+    if baseline_row is None or any(c.metric in ("harm", "harmed", "harm_labelled") for c in constraints):
+        return list(constraints)
+    return [*constraints, Constraint("harm", "<=", baseline_row["harm"], implicit=True)]
 
 
 def parse_constraints(text: str | None) -> list[Constraint]:
@@ -464,6 +475,8 @@ def sweep(
         choose_on = train
     all_rows = rows_on(choose_on)
     rows, base = all_rows[: len(points)], (all_rows[-1] if baseline is not None else None)
+    asked = list(constraints)
+    constraints = with_harm_ceiling(asked, base)
     best = best_index(rows, objective, constraints)
     if holdout:
         test_rows = rows_on(test)
@@ -485,7 +498,9 @@ def sweep(
         chosen = []
         for k, held in enumerate(parts):
             train = [i for i in everything if i not in set(held)]
-            fold_best = best_index(rows_on(train)[: len(points)], objective, constraints)
+            fold_rows = rows_on(train)
+            fold_base = fold_rows[-1] if baseline is not None else None
+            fold_best = best_index(fold_rows[: len(points)], objective, with_harm_ceiling(asked, fold_base))
             test_row = rows_on(held)[fold_best] if fold_best is not None and held else None
             chosen.append({"fold": k + 1, "traces": len(held), "best": fold_best, "test": test_row})
         validation = {"kind": "folds", "folds": folds, "seed": seed, "per_fold": chosen}

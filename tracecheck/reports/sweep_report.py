@@ -66,7 +66,10 @@ def verdict(result: SweepResult) -> str:
     objective = result.objective
     if result.best is None:
         constraints = ", ".join(str(c) for c in result.constraints)
-        return f"no grid point meets {constraints}"
+        text = f"no grid point meets {constraints}"
+        if any(c.implicit for c in result.constraints):
+            text += ": keep the current settings, or allow more harm with --constraint 'harm<=X'"
+        return text
     best = result.rows[result.best]
     label = result.points[result.best].label
     text = f"{label}: {objective} {_fmt(best.get(objective))} at harm {best['harm']:.2f}"
@@ -78,10 +81,18 @@ def verdict(result: SweepResult) -> str:
                 text += f", against {_fmt(c)} at harm {base['harm']:.2f} with the current settings ({_fmt(b - c)} more)"
             elif b == c:
                 text += f"; the current settings do as well ({_fmt(c)} at harm {base['harm']:.2f})"
-            elif any(not constraint.holds(base) for constraint in result.constraints):
+            elif any(not constraint.holds(base) for constraint in result.constraints if not constraint.implicit):
                 text += f"; the current settings do better on {objective} ({_fmt(c)}) but break a constraint"
             else:
                 text += f"; the current settings, which are not in the grid, do better on {objective} ({_fmt(c)}): keep them"
+    ceiling = next((c for c in result.constraints if c.implicit), None)
+    if ceiling is not None:
+        more = [k for k, row in enumerate(result.rows) if not ceiling.holds(row) and (row.get(objective) or 0) > (best.get(objective) or 0)]
+        if more:
+            top = max(more, key=lambda k: result.rows[k].get(objective) or 0)
+            row = result.rows[top]
+            text += (f"; {result.points[top].label} saves more ({_fmt(row.get(objective))}) but harms more than the current "
+                     f"settings (harm {row['harm']:.2f}): allow it with --constraint 'harm<={row['harm']:g}'")
     return text
 
 
