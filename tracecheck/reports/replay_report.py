@@ -124,7 +124,10 @@ def report_writer(format: str, out: BinaryIO, to_file: bool, only_fires: bool) -
         from .terminal import TerminalWriter
 
         if to_file:
-            console = Console(file=io.TextIOWrapper(out, encoding="utf-8", write_through=True), highlight=False, soft_wrap=True, no_color=True)
+            console = Console(
+                file=io.TextIOWrapper(out, encoding="utf-8", write_through=True), highlight=False, soft_wrap=True, no_color=True, force_terminal=False
+            )
+            console.size = console.size  # measured once: Rich otherwise asks the environment on every print
         else:
             console = Console(file=CheckedText(sys.stdout), highlight=False, soft_wrap=True)
         yield TerminalWriter(console, only_fires=only_fires)

@@ -281,8 +281,9 @@ class TerminalWriter:
             return
         if self.only_fires and not trace["fires"]:
             return
-        _trace_block(self.console, trace)
-        self.console.print()
+        with self.console:  # one write per trace, not one per line
+            _trace_block(self.console, trace)
+            self.console.print()
 
     def end(self, totals: dict[str, Any], warnings: list[dict[str, Any]]) -> None:
         if self.tokenizers:
