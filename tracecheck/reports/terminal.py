@@ -29,7 +29,7 @@ def _expectations(console: Console, trace: dict[str, Any]) -> None:
         else:
             continue
         line.append_text(plain(item["message"] + (f" ({item['note']})" if item["note"] else "")))
-        console.print(line)
+        _emit(console, line, 4)
 
 
 def _where(fire: dict[str, Any], turns: int) -> str:
@@ -309,7 +309,7 @@ class TerminalWriter:
                     for r in item["runs"]
                 )
             )
-            console.print(head)
+            _emit(console, head, 4)
             console.print(Text("    round " + " ".join(f"{r['tokenizer']:>7}" for r in item["runs"]), style="dim"))
             for i in range(len(item["runs"][0]["scores"])):
                 cells = [r["scores"][i] for r in item["runs"]]
@@ -317,12 +317,14 @@ class TerminalWriter:
                     continue
                 row = f"    {i + 1:>5} " + " ".join(f"{c:>7.2f}" if c is not None else f"{'-':>7}" for c in cells)
                 console.print(Text(row))
-        console.print(
+        _emit(
+            console,
             Text(
                 f"  the tokenizers differ on {len(self.differing)} of {_count(self.compared, 'trace')} "
                 "(scores: best similarity of each search round to an earlier search)",
                 style="dim",
-            )
+            ),
+            4,
         )
         console.print()
 
