@@ -371,3 +371,16 @@ def test_progress_moves_through_one_large_file(tmp_path):
     inside = [done for done, _, count in seen if 0 < done < size]
     assert len(inside) >= 50 and inside == sorted(inside)  # it moved inside the file
     assert seen[-1] == (size, size, 60)
+
+
+def test_expectations_not_checked_offer_the_seeds_preset_only_where_it_runs_them(cli):
+    from conftest import SAMPLES
+
+    default = cli("replay", str(SAMPLES / "seed000_weather_loop.jsonl")).stdout
+    assert "about R001, which the settings do not run (add one with --set CODE.enabled=true, or use --preset seeds)" in default
+    # The seeds preset runs neither P004, R003 nor F002: it is no remedy for those.
+    seeds = cli("replay", "--preset", "seeds", str(SAMPLES)).stdout
+    assert "about F002, P004, R003, which the settings do not run (add one with --set CODE.enabled=true)" in seeds
+    assert "--preset seeds" not in seeds
+    markdown = cli("replay", "--preset", "seeds", "--format", "markdown", str(SAMPLES)).stdout
+    assert "(add one with `--set CODE.enabled=true`)" in markdown and "`--preset seeds`" not in markdown
