@@ -384,3 +384,59 @@ def test_expectations_not_checked_offer_the_seeds_preset_only_where_it_runs_them
     assert "--preset seeds" not in seeds
     markdown = cli("replay", "--preset", "seeds", "--format", "markdown", str(SAMPLES)).stdout
     assert "(add one with `--set CODE.enabled=true`)" in markdown and "`--preset seeds`" not in markdown
+
+
+def _fired(cli, *args):
+    report = replay_json(cli, *args)
+    return sorted({fire["code"] for trace in report["traces"] for fire in trace["fires"]})
+
+
+def test_set_on_a_guard_that_does_not_run_turns_it_on_and_says_so(cli):
+    from conftest import SAMPLES
+
+    path = str(SAMPLES / "seed004_query_db_identical.jsonl")
+    result = cli("replay", "--select", "P001", "--set", "R001.stop_at=2", path)
+    assert "note: --set R001.stop_at turns on R001, which these settings did not run" in result.stderr
+    assert _fired(cli, "--select", "P001", "--set", "R001.stop_at=2", path) == ["R001"]
+    # A guard that already runs: nothing to say.
+    assert "note:" not in cli("replay", "--set", "P004.threshold=4", path).stderr
+    assert "note:" not in cli("replay", "--set", "R001.enabled=true", path).stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--ignore", "R001", "--set", "R001.stop_at=2"),
+        ("--set", "R001.enabled=false", "--set", "R001.stop_at=2"),
+        ("--set", "R001.stop_at=2", "--set", "R001.enabled=false"),
+    ],
+)
+def test_an_explicit_no_wins_over_setting_an_option(cli, args):
+    from conftest import SAMPLES
+
+    path = str(SAMPLES / "seed004_query_db_identical.jsonl")
+    assert "R001" not in _fired(cli, *args, path)
+    result = cli("replay", *args, path)
+    assert "turns on R001" not in result.stderr
+    if "--ignore" in args:
+        assert "note: --set R001.stop_at changes nothing: R001 is ignored (--ignore)" in result.stderr
+
+
+def test_config_options_for_a_guard_that_does_not_run_are_pointed_out(cli, tmp_path, monkeypatch):
+    from conftest import SAMPLES
+
+    monkeypatch.chdir(tmp_path)
+    path = str(SAMPLES / "seed004_query_db_identical.jsonl")
+    (tmp_path / "tracecheck.toml").write_text("[guards.R001]\nstop_at = 2\n", encoding="utf-8")
+    result = cli("replay", path)
+    assert "[guards.R001] sets options of R001, which these settings do not run (select it to run it)" in result.stderr
+    assert "note:" not in cli("replay", "--select", "R001", path).stderr
+    (tmp_path / "tracecheck.toml").write_text('select = ["R001"]\n[guards.R001]\nstop_at = 2\n[guards.R002]\nenabled = false\n', encoding="utf-8")
+    assert "note:" not in cli("replay", path).stderr
+
+
+def test_presets_side_by_side_say_each_note_once(cli):
+    from conftest import SAMPLES
+
+    result = cli("replay", "--preset", "seeds,default", "--ignore", "ALL", str(SAMPLES / "healthy_pagination.jsonl"))
+    assert result.stderr.count("note: no guard runs with these settings") == 1

@@ -350,7 +350,7 @@ def settings_notes(settings, select) -> list[str]:
     from ..config import _named_exactly
     from ..guards import all_guards
 
-    notes = []
+    notes = list(settings.notes)
     if settings.config_skipped:
         notes.append(f"{settings.config_skipped} customises another preset; {settings.preset} runs as the preset defines it")
     if not settings.enabled():
@@ -379,7 +379,13 @@ def preset_settings(config, select, ignore, sets, tokenizers, preset: str | None
     names = list(dict.fromkeys(preset_by_name(n).name for n in names))  # OpenHands,openhands: one
     if len(names) < 2:
         return guard_settings(config, select, ignore, sets, tokenizers, names[0] if names else None), None
-    by_name = {name: guard_settings(config, select, ignore, sets, tokenizers, name) for name in names}
+    by_name = {name: guard_settings(config, select, ignore, sets, tokenizers, name, quiet=True) for name in names}
+    said: list[str] = []
+    for name, settings in by_name.items():
+        for note in settings_notes(settings, select or ()):
+            if note not in said:  # once, not once per preset
+                said.append(note)
+                stderr_console().print(safe(f"note: {note}"), markup=False)
     return next(iter(by_name.values())), by_name
 
 
