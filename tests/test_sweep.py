@@ -337,3 +337,13 @@ def test_the_sweep_report_fits_the_terminal(cli, monkeypatch, columns, grid):
     table = lines[rule + 1 : next(i for i, line in enumerate(lines) if line.startswith("> best"))]
     for line in table:  # the figures are whole: harm, recall and precision, to two decimals
         assert all(re.fullmatch(r"\d\.\d\d|-", word) for word in line.split()[-3:]), line
+
+
+def test_the_chart_writes_its_savings_axis_as_the_table_does(cli, monkeypatch):
+    pytest.importorskip("plotext")
+    monkeypatch.setenv("COLUMNS", "80")
+    text = cli("sweep", "--grid", "P001.containment=0.5,0.8", "--metric", "containment,jaccard", str(SAMPLES)).stdout
+    labels = [line.split("┤")[0].strip() for line in text.splitlines() if "┤" in line]
+    assert labels and all(re.fullmatch(r"\d{1,3}(,\d{3})+", label) for label in labels), labels
+    best = next(line for line in text.splitlines() if line.startswith(">"))
+    assert best.split()[-5] in labels  # the best row's tokens saved, as the table writes it, tops the axis

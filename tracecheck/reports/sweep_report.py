@@ -445,4 +445,15 @@ def frontier_chart(data: dict[str, Any], width: int = 72, height: int = 16) -> s
     plt.plot([p["metrics"]["harm"] for p in front], [p["metrics"][objective] for p in front], marker="*", label="Pareto front")
     plt.xlabel("harm (share of traces)")
     plt.ylabel(objective)
+    # The savings axis written as the table writes them (281,628, not 281628.0).
+    values = [p["metrics"][objective] for p in points]
+    low, high = min(values), max(values)
+    ticks = [low + (high - low) * i / 4 for i in range(5)] if high > low else [low]
+    if objective in ("recall", "precision"):
+        labels = [f"{t:.2f}" for t in ticks]
+    elif objective == "seconds_saved":
+        labels = [f"{t:,.1f}s" for t in ticks]
+    else:
+        labels = [f"{round(t):,}" for t in ticks]
+    plt.yticks(ticks, labels)
     return plt.build()
