@@ -127,3 +127,22 @@ def _guard_count() -> int:
     from tracecheck.guards import all_guards
 
     return len(all_guards())
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["replay", "--tokenizer", "jeiba"], "unknown tokenizer 'jeiba' (did you mean 'jieba'?); choose one of: char, jieba"),
+        (["replay", "--input-format", "nativ"], "unknown input format 'nativ' (did you mean 'native'?); choose one of: native,"),
+        (["sweep", "--grid", "P001.threshold=2,3", "--objective", "token_saved"], "(did you mean 'tokens_saved'?); choose one of: tokens_saved,"),
+        (["sweep", "--grid", "P001.threshold=2,3", "--constraint", "harn<=0.1"], "unknown metric 'harn' (did you mean 'harm'?); choose one of:"),
+        (["check", "--output-format", "jsn"], "unknown 'jsn' (did you mean 'json'?); choose one of: full,"),
+        (["schema", "reprt"], "unknown schema 'reprt' (did you mean 'report'?); choose one of: native, report, labels"),
+    ],
+)
+def test_a_misspelt_value_gets_a_suggestion_and_the_choices(cli, args, message):
+    from conftest import SAMPLES
+
+    paths = [] if args[0] == "schema" else [str(SAMPLES / "healthy_pagination.jsonl")]
+    result = cli(*args, *paths)
+    assert result.exit_code == 2 and message in result.stderr, result.stderr

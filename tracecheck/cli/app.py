@@ -406,7 +406,9 @@ def tokenizer_list(value: str | None) -> list[str]:
     names = [v.strip() for v in value.split(",") if v.strip()]
     for name in names:
         if name not in TOKENIZERS:
-            raise TracecheckError(f"unknown tokenizer {name!r}; choose from: {', '.join(TOKENIZERS)}")
+            from ..config import did_you_mean
+
+            raise TracecheckError(f"unknown tokenizer {name!r}{did_you_mean(name, TOKENIZERS)}; choose one of: {', '.join(TOKENIZERS)}")
     return names
 
 
