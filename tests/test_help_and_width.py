@@ -44,8 +44,8 @@ def test_help_fits_and_writes_placeholders_one_way(capsys, monkeypatch, command,
     monkeypatch.setenv("COLUMNS", str(columns))
     text = _help(capsys, *command)
     _fits(text, columns)
-    # No Python types (<list[str]>, <int>, <float range>) and no {PATH} braces.
-    assert not re.search(r"<[a-z|\[\] ]+>|\{[A-Z]+\}", text), text
+    # No Python types (<list[str]>, <int>, <float range>), no {PATH} braces, no x>=0 bounds.
+    assert not re.search(r"<[a-z|\[\] ]+>|\{[A-Z]+\}|\bx[<>]=|<=x\b", text), text
     assert not re.search(r"\w-\n", text), "a word broken at a hyphen: " + text
     usage = text.splitlines()[0]
     assert usage.startswith("Usage: tracecheck " + " ".join(command))
@@ -74,6 +74,12 @@ def test_arguments_and_options_have_placeholders(cli):
     for placeholder in ("--grid GUARD.OPTION=VALUES", "--max-combos N", "--holdout SHARE", "--folds K", "-j, --jobs N", "--objective NAME"):
         assert placeholder in sweep
     assert "-o, --output FILE" in cli("convert", "--help").stdout
+    assert "[0.05 to 0.95]" in " ".join(sweep.split()) and "[default: 1; at least 1]" in sweep
+    # Several presets side by side are replay's; show and check take one.
+    assert "--preset NAMES" in cli("replay", "--help").stdout
+    for command in ("show", "check"):
+        text = cli(command, "--help").stdout
+        assert "--preset NAME " in text and "side by side" not in text
     assert "Usage: tracecheck schema [OPTIONS] [NAME]" in cli("schema", "--help").stdout
 
 

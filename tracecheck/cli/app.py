@@ -51,6 +51,7 @@ class _PlainHelp:
             elif param.param_type_name == "option":
                 if not getattr(param, "is_flag", False) and not getattr(param, "count", False):
                     names = ", ".join(sorted(param.opts, key=lambda o: o.startswith("--"))) + " " + _placeholder(param)
+                help = _range_words(help)
                 choices = _choices(param)
                 if choices:
                     one_of = "one of: " + ", ".join(choices)
@@ -122,6 +123,15 @@ def _placeholder(param) -> str:
         return param.metavar
     longest = max(getattr(param, "opts", None) or [param.name or "value"], key=len)
     return longest.lstrip("-").replace("-", "_").upper()
+
+
+def _range_words(help: str) -> str:
+    """Click's bounds (``x>=0``, ``0.05<=x<=0.95``) in words: ``at least 0``, ``0.05 to 0.95``."""
+    import re
+
+    help = re.sub(r"(?<=[\[; ])([-\d.]+)<=x<=([-\d.]+)(?=[\];])", r"\1 to \2", help)
+    help = re.sub(r"(?<=[\[; ])x>=([-\d.]+)(?=[\];])", r"at least \1", help)
+    return re.sub(r"(?<=[\[; ])x<=([-\d.]+)(?=[\];])", r"at most \1", help)
 
 
 def _choices(param) -> list[str] | None:
@@ -213,8 +223,16 @@ PresetOpt = Annotated[
     typer.Option(
         "--preset",
         metavar="NAME",
+        help="Start from a preset's guards and options (see 'tracecheck presets'); --select, --ignore and --set change it.",
+    ),
+]
+PresetsOpt = Annotated[  # replay's: several side by side
+    Optional[str],
+    typer.Option(
+        "--preset",
+        metavar="NAMES",
         help="Start from a preset's guards and options (see 'tracecheck presets'); --select, --ignore and --set change it. "
-        "replay takes several, comma-separated, to compare them side by side.",
+        "Several, comma-separated, replay side by side.",
     ),
 ]
 LabelsOpt = Annotated[
