@@ -152,7 +152,7 @@ def test_bad_config_file_key_is_named(cli, weather, tmp_path):
 
 def test_guards_lists_every_guard_and_guard_explains_one(cli):
     listing = cli("guards").stdout.splitlines()
-    assert listing[0].split() == ["default"]
+    assert listing[0].split() == ["code", "name", "default", "preset", "summary"]  # every column named
     codes = [line.split()[0] for line in listing[1:]]
     assert codes[:3] == ["P001", "P002", "P003"] and "R001" in codes and "B003" in codes
     state = {line.split()[0]: line.split(None, 2)[2][:14].strip() for line in listing[1:]}

@@ -20,7 +20,7 @@ def guards() -> None:
 
     default = preset_by_name("default")
     running = {g.code for g in load_settings(preset="default").enabled()}
-    typer.echo(f"{'':4}  {'':<24} default")
+    typer.echo(f"{'code':4}  {'name':<24} {'default preset':<14} summary")
     for guard in all_guards():
         if guard.code in running:
             state = "runs"
