@@ -386,6 +386,15 @@ def test_expectations_not_checked_offer_the_seeds_preset_only_where_it_runs_them
     assert "(add one with `--set CODE.enabled=true`)" in markdown and "`--preset seeds`" not in markdown
 
 
+def test_the_html_report_says_how_to_check_the_expectations_it_could_not(cli, tmp_path):
+    from conftest import SAMPLES
+
+    for preset, remedy in (("default", ", or use --preset seeds)"), ("seeds", ")")):
+        target = tmp_path / f"{preset}.html"
+        assert cli("replay", "--preset", preset, "-o", str(target), str(SAMPLES)).exit_code == 0
+        assert "which the settings do not run (add one with --set CODE.enabled=true" + remedy in target.read_text(encoding="utf-8")
+
+
 def _fired(cli, *args):
     report = replay_json(cli, *args)
     return sorted({fire["code"] for trace in report["traces"] for fire in trace["fires"]})

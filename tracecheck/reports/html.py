@@ -23,7 +23,7 @@ from typing import Any
 
 from ..model import OUTCOMES
 from ..text.textsafe import neutralize, neutralize_lines, one_line, single_line
-from .data import BASIS_NOTES, basis_note, count, effect, seconds, shown_id
+from .data import BASIS_NOTES, basis_note, count, effect, seconds, shown_id, unchecked_remedy
 from .rounds import CALL_ID_CHARS
 
 FIRED_TIMELINES = 100  # timelines for the first traces where a guard fired ...
@@ -757,7 +757,9 @@ class HtmlWriter:
             lines.append(
                 f'<p class="note warn">{esc(count(sum(self.unchecked.values()), "expectation"))} not checked: about '
                 + esc(", ".join(sorted(self.unchecked)))
-                + ", which the settings do not run</p>"
+                + ", which the settings do not run (add one with --set CODE.enabled=true"
+                + (f", or use {remedy})" if (remedy := unchecked_remedy(self.unchecked)) else ")")
+                + "</p>"
             )
         lines.append(
             '<p class="note">Saved: the LLM calls, tool calls, tokens and time of what the recorded run did after each stop of the policy, in the '
