@@ -490,3 +490,13 @@ def test_the_sweep_table_writes_figures_as_the_markdown_table(cli, tmp_path):
     for row, line in zip(rows, lines):
         cells = [html.unescape(c) for c in re.findall(r"<td[^>]*>(?:<b>)?(.*?)(?:</b>)?</td>", row)]
         assert cells[3:] == [c.strip() for c in line.strip("|").split("|")][2:]  # after #, mark and the setting
+
+
+def test_long_trace_ids_wrap_inside_the_table_in_a_browser(browser, cli, tmp_path):
+    """Ids with no space for a long way (τ²-bench's telecom task names) wrap in their
+    column: the table stays inside the page at 1280 pixels, as wide as the cards above it."""
+    opened = Opened(browser, replay_html(cli, tmp_path, str(CORPUS)))
+    right = opened.page.evaluate("document.getElementById('traces').getBoundingClientRect().right")
+    cards = opened.page.evaluate("document.querySelector('.cards').getBoundingClientRect().right")
+    assert right <= cards + 1 and opened.page.evaluate("document.documentElement.scrollWidth") <= 1280
+    opened.close()
