@@ -398,7 +398,7 @@ def load_settings(
         running = code in settings.selected and settings.options[code].enabled
         if code in declined:
             settings = settings.with_option(code, name, value)
-            if code in ignored and name != "enabled":
+            if code in ignored and not (name == "enabled" and value is False):
                 _note(settings, f"--set {code}.{name} changes nothing: {code} is ignored (--ignore)")
             continue
         settings = settings.asked_for(code, name, value)
