@@ -152,7 +152,7 @@ def test_bad_config_file_key_is_named(cli, weather, tmp_path):
 
 def test_guards_lists_every_guard_and_guard_explains_one(cli):
     listing = cli("guards").stdout.splitlines()
-    assert listing[0].split() == ["default"]
+    assert listing[0].split() == ["code", "name", "default", "preset", "summary"]  # every column named
     codes = [line.split()[0] for line in listing[1:]]
     assert codes[:3] == ["P001", "P002", "P003"] and "R001" in codes and "B003" in codes
     state = {line.split()[0]: line.split(None, 2)[2][:14].strip() for line in listing[1:]}
@@ -371,3 +371,83 @@ def test_progress_moves_through_one_large_file(tmp_path):
     inside = [done for done, _, count in seen if 0 < done < size]
     assert len(inside) >= 50 and inside == sorted(inside)  # it moved inside the file
     assert seen[-1] == (size, size, 60)
+
+
+def test_expectations_not_checked_offer_the_seeds_preset_only_where_it_runs_them(cli):
+    from conftest import SAMPLES
+
+    default = cli("replay", str(SAMPLES / "seed000_weather_loop.jsonl")).stdout
+    assert "about R001, which the settings do not run (add one with --set CODE.enabled=true, or use --preset seeds)" in default
+    # The seeds preset runs neither P004, R003 nor F002: it is no remedy for those.
+    seeds = cli("replay", "--preset", "seeds", str(SAMPLES)).stdout
+    assert "about F002, P004, R003, which the settings do not run (add one with --set CODE.enabled=true)" in seeds
+    assert "--preset seeds" not in seeds
+    markdown = cli("replay", "--preset", "seeds", "--format", "markdown", str(SAMPLES)).stdout
+    assert "(add one with `--set CODE.enabled=true`)" in markdown and "`--preset seeds`" not in markdown
+
+
+def test_the_html_report_says_how_to_check_the_expectations_it_could_not(cli, tmp_path):
+    from conftest import SAMPLES
+
+    for preset, remedy in (("default", ", or use --preset seeds)"), ("seeds", ")")):
+        target = tmp_path / f"{preset}.html"
+        assert cli("replay", "--preset", preset, "-o", str(target), str(SAMPLES)).exit_code == 0
+        assert "which the settings do not run (add one with --set CODE.enabled=true" + remedy in target.read_text(encoding="utf-8")
+
+
+def _fired(cli, *args):
+    report = replay_json(cli, *args)
+    return sorted({fire["code"] for trace in report["traces"] for fire in trace["fires"]})
+
+
+def test_set_on_a_guard_that_does_not_run_turns_it_on_and_says_so(cli):
+    from conftest import SAMPLES
+
+    path = str(SAMPLES / "seed004_query_db_identical.jsonl")
+    result = cli("replay", "--select", "P001", "--set", "R001.stop_at=2", path)
+    assert "note: --set R001.stop_at turns on R001, which these settings did not run" in result.stderr
+    assert _fired(cli, "--select", "P001", "--set", "R001.stop_at=2", path) == ["R001"]
+    # A guard that already runs: nothing to say.
+    assert "note:" not in cli("replay", "--set", "P004.threshold=4", path).stderr
+    assert "note:" not in cli("replay", "--set", "R001.enabled=true", path).stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("--ignore", "R001", "--set", "R001.stop_at=2"),
+        ("--ignore", "R001", "--set", "R001.enabled=true"),
+        ("--set", "R001.enabled=false", "--set", "R001.stop_at=2"),
+        ("--set", "R001.stop_at=2", "--set", "R001.enabled=false"),
+    ],
+)
+def test_an_explicit_no_wins_over_setting_an_option(cli, args):
+    from conftest import SAMPLES
+
+    path = str(SAMPLES / "seed004_query_db_identical.jsonl")
+    assert "R001" not in _fired(cli, *args, path)
+    result = cli("replay", *args, path)
+    assert "turns on R001" not in result.stderr
+    if "--ignore" in args:
+        option = args[-1].split("=")[0]
+        assert f"note: --set {option} changes nothing: R001 is ignored (--ignore)" in result.stderr
+
+
+def test_config_options_for_a_guard_that_does_not_run_are_pointed_out(cli, tmp_path, monkeypatch):
+    from conftest import SAMPLES
+
+    monkeypatch.chdir(tmp_path)
+    path = str(SAMPLES / "seed004_query_db_identical.jsonl")
+    (tmp_path / "tracecheck.toml").write_text("[guards.R001]\nstop_at = 2\n", encoding="utf-8")
+    result = cli("replay", path)
+    assert "[guards.R001] sets options of R001, which these settings do not run (select it to run it)" in result.stderr
+    assert "note:" not in cli("replay", "--select", "R001", path).stderr
+    (tmp_path / "tracecheck.toml").write_text('select = ["R001"]\n[guards.R001]\nstop_at = 2\n[guards.R002]\nenabled = false\n', encoding="utf-8")
+    assert "note:" not in cli("replay", path).stderr
+
+
+def test_presets_side_by_side_say_each_note_once(cli):
+    from conftest import SAMPLES
+
+    result = cli("replay", "--preset", "seeds,default", "--ignore", "ALL", str(SAMPLES / "healthy_pagination.jsonl"))
+    assert result.stderr.count("note: no guard runs with these settings") == 1

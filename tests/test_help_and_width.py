@@ -44,8 +44,8 @@ def test_help_fits_and_writes_placeholders_one_way(capsys, monkeypatch, command,
     monkeypatch.setenv("COLUMNS", str(columns))
     text = _help(capsys, *command)
     _fits(text, columns)
-    # No Python types (<list[str]>, <int>, <float range>) and no {PATH} braces.
-    assert not re.search(r"<[a-z|\[\] ]+>|\{[A-Z]+\}", text), text
+    # No Python types (<list[str]>, <int>, <float range>), no {PATH} braces, no x>=0 bounds.
+    assert not re.search(r"<[a-z|\[\] ]+>|\{[A-Z]+\}|\bx[<>]=|<=x\b", text), text
     assert not re.search(r"\w-\n", text), "a word broken at a hyphen: " + text
     usage = text.splitlines()[0]
     assert usage.startswith("Usage: tracecheck " + " ".join(command))
@@ -74,6 +74,12 @@ def test_arguments_and_options_have_placeholders(cli):
     for placeholder in ("--grid GUARD.OPTION=VALUES", "--max-combos N", "--holdout SHARE", "--folds K", "-j, --jobs N", "--objective NAME"):
         assert placeholder in sweep
     assert "-o, --output FILE" in cli("convert", "--help").stdout
+    assert "[0.05 to 0.95]" in " ".join(sweep.split()) and "[default: 1; at least 1]" in sweep
+    # Several presets side by side are replay's; show and check take one.
+    assert "--preset NAMES" in cli("replay", "--help").stdout
+    for command in ("show", "check"):
+        text = cli(command, "--help").stdout
+        assert "--preset NAME " in text and "side by side" not in text
     assert "Usage: tracecheck schema [OPTIONS] [NAME]" in cli("schema", "--help").stdout
 
 
@@ -127,3 +133,22 @@ def _guard_count() -> int:
     from tracecheck.guards import all_guards
 
     return len(all_guards())
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["replay", "--tokenizer", "jeiba"], "unknown tokenizer 'jeiba' (did you mean 'jieba'?); choose one of: char, jieba"),
+        (["replay", "--input-format", "nativ"], "unknown input format 'nativ' (did you mean 'native'?); choose one of: native,"),
+        (["sweep", "--grid", "P001.threshold=2,3", "--objective", "token_saved"], "(did you mean 'tokens_saved'?); choose one of: tokens_saved,"),
+        (["sweep", "--grid", "P001.threshold=2,3", "--constraint", "harn<=0.1"], "unknown metric 'harn' (did you mean 'harm'?); choose one of:"),
+        (["check", "--output-format", "jsn"], "unknown 'jsn' (did you mean 'json'?); choose one of: full,"),
+        (["schema", "reprt"], "unknown schema 'reprt' (did you mean 'report'?); choose one of: native, report, labels"),
+    ],
+)
+def test_a_misspelt_value_gets_a_suggestion_and_the_choices(cli, args, message):
+    from conftest import SAMPLES
+
+    paths = [] if args[0] == "schema" else [str(SAMPLES / "healthy_pagination.jsonl")]
+    result = cli(*args, *paths)
+    assert result.exit_code == 2 and message in result.stderr, result.stderr

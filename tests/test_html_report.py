@@ -371,7 +371,7 @@ class Opened:
             tuple(row)
             for row in self.page.eval_on_selector_all(
                 "#traces tbody tr",
-                "rows => rows.filter(r => !r.hidden).map(r => [r.cells[0].getAttribute('data-v'), r.cells[0].querySelector('.where').title])",
+                "rows => rows.filter(r => !r.hidden).map(r => [r.cells[0].getAttribute('data-v'), r.cells[0].querySelector('[title]').title])",
             )
         ]
 
@@ -462,4 +462,41 @@ def test_the_sweep_page_draws_its_frontier_in_a_browser(browser, cli, tmp_path):
     assert numbers() == [p["number"] for p in data["points"]]
     page.click("#grid thead th:nth-child(1) button")
     assert numbers() == sorted(p["number"] for p in data["points"])
+    opened.close()
+
+
+def test_figures_are_written_as_in_the_other_human_formats(cli, tmp_path):
+    """Seconds to one decimal with thousands separated (4,624.9s), everywhere on the
+    page; a trace named by its file and line is named once in its row."""
+    text = replay_html(cli, tmp_path, str(SAMPLES), str(CORPUS)).read_text(encoding="utf-8")
+    shown = html.unescape(re.sub(r"<[^>]+>", " ", text))
+    report = replay_json(cli, str(SAMPLES), str(CORPUS))
+    assert f"of {report['totals']['whole']['seconds']:,.1f}s" in shown
+    assert not re.search(r"\b\d{4,}\.\ds\b", shown), re.findall(r"\b\d{4,}\.\ds\b", shown)
+    (row,) = [r for r in re.findall(r"<tr data-guards=.*?</tr>", text) if 'data-v="healthy_progressive_search.json:1"' in r]
+    first = re.search(r"<td[^>]*>(.*?)</td>", row).group(1)
+    assert html.unescape(re.sub(r"<[^>]+>", " ", first)).split() == ["healthy_progressive_search.json:1"]
+
+
+def test_the_sweep_table_writes_figures_as_the_markdown_table(cli, tmp_path):
+    args = (str(SAMPLES), "--grid", "P001.containment=0.6,0.8")
+    target = tmp_path / "sweep.html"
+    assert cli("sweep", *args, "-o", str(target)).exit_code == 0
+    markdown = cli("sweep", *args, "-f", "markdown").stdout
+    table = target.read_text(encoding="utf-8").split('<table id="grid"', 1)[1]
+    rows = re.findall(r"<tr[^>]*>(.*?)</tr>", table.split("<tbody>", 1)[1])
+    lines = [line for line in markdown.splitlines() if line.startswith("| ") and line.split(" | ")[1][:1].isdigit()]
+    assert len(rows) == len(lines) == 2
+    for row, line in zip(rows, lines):
+        cells = [html.unescape(c) for c in re.findall(r"<td[^>]*>(?:<b>)?(.*?)(?:</b>)?</td>", row)]
+        assert cells[3:] == [c.strip() for c in line.strip("|").split("|")][2:]  # after #, mark and the setting
+
+
+def test_long_trace_ids_wrap_inside_the_table_in_a_browser(browser, cli, tmp_path):
+    """Ids with no space for a long way (τ²-bench's telecom task names) wrap in their
+    column: the table stays inside the page at 1280 pixels, as wide as the cards above it."""
+    opened = Opened(browser, replay_html(cli, tmp_path, str(CORPUS)))
+    right = opened.page.evaluate("document.getElementById('traces').getBoundingClientRect().right")
+    cards = opened.page.evaluate("document.querySelector('.cards').getBoundingClientRect().right")
+    assert right <= cards + 1 and opened.page.evaluate("document.documentElement.scrollWidth") <= 1280
     opened.close()

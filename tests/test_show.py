@@ -152,3 +152,20 @@ def test_show_refuses_several_tokenizers_and_says_where_to_compare_them(cli):
     assert "'tracecheck replay --tokenizer char,jieba'" in result.stderr
     one = cli("show", "--tokenizer", "jieba", path)
     assert one.exit_code == 0 and "tokens=[今日, 天气, 气温]" in one.stdout  # jieba's words, not characters
+
+
+def test_a_guard_that_stopped_shows_no_state_while_it_sits_out_its_turn(cli):
+    """After its own stop a guard sees no round of that turn: its state is not repeated
+    under the later rounds as if it had judged them; in the next turn it is back."""
+    out = cli("show", str(SAMPLES / "seed000_weather_loop.jsonl")).stdout
+    rounds = out.split("  round ")[1:]
+    p001 = [any(line.startswith("      · P001 ") for line in r.splitlines()) for r in rounds]
+    assert p001 == [True, True, True, False, False, False]  # it stops before the tools of round 3
+    assert "! P001 STOP (before tools)" in rounds[2]
+    # Guards that did not stop keep their state on every round.
+    assert all(any(line.startswith("      · P002 ") for line in r.splitlines()) for r in rounds)
+    dialogue = cli("show", str(SAMPLES / "tau_retail_order_lookup_loop.jsonl")).stdout
+    turns = dialogue.split("\n  turn ")[1:]
+    # P004 stops in turn 2 (round 6) and is back, afresh, in turn 3.
+    assert "· P004 " not in turns[1].split("  round  7")[1]
+    assert "· P004 " in turns[2]

@@ -323,12 +323,35 @@ def test_a_holdout_says_when_the_choice_does_worse_than_the_current_settings(cli
     assert ("the choice does worse than the current settings: keep them" in terminal) == worse
 
 
-@pytest.mark.parametrize("columns", [80, 200])
-def test_the_sweep_report_fits_the_terminal(cli, monkeypatch, columns):
+@pytest.mark.parametrize("columns", [70, 80, 200])
+@pytest.mark.parametrize(
+    "grid",
+    [
+        ("--grid", "P001.containment=0.6,0.8", "--holdout", "0.3"),
+        # The README's example: three dimensions, and where one alone changes the outcome.
+        ("--grid", "P001.containment=0.5,0.8", "--tokenizer", "char,jieba", "--metric", "containment,jaccard"),
+    ],
+)
+def test_the_sweep_report_fits_the_terminal(cli, monkeypatch, columns, grid):
     from rich.cells import cell_len
 
     monkeypatch.setenv("COLUMNS", str(columns))
-    text = cli("sweep", "--grid", "P001.containment=0.6,0.8", "--holdout", "0.3", str(SAMPLES)).stdout
-    assert "verdict: " in text and "holdout: " in text
+    text = cli("sweep", *grid, str(SAMPLES)).stdout
+    assert "verdict: " in text and ("holdout: " in text or "Where one setting alone" in text)
     for line in text.splitlines():
         assert cell_len(line) <= columns and line == line.rstrip(), repr(line)
+    lines = text.splitlines()
+    rule = next(i for i, line in enumerate(lines) if line.startswith("───"))
+    table = lines[rule + 1 : next(i for i, line in enumerate(lines) if line.startswith("> best"))]
+    for line in table:  # the figures are whole: harm, recall and precision, to two decimals
+        assert all(re.fullmatch(r"\d\.\d\d|-", word) for word in line.split()[-3:]), line
+
+
+def test_the_chart_writes_its_savings_axis_as_the_table_does(cli, monkeypatch):
+    pytest.importorskip("plotext")
+    monkeypatch.setenv("COLUMNS", "80")
+    text = cli("sweep", "--grid", "P001.containment=0.5,0.8", "--metric", "containment,jaccard", str(SAMPLES)).stdout
+    labels = [line.split("┤")[0].strip() for line in text.splitlines() if "┤" in line]
+    assert labels and all(re.fullmatch(r"\d{1,3}(,\d{3})+", label) for label in labels), labels
+    best = next(line for line in text.splitlines() if line.startswith(">"))
+    assert best.split()[-5] in labels  # the best row's tokens saved, as the table writes it, tops the axis

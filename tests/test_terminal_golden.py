@@ -16,6 +16,15 @@ CASES = {
     "dialogue": ["tau_retail_order_lookup_loop.jsonl"],
     "coding": ["swe_test_view_loop.jsonl", "swe_healthy_reproduce_edit_retest.jsonl"],
     "presets": ["seed004_query_db_identical.jsonl", "--preset", "openhands,gemini-cli,default"],
+    # Broken expectations with long notes, and the tokenizers' comparison: wrapped too.
+    "expectations": [
+        "tau_retail_apology_loop.jsonl",
+        "seed002_contract_search_token_limit.jsonl",
+        "--preset",
+        "seeds",
+        "--tokenizer",
+        "char,jieba",
+    ],
 }
 
 

@@ -38,6 +38,9 @@ class Settings:
     source: str | None = None  # the config file read, if any
     preset: str | None = None  # the preset the settings start from, if any
     config_skipped: str | None = None  # a config file left out: it customises another preset
+    # What loading did that the command line may not expect (a guard --set turned on, a
+    # --set or [guards.X] table for a guard that does not run), for the commands to say.
+    notes: list[str] = field(default_factory=list)
 
     @classmethod
     def defaults(cls) -> Settings:
@@ -65,7 +68,12 @@ class Settings:
         options = dict(self.options)
         options[code] = dataclasses.replace(options[code], **{name: value})
         return Settings(
-            options=options, selected=set(self.selected), source=self.source, preset=self.preset, config_skipped=self.config_skipped
+            options=options,
+            selected=set(self.selected),
+            source=self.source,
+            preset=self.preset,
+            config_skipped=self.config_skipped,
+            notes=list(self.notes),
         )
 
 
@@ -377,15 +385,44 @@ def load_settings(
         settings.config_skipped = where
     if select:
         settings = select_guards(settings, select)
-    if ignore:
-        settings.selected -= _selection(ignore)
+    ignored = _selection(ignore) if ignore else set()
+    settings.selected -= ignored
+    assignments = []
     for text in sets:
         guard, name, raw = parse_assignment(text)
-        settings = settings.asked_for(guard.code, name, coerce_option(guard, name, raw, "--set"))
+        assignments.append((guard.code, name, coerce_option(guard, name, raw, "--set")))
+    # An explicit no (--ignore X, or --set X.enabled=false anywhere on the line) wins over
+    # the yes that setting one of X's options otherwise is.
+    declined = ignored | {code for code, name, value in assignments if name == "enabled" and value is False}
+    for code, name, value in assignments:
+        running = code in settings.selected and settings.options[code].enabled
+        if code in declined:
+            settings = settings.with_option(code, name, value)
+            if code in ignored and not (name == "enabled" and value is False):
+                _note(settings, f"--set {code}.{name} changes nothing: {code} is ignored (--ignore)")
+            continue
+        settings = settings.asked_for(code, name, value)
+        if not running and name != "enabled" and code in settings.selected and settings.options[code].enabled:
+            _note(settings, f"--set {code}.{name} turns on {code}, which these settings did not run")
+    if where and settings.source == where:
+        # Options in the file for a guard that runs in neither the file's nor the command
+        # line's selection do nothing: say so rather than let them pass for tuning.
+        for key, values in (table.get("guards") or {}).items():
+            guard = guard_by_key(key)
+            if guard.code in settings.selected and settings.options[guard.code].enabled:
+                continue
+            if isinstance(values, dict) and values.get("enabled") is False or guard.code in ignored:
+                continue
+            _note(settings, f"{where}: [guards.{key}] sets options of {guard.code}, which these settings do not run (select it to run it)")
     if tokenizer is not None:
         p001 = guard_by_key("P001")
         settings = settings.with_option("P001", "tokenizer", coerce_option(p001, "tokenizer", tokenizer, "--tokenizer"))
     return settings
+
+
+def _note(settings: Settings, text: str) -> None:
+    if text not in settings.notes:
+        settings.notes.append(text)
 
 
 def write_winning_config(path: Path, table: Mapping[str, Any], inputs=()) -> None:

@@ -51,6 +51,7 @@ class _PlainHelp:
             elif param.param_type_name == "option":
                 if not getattr(param, "is_flag", False) and not getattr(param, "count", False):
                     names = ", ".join(sorted(param.opts, key=lambda o: o.startswith("--"))) + " " + _placeholder(param)
+                help = _range_words(help)
                 choices = _choices(param)
                 if choices:
                     one_of = "one of: " + ", ".join(choices)
@@ -122,6 +123,15 @@ def _placeholder(param) -> str:
         return param.metavar
     longest = max(getattr(param, "opts", None) or [param.name or "value"], key=len)
     return longest.lstrip("-").replace("-", "_").upper()
+
+
+def _range_words(help: str) -> str:
+    """Click's bounds (``x>=0``, ``0.05<=x<=0.95``) in words: ``at least 0``, ``0.05 to 0.95``."""
+    import re
+
+    help = re.sub(r"(?<=[\[; ])([-\d.]+)<=x<=([-\d.]+)(?=[\];])", r"\1 to \2", help)
+    help = re.sub(r"(?<=[\[; ])x>=([-\d.]+)(?=[\];])", r"at least \1", help)
+    return re.sub(r"(?<=[\[; ])x<=([-\d.]+)(?=[\];])", r"at most \1", help)
 
 
 def _choices(param) -> list[str] | None:
@@ -213,8 +223,16 @@ PresetOpt = Annotated[
     typer.Option(
         "--preset",
         metavar="NAME",
+        help="Start from a preset's guards and options (see 'tracecheck presets'); --select, --ignore and --set change it.",
+    ),
+]
+PresetsOpt = Annotated[  # replay's: several side by side
+    Optional[str],
+    typer.Option(
+        "--preset",
+        metavar="NAMES",
         help="Start from a preset's guards and options (see 'tracecheck presets'); --select, --ignore and --set change it. "
-        "replay takes several, comma-separated, to compare them side by side.",
+        "Several, comma-separated, replay side by side.",
     ),
 ]
 LabelsOpt = Annotated[
@@ -350,7 +368,7 @@ def settings_notes(settings, select) -> list[str]:
     from ..config import _named_exactly
     from ..guards import all_guards
 
-    notes = []
+    notes = list(settings.notes)
     if settings.config_skipped:
         notes.append(f"{settings.config_skipped} customises another preset; {settings.preset} runs as the preset defines it")
     if not settings.enabled():
@@ -379,7 +397,13 @@ def preset_settings(config, select, ignore, sets, tokenizers, preset: str | None
     names = list(dict.fromkeys(preset_by_name(n).name for n in names))  # OpenHands,openhands: one
     if len(names) < 2:
         return guard_settings(config, select, ignore, sets, tokenizers, names[0] if names else None), None
-    by_name = {name: guard_settings(config, select, ignore, sets, tokenizers, name) for name in names}
+    by_name = {name: guard_settings(config, select, ignore, sets, tokenizers, name, quiet=True) for name in names}
+    said: list[str] = []
+    for name, settings in by_name.items():
+        for note in settings_notes(settings, select or ()):
+            if note not in said:  # once, not once per preset
+                said.append(note)
+                stderr_console().print(safe(f"note: {note}"), markup=False)
     return next(iter(by_name.values())), by_name
 
 
@@ -400,7 +424,9 @@ def tokenizer_list(value: str | None) -> list[str]:
     names = [v.strip() for v in value.split(",") if v.strip()]
     for name in names:
         if name not in TOKENIZERS:
-            raise TracecheckError(f"unknown tokenizer {name!r}; choose from: {', '.join(TOKENIZERS)}")
+            from ..config import did_you_mean
+
+            raise TracecheckError(f"unknown tokenizer {name!r}{did_you_mean(name, TOKENIZERS)}; choose one of: {', '.join(TOKENIZERS)}")
     return names
 
 

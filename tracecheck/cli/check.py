@@ -116,7 +116,10 @@ def check(
     from ..reports.check_report import FORMATS, check_data, format_for, render
 
     if output_format not in FORMATS:
-        raise TracecheckError(f"--output-format: unknown {output_format!r}; choose one of: {', '.join(FORMATS)}")
+        from ..config import did_you_mean
+
+        hint = did_you_mean(output_format, FORMATS)
+        raise TracecheckError(f"--output-format: unknown {output_format!r}{hint}; choose one of: {', '.join(FORMATS)}")
     targets = []
     for spec in output or ():
         name, sep, path = spec.partition(":")
@@ -126,7 +129,9 @@ def check(
             targets.append((name, path))
             continue
         if sep and name.isalpha() and len(name) > 1:
-            raise TracecheckError(f"-o {spec}: unknown format {name!r}; choose one of: {', '.join(FORMATS)}")
+            from ..config import did_you_mean
+
+            raise TracecheckError(f"-o {spec}: unknown format {name!r}{did_you_mean(name, FORMATS)}; choose one of: {', '.join(FORMATS)}")
         chosen = format_for(spec)
         if chosen is None:
             raise TracecheckError(f"-o {spec}: cannot tell the format from the file name; write FORMAT:{spec}")

@@ -20,7 +20,7 @@ def guards() -> None:
 
     default = preset_by_name("default")
     running = {g.code for g in load_settings(preset="default").enabled()}
-    typer.echo(f"{'':4}  {'':<24} default")
+    typer.echo(f"{'code':4}  {'name':<24} {'default preset':<14} summary")
     for guard in all_guards():
         if guard.code in running:
             state = "runs"
@@ -126,7 +126,9 @@ def schema(
     from ..input.schemas import SCHEMAS
 
     if name not in SCHEMAS:
-        raise TracecheckError(f"unknown schema {name!r}; choose one of: {', '.join(SCHEMAS)}")
+        from ..config import did_you_mean
+
+        raise TracecheckError(f"unknown schema {name!r}{did_you_mean(name, SCHEMAS)}; choose one of: {', '.join(SCHEMAS)}")
     sys.stdout.buffer.write(orjson.dumps(SCHEMAS[name], option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))
 
 

@@ -18,7 +18,7 @@ from .app import (
     JobsOpt,
     LabelsOpt,
     PathsArg,
-    PresetOpt,
+    PresetsOpt,
     SelectOpt,
     SetOpt,
     StrictOpt,
@@ -55,7 +55,7 @@ def replay(
     ignore: IgnoreOpt = None,
     set_: SetOpt = None,
     tokenizer: TokenizerOpt = None,
-    preset: PresetOpt = None,
+    preset: PresetsOpt = None,
     labels: LabelsOpt = None,
     jobs: JobsOpt = 1,
 ) -> None:

@@ -17,7 +17,6 @@ from .app import (
     SelectOpt,
     SetOpt,
     StrictOpt,
-    TokenizerOpt,
     command,
     finish_input,
     guard_settings,
@@ -37,7 +36,9 @@ def show(
     select: SelectOpt = None,
     ignore: IgnoreOpt = None,
     set_: SetOpt = None,
-    tokenizer: TokenizerOpt = None,
+    tokenizer: Annotated[
+        Optional[str], typer.Option("--tokenizer", metavar="NAME", help="P001 tokenizer: char or jieba (replay compares the two).")
+    ] = None,
     preset: PresetOpt = None,
     labels: LabelsOpt = None,
 ) -> None:

@@ -72,7 +72,8 @@ class TraceResult:
     expectations: list[ExpectationResult] = field(default_factory=list)
 
 
-# Called after every phase with the guards' states; used by `show` to explain guards.
+# Called after every phase with the guards that judged it (a guard that stopped sits out
+# the rest of its turn, one that aborted the rest of the run); `show` prints their states.
 PhaseObserver = Callable[[Round, Phase, Sequence[Guard]], None]
 
 
@@ -231,7 +232,7 @@ def _run(
                         if together:
                             break
             if observe is not None:
-                observe(rnd, phase, guards)
+                observe(rnd, phase, active)
             for guard, action in ended:
                 targets = everyone if together else {id(guard)}
                 (stopped if action is Action.STOP else aborted).update(targets)

@@ -283,7 +283,10 @@ def parse_constraints(text: str | None) -> list[Constraint]:
             raise TracecheckError(f"--constraint: expected METRIC<=VALUE (or >=, <, >, ==), got {part.strip()!r}")
         metric, op, value = match.groups()
         if metric not in KNOWN_METRICS:
-            raise TracecheckError(f"--constraint: unknown metric {metric!r}; choose from: {', '.join(sorted(KNOWN_METRICS))}")
+            from ..config import did_you_mean
+
+            hint = did_you_mean(metric, sorted(KNOWN_METRICS))
+            raise TracecheckError(f"--constraint: unknown metric {metric!r}{hint}; choose one of: {', '.join(sorted(KNOWN_METRICS))}")
         try:
             number = float(value)
         except ValueError:

@@ -14,9 +14,9 @@ from . import READER_NAMES, ReadContext, read_with, reader_by_name, sniff
 
 def check_input_format(name: str | None) -> None:
     if name is not None and reader_by_name(name) is None:
-        raise TracecheckError(
-            f"unknown input format {name!r}; choose one of: {', '.join(READER_NAMES)}"
-        )
+        from ..config import did_you_mean
+
+        raise TracecheckError(f"unknown input format {name!r}{did_you_mean(name, READER_NAMES)}; choose one of: {', '.join(READER_NAMES)}")
 
 
 def read_source(source: Source, diagnostics: Diagnostics, input_format: str | None = None) -> Iterator[Trace]:

@@ -45,6 +45,15 @@ def count(number: int, noun: str) -> str:
     return f"{number:,} {noun}" + ("" if abs(number) == 1 else "s")
 
 
+def unchecked_remedy(codes) -> str | None:
+    """``--preset seeds`` when that preset runs every guard in ``codes`` (expectations
+    about guards the settings do not run), else None: it is offered only where it helps."""
+    from ..presets import preset_by_name
+
+    seeds = preset_by_name("seeds")
+    return "--preset seeds" if seeds is not None and set(codes) <= set(seeds.guards) else None
+
+
 def seconds(value: float | None) -> str:
     """A time as every human format writes it: to one decimal, thousands separated."""
     return "unknown" if value is None else f"{value:,.1f}s"

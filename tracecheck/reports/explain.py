@@ -304,7 +304,8 @@ def _state_text(state: dict[str, Any], limit: int = 240) -> str:
 def guard_annotator(trace: Trace, settings: Settings):
     """Replay ``trace`` once, remembering each guard's state after every phase; return a
     function that gives the lines to print under a round: every guard's state (the last
-    phase's) on every round where it holds any, then the round's fires."""
+    phase's) on every round where it holds any, then the round's fires. A guard that
+    stopped sits out the rest of its turn, and shows no state there: it judged nothing."""
     guards = settings.build()
     after: dict[int, dict[str, str]] = defaultdict(dict)
 

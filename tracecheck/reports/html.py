@@ -23,7 +23,7 @@ from typing import Any
 
 from ..model import OUTCOMES
 from ..text.textsafe import neutralize, neutralize_lines, one_line, single_line
-from .data import BASIS_NOTES, basis_note, count, effect
+from .data import BASIS_NOTES, basis_note, count, effect, seconds, shown_id, unchecked_remedy
 from .rounds import CALL_ID_CHARS
 
 FIRED_TIMELINES = 100  # timelines for the first traces where a guard fired ...
@@ -52,10 +52,6 @@ def esc_lines(value: str) -> str:
 
 def num(value: int | float | None) -> str:
     return "?" if value is None else f"{value:,}"
-
-
-def seconds(value: float | None) -> str:
-    return "unknown" if value is None else f"{value:.1f}s"
 
 
 def pct(part: float | None, whole: float | None) -> str:
@@ -118,7 +114,7 @@ th[aria-sort=ascending] button::after{content:" ▲";font-size:10px}th[aria-sort
 td.r,th.r{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tbody tr:hover{background:#f3f6fb}
 td .where{color:var(--faint);font-size:12px;overflow-wrap:anywhere}
-#traces td:first-child{max-width:380px;min-width:230px;overflow-wrap:break-word}#traces td.pol{min-width:250px}
+#traces td:first-child{max-width:380px;min-width:230px;overflow-wrap:anywhere}#traces td.pol{min-width:250px}
 td .tag{white-space:nowrap}
 a{color:#1f5fbf;text-decoration:none}a:hover{text-decoration:underline}
 .badge{display:inline-block;border-radius:4px;padding:0 5px;font-size:12px;font-weight:600;margin:1px 2px 1px 0;border:1px solid transparent;white-space:nowrap}
@@ -345,7 +341,7 @@ def saved_cells(policy: dict[str, Any], trace: dict[str, Any]) -> str:
     if secs is None:
         time = "unknown"
     else:
-        time = ("costs " if secs < 0 else "") + esc(f"{abs(secs):.1f}s{pct(abs(secs), trace['seconds'])}")
+        time = ("costs " if secs < 0 else "") + esc(f"{seconds(abs(secs))}{pct(abs(secs), trace['seconds'])}")
     return f'<td class="r" data-v="{sort_value(tokens)}">{shown}</td><td class="r" data-v="{sort_value(secs)}">{time}</td>'
 
 
@@ -403,10 +399,13 @@ class HtmlWriter:
     def _row(self, number: int, trace: dict[str, Any], attrs: str, label: str, category: str, codes: list[str], timeline: bool) -> str:
         place = f"{trace['file']}:{trace['line']}" if trace["line"] else trace["file"]
         short = trace["file"].replace("\\", "/").rsplit("/", 1)[-1] + (f":{trace['line']}" if trace["line"] else "")
-        name = esc(trace["id"], 200)
+        ident = shown_id(trace)
+        # A trace named by its file and line: that name once, the full path on hover.
+        name = esc(trace["id"], 200) if ident is not None else f'<span title="{esc(place)}">{esc(short, 120)}</span>'
         link = f'<a href="#t{number}">{name}</a>' if timeline else name
+        where = f'<div class="where" title="{esc(place)}">{esc(short, 120)}</div>' if ident is not None and short != trace["id"] else ""
         cells = [
-            f'<td data-v="{esc(trace["id"], 200)}">{link}<div class="where" title="{esc(place)}">{esc(short, 120)}</div></td>',
+            f'<td data-v="{esc(trace["id"], 200)}">{link}{where}</td>',
             f'<td data-v="{esc(label)}">{badge(label, "o-" + category)}</td>',
             f'<td class="r" data-v="{trace["rounds"]}">{num(trace["rounds"])}'
             + (f'<div class="where">{trace["turns"]} turns</div>' if trace.get("turns", 1) > 1 else "")
@@ -450,7 +449,7 @@ class HtmlWriter:
         facts += [count(trace["rounds"], "round"), count(trace["tool_calls"], "tool call")]
         facts.append(f"{num(trace['tokens'])} tokens{basis_note(trace)}")
         if trace["seconds"] is not None:
-            facts.append(f"{trace['seconds']:.1f}s")
+            facts.append(seconds(trace["seconds"]))
         if not trace["answered"]:
             facts.append("ended without an answer" + (f": {one_line(trace['error'], 120)}" if trace["error"] else ""))
         codes = sorted({fire["code"] for fire in trace["fires"]})
@@ -661,7 +660,7 @@ class HtmlWriter:
         else:
             state = {True: ("err", "error"), False: ("", "ok"), None: ("", "")}[call["error"]]
             more = f" · {call['result_chars']:,} characters" if call["result_chars"] else ""
-            took = f" · {call['seconds']:.1f}s" if call["seconds"] is not None else ""
+            took = f" · {seconds(call['seconds'])}" if call["seconds"] is not None else ""
             lines.append(
                 f'<div class="res {state[0]}">← {esc(state[1])}{esc(took)}{esc(more)}'
                 + (f"<pre>{esc_lines(call['result'])}</pre>" if call["result"] else " (empty)")
@@ -721,9 +720,9 @@ class HtmlWriter:
                 if total is None:
                     return f'<div class="card"><div class="k">{title}</div><div class="v">unknown</div><div class="n">no timestamps</div></div>'
                 if part is None:
-                    return f'<div class="card"><div class="k">{title}</div><div class="v">unknown</div><div class="n">of {total:.1f}s recorded</div></div>'
-                value = f"{abs(part):.1f}s"
-                of = f"of {total:.1f}s"
+                    return f'<div class="card"><div class="k">{title}</div><div class="v">unknown</div><div class="n">of {seconds(total)} recorded</div></div>'
+                value = seconds(abs(part))
+                of = f"of {seconds(total)}"
             else:
                 value, of = f"{abs(part):,}", f"of {total:,} {noun}"
             share = pct(abs(part), total).strip(" ()")
@@ -758,7 +757,9 @@ class HtmlWriter:
             lines.append(
                 f'<p class="note warn">{esc(count(sum(self.unchecked.values()), "expectation"))} not checked: about '
                 + esc(", ".join(sorted(self.unchecked)))
-                + ", which the settings do not run</p>"
+                + ", which the settings do not run (add one with --set CODE.enabled=true"
+                + (f", or use {remedy})" if (remedy := unchecked_remedy(self.unchecked)) else ")")
+                + "</p>"
             )
         lines.append(
             '<p class="note">Saved: the LLM calls, tool calls, tokens and time of what the recorded run did after each stop of the policy, in the '
@@ -791,7 +792,7 @@ class HtmlWriter:
         recorded = (
             f"as recorded: {count(whole['llm_calls'], 'LLM call')} · {count(whole['tool_calls'], 'tool call')} · {whole['tokens']:,} tokens"
             + basis_note(whole)
-            + (f" · {whole['seconds']:.1f}s" if whole["seconds"] is not None else "")
+            + (f" · {seconds(whole['seconds'])}" if whole["seconds"] is not None else "")
         )
         return "<h2>Presets side by side</h2>" + head + "".join(rows) + f'</tbody></table><p class="note">{esc(recorded)}; negative savings are forced answers dearer than what they replaced</p>'
 

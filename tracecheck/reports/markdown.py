@@ -24,6 +24,7 @@ from .data import (
     seconds,
     shown_id,
     stops_text,
+    unchecked_remedy,
     where_text,
 )
 
@@ -293,7 +294,8 @@ class MarkdownWriter:
             number = sum(self.unchecked.values())
             self.write(
                 f"\n{count(number, 'expectation')} not checked: about {', '.join(md(g) for g in sorted(self.unchecked))}, which the settings do not run "
-                "(add one with `--set CODE.enabled=true`, or use `--preset seeds`)\n"
+                "(add one with `--set CODE.enabled=true`"
+                + (f", or use `{remedy}`)\n" if (remedy := unchecked_remedy(self.unchecked)) else ")\n")
             )
         if totals["by_guard"]:
             self.write(

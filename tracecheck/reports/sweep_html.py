@@ -8,7 +8,20 @@ import math
 from typing import Any
 
 from .html import esc, esc_lines, page, sortable
-from .sweep_report import COLUMNS, _fmt, _pct, _runs, _validation_text, _value_text
+from .sweep_report import COLUMNS, _fmt, _markdown_figures, _pct, _runs, _validation_text, _value_text
+
+HEADS = {
+    "traces_stopped": "stopped",
+    "llm_calls_saved": "LLM calls saved",
+    "tokens_saved": "tokens saved",
+    "seconds_saved": "time saved",
+    "harm": "harm",
+    "harmed": "successes cut",
+    "stale_blocks": "stale blocks",
+    "cut_new_information": "cut before news",
+    "recall": "recall",
+    "precision": "precision",
+}
 
 TITLES = {  # what each column counts, for its header's tooltip
     "traces_stopped": "traces the policy stops",
@@ -157,20 +170,16 @@ def write_html(data: dict[str, Any]) -> str:
     body.append(f'<div class="chart">{frontier_svg(data)}</div>')
     heads = [sortable("#", "num", True), '<th title="&gt; best under the constraints, * on the Pareto front">mark</th>']
     heads += [sortable(key, "text") for key in keys]
-    heads += [sortable(title, "num", True, TITLES.get(key)) for key, title in COLUMNS]
+    heads += [sortable(HEADS[key], "num", True, TITLES.get(key)) for key, _ in COLUMNS]
     rows = []
     for point in data["points"]:
         row = point["metrics"]
         mark = (">" if point["best"] else "") + ("*" if point["pareto"] else "")
         cells = [f'<td class="r" data-v="{point["number"]}">{point["number"]}</td>', f"<td><b>{esc(mark)}</b></td>"]
         cells += [f"<td>{esc(_value_text(point['values'][k]))}</td>" for k in keys]
-        for key, _ in COLUMNS:
+        # The figures as the Markdown and terminal tables write them (281,628 (39%), 115.0s (21%)).
+        for (key, _), shown in zip(COLUMNS, _markdown_figures(row)):
             value = row.get(key)
-            shown = _fmt(value)
-            if key == "tokens_saved" and value is not None:
-                shown += _pct(value, row["whole"]["tokens"])
-            elif key in ("harm", "recall", "precision") and value is not None:
-                shown = f"{value:.2f}"
             cells.append(f'<td class="r" data-v="{"" if value is None else value}">{esc(shown)}</td>')
         style = ' class="best"' if point["best"] else ""
         rows.append(f"<tr{style}>" + "".join(cells) + "</tr>")

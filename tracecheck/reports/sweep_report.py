@@ -280,6 +280,7 @@ def _value_text(value: Any) -> str:
 
 def write_terminal(console, data: dict[str, Any], chart: str | None = None) -> None:
     from rich import box
+    from rich.cells import cell_len
     from rich.table import Table
     from rich.text import Text
 
@@ -295,11 +296,24 @@ def write_terminal(console, data: dict[str, Any], chart: str | None = None) -> N
     # The marks lead the first column: a narrow screen shortens settings from the right.
     titles = _short_keys(keys)
     titles[0] = "   " + titles[0]
-    for title in titles:
-        # Settings may be cut short with an ellipsis on a narrow screen; figures never are.
-        table.add_column(title, no_wrap=True, overflow="ellipsis")
-    for k, (_, title) in enumerate(TERMINAL_COLUMNS):
-        widest = max([len(title), *(len(r[3][k]) for r in rows)])
+    # Settings may be cut short with an ellipsis on a narrow screen; figures never are.
+    # Rich, left to itself, takes the shortfall from every column evenly and then gives
+    # the figures back their width, a column past the screen's edge: the settings'
+    # columns are narrowed here, the widest first, so that the table fits.
+    figure_widths = [max([len(title), *(len(r[3][k]) for r in rows)]) for k, (_, title) in enumerate(TERMINAL_COLUMNS)]
+    setting_widths = [
+        max([cell_len(title), *(cell_len((f"{r[1]} " if k == 0 else "") + r[2][k]) for r in rows)]) for k, title in enumerate(titles)
+    ]
+    room = console.width - sum(figure_widths) - 2 * (len(titles) + len(figure_widths) - 1)
+    least = [7 if k == 0 else 4 for k in range(len(titles))]  # the marks and a few characters stay
+    while sum(setting_widths) > room:
+        narrowable = [k for k, w in enumerate(setting_widths) if w > least[k]]
+        if not narrowable:
+            break
+        setting_widths[max(narrowable, key=lambda k: setting_widths[k])] -= 1
+    for title, widest in zip(titles, setting_widths):
+        table.add_column(title, no_wrap=True, overflow="ellipsis", max_width=widest)
+    for widest, (_, title) in zip(figure_widths, TERMINAL_COLUMNS):
         table.add_column(title, justify="right", no_wrap=True, min_width=widest)
     for point, mark, values, figures in rows:
         table.add_row(f"{mark} {values[0]}", *values[1:], *figures, style="bold green" if point["best"] else "")
@@ -360,7 +374,7 @@ def _disagreements(console, data: dict[str, Any]) -> None:
     items = data.get("disagreements") or []
     if not items:
         return
-    console.print(Text("Where one setting alone changes the outcome (first stop or block; - = none):", style="bold"))
+    _emit(console, Text("Where one setting alone changes the outcome (first stop or block; - = none):", style="bold"), 2)
     for item in items:
         context = " ".join(f"{k}={_value_text(v)}" for k, v in item["with"].items())
         line = Text(f"  {item['dimension']}  ")
@@ -442,4 +456,15 @@ def frontier_chart(data: dict[str, Any], width: int = 72, height: int = 16) -> s
     plt.plot([p["metrics"]["harm"] for p in front], [p["metrics"][objective] for p in front], marker="*", label="Pareto front")
     plt.xlabel("harm (share of traces)")
     plt.ylabel(objective)
+    # The savings axis written as the table writes them (281,628, not 281628.0).
+    values = [p["metrics"][objective] for p in points]
+    low, high = min(values), max(values)
+    ticks = [low + (high - low) * i / 4 for i in range(5)] if high > low else [low]
+    if objective in ("recall", "precision"):
+        labels = [f"{t:.2f}" for t in ticks]
+    elif objective == "seconds_saved":
+        labels = [f"{t:,.1f}s" for t in ticks]
+    else:
+        labels = [f"{round(t):,}" for t in ticks]
+    plt.yticks(ticks, labels)
     return plt.build()

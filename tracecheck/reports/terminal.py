@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..text.textsafe import one_line, plain
-from .data import basis_note, count as _count, effect as _effect, location, pct as _pct, seconds as _seconds, shown_id
+from .data import basis_note, count as _count, effect as _effect, location, pct as _pct, seconds as _seconds, shown_id, unchecked_remedy
 
 PHASE_ORDER = {"before_tools": 0, "after_tools": 1, "final": 2}
 ACTION_STYLES = {"hint": "cyan", "block": "yellow", "reject": "magenta", "stop": "bold red", "abort": "bold red"}
@@ -29,7 +29,7 @@ def _expectations(console: Console, trace: dict[str, Any]) -> None:
         else:
             continue
         line.append_text(plain(item["message"] + (f" ({item['note']})" if item["note"] else "")))
-        console.print(line)
+        _emit(console, line, 4)
 
 
 def _where(fire: dict[str, Any], turns: int) -> str:
@@ -310,7 +310,7 @@ class TerminalWriter:
                     for r in item["runs"]
                 )
             )
-            console.print(head)
+            _emit(console, head, 4)
             console.print(Text("    round " + " ".join(f"{r['tokenizer']:>7}" for r in item["runs"]), style="dim"))
             for i in range(len(item["runs"][0]["scores"])):
                 cells = [r["scores"][i] for r in item["runs"]]
@@ -318,12 +318,14 @@ class TerminalWriter:
                     continue
                 row = f"    {i + 1:>5} " + " ".join(f"{c:>7.2f}" if c is not None else f"{'-':>7}" for c in cells)
                 console.print(Text(row))
-        console.print(
+        _emit(
+            console,
             Text(
                 f"  the tokenizers differ on {len(self.differing)} of {_count(self.compared, 'trace')} "
                 "(scores: best similarity of each search round to an earlier search)",
                 style="dim",
-            )
+            ),
+            4,
         )
         console.print()
 
@@ -371,7 +373,8 @@ class TerminalWriter:
                 Text(
                     f"  {_count(count, 'expectation')} not checked: about "
                     + ", ".join(sorted(self.unchecked))
-                    + ", which the settings do not run (add one with --set CODE.enabled=true, or use --preset seeds)",
+                    + ", which the settings do not run (add one with --set CODE.enabled=true"
+                    + (f", or use {remedy})" if (remedy := unchecked_remedy(self.unchecked)) else ")"),
                     style="yellow",
                 ),
                 4,

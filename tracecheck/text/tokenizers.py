@@ -142,4 +142,6 @@ def get_tokenizer(name: str) -> Callable[[str], list[str]]:
     if name == "jieba":
         _jieba_cut()  # fail early with the install hint
         return jieba_tokens
-    raise TracecheckError(f"unknown tokenizer {name!r}; choose one of: {', '.join(TOKENIZERS)}")
+    from ..config import did_you_mean
+
+    raise TracecheckError(f"unknown tokenizer {name!r}{did_you_mean(name, TOKENIZERS)}; choose one of: {', '.join(TOKENIZERS)}")
