@@ -243,7 +243,7 @@ def _waste_findings(trace: Trace, result: TraceResult, max_rounds: int | None, m
                 file=trace.file,
                 line=_round_line(trace, stop.round) or trace.line,
                 round=stop.round,
-                message=f"the agent loops: {stop.code} would have stopped it at round {stop.round} ({stop.reason}), "
+                message=f"the agent loops: {stop.code} would have {'ended the run' if stop.action is Action.ABORT else 'stopped it'} at round {stop.round} ({stop.reason}), "
                 f"saving {value:,} {noun} (more than --max-wasted-{noun} {limit:,})"
                 + (
                     f"; but the recorded run found new information at round {stop.new_information[0]} "

@@ -41,6 +41,13 @@ def pct(part: float | None, whole: float | None) -> str:
     return f" ({100 * part / whole:.0f}%)"
 
 
+def notes(*parts: str) -> str:
+    """Parenthesised notes after a figure, such as " (59%)" and " (estimated)", written
+    as one: " (59%, estimated)"."""
+    inner = [part.strip()[1:-1] for part in parts if part.strip()]
+    return f" ({', '.join(inner)})" if inner else ""
+
+
 def count(number: int, noun: str) -> str:
     return f"{number:,} {noun}" + ("" if abs(number) == 1 else "s")
 
@@ -149,7 +156,7 @@ def effect(saved: dict[str, Any], trace: dict[str, Any]) -> str:
         (saved["tool_calls"], count(abs(saved["tool_calls"]), "tool call") + pct(abs(saved["tool_calls"]), trace["tool_calls"])),
         (
             saved["tokens"],
-            f"{abs(saved['tokens']):,} tokens{basis_note(saved)}{pct(abs(saved['tokens']), trace['tokens'])}",
+            f"{abs(saved['tokens']):,} tokens{notes(pct(abs(saved['tokens']), trace['tokens']), basis_note(saved))}",
         ),
     ]
     if saved["seconds"] is not None:

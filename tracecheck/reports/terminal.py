@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..text.textsafe import one_line, plain
-from .data import basis_note, count as _count, effect as _effect, location, pct as _pct, seconds as _seconds, shown_id, unchecked_remedy
+from .data import basis_note, count as _count, notes, effect as _effect, location, pct as _pct, seconds as _seconds, shown_id, unchecked_remedy
 
 PHASE_ORDER = {"before_tools": 0, "after_tools": 1, "final": 2}
 ACTION_STYLES = {"hint": "cyan", "block": "yellow", "reject": "magenta", "stop": "bold red", "abort": "bold red"}
@@ -355,8 +355,8 @@ class TerminalWriter:
             (saved["tool_calls"], whole["tool_calls"], "tool call", ""),
             (saved["tokens"], whole["tokens"], "token", basis_note(saved)),
         ]
-        gains = [f"{part:,} of {total:,} {noun}s{_pct(part, total)}{note}" for part, total, noun, note in rows if part > 0]
-        costs = [f"{_count(-part, 'more ' + noun)}{_pct(-part, total)}{note}" for part, total, noun, note in rows if part < 0]
+        gains = [f"{part:,} of {total:,} {noun}s{notes(_pct(part, total), note)}" for part, total, noun, note in rows if part > 0]
+        costs = [f"{_count(-part, 'more ' + noun)}{notes(_pct(-part, total), note)}" for part, total, noun, note in rows if part < 0]
         if whole["seconds"]:
             seconds = saved["seconds"] or 0.0
             if seconds > 0:
@@ -365,7 +365,7 @@ class TerminalWriter:
                 costs.append(f"{_seconds(-seconds)} more{_pct(-seconds, whole['seconds'])}")
         _emit(console, Text("  saved: " + (" · ".join(gains) if gains else "nothing")), 9)
         if costs:
-            _emit(console, Text("  costs: " + " · ".join(costs) + " (forced answers dearer than what they replaced)"), 9)
+            _emit(console, Text("  costs: " + " · ".join(costs) + " — forced answers dearer than what they replaced"), 9)
         if self.unchecked:
             count = sum(self.unchecked.values())
             _emit(
