@@ -451,3 +451,17 @@ def test_presets_side_by_side_say_each_note_once(cli):
 
     result = cli("replay", "--preset", "seeds,default", "--ignore", "ALL", str(SAMPLES / "healthy_pagination.jsonl"))
     assert result.stderr.count("note: no guard runs with these settings") == 1
+
+
+def test_a_figure_carries_its_notes_in_one_parenthesis(cli):
+    """'2,892 tokens (59%, estimated)', not '(estimated) (59%)': the share and how the
+    figure is known read as one note."""
+    import re
+
+    from conftest import SAMPLES
+
+    result = cli("replay", str(SAMPLES / "openai"))
+    assert result.exit_code == 0, result.stderr
+    assert re.search(r"[\d,]+ tokens \(\d+%, estimated\)", result.stdout), result.stdout
+    assert re.search(r"[\d,]+ tokens \(\d+%, some estimated\)", result.stdout), result.stdout
+    assert ") (" not in result.stdout.replace("\n", " ")
