@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from conftest import SAMPLES, write_jsonl
 
 HOSTILE = [
@@ -69,8 +71,10 @@ def test_standard_input_is_read_with_dash(cli):
     assert result.exit_code == 0 and "trace evil" in result.stdout
 
 
-def test_show_explains_each_guard_round_by_round(cli):
+def test_show_explains_each_guard_round_by_round(cli, monkeypatch):
     from conftest import SAMPLES
+
+    monkeypatch.setenv("COLUMNS", "1000")  # whole lines: this test reads what they say
 
     path = str(SAMPLES / "seed000_mixed_round.jsonl")
     out = cli("show", path).stdout
@@ -169,3 +173,19 @@ def test_a_guard_that_stopped_shows_no_state_while_it_sits_out_its_turn(cli):
     # P004 stops in turn 2 (round 6) and is back, afresh, in turn 3.
     assert "· P004 " not in turns[1].split("  round  7")[1]
     assert "· P004 " in turns[2]
+
+
+@pytest.mark.parametrize("columns", [80, 120])
+def test_show_fits_the_terminal_width_and_wraps_between_words(cli, monkeypatch, columns):
+    from rich.cells import cell_len
+
+    from conftest import SAMPLES
+
+    monkeypatch.setenv("COLUMNS", str(columns))
+    out = cli("show", str(SAMPLES / "seed002_contract_search_token_limit.jsonl")).stdout
+    lines = out.splitlines()
+    assert max(cell_len(line) for line in lines) <= columns
+    assert not [line for line in lines if line != line.rstrip()]
+    # A guard's state that does not fit goes on under it, indented past its "·".
+    state = next(k for k, line in enumerate(lines) if line.startswith("      · P001 "))
+    assert lines[state + 1].startswith("        ") and not lines[state + 1].startswith("         ")

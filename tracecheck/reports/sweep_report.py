@@ -318,10 +318,10 @@ def write_terminal(console, data: dict[str, Any], chart: str | None = None) -> N
     for point, mark, values, figures in rows:
         table.add_row(f"{mark} {values[0]}", *values[1:], *figures, style="bold green" if point["best"] else "")
     console.print(Text(f"{len(data['points'])} settings on {data['traces']} traces, sorted by {data['objective']}", style="bold underline"))
-    from .terminal import _emit, print_table
+    from .terminal import emit, print_table
 
     print_table(console, table)
-    _emit(
+    emit(
         console,
         Text(
             "> best under the constraints · * Pareto front (savings against harm) · harm: share of traces cut while labelled a "
@@ -339,7 +339,7 @@ def write_terminal(console, data: dict[str, Any], chart: str | None = None) -> N
             console.print(shown)
     baseline = data.get("baseline")
     if baseline is not None:
-        _emit(
+        emit(
             console,
             Text(
                 f"current settings: {baseline['traces_stopped']} stopped · {_fmt(baseline['tokens_saved'])} tokens saved"
@@ -350,10 +350,10 @@ def write_terminal(console, data: dict[str, Any], chart: str | None = None) -> N
         )
     line = Text("verdict: ", style="bold")
     line.append_text(plain(data["verdict"]))
-    _emit(console, line, 2)
+    emit(console, line, 2)
     validation = data.get("validation")
     if validation:
-        _emit(console, Text(_validation_text(validation, data), style="cyan"), 2)
+        emit(console, Text(_validation_text(validation, data), style="cyan"), 2)
     if data["toml"]:
         console.print(Text("paste into pyproject.toml (or use --write-config FILE):", style="dim"))
         console.print(Text(data["toml"].rstrip()))
@@ -369,12 +369,12 @@ def _disagreements(console, data: dict[str, Any]) -> None:
     """Traces on which one dimension alone changes what happens."""
     from rich.text import Text
 
-    from .terminal import _emit
+    from .terminal import emit
 
     items = data.get("disagreements") or []
     if not items:
         return
-    _emit(console, Text("Where one setting alone changes the outcome (first stop or block; - = none):", style="bold"), 2)
+    emit(console, Text("Where one setting alone changes the outcome (first stop or block; - = none):", style="bold"), 2)
     for item in items:
         context = " ".join(f"{k}={_value_text(v)}" for k, v in item["with"].items())
         line = Text(f"  {item['dimension']}  ")
@@ -382,7 +382,7 @@ def _disagreements(console, data: dict[str, Any]) -> None:
         line.append(f" ({item['kind']})  {_runs(item['first_round'])}")
         if context:
             line.append(f"  at {context}" + (f" (and {item['groups'] - 1} more of {item['of']} such settings)" if item["groups"] > 1 else ""), style="dim")
-        _emit(console, line, 4)
+        emit(console, line, 4)
 
 
 def _runs(pairs: list[list[Any]]) -> str:

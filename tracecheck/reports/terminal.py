@@ -29,7 +29,7 @@ def _expectations(console: Console, trace: dict[str, Any]) -> None:
         else:
             continue
         line.append_text(plain(item["message"] + (f" ({item['note']})" if item["note"] else "")))
-        _emit(console, line, 4)
+        emit(console, line, 4)
 
 
 def _where(fire: dict[str, Any], turns: int) -> str:
@@ -45,7 +45,7 @@ def print_table(console: Console, table) -> None:
         console.print(Text.from_ansi(line.rstrip()))
 
 
-def _emit(console: Console, text: Text, indent: int = 4) -> None:
+def emit(console: Console, text: Text, indent: int = 4) -> None:
     """Print ``text`` within the console's width: words wrapped (never cut by the
     terminal mid-word), continuation lines indented by ``indent``, no trailing spaces."""
     text.rstrip()
@@ -70,7 +70,7 @@ def _trace_head(console: Console, trace: dict[str, Any]) -> None:
     if outcome:
         head.append("  ")
         head.append_text(plain(f"outcome={outcome}", "magenta"))
-    _emit(console, head, 2)
+    emit(console, head, 2)
     turns = trace.get("turns", 1)
     facts = "  " + (f"{_count(turns, 'turn')} · " if turns > 1 else "")
     facts += f"{_count(trace['rounds'], 'round')} · {_count(trace['tool_calls'], 'tool call')} · {_num(trace['tokens'])} tokens"
@@ -79,7 +79,7 @@ def _trace_head(console: Console, trace: dict[str, Any]) -> None:
         facts += f" · {_seconds(trace['seconds'])}"
     if not trace["answered"]:
         facts += " · ended without an answer" + (f": {one_line(trace['error'], 60)}" if trace["error"] else "")
-    _emit(console, plain(facts, "dim"), 2)
+    emit(console, plain(facts, "dim"), 2)
 
 
 def _stops_text(policy: dict[str, Any], turns: int) -> str:
@@ -132,22 +132,22 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
             line.append("  (alone, after the policy's stop)", style="dim")
         if fire.get("stale"):
             line.append("  stale: the call's recorded result changed; the block would have hidden it", style="bold yellow")
-        _emit(console, line, 6)
-        _emit(console, Text("      ").append_text(plain(one_line(fire["reason"], 240), "dim" if after_stop else "")), 6)
+        emit(console, line, 6)
+        emit(console, Text("      ").append_text(plain(one_line(fire["reason"], 240), "dim" if after_stop else "")), 6)
         if fire.get("new_information"):
             found = fire["new_information"]
-            _emit(console, Text(f"      the recorded run found new information at round {found['round']} ({found['what']})", style="yellow"), 6)
+            emit(console, Text(f"      the recorded run found new information at round {found['round']} ({found['what']})", style="yellow"), 6)
     if not policy["stops"]:
         summary = Text("  policy: no stop", style="dim")
         if policy["blocked_calls"]:
             summary.append(f"; {_count(policy['blocked_calls'], 'call')} blocked → {_effect(policy['saved'], trace)}")
         if policy.get("stale_blocks"):
             summary.append(f"; {_count(policy['stale_blocks'], 'block')} would have returned stale data (not counted)")
-        _emit(console, summary, 10)
+        emit(console, summary, 10)
         return
     text = Text("  policy: ", style="bold")
     text.append(_stops_text(policy, turns) + f" → {_effect(policy['saved'], trace)}")
-    _emit(console, text, 10)
+    emit(console, text, 10)
     notes = []
     forced = policy["saved"]["forced_answer_tokens"]
     if forced is not None:
@@ -160,11 +160,11 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
     if policy.get("later_turns_as_recorded"):
         notes.append("a stop ends its turn; later turns are assumed to happen as recorded")
     if notes:
-        _emit(console, Text("          " + "; ".join(notes), style="dim"), 10)
+        emit(console, Text("          " + "; ".join(notes), style="dim"), 10)
     if policy["outcome_change"]:
-        _emit(console, Text(f"          {policy['outcome_change']}", style="bold yellow"), 10)
+        emit(console, Text(f"          {policy['outcome_change']}", style="bold yellow"), 10)
     if policy.get("possible_harm"):
-        _emit(console, Text(f"          possible harm: {policy['possible_harm']}", style="bold red"), 10)
+        emit(console, Text(f"          possible harm: {policy['possible_harm']}", style="bold red"), 10)
 
 
 def _preset_block(console: Console, trace: dict[str, Any]) -> None:
@@ -193,7 +193,7 @@ def _preset_block(console: Console, trace: dict[str, Any]) -> None:
         for text, style in notes:
             line.append("  ")
             line.append(text, style=style)
-        _emit(console, line, 14)
+        emit(console, line, 14)
 
 
 def _preset_summary(console: Console, by_preset: dict[str, dict[str, Any]]) -> None:
@@ -231,11 +231,11 @@ def _preset_summary(console: Console, by_preset: dict[str, dict[str, Any]]) -> N
     whole = next(iter(by_preset.values()))["whole"]
     recorded = f"  as recorded: {_count(whole['llm_calls'], 'LLM call')} · {_count(whole['tool_calls'], 'tool call')} · {whole['tokens']:,} tokens"
     recorded += basis_note(whole) + (f" · {_seconds(whole['seconds'])}" if whole["seconds"] is not None else "")
-    _emit(console, Text(recorded), 4)
+    emit(console, Text(recorded), 4)
     broken = [f"{name} {totals['expectations_broken']}" for name, totals in by_preset.items() if totals["expectations_broken"]]
     if broken:
-        _emit(console, Text("  expectations broken: " + " · ".join(broken), style="bold red"), 4)
-    _emit(
+        emit(console, Text("  expectations broken: " + " · ".join(broken), style="bold red"), 4)
+    emit(
         console,
         Text(
             "  saved: what the preset's stops and blocks save (negative: a forced answer dearer than what it replaced)"
@@ -310,7 +310,7 @@ class TerminalWriter:
                     for r in item["runs"]
                 )
             )
-            _emit(console, head, 4)
+            emit(console, head, 4)
             console.print(Text("    round " + " ".join(f"{r['tokenizer']:>7}" for r in item["runs"]), style="dim"))
             for i in range(len(item["runs"][0]["scores"])):
                 cells = [r["scores"][i] for r in item["runs"]]
@@ -318,7 +318,7 @@ class TerminalWriter:
                     continue
                 row = f"    {i + 1:>5} " + " ".join(f"{c:>7.2f}" if c is not None else f"{'-':>7}" for c in cells)
                 console.print(Text(row))
-        _emit(
+        emit(
             console,
             Text(
                 f"  the tokenizers differ on {len(self.differing)} of {_count(self.compared, 'trace')} "
@@ -333,7 +333,7 @@ class TerminalWriter:
         console = self.console
         whole, saved = totals["whole"], totals["saved"]
         console.print(Text("Summary", style="bold underline"))
-        _emit(
+        emit(
             console,
             Text(
                 f"  {_count(totals['traces'], 'trace')} · {totals['traces_with_fires']} with fires · "
@@ -363,12 +363,12 @@ class TerminalWriter:
                 gains.append(f"{_seconds(seconds)} of {_seconds(whole['seconds'])}{_pct(seconds, whole['seconds'])}")
             elif seconds < 0:
                 costs.append(f"{_seconds(-seconds)} more{_pct(-seconds, whole['seconds'])}")
-        _emit(console, Text("  saved: " + (" · ".join(gains) if gains else "nothing")), 9)
+        emit(console, Text("  saved: " + (" · ".join(gains) if gains else "nothing")), 9)
         if costs:
-            _emit(console, Text("  costs: " + " · ".join(costs) + " — forced answers dearer than what they replaced"), 9)
+            emit(console, Text("  costs: " + " · ".join(costs) + " — forced answers dearer than what they replaced"), 9)
         if self.unchecked:
             count = sum(self.unchecked.values())
-            _emit(
+            emit(
                 console,
                 Text(
                     f"  {_count(count, 'expectation')} not checked: about "
@@ -380,7 +380,7 @@ class TerminalWriter:
                 4,
             )
         if totals["by_guard"]:
-            _emit(
+            emit(
                 console,
                 Text(
                     "  fires: " + " · ".join(f"{code} {v['fires']} in {_count(v['traces'], 'trace')}" for code, v in totals["by_guard"].items()),

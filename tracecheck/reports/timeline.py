@@ -110,19 +110,28 @@ def _call_lines(call: ToolCall) -> list[Text]:
     return lines
 
 
+def _put(console: Console, line: Text) -> None:
+    """Print a timeline line within the console's width: wrapped between words, the
+    continuation indented two past the line's own indent (as the replay report does)."""
+    from .terminal import emit
+
+    for part in line.split("\n"):
+        emit(console, part, len(part.plain) - len(part.plain.lstrip(" ")) + 2)
+
+
 def render_trace(console: Console, trace: Trace, annotate: RoundAnnotator | None = None) -> None:
     costs = round_costs(trace)
-    console.print(trace_summary(trace, costs))
+    _put(console, trace_summary(trace, costs))
     said = {m.before_round: m for m in trace.user_messages}
     several_turns = len({r.turn for r in trace.rounds}) > 1
     for rnd, cost in zip(trace.rounds, costs):
         message = said.get(rnd.index)
         if several_turns and (message is not None or rnd.index == 1):
-            console.print(Text(f"  turn {rnd.turn}", style="bold magenta"))
+            _put(console, Text(f"  turn {rnd.turn}", style="bold magenta"))
         if message is not None:
             line = Text("    user: ", style="magenta")
             line.append_text(plain(one_line(message.text, 200)))
-            console.print(line)
+            _put(console, line)
         head = Text(f"  round {rnd.index:>2}", style="bold")
         head.append(f"  {_clock(rnd.started_at)}", style="dim")
         if rnd.seconds is not None:
@@ -132,20 +141,20 @@ def render_trace(console: Console, trace: Trace, annotate: RoundAnnotator | None
             head.append_text(plain(f"  {rnd.finish_reason}", "dim"))
         if rnd.is_final:
             head.append("  final answer" if rnd is trace.rounds[-1] else "  reply", style="green")
-        console.print(head)
+        _put(console, head)
         if rnd.text.strip():
-            console.print(Text("    ").append_text(plain(one_line(rnd.text, 200), "italic")))
+            _put(console, Text("    ").append_text(plain(one_line(rnd.text, 200), "italic")))
         for call in rnd.tool_calls:
             for line in _call_lines(call):
-                console.print(line)
+                _put(console, line)
         if annotate is not None:
             for line in annotate(trace, rnd):
-                console.print(line)
+                _put(console, line)
     trailing = [m for m in trace.user_messages if m.before_round > len(trace.rounds)]
     for message in trailing:
         line = Text("    user: ", style="magenta")
         line.append_text(plain(one_line(message.text, 200)))
-        console.print(line)
+        _put(console, line)
     console.print()
 
 
