@@ -377,13 +377,13 @@ def test_expectations_not_checked_offer_the_seeds_preset_only_where_it_runs_them
     from conftest import SAMPLES
 
     default = cli("replay", str(SAMPLES / "seed000_weather_loop.jsonl")).stdout
-    assert "about R001, which the settings do not run (add one with --set CODE.enabled=true, or use --preset seeds)" in default
+    assert "about R001, which the settings do not run (run it with --set R001.enabled=true, or use --preset seeds)" in default
     # The seeds preset runs neither P004, R003 nor F002: it is no remedy for those.
     seeds = cli("replay", "--preset", "seeds", str(SAMPLES)).stdout
-    assert "about F002, P004, R003, which the settings do not run (add one with --set CODE.enabled=true)" in seeds
+    assert "about F002, P004, R003, which the settings do not run (run them with --set CODE.enabled=true)" in seeds
     assert "--preset seeds" not in seeds
     markdown = cli("replay", "--preset", "seeds", "--format", "markdown", str(SAMPLES)).stdout
-    assert "(add one with `--set CODE.enabled=true`)" in markdown and "`--preset seeds`" not in markdown
+    assert "(run them with `--set CODE.enabled=true`)" in markdown and "`--preset seeds`" not in markdown
 
 
 def test_the_html_report_says_how_to_check_the_expectations_it_could_not(cli, tmp_path):
@@ -392,7 +392,7 @@ def test_the_html_report_says_how_to_check_the_expectations_it_could_not(cli, tm
     for preset, remedy in (("default", ", or use --preset seeds)"), ("seeds", ")")):
         target = tmp_path / f"{preset}.html"
         assert cli("replay", "--preset", preset, "-o", str(target), str(SAMPLES)).exit_code == 0
-        assert "which the settings do not run (add one with --set CODE.enabled=true" + remedy in target.read_text(encoding="utf-8")
+        assert "which the settings do not run (run them with --set CODE.enabled=true" + remedy in target.read_text(encoding="utf-8")
 
 
 def _fired(cli, *args):

@@ -198,6 +198,6 @@ def test_a_refused_call_is_stale_when_its_result_had_changed_and_saved_when_it_h
 def test_expectations_about_guards_the_settings_do_not_run_are_counted_once_not_listed(cli):
     terminal = replay(cli, str(SAMPLES / "alternating_ab_loop.jsonl")).stdout
     assert "? expectation not checked" not in terminal
-    assert "  2 expectations not checked: about R001, R002, which the settings do not run (add one with --set CODE.enabled=true, or use --preset seeds)" in terminal
+    assert "  2 expectations not checked: about R001, R002, which the settings do not run (run them with --set CODE.enabled=true, or use --preset seeds)" in terminal
     seeds = replay(cli, str(SAMPLES / "alternating_ab_loop.jsonl"), "--preset", "seeds").stdout
     assert "not checked" not in seeds

@@ -52,6 +52,14 @@ def count(number: int, noun: str) -> str:
     return f"{number:,} {noun}" + ("" if abs(number) == 1 else "s")
 
 
+def enable_hint(codes) -> str:
+    """How to run guards the settings leave out: "run it with --set R001.enabled=true"."""
+    codes = sorted(codes)
+    if len(codes) == 1:
+        return f"run it with --set {codes[0]}.enabled=true"
+    return "run them with --set CODE.enabled=true"
+
+
 def unchecked_remedy(codes) -> str | None:
     """``--preset seeds`` when that preset runs every guard in ``codes`` (expectations
     about guards the settings do not run), else None: it is offered only where it helps."""

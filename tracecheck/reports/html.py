@@ -23,7 +23,7 @@ from typing import Any
 
 from ..model import OUTCOMES
 from ..text.textsafe import neutralize, neutralize_lines, one_line, single_line
-from .data import BASIS_NOTES, basis_note, count, effect, seconds, shown_id, unchecked_remedy
+from .data import BASIS_NOTES, basis_note, count, effect, seconds, shown_id, enable_hint, unchecked_remedy
 from .rounds import CALL_ID_CHARS
 
 FIRED_TIMELINES = 100  # timelines for the first traces where a guard fired ...
@@ -757,7 +757,7 @@ class HtmlWriter:
             lines.append(
                 f'<p class="note warn">{esc(count(sum(self.unchecked.values()), "expectation"))} not checked: about '
                 + esc(", ".join(sorted(self.unchecked)))
-                + ", which the settings do not run (add one with --set CODE.enabled=true"
+                + esc(f", which the settings do not run ({enable_hint(self.unchecked)}")
                 + (f", or use {remedy})" if (remedy := unchecked_remedy(self.unchecked)) else ")")
                 + "</p>"
             )

@@ -18,6 +18,7 @@ from .data import (
     basis_note,
     count,
     effect,
+    enable_hint,
     fire_groups,
     location,
     policy_lines,
@@ -294,7 +295,7 @@ class MarkdownWriter:
             number = sum(self.unchecked.values())
             self.write(
                 f"\n{count(number, 'expectation')} not checked: about {', '.join(md(g) for g in sorted(self.unchecked))}, which the settings do not run "
-                "(add one with `--set CODE.enabled=true`"
+                f"({enable_hint(self.unchecked).replace('with ', 'with `', 1)}`"
                 + (f", or use `{remedy}`)\n" if (remedy := unchecked_remedy(self.unchecked)) else ")\n")
             )
         if totals["by_guard"]:

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..text.textsafe import one_line, plain
-from .data import basis_note, count as _count, notes, effect as _effect, location, pct as _pct, seconds as _seconds, shown_id, unchecked_remedy
+from .data import basis_note, count as _count, notes, effect as _effect, location, pct as _pct, seconds as _seconds, shown_id, enable_hint, unchecked_remedy
 
 PHASE_ORDER = {"before_tools": 0, "after_tools": 1, "final": 2}
 ACTION_STYLES = {"hint": "cyan", "block": "yellow", "reject": "magenta", "stop": "bold red", "abort": "bold red"}
@@ -373,7 +373,7 @@ class TerminalWriter:
                 Text(
                     f"  {_count(count, 'expectation')} not checked: about "
                     + ", ".join(sorted(self.unchecked))
-                    + ", which the settings do not run (add one with --set CODE.enabled=true"
+                    + f", which the settings do not run ({enable_hint(self.unchecked)}"
                     + (f", or use {remedy})" if (remedy := unchecked_remedy(self.unchecked)) else ")"),
                     style="yellow",
                 ),
