@@ -500,3 +500,12 @@ def test_long_trace_ids_wrap_inside_the_table_in_a_browser(browser, cli, tmp_pat
     cards = opened.page.evaluate("document.querySelector('.cards').getBoundingClientRect().right")
     assert right <= cards + 1 and opened.page.evaluate("document.documentElement.scrollWidth") <= 1280
     opened.close()
+
+
+def test_the_table_fits_a_1024_pixel_window_in_a_browser(browser, cli, tmp_path):
+    """Below 1,100 pixels the trace and policy columns give up their wide minimums, so the
+    page does not scroll sideways on a laptop's half screen."""
+    opened = Opened(browser, replay_html(cli, tmp_path, str(SAMPLES)))
+    opened.page.set_viewport_size({"width": 1024, "height": 800})
+    assert opened.page.evaluate("document.documentElement.scrollWidth") <= 1024
+    opened.close()

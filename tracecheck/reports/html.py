@@ -115,6 +115,7 @@ td.r,th.r{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 tbody tr:hover{background:#f3f6fb}
 td .where{color:var(--faint);font-size:12px;overflow-wrap:anywhere}
 #traces td:first-child{max-width:380px;min-width:230px;overflow-wrap:anywhere}#traces td.pol{min-width:250px}
+@media (max-width:1100px){#traces td:first-child{min-width:150px}#traces td.pol{min-width:160px}th,td{padding:5px 6px}thead th{white-space:normal}}
 td .tag{white-space:nowrap}
 a{color:#1f5fbf;text-decoration:none}a:hover{text-decoration:underline}
 .badge{display:inline-block;border-radius:4px;padding:0 5px;font-size:12px;font-weight:600;margin:1px 2px 1px 0;border:1px solid transparent;white-space:nowrap}
