@@ -189,3 +189,21 @@ def test_show_fits_the_terminal_width_and_wraps_between_words(cli, monkeypatch, 
     # A guard's state that does not fit goes on under it, indented past its "·".
     state = next(k for k, line in enumerate(lines) if line.startswith("      · P001 "))
     assert lines[state + 1].startswith("        ") and not lines[state + 1].startswith("         ")
+
+
+def test_a_chinese_sentence_is_folded_beside_its_label_not_moved_under_it(cli, tmp_path, monkeypatch):
+    """Chinese has no spaces to wrap at: the text starts on the label's line and is folded
+    at the width, as a terminal would, instead of leaving "user:" alone on a line."""
+    from rich.cells import cell_len
+
+    trace = "对话"
+    write_jsonl(tmp_path / "zh.jsonl", [
+        {"type": "user", "trace": trace, "text": "请帮我查一下明天北京的天气情况以及是否需要带伞出门，另外顺便看看后天上海的空气质量指数和紫外线强度怎么样。"},
+        {"type": "round", "trace": trace, "text": "好的，我先查询北京明天的天气预报，然后再查询上海后天的空气质量指数和紫外线强度，请稍等片刻。"},
+    ])
+    monkeypatch.setenv("COLUMNS", "60")
+    lines = cli("show", str(tmp_path / "zh.jsonl")).stdout.splitlines()
+    user = next(line for line in lines if line.lstrip().startswith("user:"))
+    assert user.strip() != "user:" and "请帮我" in user
+    assert all(cell_len(line) <= 60 for line in lines)
+    assert "".join(line.strip() for line in lines if "请" in line or "紫外线" in line or line.startswith("      ")).count("怎么样") == 1

@@ -152,11 +152,20 @@ def test_a_constraint_changes_the_choice_and_the_verdict_says_so(cli):
     careful = sweep_json(cli, "--preset", "ALL", str(SAMPLES))
     chosen = next(p for p in careful["points"] if p["best"])
     assert chosen["values"] == {"preset": "default"}
-    assert careful["constraints"] == [f"harm<={careful['baseline']['harm']:g} (the current settings' harm)"]
+    assert careful["constraints"] == [] and careful["harm_ceiling"] == careful["baseline"]["harm"]
     assert "preset=seeds saves more" in careful["verdict"] and "--constraint 'harm<=0.2424'" in careful["verdict"]
+    # What it offers keeps the limits asked for: a row that breaks them is not offered.
+    strict = sweep_json(cli, "--preset", "ALL", "--constraint", "recall>=0.99", str(SAMPLES))
+    assert "preset=seeds" not in strict["verdict"], strict["verdict"]
+    offered = re.search(r"--constraint '([^']*)'", strict["verdict"])
+    assert offered is None or offered.group(1).startswith("recall>=0.99,harm<=")
+    # Nothing harms as little as the current settings: the least harm is named, with its rule.
+    tight = sweep_json(cli, "--grid", "F001.threshold=1,2", str(SAMPLES))
+    if tight["best"] is None:
+        assert "the least harm is" in tight["verdict"] and "--constraint 'harm<=" in tight["verdict"], tight["verdict"]
     loose = sweep_json(cli, "--preset", "ALL", "--constraint", "harm<=1", str(SAMPLES))
     assert loose["best"] == next(p["number"] for p in loose["points"] if p["values"]["preset"] == "seeds")
-    assert loose["constraints"] == ["harm<=1"]
+    assert loose["constraints"] == ["harm<=1"] and loose["harm_ceiling"] is None
     tight = sweep_json(cli, "--preset", "ALL", "--constraint", "harm<=0.1,recall>=0.9", str(SAMPLES))
     chosen = next(p for p in tight["points"] if p["best"])
     assert chosen["values"] == {"preset": "default"} and chosen["pareto"]
@@ -226,7 +235,7 @@ def test_markdown_writes_the_figures_as_the_terminal_does(cli, monkeypatch):
     args = ("--grid", "P001.containment=0.6,0.8,0.95", "--holdout", "0.3", str(SAMPLES))
     terminal = cli("sweep", *args).stdout
     markdown = cli("sweep", "--format", "markdown", *args).stdout
-    table = [line for line in terminal.splitlines() if line[:1] in (">", " ") and line[3:4].isdigit()]
+    table = [line for line in terminal.splitlines() if line[:1] in (">", " ") and line[3:4].isdigit() and len(line[3:].split()) == 7]
     rows = [line for line in markdown.splitlines() if line.startswith("| ") and line.split(" | ")[1][:1].isdigit()]
     assert len(table) == len(rows) == 3
     for shown, row in zip(table, rows):

@@ -257,13 +257,17 @@ class Constraint:
         return {"<=": actual <= self.value, ">=": actual >= self.value, "<": actual < self.value, ">": actual > self.value, "==": actual == self.value}[self.op]
 
     def __str__(self) -> str:
-        return f"{self.metric}{self.op}{self.value:g}" + (" (the current settings' harm)" if self.implicit else "")
+        return f"{self.metric}{self.op}{self.value:g}"
+
+
+# Limits on any of these are limits on harm: the user chose how much, no ceiling is added.
+HARM_METRICS = frozenset({"harm", "harmed", "harm_labelled", "stale_blocks", "cut_new_information", "rounds_cut_on_success"})
 
 
 def with_harm_ceiling(constraints: Sequence[Constraint], baseline_row: dict[str, Any] | None) -> list[Constraint]:
     """``constraints``, plus harm no higher than the current settings' when none of them
     limits harm and the current settings were measured."""
-    if baseline_row is None or any(c.metric in ("harm", "harmed", "harm_labelled") for c in constraints):
+    if baseline_row is None or any(c.metric in HARM_METRICS for c in constraints):
         return list(constraints)
     return [*constraints, Constraint("harm", "<=", baseline_row["harm"], implicit=True)]
 

@@ -54,14 +54,21 @@ def matches_any(name: str, patterns: Iterable[str]) -> bool:
     """Whether a tool name matches one of the glob patterns (case-insensitive)."""
     if not isinstance(patterns, tuple):
         patterns = tuple(patterns)
+    if len(name) > _REMEMBERED_NAME:  # a malformed or hostile name: not kept in memory
+        return _match(name, patterns)
     return _matches_any(name, patterns)
 
 
-@functools.lru_cache(maxsize=4096)
-def _matches_any(name: str, patterns: tuple[str, ...]) -> bool:
-    # Several guards ask this of every call's tool name, and a run has few tool names.
+_REMEMBERED_NAME = 256
+
+
+def _match(name: str, patterns: tuple[str, ...]) -> bool:
     lowered = name.lower()
     return any(fnmatch.fnmatchcase(lowered, p.lower()) for p in patterns)
+
+
+# Several guards ask this of every call's tool name, and a run has few tool names.
+_matches_any = functools.lru_cache(maxsize=4096)(_match)
 
 
 def query_text(call: ToolCall, keys: Sequence[str] = DEFAULT_QUERY_KEYS) -> str:

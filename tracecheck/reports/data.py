@@ -52,6 +52,18 @@ def count(number: int, noun: str) -> str:
     return f"{number:,} {noun}" + ("" if abs(number) == 1 else "s")
 
 
+def count_unchecked(unchecked: dict[str, int], trace: dict[str, Any]) -> None:
+    """Add ``trace``'s expectations that no running guard could check to ``unchecked``
+    (guard code → how many), by code however the trace spelled the guard (r001, the name)."""
+    from ..guards import guard_by_key
+
+    for item in trace.get("expectations", []):
+        if item["met"] is None and not item.get("unknown_guard"):
+            guard = guard_by_key(item["guard"])
+            code = guard.code if guard is not None else item["guard"]
+            unchecked[code] = unchecked.get(code, 0) + 1
+
+
 def enable_hint(codes) -> str:
     """How to run guards the settings leave out: "run it with --set R001.enabled=true"."""
     codes = sorted(codes)

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..model import OUTCOMES
 from ..text.textsafe import neutralize, neutralize_lines, one_line, single_line
-from .data import BASIS_NOTES, basis_note, count, effect, seconds, shown_id, enable_hint, unchecked_remedy
+from .data import BASIS_NOTES, basis_note, count, effect, seconds, shown_id, count_unchecked, enable_hint, unchecked_remedy
 from .rounds import CALL_ID_CHARS
 
 FIRED_TIMELINES = 100  # timelines for the first traces where a guard fired ...
@@ -384,9 +384,7 @@ class HtmlWriter:
             self.codes[code] = self.codes.get(code, 0) + 1
         category, label = outcome_of(trace)
         self.outcomes[category] = self.outcomes.get(category, 0) + 1
-        for item in trace.get("expectations", []):
-            if item["met"] is None and not item.get("unknown_guard"):
-                self.unchecked[item["guard"]] = self.unchecked.get(item["guard"], 0) + 1
+        count_unchecked(self.unchecked, trace)
         self.seen[fired] += 1
         timeline = trace.get("timeline") is not None and self.drawn[fired] < self.limits[fired]
         if timeline:

@@ -17,6 +17,7 @@ from ..text.textsafe import neutralize, one_line
 from .data import (
     basis_note,
     count,
+    count_unchecked,
     effect,
     enable_hint,
     fire_groups,
@@ -122,9 +123,7 @@ class MarkdownWriter:
         self.write("# tracecheck replay\n")
 
     def trace(self, trace: dict[str, Any]) -> None:
-        for item in trace.get("expectations", []):
-            if item["met"] is None and not item.get("unknown_guard"):
-                self.unchecked[item["guard"]] = self.unchecked.get(item["guard"], 0) + 1
+        count_unchecked(self.unchecked, trace)
         comparison = trace.get("tokenizer_comparison")
         if comparison is not None:
             self.compared += 1

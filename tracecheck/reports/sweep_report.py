@@ -64,12 +64,25 @@ def _pct(part: float | None, whole: float | None) -> str:
 
 def verdict(result: SweepResult) -> str:
     objective = result.objective
+    asked = [c for c in result.constraints if not c.implicit]
+    ceiling = next((c for c in result.constraints if c.implicit), None)
+    # Rows that meet what the user asked for, but harm more than the current settings.
+    harming = [k for k, row in enumerate(result.rows) if ceiling is not None and not ceiling.holds(row) and all(c.holds(row) for c in asked)]
+
+    def allow(k: int) -> str:
+        rule = ",".join([*(str(c) for c in asked), f"harm<={result.rows[k]['harm']:g}"])
+        return f"--constraint '{rule}'"
+
     if result.best is None:
-        constraints = ", ".join(str(c) for c in result.constraints)
-        text = f"no grid point meets {constraints}"
-        if any(c.implicit for c in result.constraints):
-            text += ": keep the current settings, or allow more harm with --constraint 'harm<=X'"
-        return text
+        if ceiling is None:
+            return f"no grid point meets {', '.join(str(c) for c in asked)}"
+        text = f"no grid point harms no more than the current settings (harm {ceiling.value:.2f})" + (
+            f" and meets {', '.join(str(c) for c in asked)}" if asked else ""
+        )
+        if harming:
+            least = min(harming, key=lambda k: (result.rows[k]["harm"], k))
+            text += f"; the least harm is {result.points[least].label} ({result.rows[least]['harm']:.2f}): allow it with {allow(least)}"
+        return text + ", or keep the current settings"
     best = result.rows[result.best]
     label = result.points[result.best].label
     text = f"{label}: {objective} {_fmt(best.get(objective))} at harm {best['harm']:.2f}"
@@ -81,18 +94,16 @@ def verdict(result: SweepResult) -> str:
                 text += f", against {_fmt(c)} at harm {base['harm']:.2f} with the current settings ({_fmt(b - c)} more)"
             elif b == c:
                 text += f"; the current settings do as well ({_fmt(c)} at harm {base['harm']:.2f})"
-            elif any(not constraint.holds(base) for constraint in result.constraints if not constraint.implicit):
+            elif any(not constraint.holds(base) for constraint in asked):
                 text += f"; the current settings do better on {objective} ({_fmt(c)}) but break a constraint"
             else:
                 text += f"; the current settings, which are not in the grid, do better on {objective} ({_fmt(c)}): keep them"
-    ceiling = next((c for c in result.constraints if c.implicit), None)
-    if ceiling is not None:
-        more = [k for k, row in enumerate(result.rows) if not ceiling.holds(row) and (row.get(objective) or 0) > (best.get(objective) or 0)]
-        if more:
-            top = max(more, key=lambda k: result.rows[k].get(objective) or 0)
-            row = result.rows[top]
-            text += (f"; {result.points[top].label} saves more ({_fmt(row.get(objective))}) but harms more than the current "
-                     f"settings (harm {row['harm']:.2f}): allow it with --constraint 'harm<={row['harm']:g}'")
+    more = [k for k in harming if (result.rows[k].get(objective) or 0) > (best.get(objective) or 0)]
+    if more:
+        top = max(more, key=lambda k: (result.rows[k].get(objective) or 0, -k))
+        row = result.rows[top]
+        text += (f"; {result.points[top].label} saves more ({_fmt(row.get(objective))}) but harms more than the current "
+                 f"settings (harm {row['harm']:.2f}): allow it with {allow(top)}")
     return text
 
 
@@ -120,7 +131,9 @@ def sweep_data(result: SweepResult, dimensions: list[Dimension]) -> dict[str, An
         "tool": {"name": "tracecheck", "version": __version__},
         "traces": result.traces,
         "objective": result.objective,
-        "constraints": [str(c) for c in result.constraints],
+        "constraints": [str(c) for c in result.constraints if not c.implicit],
+        # Without a limit on harm the choice harms no more than the current settings.
+        "harm_ceiling": next((c.value for c in result.constraints if c.implicit), None),
         "dimensions": [{"key": d.key, "values": list(d.values)} for d in dimensions],
         "points": [
             {

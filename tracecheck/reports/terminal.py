@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.text import Text
 
 from ..text.textsafe import one_line, plain
-from .data import basis_note, count as _count, notes, effect as _effect, location, pct as _pct, seconds as _seconds, shown_id, enable_hint, unchecked_remedy
+from .data import basis_note, count as _count, notes, effect as _effect, location, pct as _pct, seconds as _seconds, shown_id, count_unchecked, enable_hint, unchecked_remedy
 
 PHASE_ORDER = {"before_tools": 0, "after_tools": 1, "final": 2}
 ACTION_STYLES = {"hint": "cyan", "block": "yellow", "reject": "magenta", "stop": "bold red", "abort": "bold red"}
@@ -53,9 +54,48 @@ def emit(console: Console, text: Text, indent: int = 4) -> None:
     if text.cell_len <= width:
         console.print(text)
         return
-    for number, line in enumerate(text.wrap(console, width - indent)):
-        line.rstrip()
-        console.print(line if number == 0 else Text(" " * indent).append_text(line))
+    number = 0
+    for paragraph in text.split("\n", allow_blank=True):
+        first = width if number == 0 else width - indent
+        for line in paragraph.divide(_breaks(paragraph.plain, first, width - indent)):
+            line.rstrip()
+            console.print(line if number == 0 else Text(" " * indent).append_text(line))
+            number += 1
+
+
+def _breaks(text: str, first: int, width: int) -> list[int]:
+    """Where to break ``text`` into lines of at most ``first`` cells, then ``width``
+    (the continuation lines are indented): between words; a
+    word longer than a whole line (a run of Chinese, a long JSON value) is folded from
+    where it starts, not moved under its label first (Rich's own wrap leaves "user:"
+    alone on a line above a Chinese sentence)."""
+    from rich.cells import get_character_cell_size
+    from rich._wrap import words
+
+    breaks: list[int] = []
+    used = 0
+    limit = first
+    for start, _end, word in words(text):
+        length = cell_len(word.rstrip())
+        if used + length <= limit:
+            used += cell_len(word)
+            continue
+        if length <= width:  # fits on a line of its own: move it there
+            if used:
+                breaks.append(start)
+                limit = width
+            used = cell_len(word)
+            continue
+        position = start
+        for char in word:  # fold: fill this line, then whole lines
+            size = get_character_cell_size(char)
+            if used + size > limit and used:
+                breaks.append(position)
+                limit = width
+                used = 0
+            used += size
+            position += 1
+    return [b for b in breaks if 0 < b < len(text)]
 
 
 def _trace_head(console: Console, trace: dict[str, Any]) -> None:
@@ -266,9 +306,7 @@ class TerminalWriter:
         self.presets = header.get("presets", [])
 
     def trace(self, trace: dict[str, Any]) -> None:
-        for item in trace.get("expectations", []):
-            if item["met"] is None and not item.get("unknown_guard"):
-                self.unchecked[item["guard"]] = self.unchecked.get(item["guard"], 0) + 1
+        count_unchecked(self.unchecked, trace)
         comparison = trace.get("tokenizer_comparison")
         if comparison is not None:
             self.compared += 1
