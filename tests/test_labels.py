@@ -256,8 +256,8 @@ def test_a_csv_template_keeps_formula_like_ids_as_text_and_reads_them_back(cli, 
     lines = []
     for trace_id in ids:
         lines.append(json.dumps({"type": "trace", "trace": trace_id}))
-        lines.append(json.dumps({"type": "user", "trace": trace_id, "content": "weather?"}))
-        lines.append(json.dumps({"type": "assistant", "trace": trace_id, "content": "Sunny."}))
+        lines.append(json.dumps({"type": "user", "trace": trace_id, "text": "weather?"}))
+        lines.append(json.dumps({"type": "round", "trace": trace_id, "text": "Sunny."}))
     source = write(tmp_path / "ids.jsonl", "\n".join(lines) + "\n")
     template = cli("label", str(source), "--format", "csv")
     assert template.exit_code == 0, template.stderr
@@ -266,6 +266,8 @@ def test_a_csv_template_keeps_formula_like_ids_as_text_and_reads_them_back(cli, 
 
     filled = template.stdout.replace(",,,,,", ",,failure,,,")
     sidecar = write(tmp_path / "filled.csv", filled)
-    traces = by_id(replay_json(cli, str(source), "--labels", str(sidecar)))
-    assert set(traces) == set(ids)
+    replayed = cli("replay", str(source), "--labels", str(sidecar), "-f", "json", "--strict")
+    assert replayed.exit_code == 0, replayed.stderr  # the traces read cleanly: no warning
+    traces = by_id(json.loads(replayed.stdout))
+    assert set(traces) == set(ids) and all(traces[i]["rounds"] == 1 for i in ids)
     assert all(traces[i]["labels"] == {"outcome": "failure"} for i in ids), {i: traces[i]["labels"] for i in ids}

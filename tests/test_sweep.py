@@ -161,8 +161,8 @@ def test_a_constraint_changes_the_choice_and_the_verdict_says_so(cli):
     assert offered is None or offered.group(1).startswith("recall>=0.99,harm<=")
     # Nothing harms as little as the current settings: the least harm is named, with its rule.
     tight = sweep_json(cli, "--grid", "F001.threshold=1,2", str(SAMPLES))
-    if tight["best"] is None:
-        assert "the least harm is" in tight["verdict"] and "--constraint 'harm<=" in tight["verdict"], tight["verdict"]
+    assert tight["best"] is None
+    assert "the least harm is" in tight["verdict"] and "--constraint 'harm<=" in tight["verdict"], tight["verdict"]
     loose = sweep_json(cli, "--preset", "ALL", "--constraint", "harm<=1", str(SAMPLES))
     assert loose["best"] == next(p["number"] for p in loose["points"] if p["values"]["preset"] == "seeds")
     assert loose["constraints"] == ["harm<=1"] and loose["harm_ceiling"] is None

@@ -11,6 +11,16 @@ from .signals import excerpt
 
 APOLOGY = "I'm sorry, I can't access that file. Could you paste its contents here?"
 
+# τ-bench's dead end: every user turn gets the same transfer message after the same tool.
+_TRANSFER_LOOP = tuple(
+    step
+    for request in ("Cancel my flight", "I said cancel it", "Just cancel it!")
+    for step in (
+        calls(Call("transfer_to_human_agents", {"summary": request}, "Transfer successful"), user=request),
+        answer("YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON."),
+    )
+)
+
 
 @dataclass(frozen=True)
 class T001Options(GuardOptions):
@@ -118,14 +128,7 @@ class RepeatedMessage(Guard):
     examples = (
         Example(
             "The same reply after a tool call, turn after turn, counts only with tool_calls_break off",
-            tuple(
-                step
-                for request in ("Cancel my flight", "I said cancel it", "Just cancel it!")
-                for step in (
-                    calls(Call("transfer_to_human_agents", {"summary": request}, "Transfer successful"), user=request),
-                    answer("YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON."),
-                )
-            ),
+            _TRANSFER_LOOP,
             options={"enabled": True, "tool_calls_break": False},
             expect=((6, "final", "stop"),),
         ),
@@ -143,14 +146,7 @@ class RepeatedMessage(Guard):
         ),
         Example(
             "... and by default the calls between them break the streak",
-            tuple(
-                step
-                for request in ("Cancel my flight", "I said cancel it", "Just cancel it!")
-                for step in (
-                    calls(Call("transfer_to_human_agents", {"summary": request}, "Transfer successful"), user=request),
-                    answer("YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON."),
-                )
-            ),
+            _TRANSFER_LOOP,
             options={"enabled": True},
         ),
         Example(

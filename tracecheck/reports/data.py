@@ -7,6 +7,7 @@ reports cannot disagree. Reports know fires and savings, not how guards work.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from typing import Any
 
 from .. import __version__
@@ -112,9 +113,7 @@ def fire_groups(trace: dict[str, Any]) -> list[tuple[dict[str, Any], list[int], 
     """The fires of a trace as a person reads them: (fire, the rounds of the same soft
     action of the same guard repeated later, whether the fire comes after the policy left
     its turn: what that guard would do alone). As the terminal report groups them."""
-    policy = trace["policy"]
-    ends = {stop["turn"]: (stop["round"], PHASE_ORDER[stop["phase"]]) for stop in policy["stops"]}
-    abort = next(((s["turn"], s["round"], PHASE_ORDER[s["phase"]]) for s in policy["stops"] if s["action"] == "abort"), None)
+    alone = after_policy_stop(trace)
     fires, shown, out = trace["fires"], set(), []
     for index, fire in enumerate(fires):
         if index in shown:
@@ -128,11 +127,23 @@ def fire_groups(trace: dict[str, Any]) -> list[tuple[dict[str, Any], list[int], 
             and fires[j].get("stale") == fire.get("stale")
         ]
         shown.update(repeats)
+        out.append((fire, [fires[j]["round"] for j in repeats], alone(fire)))
+    return out
+
+
+def after_policy_stop(trace: dict[str, Any]) -> Callable[[dict[str, Any]], bool]:
+    """Whether a fire of ``trace`` comes after the policy left its turn (or, after an
+    abort, the run): what that guard would do alone, not what the policy does."""
+    stops = trace["policy"]["stops"]
+    ends = {stop["turn"]: (stop["round"], PHASE_ORDER[stop["phase"]]) for stop in stops}
+    abort = next(((s["turn"], s["round"], PHASE_ORDER[s["phase"]]) for s in stops if s["action"] == "abort"), None)
+
+    def alone(fire: dict[str, Any]) -> bool:
         point = (fire["round"], PHASE_ORDER[fire["phase"]])
         end = ends.get(fire["turn"])
-        after_stop = (end is not None and point > end) or (abort is not None and (fire["turn"], *point) > abort)
-        out.append((fire, [fires[j]["round"] for j in repeats], after_stop))
-    return out
+        return (end is not None and point > end) or (abort is not None and (fire["turn"], *point) > abort)
+
+    return alone
 
 
 def stops_text(policy: dict[str, Any], turns: int) -> str:

@@ -23,13 +23,12 @@ from typing import Any
 
 from ..model import OUTCOMES
 from ..text.textsafe import neutralize, neutralize_lines, one_line, single_line
-from .data import BASIS_NOTES, basis_note, count, effect, seconds, shown_id, count_unchecked, enable_hint, unchecked_remedy
+from .data import BASIS_NOTES, after_policy_stop, basis_note, count, effect, seconds, shown_id, count_unchecked, enable_hint, unchecked_remedy
 from .rounds import CALL_ID_CHARS
 
 FIRED_TIMELINES = 100  # timelines for the first traces where a guard fired ...
 QUIET_TIMELINES = 25  # ... and for the first traces where none did; the table lists every trace
 
-PHASE_ORDER = {"before_tools": 0, "after_tools": 1, "final": 2}
 PHASES = {"before_tools": "before tools", "after_tools": "after tools", "final": "final"}
 
 
@@ -518,14 +517,7 @@ class HtmlWriter:
         # The fires that are the policy's stops: their stop line says what they cut.
         points = {(s["turn"], s["round"], s["phase"], s["code"]) for s in policy["stops"]}
         policy_stops = {id(f) for f in trace["fires"] if f["action"] in ("stop", "abort") and (f["turn"], f["round"], f["phase"], f["code"]) in points}
-        # Fires after the policy left their turn are what that guard would do alone.
-        ends = {stop["turn"]: (stop["round"], PHASE_ORDER[stop["phase"]]) for stop in policy["stops"]}
-        abort = next(((s["turn"], s["round"], PHASE_ORDER[s["phase"]]) for s in policy["stops"] if s["action"] == "abort"), None)
-
-        def alone(fire: dict[str, Any]) -> bool:
-            point = (fire["round"], PHASE_ORDER[fire["phase"]])
-            end = ends.get(fire["turn"])
-            return (end is not None and point > end) or (abort is not None and (fire["turn"], *point) > abort)
+        alone = after_policy_stop(trace)  # fires after the policy left their turn
 
         most_tokens = max([r["input_tokens"] + r["output_tokens"] for r in rows] + [1])
         most_seconds = max([(r["llm_seconds"] or 0) + (r["tool_seconds"] or 0) for r in rows] + [0.001])
@@ -693,11 +685,6 @@ class HtmlWriter:
 
     def _totals(self, totals: dict[str, Any]) -> str:
         whole, saved = totals["whole"], totals["saved"]
-        facts = [
-            count(totals["traces"], "trace"),
-            f"{totals['traces_with_fires']} with fires",
-            f"{totals['traces_stopped']} stopped by the policy",
-        ]
         flags = []
         if totals.get("possible_harm"):
             flags.append(("bad", f"{totals['possible_harm']} labelled a success (possible harm)"))

@@ -9,9 +9,8 @@ from rich.console import Console
 from rich.text import Text
 
 from ..text.textsafe import one_line, plain
-from .data import basis_note, count as _count, notes, effect as _effect, location, pct as _pct, seconds as _seconds, shown_id, count_unchecked, enable_hint, unchecked_remedy
+from .data import basis_note, count as _count, fire_groups, notes, effect as _effect, location, pct as _pct, seconds as _seconds, shown_id, count_unchecked, enable_hint, unchecked_remedy
 
-PHASE_ORDER = {"before_tools": 0, "after_tools": 1, "final": 2}
 ACTION_STYLES = {"hint": "cyan", "block": "yellow", "reject": "magenta", "stop": "bold red", "abort": "bold red"}
 
 
@@ -137,36 +136,17 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
         console.print(Text("  no guard fired", style="green"))
         return
     policy = trace["policy"]
-    # Where the policy left each turn (or, with an abort, the run).
-    ends = {stop["turn"]: (stop["round"], PHASE_ORDER[stop["phase"]], stop["action"]) for stop in policy["stops"]}
-    abort = next(((s["turn"], s["round"], PHASE_ORDER[s["phase"]]) for s in policy["stops"] if s["action"] == "abort"), None)
     # The same soft action of the same guard many times (R002 blocking every lap of a
-    # loop) reads as one line with its rounds, not a screenful.
-    shown: set[int] = set()
-    fires = trace["fires"]
-    for index, fire in enumerate(fires):
-        if index in shown:
-            continue
-        repeats = [
-            j
-            for j in range(index + 1, len(fires))
-            if fires[j]["code"] == fire["code"]
-            and fires[j]["action"] == fire["action"]
-            and fire["action"] in ("hint", "block", "reject")
-            and fires[j].get("stale") == fire.get("stale")
-        ]
-        shown.update(repeats)
-        # Fires after the policy left their turn are what that guard would do alone.
-        point = (fire["round"], PHASE_ORDER[fire["phase"]])
-        end = ends.get(fire["turn"])
-        after_stop = (end is not None and point > end[:2]) or (abort is not None and (fire["turn"], *point) > abort)
+    # loop) reads as one line with its rounds, not a screenful; fires after the policy
+    # left their turn are what that guard would do alone.
+    for fire, repeats, after_stop in fire_groups(trace):
         line = Text("  ")
         line.append(f"{fire['code']} ", style="bold")
         line.append(f"{fire['name']:<28}", style="dim")
         line.append(f" {_where(fire, turns)} {fire['phase'].replace('_', ' '):<12} ")
         line.append(f"{fire['action'].upper():<6}", style=ACTION_STYLES.get(fire["action"], ""))
         if repeats:
-            rounds = ", ".join(str(fires[j]["round"]) for j in repeats)
+            rounds = ", ".join(str(r) for r in repeats)
             line.append(f"  and {len(repeats)} more: round{'s' if len(repeats) > 1 else ''} {rounds}", style="dim")
         if after_stop:
             line.append("  (alone, after the policy's stop)", style="dim")
