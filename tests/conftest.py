@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -28,6 +29,8 @@ def _plain_terminal(monkeypatch):
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.setenv("COLUMNS", "200")
     monkeypatch.setenv("TERM", "dumb")
+    # A `python -m tracecheck` the tests start runs this checkout, not an installed copy.
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, (str(ROOT), os.environ.get("PYTHONPATH")))))
 
 
 @pytest.fixture
