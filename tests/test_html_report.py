@@ -343,7 +343,7 @@ def browser():
     try:
         from playwright.sync_api import sync_playwright
     except ImportError:
-        _unavailable("playwright is not installed (pip install -e '.[dev]')")
+        _unavailable("playwright is not installed (pip install '.[dev]')")
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         yield launched
