@@ -1577,6 +1577,64 @@ def render_react_text(run: Run, path: Path) -> Path:
     return path
 
 
+def render_atif(run: Run, path: Path) -> Path:
+    """A Harbor trial folder: ``agent/trajectory.json`` as Harbor's Claude Code converter
+    writes ATIF-v1.2 (a response's text step carries ``metrics``; each tool_use is its own
+    ``Executed …`` step with the response's timestamp and its observation) and the trial's
+    ``result.json`` one folder up with the verifier's reward."""
+    steps: list[dict[str, Any]] = [
+        {"step_id": 1, "timestamp": iso(run.started_at), "source": "user", "message": run.question, "extra": {"is_sidechain": False}}
+    ]
+
+    def add(step: dict[str, Any]) -> None:
+        step["step_id"] = len(steps) + 1
+        steps.append(step)
+
+    for i, step in enumerate(run.steps):
+        t = iso(step.ended_at)
+        metrics = {
+            "prompt_tokens": step.input_tokens,
+            "completion_tokens": step.output_tokens,
+            "cached_tokens": 0,
+            "extra": {"cache_creation_input_tokens": 0, "cache_read_input_tokens": 0},
+        }
+        base = {"timestamp": t, "source": "agent", "model_name": CLAUDE}
+        add({**base, "message": step.text, "metrics": metrics, "extra": {"stop_reason": "end_turn" if step.final else "tool_use", "cwd": "/app"}})
+        for k, c in enumerate(step.calls):
+            cid = call_id(run, i, k, "toolu_")
+            raw = {"type": "tool_result", "tool_use_id": cid, "content": c.result, "is_error": c.is_error}
+            add(
+                {
+                    **base,
+                    "message": f"Executed {c.name} {cid}",
+                    "tool_calls": [{"tool_call_id": cid, "function_name": c.name, "arguments": c.arguments}],
+                    "observation": {"results": [{"source_call_id": cid, "content": c.result}]},
+                    "extra": {
+                        "tool_use_name": c.name,
+                        "raw_arguments": c.arguments,
+                        "tool_result_is_error": c.is_error,
+                        "tool_result_metadata": {"raw_tool_result": raw},
+                    },
+                }
+            )
+    document = {
+        "schema_version": "ATIF-v1.2",
+        "session_id": run_uuid(run, "session"),
+        "agent": {"name": "claude-code", "version": "2.1.89", "model_name": CLAUDE},
+        "steps": steps,
+        "final_metrics": {
+            "total_prompt_tokens": sum(s.input_tokens for s in run.steps),
+            "total_completion_tokens": sum(s.output_tokens for s in run.steps),
+            "total_cached_tokens": 0,
+            "total_steps": len(steps),
+        },
+    }
+    trial = path / f"{run.id}__Ab12Cd3"
+    (trial / "agent").mkdir(parents=True)
+    write_json(trial / "result.json", {"trial_name": run.id, "verifier_result": {"rewards": {"reward": 1.0 if run.success else 0.0}}}, indent=4)
+    return write_json(trial / "agent" / "trajectory.json", document, indent=2)
+
+
 # name -> (renderer, the file's expected format name)
 RENDERERS: dict[str, Callable[[Run, Path], Path]] = {
     "native": render_native,
@@ -1588,6 +1646,7 @@ RENDERERS: dict[str, Callable[[Run, Path], Path]] = {
     "otel": render_otel,
     "anthropic": render_anthropic,
     "claude-code": render_claude_code,
+    "atif": render_atif,
     "swe-agent": render_swe_agent,
     "openhands": render_openhands,
     "inspect": render_inspect,

@@ -15,11 +15,15 @@ from tracecheck.readers.load import read_traces
 from conftest import FIXTURES, SAMPLES, comparable
 
 CORPUS = FIXTURES.parent / "corpus"
+CODETRACER_RUNS = {"qemu-startup__8shUpSy", "regex-log__XYfBZFy", "sanitize-git-repo__tVYCtFW"}
 INPUTS = sorted(
     p
     for folder in (SAMPLES, FIXTURES, CORPUS)
     for p in folder.rglob("*")
     if p.is_file() and p.suffix not in (".md", ".py") and "cross_format" not in p.parts
+    # The labelled Terminal-Bench runs: three trajectories stand for the 41 (the rest only
+    # cost time here), and a trial's result.json, reward.txt and labels.json are companions.
+    and ("CodeTracer" not in p.parts or p.parent.name in CODETRACER_RUNS and p.name == "trajectory.json")
 )
 
 

@@ -47,6 +47,7 @@ PER_ROUND_USAGE = {
     "otel",
     "anthropic",
     "claude-code",
+    "atif",
     "openhands",
     "inspect",
     "mini-swe-agent",
@@ -66,6 +67,7 @@ ERROR_FLAG = {
     "otel",
     "anthropic",
     "claude-code",
+    "atif",
     "openhands",
     "inspect",
     "mini-swe-agent",
@@ -75,7 +77,7 @@ ERROR_FLAG = {
 # response arrived; the start is the timestamp of the event before it. CREATED_SECONDS:
 # the Responses API's created_at, whole seconds, and no end. The rest have no times.
 EXACT_TIMES = {"native", "openai-chat", "openai-agents", "langsmith", "otel", "anthropic", "inspect"}
-END_ONLY_TIMES = {"claude-code", "openhands", "mini-swe-agent"}
+END_ONLY_TIMES = {"claude-code", "atif", "openhands", "mini-swe-agent"}
 CREATED_SECONDS = {"openai-responses"}
 
 # Guards that find search calls by tool name (``*search*`` by default). mini-swe-agent

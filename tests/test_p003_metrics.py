@@ -42,6 +42,9 @@ INDEL_ONLY_FIRES = {
     ("corpus", "task-44/trial-0", "*search*"),
     ("corpus", "task-44/trial-1", "*search*"),
     ("corpus", "task-44/trial-1", "*"),
+    # a Terminal-Bench run: the same `(Bash completed with no output)` and short errors
+    # under long reads; the LCS ratio crosses the line where difflib's blocks do not
+    ("corpus", "constraints-scheduling__6GXVCno", "*"),
 }
 
 

@@ -149,6 +149,10 @@ SEEDS: dict[str, list[Path]] = {
         FIXTURES / "mini_swe_agent" / "timeparse-17.traj.json",
         CORPUS / "mini-swe-agent" / "github_issue.traj.json",
     ],
+    "atif": [
+        CORPUS / "CodeTracer" / "qemu-startup__8shUpSy" / "trajectory.json",
+        CORPUS / "CodeTracer" / "regex-log__XYfBZFy" / "trajectory.json",
+    ],
     "openhands": [
         FIXTURES / "openhands" / "events.jsonl",
         FIXTURES / "openhands" / "output.jsonl",

@@ -282,6 +282,11 @@ def _is_swe_smith(value: Any) -> bool:
     return False
 
 
+def _is_atif(value: Any) -> bool:
+    version = value.get("schema_version") if isinstance(value, dict) else None
+    return isinstance(version, str) and version.upper().startswith("ATIF") and isinstance(value.get("steps"), list)
+
+
 def _is_react_text(value: Any) -> bool:
     from ..input.sources import TextDocument
 
@@ -311,6 +316,7 @@ READERS: tuple[ReaderInfo, ...] = (
     ReaderInfo("otel", "otel", _is_otel, "OpenTelemetry OTLP/JSON with GenAI or OpenInference attributes"),
     ReaderInfo("inspect", "inspect_ai", _is_inspect, "Inspect AI eval logs (.json, zipped .eval)"),
     ReaderInfo("swe-agent", "swe_agent", _is_swe_agent, "SWE-agent .traj trajectories"),
+    ReaderInfo("atif", "atif", _is_atif, "ATIF trajectories (Harbor / Terminal-Bench trajectory.json; result.json reward as outcome)"),
     ReaderInfo("openhands", "openhands", _is_openhands, "OpenHands event streams and evaluation output.jsonl"),
     ReaderInfo("tau-bench", "tau_bench", _is_tau_bench, "τ-bench / τ²-bench result arrays (reward as outcome)"),
     ReaderInfo("mini-swe-agent", "mini_swe_agent", _is_mini_swe_agent, "mini-swe-agent message lists and .traj.json"),
@@ -323,6 +329,38 @@ READERS: tuple[ReaderInfo, ...] = (
 )
 
 READER_NAMES = tuple(r.name for r in READERS)
+
+
+# Files that sit beside transcripts and are not transcripts: a directory walk skips them
+# without a warning (naming one on the command line says what it is).
+def _is_harbor_result(value: Any) -> bool:
+    return isinstance(value, dict) and ("verifier_result" in value or "agent_result" in value or "trial_results" in value) and (
+        "trial_name" in value or "task_name" in value or "n_total_trials" in value or "stats" in value
+    )
+
+
+def _is_labels(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    if isinstance(value.get("traces"), list) and "version" in value:  # tracecheck's own sidecar
+        return True
+    # Hand-written labels keyed by run: a "_doc" and entries holding a "kind".
+    entries = [v for k, v in value.items() if not str(k).startswith("_")]
+    return "_doc" in value and bool(entries) and all(isinstance(v, dict) and ("kind" in v or "runs" in v) for v in entries[:5])
+
+
+NOT_TRANSCRIPTS: tuple[tuple[str, Callable[[Any], bool]], ...] = (
+    ("a Harbor trial result (its reward is read as the outcome of the trajectory beside it)", _is_harbor_result),
+    ("a labels file (give it with --labels)", _is_labels),
+)
+
+
+def not_a_transcript(value: Any) -> str | None:
+    """What a file is when it is a known companion of transcripts, else ``None``."""
+    for what, sniff_it in NOT_TRANSCRIPTS:
+        if sniff_it(value):
+            return what
+    return None
 
 
 def reader_by_name(name: str) -> ReaderInfo | None:

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from ..input.diagnostics import Diagnostics, TracecheckError
 from ..input.sources import Source, TextDocument, display_name, expand_paths, read_records
 from ..model import Trace
-from . import READER_NAMES, ReadContext, read_with, reader_by_name, sniff
+from . import READER_NAMES, ReadContext, not_a_transcript, read_with, reader_by_name, sniff
 
 
 def check_input_format(name: str | None) -> None:
@@ -39,6 +39,8 @@ def read_source(source: Source, diagnostics: Diagnostics, input_format: str | No
             if info is not None:
                 head = [record]
                 break
+            if not unknown.count and not_a_transcript(record.value) is not None:
+                return  # a companion file (a trial's grade, a labels file): read where it belongs
             unknown.add(record.line, isinstance(record.value, TextDocument))
         if info is None:
             unknown.report_unrecognised(ctx)
