@@ -339,8 +339,10 @@ POLICY: dict[str, tuple[bool, int | None, str]] = {
     "swe_scroll_end_loop": (True, 5, "scroll_down at the end of the file, the same window: stop by the 3rd"),
     "tau_retail_order_lookup_loop": (True, 6, "turn 2: the same failing lookup: stop the turn by the 3rd"),
     "tau_airline_same_lookup_loop": (True, 6, "turn 2: the same lookup answered the same way: stop the turn by the 3rd"),
-    "tau_retail_apology_loop": (True, 5, "the same apology (up to a word or two) turn after turn: stop by the 3rd; "
-                                "T001 with its own default compares identical text only and misses it"),
+    "tau_retail_apology_loop": (True, 7, "the same apology (up to a word or two) turn after turn: hint from the 2nd, "
+                                "end the conversation at the 5th (three or four identical replies can still recover when "
+                                "the user changes the request, so a stop there is harm); T001 with its own default compares "
+                                "identical text only and misses it"),
     **{
         trace: (False, None, "healthy: no stop")
         for trace in (

@@ -139,13 +139,19 @@ def test_a_command_and_cwd_loop_key_tells_the_same_command_in_another_cwd_apart(
         calls(Call("bash", {"command": "ls", "cwd": "/srv/b", "description": "list"})),
     ]
     assert fires(PRESET, *steps, sets=BASH_KEY) == []
-    # The projection is what makes it a loop when only the ignored field changes.
+    # The projection is what makes it a loop when only a field outside the key changes.
     same_cwd = [
-        calls(Call("bash", {"command": "ls", "cwd": "/srv/a", "description": "list"})),
-        calls(Call("bash", {"command": "ls", "cwd": "/srv/a", "description": "list it again"})),
+        calls(Call("bash", {"command": "ls", "cwd": "/srv/a", "env": {"PAGER": "less"}})),
+        calls(Call("bash", {"command": "ls", "cwd": "/srv/a", "env": {"PAGER": "cat"}})),
     ]
     assert fires(PRESET, *same_cwd) == []
     assert fires(PRESET, *same_cwd, sets=BASH_KEY) == [hint(2)]
+    # A shell call's description (a caption for the user) is never part of its identity.
+    captioned = [
+        calls(Call("bash", {"command": "ls", "cwd": "/srv/a", "description": "list"})),
+        calls(Call("bash", {"command": "ls ", "cwd": "/srv/a", "description": "list it again"})),
+    ]
+    assert fires(PRESET, *captioned) == [hint(2)]
 
 
 def test_an_exempt_poller_is_never_counted():

@@ -97,7 +97,7 @@ def test_the_markdown_report_says_what_the_terminal_report_says(cli, monkeypatch
         f"| tokens (some estimated) | {totals['saved']['tokens']:,} | {totals['whole']['tokens']:,} |",
         f"| time | {totals['saved']['seconds']:,.1f}s | {totals['whole']['seconds']:,.1f}s |",
         f"{totals['no_answer_to_forced_answer']} no answer → forced answer",
-        "expectations not checked: about P003, R001, R002",
+        "expectations not checked: about F002, P003, R001, R002",
     ):
         assert figure in summary, figure
     for number in re.findall(r"\d[\d,]*\.\d+s", terminal):  # seconds alike: one decimal, thousands separated

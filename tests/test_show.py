@@ -125,9 +125,9 @@ def test_guard_state_lines_are_readable(tmp_path, cli):
     assert len(rounds) == 3
     for number, text in enumerate(rounds, 1):
         states = {line.split()[1]: line.split(" ", 8)[-1] for line in text.splitlines() if line.startswith("      · ")}
-        # Every guard that holds a state is there on every round (T002 holds none; F002
+        # Every guard that holds a state is there on every round (T002 holds none; F003
         # none before the first failure).
-        holding = {"P001", "P002", "P003", "P004", "R001", "R002", "R003", "F001", "T001", "E001"} | ({"F002"} if number > 1 else set())
+        holding = {"P001", "P002", "P003", "P004", "R001", "R002", "R003", "R005", "F001", "T001", "E001"} | ({"F003"} if number > 1 else set())
         assert set(states) == holding, states
         for code, state in states.items():
             pairs = _top_level(state.removesuffix(" …"))  # pairs that do not fit are left out whole

@@ -31,6 +31,12 @@ class F001Options(GuardOptions):
         "Count failures per call signature (tool + sorted-key JSON arguments) instead of per tool: "
         "only the same call failing again adds up (Hermes' exact-failure counter).",
     )
+    per_response: bool = option(
+        False,
+        "Count a tool's failures in one model response once: parallel calls were written before any of their "
+        "results was seen, so six siblings failing together are one failed attempt; off counts every call "
+        "(LoopAgent, Hermes).",
+    )
     exempt_tools: list[str] = option(
         [],
         "Glob patterns (any case) of failure-tolerant tools: their failures are counted and hinted, "
@@ -68,7 +74,10 @@ class ToolFailureStreak(Guard):
     终止运行" the moment the third failure comes back. Counts are per tool: failures of
     ``read_file`` and of ``run_shell`` never add up, and a success of one tool does not
     reset another. Several failing calls of one tool in a single (parallel) round count
-    one by one, in the order the model wrote them.
+    one by one, in the order the model wrote them; with ``per_response`` they count once,
+    as one attempt (the model had not seen any of their results when it wrote them: six
+    Grep calls failing together on one permission error, then a working ``find``, are
+    one failure and a fix).
 
     A **failure** is what the format flags as an error. Where the format cannot tell
     (no error flag, e.g. plain OpenAI chat logs), a result is a failure when it matches
@@ -147,6 +156,23 @@ class ToolFailureStreak(Guard):
         ),
     }
     examples = (
+        Example(
+            "per_response: six parallel calls failing together are one failure; the next response works",
+            (
+                calls(*(Call("Grep", {"pattern": p}, "rg: /app: Permission denied (os error 13)", error=True) for p in "abcdef")),
+                calls(Call("Grep", {"pattern": "a", "path": "/app/src"}, "/app/src/x.py:1:a")),
+                answer(),
+            ),
+            options={"per_response": True},
+        ),
+        Example(
+            "Without per_response the same six siblings are six failures in a row",
+            (
+                calls(*(Call("Grep", {"pattern": p}, "rg: /app: Permission denied (os error 13)", error=True) for p in "abcdef")),
+                answer(),
+            ),
+            expect=((1, "after_tools", "abort"),),
+        ),
         Example(
             "Three failures of read_file in a row abort at the third",
             (fails("read_file"), fails("read_file"), fails("read_file"), fails("read_file"), answer()),
@@ -322,6 +348,7 @@ class ToolFailureStreak(Guard):
         opts = self.options
         at_failure = not waits_for_next_call(self.options)
         verdicts: list[Verdict] = []
+        failed_here: set[str] = set()
         for call in rnd.tool_calls:
             if call.result is None or call.id in self.blocked:
                 continue  # nothing came back (cut-off trace), or a live loop never ran it
@@ -333,6 +360,9 @@ class ToolFailureStreak(Guard):
                     # A change landed: every retry after it is a new experiment.
                     self.streaks = dict.fromkeys(self.streaks, 0)
                 continue
+            if opts.per_response and key in failed_here:
+                continue  # a sibling of a failure already counted in this response
+            failed_here.add(key)
             count = self.streaks.get(key, 0) + 1
             self.streaks[key] = count
             self.last_error[key] = excerpt(call.result.content)

@@ -46,6 +46,7 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "max_calls": ("the call cap", 3),
     "seconds": ("the time budget in seconds", 300),
     "elapsed": ("seconds spent so far", 312),
+    "dead_end": ("the kind of dead end: the same error, the same empty answer, the same result as before", "the same empty answer"),
     "window": ("the passage the text keeps repeating", "I will now check the file again."),
 }
 

@@ -25,6 +25,10 @@ DEFAULT_FAILURE_PATTERNS = (
     r"(?m)^Traceback \(most recent call last\):",
     # The shell could not run the command at all.
     r"(?m)^(/bin/|/usr/bin/)?(ba|da|z)?sh: (line \d+: )?\S+: (command )?not found",
+    # The shell could not parse it (prose or a pasted file view run as a command).
+    r"(?m)^(/bin/|/usr/bin/)?(ba|da|z)?sh: (-c: )?(line \d+: )?(syntax error|unexpected EOF while looking for matching)",
+    # SWE-agent's editor refused the edit (its linter found a syntax error): nothing changed.
+    r"(?m)^Your proposed edit has introduced new syntax error",
 )
 # Text that any match of a default failure pattern contains: a substring test (C speed)
 # skips the regex, which would try every line start of a long result. Only the default
@@ -40,6 +44,8 @@ DEFAULT_EMPTY_PATTERNS = (
     r"(?i)\bno (results|matches|documents|items|records|files|entries|hits)\b",
     r"(?i)\b0 (results|matches|files|documents|items|records|entries|hits)\b",
     r"(?i)\bnothing (was )?found\b",
+    # A harness's note in place of empty output: Claude Code's "(Bash completed with no output)".
+    r"(?i)^\s*\(?[\w ]{0,40}\b(completed|finished|ran|exited)( successfully)? with no output\)?\.?\s*$",
 )
 # The same for the default empty-result patterns that ignore case: lowercase text any
 # match holds, tested against the lowered head of an ASCII result.
@@ -123,11 +129,16 @@ def canonical_json(value: Any) -> str:
 
 def call_signature(call: ToolCall, canonical: bool = True) -> str:
     """name + arguments, never the call id. Canonical: sorted-key compact JSON of the
-    parsed arguments (whitespace-normalized raw text when they do not parse)."""
+    parsed arguments (whitespace-normalized raw text when they do not parse); a shell
+    call's string values stripped of leading and trailing whitespace and its
+    presentation arguments (Claude Code's Bash ``description`` and ``timeout``) left
+    out: they do not change what it runs (``tool_kinds.identity_arguments``)."""
     if not canonical:
         return f"{call.name}:{call.arguments_raw}"
     if call.arguments_error is None and call.arguments is not None:
-        return f"{call.name}:{canonical_json(call.arguments)}"
+        from .tool_kinds import identity_arguments  # tool_kinds builds on this module
+
+        return f"{call.name}:{canonical_json(identity_arguments(call))}"
     return f"{call.name}:{' '.join(call.arguments_raw.split())}"
 
 

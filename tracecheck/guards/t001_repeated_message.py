@@ -32,6 +32,12 @@ class T001Options(GuardOptions):
         choices=SCOPES,
     )
     threshold: int = option(3, "Replies in a row with the same text at which the run stops.", minimum=2)
+    hint_at: int = option(
+        0,
+        "Replies in a row with the same text from which each further one is hinted before the threshold "
+        "(the ladder: a dialogue that recovers gets a message, not a cut); 0 = no hints.",
+        minimum=0,
+    )
     similarity: float = option(
         1.0,
         "How alike two replies must be to count as the same: 1.0 = identical after normalising "
@@ -100,6 +106,10 @@ class RepeatedMessage(Guard):
     anyway; in a dialogue the useful action is ``abort``: end the conversation at the
     3rd repetition (hand it to a person) and save the turns that follow.
 
+    **Hint first.** With ``hint_at`` the replies from that count on are hinted until the
+    threshold: an agent that repeats a transfer notice three or four times and then, when
+    the user changes the request, books the flight, gets a nudge and no cut.
+
     **Known misses.** Replies that differ by a detail (a counter, a file name) escape
     exact matching; trigram similarity catches many, but not paraphrases. Alternating
     between two canned replies restarts the streak every time. A user who asks the same
@@ -113,6 +123,13 @@ class RepeatedMessage(Guard):
     origin = "OpenHands' StuckDetector, its monologue scenario: the agent sending the same message again with nothing in between"
     Options = T001Options
     messages = {
+        "hint": Message(
+            en="You have given the same reply {count} times in a row. If the user still needs something else, "
+            "answer that instead of repeating yourself.",
+            zh="你已连续 {count} 次给出同样的回复。如果用户需要的是别的，请回应那个需求，而不是重复自己。",
+            fields=("count",),
+            when="added to the conversation after the reply; the reply stands",
+        ),
         "stop": Message(
             en="You have given the same reply {count} times in a row; repeating it does not move the task forward. "
             "Give your final answer once, now, without calling tools.",
@@ -200,6 +217,12 @@ class RepeatedMessage(Guard):
             options={"enabled": True, "scope": "turn"},
         ),
         Example(
+            "The ladder: hinted from the 2nd identical reply, stopped at the 4th",
+            tuple(answer("I'm sorry, could you rephrase that?", user=f"question {k}") for k in range(4)),
+            expect=((2, "final", "hint"), (3, "final", "hint"), (4, "final", "stop")),
+            options={"enabled": True, "hint_at": 2, "threshold": 4},
+        ),
+        Example(
             "Near-identical apologies escape exact matching",
             (
                 answer("I'm sorry, I can't access that file.", user="Summarise report.pdf"),
@@ -273,6 +296,15 @@ class RepeatedMessage(Guard):
                 self.first_trigrams = set()
             else:
                 self.first_trigrams = grams if grams is not None else trigrams(text)
+        if self.options.hint_at and self.options.hint_at <= self.streak < self.options.threshold:
+            return [
+                Verdict(
+                    Action.HINT,
+                    f"{self.streak} replies in a row with the same text {excerpt(rnd.text, 100)!r}",
+                    details={"streak": self.streak, "similarity": round(score, 3)},
+                    message=self.say("hint", context, count=self.streak),
+                )
+            ]
         if self.streak >= self.options.threshold:
             return [
                 Verdict(

@@ -19,15 +19,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..guards.signals import DEFAULT_FAILURE_PATTERNS
+from ..guards.tool_kinds import EDIT_TOOLS, SHELL_TOOLS
 
 
 # Budget guards are off until given a budget: a preset that lists them lets --set turn them on.
 BUDGETS = ("B001", "B002", "B003", "B004")
-# Tools that run any command: a failing command is routine there (grep finds nothing,
-# a test fails), so the default counts their failures by error text (F002), not by tool.
-SHELL_TOOLS = ("bash", "shell", "terminal", "execute_bash", "run_command", "run_shell_command", "execute_code", "python", "ipython")
-# Tools that change the world: after one succeeds, earlier failures are a new experiment.
-EDIT_TOOLS = ("*edit*", "*write*", "*replace*", "*patch*", "*create*", "*insert*", "*update*", "*apply*")
 
 
 @dataclass(frozen=True)
@@ -372,33 +368,45 @@ PRESETS: dict[str, Preset] = {
         Preset(
             name="default",
             summary="tracecheck's recommendation: stop loops that show no progress in their results, spare runs whose results change",
-            source="tracecheck (measured on sample_traces/, tests/corpus/ and the τ²-bench dialogues)",
+            source="tracecheck (tuned on the labelled real runs of tests/corpus/: Claude Code on Terminal-Bench, τ²-bench dialogues; and sample_traces/)",
             guards={
                 "P001": {"containment": 0.8, "threshold": 2, "tokenizer": "char", "metric": "containment"},
                 "P002": {"threshold": 2},
                 "P004": {"threshold": 3, "normalize_volatile": True},
-                "R003": {"min_period": 2, "max_period": 4, "laps": 3, "compare_results": True},
-                "F001": {"threshold": 3, "action": "stop", "exempt_tools": list(SHELL_TOOLS), "reset_on": list(EDIT_TOOLS)},
-                "F002": {"threshold": 4},
-                "T001": {"threshold": 3, "scope": "run", "similarity": 0.8, "tool_calls_break": False, "action": "abort"},
+                "R003": {"min_period": 2, "max_period": 8, "laps": 3, "compare_results": True},
+                "R005": {"threshold": 3},
+                "F001": {"threshold": 3, "action": "stop", "per_response": True, "exempt_tools": list(SHELL_TOOLS), "reset_on": list(EDIT_TOOLS)},
+                "F003": {"threshold": 4, "hint_at": 3},
+                "T001": {"threshold": 5, "hint_at": 2, "scope": "run", "similarity": 0.8, "tool_calls_break": False, "action": "abort"},
                 "T002": {},
                 "E001": {},
                 **{code: {} for code in BUDGETS},
             },
-            notes="Each choice answers a case in sample_traces/ or tests/corpus/ (README: the comparison table). "
-            "Loops that repeat a call are judged by their results, never by the call alone: P004 stops the same call "
-            "answered the same way by its 3rd time (timestamps, ids and shell counters normalised), so a poll whose "
-            "status changes, pagination and a re-run after an edit are left alone, where R001 (by the call) cuts a "
-            "changing scroll and R002 (a cache) answers re-runs with stale results. R003 stops a 2-4 call cycle at its "
-            "3rd lap only if the results repeat too. Query rewrites are P001 as seed 000 sets it, searches bringing back "
+            notes="Each choice answers a class of real failure in the labelled runs of tests/corpus/ (README: the "
+            "comparison table, real runs first). Repeats are judged by what a repeat can still change. The same call "
+            "answered the same way: P004 stops it at the 3rd time (timestamps, ids and shell counters normalised; a "
+            "Bash call's description and timeout and the whitespace around arguments are not part of the call), so a "
+            "poll whose status changes, pagination and a re-run after an edit go on. The same change made again: R005 "
+            "stops the 3rd identical edit / write / str_replace in a row whatever its results, since a re-applied edit "
+            "changes its result every time (SWE-agent's edit 1:1 re-inserting its lines) and is never progress. The same "
+            "dead end under changing calls: F003 hints at the 3rd and stops at the 4th call that hits the same error "
+            "class (prose run as a command: 'command not found', 'syntax error near unexpected token' and 'unexpected "
+            "EOF' are one class; a message with a changing middle is one template), the same empty answer from a read, "
+            "a search or a no-op (Claude Code's garbled ': …' commands answered '(Bash completed with no output)'; "
+            "'No matches found' for a dozen search strings), or the same view (goto N through a file that does not "
+            "move), with nothing new in between; an edit or a command that did its work is news. Cycles: R003 stops a "
+            "2-8 call cycle at its 3rd lap only if the results repeat too. Failures: F001 stops a tool's 3rd failed "
+            "attempt in a row, parallel siblings of one response counting once (six Grep calls failing together on one "
+            "permission error, then a working find, cut a healthy run when each counted), an edit resetting the count, "
+            "shells exempt (a failing command is routine; F003 sees their dead ends). F002 is left out: F003 counts the "
+            "same errors without counting siblings. Query rewrites are P001 as seed 000 sets it, searches bringing back "
             "the same pages P002; P003 is left out: it calls empty results from different queries 'no new "
-            "information' and stopped a booking one search before its flight. Failures: F001 stops (not aborts) a "
-            "tool's 3rd failure in a row, an edit resetting the count, except for shells, where a failing command is "
-            "routine: there F002 stops the same error (normalised) 4 times in a row whatever the command. T001 ends the "
-            "conversation at the 3rd near-identical reply in a row across turns (similarity 0.8, tool calls between "
-            "allowed: an agent transferring a user who refuses, turn after turn, says the same thing each time), "
-            "T002 stops a response chanting one stretch of text. Budgets are listed, off until given one. E001 acts only on runs whose metadata names "
-            "required tools.",
+            "information' and stopped a booking one search before its flight. Canned replies: T001 hints from the 2nd "
+            "near-identical reply in a row (similarity 0.8, tool calls between allowed when they answered the same) and "
+            "ends the conversation at the 5th: a transfer notice repeated three or four times while the user refuses, "
+            "then a booking when the user changes the request, gets a message, not a cut. T002 stops a response "
+            "chanting one stretch of text. Budgets are listed, off until given one. E001 acts only on runs whose "
+            "metadata names required tools.",
         ),
     )
 }

@@ -1,0 +1,124 @@
+"""What a call can still change: the tool vocabulary guards use to tell a repeat that is
+never progress (re-applying an identical edit) from one that can be (polling a read).
+
+Tools are known by name patterns (globs, any case) and, for the agents that name one
+tool for many actions, by their command vocabulary: SWE-agent's ``edit`` / ``create``
+/ ``insert`` commands, OpenHands' and SWE-smith's ``str_replace_editor`` subcommands,
+Claude Code's ``Write`` / ``Edit`` / ``MultiEdit``. A shell command is neither read nor
+write by its tool (``bash`` runs anything); its first program says what it does where
+that is plain (``grep``, ``ls``, ``cat`` read), and a command that cannot do anything
+(the no-op ``:``, a comment) is recognised as such.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..model import ToolCall
+from .signals import matches_any
+
+# Tools that run any command: a failing command is routine there (grep finds nothing,
+# a test fails), so failures are judged by their text, not by the tool.
+SHELL_TOOLS = ("bash", "shell", "terminal", "execute_bash", "run_command", "run_shell_command", "execute_code", "python", "ipython")
+# Tools that change the world: after one succeeds, earlier failures are a new experiment,
+# and the identical change made again is never progress.
+EDIT_TOOLS = ("*edit*", "*write*", "*replace*", "*patch*", "*create*", "*insert*", "*update*", "*apply*")
+# Bookkeeping: a to-do list or a scratchpad answers the same "ok" whatever happens, so
+# it is neither progress nor a failure (Claude Code's TodoWrite, OpenAI's update_plan).
+BOOKKEEPING_TOOLS = ("todowrite", "todoread", "*todo*", "think", "update_plan", "*scratchpad*")
+# Arguments that say how to run a shell command, not what it does: Claude Code's Bash
+# `description` (a caption for the user) and `timeout`. Two calls that differ only there
+# run the same command.
+SHELL_PRESENTATION_ARGS = frozenset({"description", "timeout"})
+
+# Editor subcommands (str_replace_editor's `command`, OpenHands' file_editor).
+_EDITOR_WRITES = frozenset({"create", "str_replace", "insert", "undo_edit", "write", "append", "edit"})
+_EDITOR_READS = frozenset({"view", "read", "show", "list"})
+
+# Programs whose output is a look at the world, never a change to it.
+_READ_PROGRAMS = frozenset(
+    {
+        "ls", "cat", "head", "tail", "less", "more", "grep", "egrep", "fgrep", "rg", "ag", "find", "locate",
+        "which", "whereis", "type", "tree", "stat", "file", "wc", "du", "df", "pwd", "ps", "env", "printenv",
+        "find_file", "search_dir", "search_file", "open", "goto", "scroll_up", "scroll_down",
+    }
+)
+# A command that does nothing: the shell's no-op `:` (its arguments are never run),
+# `true`, a comment. Agents whose arguments arrive garbled send these by the dozen.
+_NOOP = re.compile(r"^\s*(?::(?:\s|$)|:$|true\s*$|#)")
+
+
+def shell_command(call: ToolCall) -> str | None:
+    """The command line of a shell tool's call (its ``command``/``cmd``/``code`` argument,
+    or the raw text), else None."""
+    if not matches_any(call.name, SHELL_TOOLS):
+        return None
+    arguments = call.arguments
+    if isinstance(arguments, dict):
+        for key in ("command", "cmd", "code", "script"):
+            value = arguments.get(key)
+            if isinstance(value, str):
+                return value
+        return None
+    return arguments if isinstance(arguments, str) else call.arguments_raw
+
+
+def is_noop_command(command: str) -> bool:
+    """A command line that cannot do anything: ``: anything``, ``:``, ``true``, ``# …``."""
+    return bool(_NOOP.match(command))
+
+
+def _first_program(command: str) -> str:
+    words = command.strip().split()
+    while words and ("=" in words[0] or words[0] in ("sudo", "time", "nice", "env")):
+        words = words[1:]
+    return words[0].rsplit("/", 1)[-1] if words else ""
+
+
+def _editor_subcommand(arguments: Any) -> str | None:
+    if isinstance(arguments, dict):
+        value = arguments.get("command")
+        if isinstance(value, str) and value.strip() and " " not in value.strip():
+            return value.strip().lower()
+    return None
+
+
+def call_kind(call: ToolCall) -> str:
+    """``bookkeeping``, ``noop`` (a shell command that cannot do anything), ``read``,
+    ``write`` or ``other`` (a shell command that may do either, an unknown tool)."""
+    if matches_any(call.name, BOOKKEEPING_TOOLS):
+        return "bookkeeping"
+    command = shell_command(call)
+    if command is not None:
+        if is_noop_command(command):
+            return "noop"
+        return "read" if _first_program(command) in _READ_PROGRAMS else "other"
+    sub = _editor_subcommand(call.arguments)
+    if sub in _EDITOR_READS:
+        return "read"
+    if sub in _EDITOR_WRITES:
+        return "write"
+    name = call.name.lower()
+    if name in _READ_PROGRAMS or matches_any(name, ("read*", "*_read", "get*", "*_get", "list*", "*search*", "view*", "fetch*", "*status*", "glob", "grep", "ls")):
+        return "read"
+    if matches_any(name, EDIT_TOOLS):
+        return "write"
+    return "other"
+
+
+def identity_arguments(call: ToolCall) -> Any:
+    """The arguments that say what a call does. For a shell tool: string values without
+    leading or trailing whitespace (the shell ignores it) and without the presentation
+    arguments. Other tools keep theirs whole: an editor's ``old_str`` indentation is
+    part of what it replaces."""
+    arguments = call.arguments
+    if not matches_any(call.name, SHELL_TOOLS):
+        return arguments
+    if not isinstance(arguments, dict):
+        return arguments.strip() if isinstance(arguments, str) else arguments
+    return {
+        key: value.strip() if isinstance(value, str) else value
+        for key, value in arguments.items()
+        if key not in SHELL_PRESENTATION_ARGS
+    }

@@ -1,0 +1,79 @@
+"""The class of an error message: what stays the same when a stuck agent rewrites its
+call and the error's text changes with it.
+
+A model that pastes its own prose or a file view into a shell gets
+``bash: line 3: DISCUSSION: command not found``, then ``syntax error near unexpected
+token `('``, then ``unexpected EOF while looking for matching `"'`` — different text,
+one failure: what it sent is not a command. Those shell complaints form one class. Any
+other error keeps its own class: its text with the parts that change between attempts
+(quoted tokens, numbers, paths, volatile ids and times) replaced, first line only, or
+for a Python traceback its last line (the exception).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .volatile import normalize_volatile
+
+# The shell could not run the text as a command: it is prose, a fragment or junk.
+NOT_A_COMMAND = "the shell could not run the text as a command"
+_NOT_A_COMMAND = re.compile(
+    r"command not found|syntax error near unexpected token|unexpected EOF while looking for matching"
+    r"|syntax error: unexpected end of file|unterminated quoted string|bad substitution"
+    r"|Syntax error: \S+ unexpected",
+    re.IGNORECASE | re.MULTILINE,
+)
+_SHELL_PREFIX = re.compile(r"^(?:/\S*/)?(?:ba|da|z)?sh: (?:line \d+: )?")
+_QUOTED = re.compile(r"'[^'\n]{0,200}'|\"[^\"\n]{0,200}\"|`[^`\n]{0,200}'?`?|‘[^’\n]{0,200}’|“[^”\n]{0,200}”")
+_PATH = re.compile(r"(?<![\w.])(?:\.{0,2}/)?(?:[\w.@+-]+/)+[\w.@+-]*")
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_TRACEBACK = "Traceback (most recent call last):"
+# How much of a long error is looked at: the class is in its first lines.
+_HEAD = 2000
+
+
+def error_class(text: str) -> str:
+    """A short key equal for errors of one class (see the module docstring)."""
+    head = text[:_HEAD]
+    lines = [line.strip() for line in head.splitlines() if line.strip()]
+    if not lines:
+        return ""
+    first = lines[0]
+    if _SHELL_PREFIX.match(first) and _NOT_A_COMMAND.search(first):
+        return NOT_A_COMMAND
+    if any(_NOT_A_COMMAND.search(line) and ("syntax error" in line or "unexpected" in line) for line in lines[:3]):
+        return NOT_A_COMMAND
+    if _TRACEBACK in head:
+        # The exception is the last line of the traceback; the frames above it move.
+        tail = [line.strip() for line in text[-_HEAD:].splitlines() if line.strip()]
+        line = tail[-1] if tail else first
+    else:
+        line = first
+    line = normalize_volatile(line)
+    line = _SHELL_PREFIX.sub("", line)
+    line = _QUOTED.sub("Q", line)
+    line = _PATH.sub("P", line)
+    line = _NUMBER.sub("N", line)
+    return " ".join(line.split())[:120]
+
+
+# How long the shared start and end of two error texts must be for one template with a
+# changing middle ("permission to write to <junk>, which contains a suspicious path").
+TEMPLATE_EDGE = 24
+
+
+def template_edges(text: str) -> tuple[str, str]:
+    """The start and the end of an error text, whitespace collapsed, for ``same_template``."""
+    flat = " ".join(text[:_HEAD].split())
+    tail = " ".join(text[-_HEAD:].split()) if len(text) > _HEAD else flat
+    return flat[:200], tail[-200:]
+
+
+def same_template(a: tuple[str, str], b: tuple[str, str]) -> bool:
+    """Whether two errors (their ``template_edges``) are one message with a changing
+    middle: at least ``TEMPLATE_EDGE`` characters alike at the start and at the end."""
+    (a_head, a_tail), (b_head, b_tail) = a, b
+    if a_head[:TEMPLATE_EDGE] != b_head[:TEMPLATE_EDGE]:
+        return False
+    return len(a_tail) >= TEMPLATE_EDGE and a_tail[-TEMPLATE_EDGE:] == b_tail[-TEMPLATE_EDGE:]
