@@ -143,16 +143,16 @@ def _is_swe_agent(value: Any) -> bool:
         return False
     if isinstance(value.get("trajectory"), list):
         return "history" in value or "info" in value
-    # A .traj that keeps only the messages: SWE-agent's history items carry their "agent".
+    # A .traj that keeps only the messages: SWE-agent's history items carry their "agent";
+    # 1.x items also their "message_type", which is enough without "info".
     history = value.get("history")
+    first = history[0] if isinstance(history, list) and history else None
     return (
         "trajectory" not in value
-        and isinstance(value.get("info"), dict)
-        and isinstance(history, list)
-        and bool(history)
-        and isinstance(history[0], dict)
-        and "role" in history[0]
-        and "agent" in history[0]
+        and isinstance(first, dict)
+        and "role" in first
+        and "agent" in first
+        and (isinstance(value.get("info"), dict) or "message_type" in first)
     )
 
 
@@ -349,8 +349,15 @@ def _is_labels(value: Any) -> bool:
     return "_doc" in value and bool(entries) and all(isinstance(v, dict) and ("kind" in v or "runs" in v) for v in entries[:5])
 
 
+def _is_swe_bench_report(value: Any) -> bool:
+    from .graders import is_swe_bench_report
+
+    return is_swe_bench_report(value)
+
+
 NOT_TRANSCRIPTS: tuple[tuple[str, Callable[[Any], bool]], ...] = (
     ("a Harbor trial result (its reward is read as the outcome of the trajectory beside it)", _is_harbor_result),
+    ("a SWE-bench grading report (its verdicts are read as the outcomes of the trajectories beside it)", _is_swe_bench_report),
     ("a labels file (give it with --labels)", _is_labels),
 )
 

@@ -63,11 +63,14 @@ tokens ``cache_read_input_tokens``. ``stop_reason`` becomes the finish reason:
 ``end_turn``/``stop_sequence`` → ``stop``, ``tool_use`` → ``tool_calls``,
 ``max_tokens`` → ``length``, ``refusal`` → ``content_filter``, others as written.
 
-Outcome: the format carries no grade. A trace whose run ended in an error gets
-``trace.error`` and ``outcome=failure``: a request that failed and was never retried,
-or a last response that stopped at ``max_tokens`` without an answer (with tool calls,
-whose input may be cut, or with no visible text; a cut but non-empty text answer stays
-an answer). Nothing sets ``success``.
+Ending: a request that failed and was never retried → ``trace.error`` and
+``ending="error"``; a last response that stopped at ``max_tokens`` without an answer
+(with tool calls, whose input may be cut, or with no visible text; a cut but non-empty
+text answer stays an answer) → ``trace.error`` and ``ending="limit"``; a last response
+without tool calls → ``answered``.
+
+Outcome: the format carries no grade, so none is set (an error is how the run ended,
+not a verdict on it); only a labels file gives one.
 """
 
 from __future__ import annotations
@@ -330,13 +333,16 @@ class CallTracker:
 
 
 def conclude(trace: Trace) -> None:
-    """The outcome rules shared by both Anthropic readers (see the module docstring)."""
+    """The ending rules shared by both Anthropic readers (see the module docstring). An
+    error or a cut response is how the run ended, not a grade: no outcome is set."""
     if trace.error is None and trace.rounds:
         last = trace.rounds[-1]
         if last.finish_reason == "length" and (last.tool_calls or not last.text.strip()):
             trace.error = TRUNCATED_ERROR
+            trace.ending = "limit"  # the max_tokens limit cut the last response
+            return
     if trace.error is not None:
-        trace.labels["outcome"] = "failure"
+        trace.ending = "error"
 
 
 # --- small value helpers ---------------------------------------------------------------

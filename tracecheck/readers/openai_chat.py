@@ -48,6 +48,11 @@ attach to the call with their ``tool_call_id`` (in call order, by name when give
 the server wrote no ids); legacy ``function_call``/``function`` pairs match the most
 recent unanswered call. The format has no error flag, so ``is_error`` stays ``None``
 unless a message carries an ``error``/``is_error`` field (τ²-bench, Inspect).
+
+Ending: a failed request nothing retried (``trace.error``) → ``"error"``; a last
+assistant message without tool calls → ``answered``; else unknown. Outcome: never set:
+chat logs carry no grade; a labels file gives one.
+
 """
 
 from __future__ import annotations
@@ -429,6 +434,8 @@ class _Reader:
         return f"{self.base}:{line}" if index is None else f"{self.base}:{line}#{index}"
 
     def finish(self, trace: Trace) -> Trace:
+        if trace.error is not None:
+            trace.ending = "error"  # a failed request nothing retried: an ending, no grade
         return finish_trace(trace, self.ctx.diagnostics)
 
     def record(self, value: Any, line: int) -> Iterator[Trace]:
