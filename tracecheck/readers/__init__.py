@@ -42,7 +42,30 @@ def _is_native(value: Any) -> bool:
 NATIVE_EVENT_TYPES = ("trace", "labels", "expect", "allow", "user", "round", "result", "end")
 
 
+# What json.dump(messages) writes: bare chat messages, a role and content (or calls),
+# with no envelope ("type" would make it a Responses item or an Anthropic response).
+_CHAT_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+_ENVELOPE_KEYS = ("type", "messages", "request", "response", "data", "lc")
+
+
+def is_bare_message(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and value.get("role") in _CHAT_ROLES
+        and ("content" in value or "tool_calls" in value)
+        and not any(key in value for key in _ENVELOPE_KEYS)
+    )
+
+
+def _is_bare_messages(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(is_bare_message(v) for v in value)
+
+
 def _is_openai_chat(value: Any) -> bool:
+    # A dumped messages list with no Anthropic blocks (the anthropic sniffer comes first;
+    # a list without tools reads the same either way).
+    if _is_bare_messages(value):
+        return True
     item = _first(value)
     if not isinstance(item, dict):
         return False
@@ -254,6 +277,8 @@ def _has_anthropic_blocks(messages: Any) -> bool:
 
 
 def _is_anthropic(value: Any) -> bool:
+    if _is_bare_messages(value):  # json.dump(messages) of Anthropic messages
+        return _has_anthropic_blocks(value)
     item = _first(value)
     if not isinstance(item, dict):
         return False
@@ -382,6 +407,18 @@ def sniff(value: Any) -> ReaderInfo | None:
         if info.sniff(value):
             return info
     return None
+
+
+# Bare messages looked at, one per line, to tell whose they are (tool calls or blocks
+# usually show within the first few exchanges).
+MESSAGE_LOOKAHEAD = 200
+
+
+def sniff_message_lines(values: list) -> ReaderInfo | None:
+    """The reader of a file of bare chat messages, one per line: sniffed as the list
+    ``json.dump(messages)`` would have written (a first line alone, {"role": "user",
+    "content": "..."}, fits OpenAI, Anthropic and Responses alike)."""
+    return sniff(values) if _is_bare_messages(values) else None
 
 
 def read_with(info: ReaderInfo, records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:

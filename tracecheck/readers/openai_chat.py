@@ -30,10 +30,11 @@ Every record is recognised on its own, so one file may mix shapes:
    from ``body.messages``. Lines are not grouped: custom ids carry no agreed structure.
 4. **message per line** ``{"conversation_id"|"thread_id"|"session_id", "role", ...}``:
    grouped by that id, complete at the end of the file, yielded in order of first
-   appearance. Messages without any such id form one conversation named after the file,
-   and a JSON array of such messages is one conversation; a file that starts with either
-   is not auto-detected (too like other formats' messages) and needs
-   ``--input-format openai-chat``.
+   appearance. Messages without any such id (what ``json.dump(messages)`` writes, or one
+   message per line) form one conversation named after the file, and a JSON array of
+   such messages is one conversation. Such bare messages fit several formats, so they
+   are sniffed as a whole (up to the first 200 lines): OpenAI when no message holds
+   Anthropic ``tool_use``/``tool_result`` blocks or Responses items.
 
 User messages: every ``user`` message (its text parts; ``name`` ignored) is a user
 message at its place in the conversation (``at`` from its ``timestamp``/``created_at``/
@@ -52,7 +53,6 @@ unless a message carries an ``error``/``is_error`` field (τ²-bench, Inspect).
 Ending: a failed request nothing retried (``trace.error``) → ``"error"``; a last
 assistant message without tool calls → ``answered``; else unknown. Outcome: never set:
 chat logs carry no grade; a labels file gives one.
-
 """
 
 from __future__ import annotations
