@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tracecheck.input.diagnostics import Diagnostics
 from tracecheck.guards.signals import ResultClassifier
 from tracecheck.readers.load import read_traces
@@ -209,3 +211,17 @@ def test_a_timed_out_tool_call_is_a_failure(tmp_path):
 def test_cli_show_and_convert(tmp_path):
     paths = (GITHUB_ISSUE, *sorted(FIXTURES.glob("*.json")))
     assert_show_and_convert_round_trip(GITHUB_ISSUE, ["github_issue"], paths, tmp_path)
+
+
+@pytest.mark.parametrize("resolved, outcome", [(True, "success"), (False, "failure")])
+def test_a_swe_bench_report_beside_the_trajectory_grades_it(tmp_path, resolved, outcome):
+    # mini-swe-agent's batch layout: <output>/<instance id>/<instance id>.traj.json.
+    folder = tmp_path / "readme_typo"
+    folder.mkdir()
+    (folder / "readme_typo.traj.json").write_bytes((FIXTURES / "readme_typo.traj.json").read_bytes())
+    # sb-cli's / the harness's run summary saved one folder up.
+    verdict = {"resolved_ids": ["readme_typo"] if resolved else [], "unresolved_ids": [] if resolved else ["readme_typo"]}
+    (tmp_path / "results.json").write_text(json.dumps(verdict))
+    [trace], warnings = read(folder)
+    assert warnings == []
+    assert (trace.ending, trace.outcome) == ("submitted", outcome)
