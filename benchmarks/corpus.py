@@ -13,7 +13,9 @@ Writes, below ``OUT_DIR``:
 - ``tau2/results-NNNN.json``: τ²-bench results documents (``simulations`` of messages
   with ``turn_idx``, ``usage``, ``error``);
 - ``swe_agent/<instance>.traj``: SWE-agent 1.x trajectories (function calling), one run
-  per file, pretty-printed;
+  per file, pretty-printed, all ``submitted``; ``swe_agent/results.json`` grades them as
+  the SWE-bench harness's run summary does (``resolved_ids``: the healthy runs,
+  ``unresolved_ids``: the loops), since a submit is no verdict;
 - ``.manifest.json`` (hidden, so a directory replay skips it): the seed, the size asked for, and per format and per kind of run
   the traces, rounds and bytes written.
 
@@ -484,6 +486,7 @@ def generate(out_dir: str | Path, size: int, seed: int = 1, long_rounds: int = 2
         "tau2": Rotating(root, "tau2", "results", "json", head=TAU2_HEAD, sep=",\n", tail="\n]}\n"),
     }
     stats: dict[str, dict[str, dict[str, int]]] = {}
+    graded: dict[str, list[str]] = {"resolved_ids": [], "unresolved_ids": []}  # the SWE-agent runs' grades
     written = 0
     # Long runs: about 15 % of the bytes (each ~2.5 KB a round), at least one, spread evenly.
     long_bytes = long_rounds * 2600
@@ -520,6 +523,7 @@ def generate(out_dir: str | Path, size: int, seed: int = 1, long_rounds: int = 2
             data = swe_document(run).encode("utf-8")
             (folder / f"{run.id}.traj").write_bytes(data)
             n = len(data)
+            graded["resolved_ids" if run.success else "unresolved_ids"].append(run.id)
         written += n
         row = stats.setdefault(fmt, {}).setdefault(f"{'long ' if run.id.startswith('long-') else ''}{run.kind}",
                                                     {"traces": 0, "rounds": 0, "bytes": 0})
@@ -530,6 +534,9 @@ def generate(out_dir: str | Path, size: int, seed: int = 1, long_rounds: int = 2
             print(f"\r{written / 1e6:,.0f} MB", end="", file=sys.stderr, flush=True)
     for w in writers.values():
         w.close()
+    if graded["resolved_ids"] or graded["unresolved_ids"]:
+        # The trajectories say "submitted"; only a grader's report says resolved.
+        (root / "swe_agent" / "results.json").write_text(json.dumps(graded, indent=4) + "\n", encoding="utf-8")
     if not quiet:
         print(file=sys.stderr)
     manifest = {

@@ -118,6 +118,7 @@ def replay_shape(trace):
     return {
         "id": trace.id,
         "error": trace.error,
+        "ending": trace.ending,
         "usage_total": trace.usage_total,
         "user_messages": [(m.text, m.at, m.before_round) for m in trace.user_messages],
         "rounds": [

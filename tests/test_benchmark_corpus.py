@@ -86,3 +86,16 @@ def test_parse_size():
     assert corpus.parse_size("1GB") == 1 << 30
     with pytest.raises(Exception):
         corpus.parse_size("lots")
+
+
+def test_swe_agent_runs_are_graded_by_a_report_not_by_their_submit(generated):
+    root, _ = generated
+    traces = list(read_traces([str(root / "swe_agent")], Diagnostics()))
+    assert traces and all(t.ending == "submitted" for t in traces)
+    report = json.loads((root / "swe_agent" / "results.json").read_text())
+    expected = {i: "success" for i in report["resolved_ids"]} | {i: "failure" for i in report["unresolved_ids"]}
+    assert {t.id: t.outcome for t in traces} == expected
+    # Loop runs submit too; only the report tells them from the healthy ones.
+    for trace in traces:
+        kind = trace.id.removeprefix("long-").split("-")[0]
+        assert trace.outcome == ("success" if kind in ("search", "coding", "support") else "failure"), trace.id

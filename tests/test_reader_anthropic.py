@@ -127,7 +127,8 @@ def test_request_response_log_rebuilds_rounds_and_a_loop():
     assert last.finish_reason == "length"
     assert usage_tuple(last) == (744, 256, 0, None)
     assert support.error == "the last response stopped at max_tokens without an answer"
-    assert support.labels == {"outcome": "failure"}
+    # The max_tokens cut is how the run ended (a limit), not a grade: no outcome.
+    assert (support.labels, support.ending, support.outcome) == ({}, "limit", "unknown")
     assert not support.answered
     assert warnings == [
         ("request_response.jsonl", 6, "trace conv-support-88: call toolu_01Or2Yy6Zz7Aa8Bb9Cc0Dd1 (lookup_order) has no result")
@@ -151,7 +152,7 @@ def test_failed_request_never_retried_ends_the_run_with_an_error(tmp_path):
     assert len(trace.rounds) == 1
     assert trace.rounds[0].tool_calls[0].result.content == "# Demo"
     assert trace.error == "overloaded_error: Overloaded"
-    assert trace.labels == {"outcome": "failure"}
+    assert (trace.labels, trace.ending, trace.outcome) == ({}, "error", "unknown")
     assert warnings == []
 
 
@@ -384,3 +385,27 @@ def test_cli_show_and_convert(tmp_path):
     assert_show_and_convert_round_trip(
         FIXTURES / "request_response.jsonl", ["conv-support-88", "request_response.jsonl:1"], paths, tmp_path
     )
+
+
+# --- what json.dump(messages) writes, sniffed without --input-format -------------------------------
+
+
+def test_dumped_messages_are_sniffed_as_anthropic(cli):
+    for name in ("dumped_messages.json", "dumped_messages.jsonl"):
+        [trace] = json.loads(cli("replay", "--format", "json", str(FIXTURES / name)).stdout)["traces"]
+        assert (trace["format"], trace["rounds"], trace["tool_calls"], trace["ending"]) == ("anthropic", 3, 2, "answered"), name
+        (read_back,), warnings = read(FIXTURES / name)
+        assert warnings == [], name
+        assert [(c.id, c.arguments, c.result.content) for c in read_back.tool_calls()] == [
+            ("toolu_01XbQ7mN3vK8pR2sT5wY9zLc", {"status": "pending"}, "[]"),
+            ("toolu_01Hc4dF6gJ9kL2mN5pQ8rS1t", {"status": "pending"}, "[]"),
+        ], name
+        assert read_back.rounds[0].text == "I'll look them up." and read_back.rounds[-1].text == "No orders are pending."
+        assert [m.text for m in read_back.user_messages] == ["Which orders are still pending?"]
+
+
+def test_message_lines_keep_their_own_line_numbers():
+    (trace,), warnings = read(FIXTURES / "dumped_messages.jsonl")
+    assert (trace.id, trace.line, trace.end_line) == ("dumped_messages.jsonl", 1, 6)
+    assert [r.line for r in trace.rounds] == [2, 4, 6]
+    assert [c.result.line for c in trace.tool_calls()] == [3, 5]

@@ -163,7 +163,7 @@ def test_api_error_ends_a_session_and_synthetic_entries_are_not_rounds():
     assert overloaded.error == (
         'API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"},"request_id":null}'
     )
-    assert overloaded.labels == {"outcome": "failure"}
+    assert (overloaded.labels, overloaded.ending, overloaded.outcome) == ({}, "error", "unknown")
     assert not overloaded.answered
     assert overloaded.end_line == 4
     # The user rejected the call; the CLI's "No response requested." is not a model response.

@@ -129,14 +129,16 @@ def test_messages_only_sample_limits_and_errors():
 
     crashed = by_id["research/3/1"]
     assert crashed.error == "RuntimeError('Sandbox container exited unexpectedly (exit code 137)')"
-    assert crashed.labels["outcome"] == "failure"
+    # An errored sample Inspect did not score: an ending, no grade.
+    assert (crashed.ending, crashed.outcome) == ("error", "unknown")
     assert len(crashed.rounds) == 1  # the failed (rate-limited) model call is no round
     assert usage_tuple(crashed.rounds[0].usage) == (640, 18, 512, None)
     assert crashed.rounds[0].ended_at == at("2025-06-03T09:15:51.250000+00:00")
 
     limited = by_id["research/4/1"]
     assert limited.error == "message limit reached (4)"
-    assert limited.labels["outcome"] == "failure"  # "I"
+    assert limited.labels["outcome"] == "failure"  # "I": the scorer's verdict
+    assert limited.ending == "limit"
     assert not limited.answered
 
     assert warnings_of(diagnostics) == [

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tracecheck.input.diagnostics import Diagnostics
 from tracecheck.guards.signals import ResultClassifier
 from tracecheck.readers.load import read_traces
@@ -99,7 +101,8 @@ def test_v2_text_actions_usage_times_format_error_timeout_and_limit():
     # A round starts when the message before it was written.
     assert trace.rounds[3].started_at == timed_out.result.ended_at == 1760003482.339237
 
-    assert trace.labels == {"exit_status": "LimitsExceeded", "outcome": "failure"}
+    assert trace.labels == {"exit_status": "LimitsExceeded"}  # a limit is an ending, not a grade
+    assert (trace.ending, trace.outcome) == ("limit", "unknown")
     assert trace.error == "LimitsExceeded"
     assert not trace.answered
     assert trace.usage_total is None
@@ -122,7 +125,8 @@ def test_v2_tool_calls_parallel_and_submitted():
     # The submit call raised Submitted before any tool message: the round is the answer.
     assert done.is_final and done.text == "Done; submitting."
     assert trace.metadata["submission"].startswith("diff --git a/README.md b/README.md")
-    assert trace.labels["outcome"] == "success" and trace.error is None
+    # Submitted is how it ended; whether the patch works, no file beside says.
+    assert (trace.ending, trace.outcome, trace.error) == ("submitted", "unknown", None)
     assert trace.answered
 
 
@@ -139,7 +143,7 @@ def test_v1_bash_fences_format_error_and_final_output():
     assert counted.tool_calls[0].result.is_error is None
     assert final.is_final and "MINI_SWE_AGENT_FINAL_OUTPUT" in final.text
     assert trace.metadata["submission"] == "14\n"
-    assert trace.labels["outcome"] == "success"
+    assert (trace.ending, trace.outcome) == ("submitted", "unknown")
 
 
 def test_mswea_fence_wins_over_bash_examples(tmp_path):
@@ -207,3 +211,17 @@ def test_a_timed_out_tool_call_is_a_failure(tmp_path):
 def test_cli_show_and_convert(tmp_path):
     paths = (GITHUB_ISSUE, *sorted(FIXTURES.glob("*.json")))
     assert_show_and_convert_round_trip(GITHUB_ISSUE, ["github_issue"], paths, tmp_path)
+
+
+@pytest.mark.parametrize("resolved, outcome", [(True, "success"), (False, "failure")])
+def test_a_swe_bench_report_beside_the_trajectory_grades_it(tmp_path, resolved, outcome):
+    # mini-swe-agent's batch layout: <output>/<instance id>/<instance id>.traj.json.
+    folder = tmp_path / "readme_typo"
+    folder.mkdir()
+    (folder / "readme_typo.traj.json").write_bytes((FIXTURES / "readme_typo.traj.json").read_bytes())
+    # sb-cli's / the harness's run summary saved one folder up.
+    verdict = {"resolved_ids": ["readme_typo"] if resolved else [], "unresolved_ids": [] if resolved else ["readme_typo"]}
+    (tmp_path / "results.json").write_text(json.dumps(verdict))
+    [trace], warnings = read(folder)
+    assert warnings == []
+    assert (trace.ending, trace.outcome) == ("submitted", outcome)

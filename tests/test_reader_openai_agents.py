@@ -140,7 +140,7 @@ def test_ingest_body_parallel_calls_tool_errors_and_max_turns():
     assert (retry.result.content, retry.result.is_error) == ("Error running tool: ConnectTimeout: timed out", True)
     assert trace.rounds[1].text == "Retrying the docs link."
     assert trace.error == 'Max turns exceeded {"max_turns":3}'
-    assert trace.labels == {"outcome": "failure"}
+    assert (trace.labels, trace.ending, trace.outcome) == ({}, "limit", "unknown")  # max turns: a limit, no grade
     assert not trace.answered
     assert len(diagnostics) == 0
 
@@ -191,7 +191,7 @@ def test_generation_without_exported_data_and_failing_last_model_call(tmp_path):
     assert trace.metadata["rounds_without_content"] == [1, 2]
     assert trace.rounds[1].id == "span_g2" and trace.rounds[1].finish_reason == "error"
     assert trace.error == "Error getting response: Error code: 500 - internal error"
-    assert trace.labels == {"outcome": "failure"}
+    assert (trace.labels, trace.ending, trace.outcome) == ({}, "error", "unknown")
     assert len(diagnostics) == 0
 
 

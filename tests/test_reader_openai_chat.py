@@ -567,3 +567,43 @@ def test_a_dumped_messages_list_is_one_conversation_when_the_format_is_named(tmp
     assert trace.id == "history.json:1"
     assert [r.text for r in trace.rounds] == ["a"]
     assert len(diagnostics) == 0
+
+
+# --- what json.dump(messages) writes, sniffed without --input-format -------------------------------
+
+
+@pytest.mark.parametrize("name", ["dumped_messages.json", "dumped_messages.jsonl"])
+def test_dumped_messages_are_sniffed_as_openai_chat(cli, name):
+    report = json.loads(cli("replay", "--format", "json", str(FIXTURES / name)).stdout)
+    [trace] = report["traces"]
+    assert trace["format"] == "openai-chat"
+    assert (trace["rounds"], trace["tool_calls"], trace["ending"]) == (3, 2, "answered")
+    assert "outcome" not in trace["labels"]  # a chat log carries no grade
+    [read_back], diagnostics = read(FIXTURES / name)
+    assert len(diagnostics) == 0
+    calls = list(read_back.tool_calls())
+    assert [(c.id, c.name, c.arguments, c.result.content) for c in calls] == [
+        ("call_pJ4tQ8sW1xV6bN3mK9dR2fLh", "query_db", {"status": "pending"}, "[]"),
+        ("call_Zq7wE2rT5yU8iO1pA4sD6fGh", "query_db", {"status": "pending"}, "[]"),
+    ]
+    assert read_back.rounds[-1].text == "No orders are pending."
+    assert [m.text for m in read_back.user_messages] == ["Which orders are still pending?"]
+
+
+def test_a_first_line_without_tools_is_judged_by_the_lines_after_it(tmp_path):
+    # Line 1 alone fits OpenAI and Anthropic alike; line 2's tool_calls decide.
+    lines = [json.loads(l) for l in (FIXTURES / "dumped_messages.jsonl").read_text().splitlines()][1:]
+    path = write_jsonl(tmp_path / "chat.jsonl", lines)
+    [trace], diagnostics = read(path)
+    assert (trace.format, len(trace.rounds), len(diagnostics)) == ("openai-chat", 3, 0)
+    assert trace.rounds[0].line == 2 and trace.rounds[0].tool_calls[0].result.line == 3
+
+
+def test_a_bad_line_among_dumped_messages_is_named(tmp_path):
+    path = tmp_path / "chat.jsonl"
+    text = (FIXTURES / "dumped_messages.jsonl").read_text().splitlines()
+    text.insert(3, '{"role": "tool", "tool_call_id": "call_pJ4tQ8sW1')  # cut mid-write
+    path.write_text("\n".join(text) + "\n")
+    [trace], diagnostics = read(path)
+    assert trace.format == "openai-chat" and len(trace.rounds) == 3
+    assert [(d.line, d.reason.split(":")[0]) for d in diagnostics][:1] == [(4, "not valid JSON")]

@@ -277,7 +277,8 @@ def test_streaming_events_keep_the_final_snapshot():
     assert cut.error is None and "outcome" not in cut.labels
     assert failed.rounds == []
     assert failed.error == "The server had an error while processing your request."
-    assert failed.labels["outcome"] == "failure" and not failed.answered
+    # A failed last response is how the run ended, not a grade.
+    assert (failed.labels, failed.ending, failed.outcome) == ({}, "error", "unknown") and not failed.answered
     assert len(diagnostics) == 0
 
 
@@ -295,7 +296,7 @@ def test_failed_response_retried_and_request_without_response():
     assert (retried.line, retried.end_line) == (1, 3)
     assert limited.rounds == []
     assert limited.error.startswith("Rate limit reached for gpt-4.1")
-    assert limited.labels == {"outcome": "failure"}
+    assert (limited.labels, limited.ending) == ({}, "error")
     assert len(diagnostics) == 0
 
 
@@ -307,7 +308,7 @@ def test_failed_last_response_ends_the_run_with_an_error(tmp_path):
     ])
     (trace,), diagnostics = read(path)
     assert len(trace.rounds) == 1 and trace.rounds[0].tool_calls[0].result.content == "ok"
-    assert (trace.error, trace.labels["outcome"], trace.answered) == ("boom", "failure", False)
+    assert (trace.error, trace.ending, trace.outcome, trace.answered) == ("boom", "error", "unknown", False)
     assert len(diagnostics) == 0
 
 

@@ -283,7 +283,8 @@ def test_evaluation_output_two_instances():
     assert len(stuck.rounds) == 4
     assert len({c.arguments_raw for c in stuck.tool_calls()}) == 1
     assert all(c.result.is_error is False for c in stuck.tool_calls())
-    assert stuck.labels == {"outcome": "failure"}
+    # The eval's error is how the run ended; no report graded it.
+    assert (stuck.labels, stuck.ending, stuck.outcome) == ({}, "error", "unknown")
     assert stuck.error == "AgentStuckInLoopError: Agent got stuck in a loop"
     assert not stuck.answered
     assert [r.usage.input_tokens for r in stuck.rounds] == [5120, 5251, 5382, 5513]
@@ -304,7 +305,7 @@ def test_event_per_line_stream_with_run_total_and_error_state():
     # Only the events' llm_metrics carry tokens: the run total.
     assert trace.usage_total == Usage(input_tokens=1102, output_tokens=38, cached_tokens=0)
     # The agent ended in the error state; the reason is the environment's error observation.
-    assert trace.labels == {"outcome": "failure"}
+    assert (trace.labels, trace.ending, trace.outcome) == ({}, "error", "unknown")
     assert trace.error == "RuntimeError: the sandbox container exited unexpectedly"
 
 
@@ -356,7 +357,7 @@ def test_instance_that_failed_before_the_agent_ran(tmp_path):
     failed = traces[-1]
     assert (failed.id, failed.rounds, failed.line) == ("sympy__sympy-20590", [], 3)
     assert failed.error == "Maximum retries (5) reached: Runtime build failed"
-    assert failed.labels == {"outcome": "failure"} and not failed.answered
+    assert (failed.labels, failed.ending) == ({}, "error") and not failed.answered
 
 
 # --- bad input --------------------------------------------------------------------------------------

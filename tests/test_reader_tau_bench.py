@@ -68,7 +68,8 @@ def test_tau_bench_array_two_tasks_and_a_harness_error():
 
     assert crashed.rounds == []
     assert crashed.error.startswith("litellm.RateLimitError: RateLimitError")
-    assert crashed.labels == {"outcome": "failure"}
+    assert crashed.labels == {"outcome": "failure"}  # the reward 0.0 the harness recorded
+    assert crashed.ending == "error"
 
 
 def test_tau_bench_react_agent_text_actions():
@@ -273,7 +274,8 @@ def test_tau2_single_simulation_file():
     assert search.arguments == {"origin": "JFK", "destination": "SFO", "date": "2024-05-20"}
     assert search.result.content == "[]"  # inside a MultiToolMessage
     assert trace.error == "simulation ended: agent_error"
-    assert trace.labels == {"outcome": "failure"}  # no reward, ended by an error
+    # No reward: the evaluator never graded it; agent_error is only how it ended.
+    assert (trace.labels, trace.ending, trace.outcome) == ({}, "error", "unknown")
     assert warnings_of(diagnostics) == [
         (
             "c0ffee00-1111-4222-8333-944455556666.json",

@@ -15,7 +15,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+# How a run was GRADED: only a grader says (a benchmark's reward or resolved list, a
+# scorer, a labels file); how it ended is no verdict (a submitted patch may not work).
 OUTCOMES = ("success", "failure", "unknown")
+
+# How a run ENDED, as its recorder says: the agent answered (a last reply with no tool
+# calls), submitted its work (SWE-agent's submit), was stopped by a step/cost/context/
+# token/time limit, or by an error. ``None`` is unknown (a log cut mid-run, say).
+ENDINGS = ("answered", "submitted", "limit", "error")
 
 
 @dataclass(slots=True)
@@ -167,7 +174,8 @@ class Trace:
     allowances: list[Allowance] = field(default_factory=list)
     metadata: dict[str, Any] = field(default_factory=dict)
     usage_total: Usage | None = None  # only where the format gives a run total alone
-    error: str | None = None  # how the run ended when it ended without an answer
+    error: str | None = None  # what stopped the run when it ended without an answer
+    ending: str | None = None  # one of ENDINGS, or None when the format does not say
     user_messages: list[UserMessage] = field(default_factory=list)
 
     def add_user_message(self, text: str, at: float | None = None, line: int | None = None) -> None:
@@ -206,6 +214,8 @@ class Trace:
 
     @property
     def outcome(self) -> str:
+        """The grader's verdict (``labels["outcome"]``), else ``unknown``: never guessed
+        from how the run ended (see ``ending``)."""
         return self.labels.get("outcome", "unknown")
 
     @property

@@ -141,8 +141,8 @@ NATIVE_SCHEMA: dict[str, Any] = {
         ),
         _event(
             "end",
-            "The run is over; error when it ended without an answer",
-            {"error": {"type": ["string", "null"]}, "usage": _USAGE},
+            "The run is over; error when it ended without an answer; ending: how it ended (not whether it succeeded: that is the outcome label)",
+            {"error": {"type": ["string", "null"]}, "ending": {"enum": ["answered", "submitted", "limit", "error", None]}, "usage": _USAGE},
             [],
         ),
     ],
@@ -246,6 +246,7 @@ _TRACE = {
         "tokens_estimated": {"type": "boolean"},
         "seconds": {"type": ["number", "null"]},
         "answered": {"type": "boolean"},
+        "ending": {"enum": ["answered", "submitted", "limit", "error", None], "description": "how the run ended, as recorded (null: unknown); the outcome label is the grader's verdict"},
         "error": {"type": ["string", "null"]},
         "fires": {"type": "array", "items": _FIRE},
         "expectations": {

@@ -42,7 +42,30 @@ def _is_native(value: Any) -> bool:
 NATIVE_EVENT_TYPES = ("trace", "labels", "expect", "allow", "user", "round", "result", "end")
 
 
+# What json.dump(messages) writes: bare chat messages, a role and content (or calls),
+# with no envelope ("type" would make it a Responses item or an Anthropic response).
+_CHAT_ROLES = ("system", "developer", "user", "assistant", "tool", "function")
+_ENVELOPE_KEYS = ("type", "messages", "request", "response", "data", "lc")
+
+
+def is_bare_message(value: Any) -> bool:
+    return (
+        isinstance(value, dict)
+        and value.get("role") in _CHAT_ROLES
+        and ("content" in value or "tool_calls" in value)
+        and not any(key in value for key in _ENVELOPE_KEYS)
+    )
+
+
+def _is_bare_messages(value: Any) -> bool:
+    return isinstance(value, list) and bool(value) and all(is_bare_message(v) for v in value)
+
+
 def _is_openai_chat(value: Any) -> bool:
+    # A dumped messages list with no Anthropic blocks (the anthropic sniffer comes first;
+    # a list without tools reads the same either way).
+    if _is_bare_messages(value):
+        return True
     item = _first(value)
     if not isinstance(item, dict):
         return False
@@ -143,16 +166,16 @@ def _is_swe_agent(value: Any) -> bool:
         return False
     if isinstance(value.get("trajectory"), list):
         return "history" in value or "info" in value
-    # A .traj that keeps only the messages: SWE-agent's history items carry their "agent".
+    # A .traj that keeps only the messages: SWE-agent's history items carry their "agent";
+    # 1.x items also their "message_type", which is enough without "info".
     history = value.get("history")
+    first = history[0] if isinstance(history, list) and history else None
     return (
         "trajectory" not in value
-        and isinstance(value.get("info"), dict)
-        and isinstance(history, list)
-        and bool(history)
-        and isinstance(history[0], dict)
-        and "role" in history[0]
-        and "agent" in history[0]
+        and isinstance(first, dict)
+        and "role" in first
+        and "agent" in first
+        and (isinstance(value.get("info"), dict) or "message_type" in first)
     )
 
 
@@ -254,6 +277,8 @@ def _has_anthropic_blocks(messages: Any) -> bool:
 
 
 def _is_anthropic(value: Any) -> bool:
+    if _is_bare_messages(value):  # json.dump(messages) of Anthropic messages
+        return _has_anthropic_blocks(value)
     item = _first(value)
     if not isinstance(item, dict):
         return False
@@ -315,16 +340,16 @@ READERS: tuple[ReaderInfo, ...] = (
     ReaderInfo("langsmith", "langsmith", _is_langsmith, "LangSmith runs (one per line, any order) and {post, patch} ingest recordings"),
     ReaderInfo("otel", "otel", _is_otel, "OpenTelemetry OTLP/JSON with GenAI or OpenInference attributes"),
     ReaderInfo("inspect", "inspect_ai", _is_inspect, "Inspect AI eval logs (.json, zipped .eval)"),
-    ReaderInfo("swe-agent", "swe_agent", _is_swe_agent, "SWE-agent .traj trajectories"),
+    ReaderInfo("swe-agent", "swe_agent", _is_swe_agent, "SWE-agent .traj trajectories (a SWE-bench report beside them as outcome)"),
     ReaderInfo("atif", "atif", _is_atif, "ATIF trajectories (Harbor / Terminal-Bench trajectory.json; result.json reward as outcome)"),
     ReaderInfo("openhands", "openhands", _is_openhands, "OpenHands event streams and evaluation output.jsonl"),
     ReaderInfo("tau-bench", "tau_bench", _is_tau_bench, "τ-bench / τ²-bench result arrays (reward as outcome)"),
-    ReaderInfo("mini-swe-agent", "mini_swe_agent", _is_mini_swe_agent, "mini-swe-agent message lists and .traj.json"),
+    ReaderInfo("mini-swe-agent", "mini_swe_agent", _is_mini_swe_agent, "mini-swe-agent message lists and .traj.json (a SWE-bench report beside them as outcome)"),
     ReaderInfo("openai-responses", "openai_responses", _is_openai_responses, "OpenAI Responses API: response objects or flat item lists"),
-    ReaderInfo("anthropic", "anthropic", _is_anthropic, "Anthropic Messages requests/responses (tool_use / tool_result blocks)"),
+    ReaderInfo("anthropic", "anthropic", _is_anthropic, "Anthropic Messages requests/responses, dumped message lists (tool_use / tool_result blocks)"),
     ReaderInfo("langchain", "langchain", _is_langchain, "LangChain messages_to_dict / dumpd lists, AgentExecutor intermediate_steps"),
     ReaderInfo("swe-smith", "swe_smith", _is_swe_smith, "SWE-smith fine-tuning chats: XML function calls in assistant text, OBSERVATION: results"),
-    ReaderInfo("openai-chat", "openai_chat", _is_openai_chat, "OpenAI Chat Completions: conversations, request/response logs, Batch output, message-per-line"),
+    ReaderInfo("openai-chat", "openai_chat", _is_openai_chat, "OpenAI Chat Completions: conversations, request/response logs, Batch output, message-per-line, dumped message lists"),
     ReaderInfo("react-text", "react_text", _is_react_text, "ReAct text transcripts (Thought / Action / Action Input / Observation)"),
 )
 
@@ -349,8 +374,15 @@ def _is_labels(value: Any) -> bool:
     return "_doc" in value and bool(entries) and all(isinstance(v, dict) and ("kind" in v or "runs" in v) for v in entries[:5])
 
 
+def _is_swe_bench_report(value: Any) -> bool:
+    from .graders import is_swe_bench_report
+
+    return is_swe_bench_report(value)
+
+
 NOT_TRANSCRIPTS: tuple[tuple[str, Callable[[Any], bool]], ...] = (
     ("a Harbor trial result (its reward is read as the outcome of the trajectory beside it)", _is_harbor_result),
+    ("a SWE-bench grading report (its verdicts are read as the outcomes of the trajectories beside it)", _is_swe_bench_report),
     ("a labels file (give it with --labels)", _is_labels),
 )
 
@@ -375,6 +407,18 @@ def sniff(value: Any) -> ReaderInfo | None:
         if info.sniff(value):
             return info
     return None
+
+
+# Bare messages looked at, one per line, to tell whose they are (tool calls or blocks
+# usually show within the first few exchanges).
+MESSAGE_LOOKAHEAD = 200
+
+
+def sniff_message_lines(values: list) -> ReaderInfo | None:
+    """The reader of a file of bare chat messages, one per line: sniffed as the list
+    ``json.dump(messages)`` would have written (a first line alone, {"role": "user",
+    "content": "..."}, fits OpenAI, Anthropic and Responses alike)."""
+    return sniff(values) if _is_bare_messages(values) else None
 
 
 def read_with(info: ReaderInfo, records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:

@@ -30,6 +30,11 @@ Every record is recognised on its own, so one file may mix shapes:
    any record of another shape ends the group. Responses alone carry no tool results
    (those live in the next request), so instead of one warning per call such a trace
    gets one warning saying how many calls have no result.
+4. **messages** as ``json.dump(messages)`` writes them: a JSON array of ``{"role",
+   "content"}`` messages is one conversation (id ``<file name>:<line>``); one such
+   message per line forms one conversation named after the file, each message at its
+   own line, until a record of another shape (a later group: ``<file name>:<line>``).
+   Sniffed when some message holds ``tool_use``/``tool_result`` blocks.
 
 Blocks: ``text`` blocks are the round's text (adjacent blocks, e.g. text split around
 citations, are joined directly; blocks separated by other blocks with a newline).
@@ -63,11 +68,14 @@ tokens ``cache_read_input_tokens``. ``stop_reason`` becomes the finish reason:
 ``end_turn``/``stop_sequence`` → ``stop``, ``tool_use`` → ``tool_calls``,
 ``max_tokens`` → ``length``, ``refusal`` → ``content_filter``, others as written.
 
-Outcome: the format carries no grade. A trace whose run ended in an error gets
-``trace.error`` and ``outcome=failure``: a request that failed and was never retried,
-or a last response that stopped at ``max_tokens`` without an answer (with tool calls,
-whose input may be cut, or with no visible text; a cut but non-empty text answer stays
-an answer). Nothing sets ``success``.
+Ending: a request that failed and was never retried → ``trace.error`` and
+``ending="error"``; a last response that stopped at ``max_tokens`` without an answer
+(with tool calls, whose input may be cut, or with no visible text; a cut but non-empty
+text answer stays an answer) → ``trace.error`` and ``ending="limit"``; a last response
+without tool calls → ``answered``.
+
+Outcome: the format carries no grade, so none is set (an error is how the run ended,
+not a verdict on it); only a labels file gives one.
 """
 
 from __future__ import annotations
@@ -330,16 +338,23 @@ class CallTracker:
 
 
 def conclude(trace: Trace) -> None:
-    """The outcome rules shared by both Anthropic readers (see the module docstring)."""
+    """The ending rules shared by both Anthropic readers (see the module docstring). An
+    error or a cut response is how the run ended, not a grade: no outcome is set."""
     if trace.error is None and trace.rounds:
         last = trace.rounds[-1]
         if last.finish_reason == "length" and (last.tool_calls or not last.text.strip()):
             trace.error = TRUNCATED_ERROR
+            trace.ending = "limit"  # the max_tokens limit cut the last response
+            return
     if trace.error is not None:
-        trace.labels["outcome"] = "failure"
+        trace.ending = "error"
 
 
 # --- small value helpers ---------------------------------------------------------------
+
+
+# Keys of the other shapes' records: a line holding one is no bare message.
+_ENVELOPE = frozenset(("type", "messages", "request", "response"))
 
 
 def _explicit_id(obj: Any, keys: tuple[str, ...]) -> str | None:
@@ -536,6 +551,9 @@ class _Reader:
         self.open: list[_Open] = []  # least recently continued first
         self.thread_uses: dict[str, int] = {}
         self.bare: _Conversation | None = None
+        self.lines: _Conversation | None = None  # messages one per line (shape 4)
+        self.line_groups = 0
+        self.lines_count = 0
 
     def new_trace(self, trace_id: str, line: int, shape: str, model: Any = None) -> Trace:
         trace = Trace(id=trace_id, format=FORMAT, file=self.ctx.file, line=line, end_line=line)
@@ -565,6 +583,10 @@ class _Reader:
 
     def item(self, value: Any, line: int, index: int | None) -> Iterator[Trace]:
         where = "" if index is None else f" (array element {index})"
+        if index is None and isinstance(value, dict) and value.get("role") in ("user", "assistant", "system") and "content" in value and not _is_response(value) and not _ENVELOPE.intersection(value):
+            self.message_line(value, line)
+            return
+        yield from self.end_lines()
         if _is_response(value):
             self.bare_response(value, {}, line)
             return
@@ -665,6 +687,23 @@ class _Reader:
         if "model" not in trace.metadata and rnd.model:
             trace.metadata["model"] = rnd.model
 
+    # shape 4 ------------------------------------------------------------------------------
+
+    def message_line(self, message: dict, line: int) -> None:
+        if self.lines is None:
+            self.line_groups += 1
+            trace_id = self.base if self.line_groups == 1 else f"{self.base}:{line}"
+            self.lines = _Conversation(self.new_trace(trace_id, line, "message-per-line"), self.ctx)
+            self.lines_count = 0
+        self.lines_count += 1
+        self.lines.trace.end_line = line
+        self.lines.add(message, line, self.lines_count)
+
+    def end_lines(self) -> Iterator[Trace]:
+        if self.lines is not None:
+            conversation, self.lines = self.lines, None
+            yield self.finish(conversation)
+
     def end_bare(self) -> Iterator[Trace]:
         if self.bare is None:
             return
@@ -682,6 +721,7 @@ class _Reader:
     # end of file --------------------------------------------------------------------------
 
     def close(self) -> Iterator[Trace]:
+        yield from self.end_lines()
         yield from self.end_bare()
         entries = sorted(self.open, key=lambda e: e.conversation.trace.line or 0)
         self.open.clear()

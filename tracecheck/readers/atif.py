@@ -49,7 +49,9 @@ Outcome: ATIF carries no grade. Harbor writes the verifier's reward in the trial
 ``result.json`` (``verifier_result.rewards.reward``) beside ``agent/trajectory.json``
 (or beside the trajectory itself), and ``verifier/reward.txt``: reward ≥ 1 is
 ``success``, 0 ``failure``; no verifier result (it errored, or no result file) leaves
-the outcome unknown. The trace id is the trial's name from ``result.json``
+the outcome unknown. How the run ended is no grade: an agent that answered may still
+fail the verifier's tests. Ending: a last agent step without tool calls → ``answered``,
+else unknown. The trace id is the trial's name from ``result.json``
 (``trial_name``), else ``session_id``, else the file's name.
 """
 

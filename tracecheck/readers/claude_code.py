@@ -55,10 +55,12 @@ trace holding their ``leafUuid``, else of the file's first main trace),
 and finish reasons follow the ``anthropic`` reader (``input_tokens`` plus the cache
 counts; ``cache_read_input_tokens`` as cached).
 
-Outcome: sessions carry no grade. A session whose last response-like entry is an API
-error (``isApiErrorMessage``, with no real response after it) gets ``trace.error`` (its
-text) and ``outcome=failure``; so does one whose last response stopped at
-``max_tokens`` without an answer. Nothing sets ``success``.
+Ending: a session whose last response-like entry is an API error
+(``isApiErrorMessage``, with no real response after it) gets ``trace.error`` (its text)
+and ``ending="error"``; one whose last response stopped at ``max_tokens`` without an
+answer, ``ending="limit"``; a last response without tool calls, ``answered``.
+
+Outcome: sessions carry no grade, so none is set; only a labels file gives one.
 """
 
 from __future__ import annotations

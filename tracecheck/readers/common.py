@@ -4,12 +4,13 @@ small coercions of untrusted JSON values and file-name stems."""
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from datetime import datetime, timezone
 from typing import Any
 
 from ..text.arguments import dump_json, parse_arguments
-from ..model import Round, ToolCall, Trace, Usage
+from ..model import ENDINGS, Round, ToolCall, Trace, Usage
 
 
 # A reader reports a bad value through one of these: it is given the reason, and the
@@ -389,11 +390,33 @@ def _cut(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+# Errors that are an agent framework's own step/turn/cost/context limit, by the names
+# the frameworks raise them under: a run they stop ended by a limit, not by a fault.
+_LIMIT_ERRORS = re.compile(
+    r"GraphRecursionError|Recursion limit of \d+ reached|MaxTurnsExceeded|Max turns (?:\(\d+\) )?exceeded"
+    r"|iteration limit|max(?:imum)? iterations?|context_length_exceeded|ContextWindowExceeded"
+    r"|budget|cost limit",
+    re.I,
+)
+
+
+def error_ending(error: str | None) -> str:
+    """The ending of a run stopped by ``error``: ``limit`` when the error is a known
+    framework limit (LangGraph's recursion limit, the Agents SDK's max turns, a context
+    window, an iteration or cost budget), else ``error``."""
+    return "limit" if error and _LIMIT_ERRORS.search(error) else "error"
+
+
 def finish_trace(trace: Trace, diagnostics, *, synthesize_ids: bool = True) -> Trace:
     """Number rounds and turns, give id-less calls synthetic ids, and warn about calls
     without results and arguments that are not JSON. Every reader calls this on each
     trace it yields."""
     trace.number_turns()
+    if trace.ending is None and trace.error is None and trace.rounds and trace.rounds[-1].is_final:
+        # A last reply without tool calls is an answer in every format; how else a run
+        # ended (a limit, an error, a submit) only its reader can tell.
+        trace.ending = "answered"
+    assert trace.ending is None or trace.ending in ENDINGS, trace.ending
     for number, rnd in enumerate(trace.rounds, 1):
         rnd.index = number
         for k, call in enumerate(rnd.tool_calls, 1):

@@ -53,14 +53,17 @@ added, so that a round's input is always the whole prompt. Cached =
 ``input_tokens_cache_read``. The sample's ``model_usage`` (a total per model, summed
 over models) becomes ``trace.usage_total`` only when no round has usage.
 
-Outcome: a sample ``error`` → ``failure`` and ``trace.error`` (its message).
-Otherwise the value of the first scorer in the sample's ``scores``: ``"C"``
+Ending: a sample ``error`` → ``trace.error`` (its message) and ``ending="error"``;
+a sample that hit a ``limit`` (token, message, time, ...) with its last round still
+calling tools → ``trace.error`` says which limit, ``ending="limit"``; a last round
+without tool calls → ``answered``.
+
+Outcome, only from the grader, the first scorer in the sample's ``scores``: ``"C"``
 (correct), ``True``, ``1``/``1.0`` (within 1e-9), or yes/pass spellings →
 ``success``; ``"I"`` (incorrect), ``"N"`` (no answer), ``False``, ``0``/``0.0``, or
 no/fail spellings → ``failure``; anything else (``"P"`` partial, 0.5, a dict of
-values) → no outcome. The scorer and its value are kept in ``metadata``. A sample
-that hit a ``limit`` (token, message, time, ...) with its last round still calling
-tools ended without an answer: ``trace.error`` says which limit.
+values) → no outcome. The scorer and its value are kept in ``metadata``. An errored
+sample Inspect did not score has no outcome (an error is an ending, not a grade).
 """
 
 from __future__ import annotations
@@ -584,20 +587,21 @@ def _sample_trace(sample: dict, header: _Header, line: int, ctx: ReadContext, me
             usages = (_usage(value, reader.warn, f"model_usage.{model}") for model, value in totals.items())
             trace.usage_total = _sum_usage([u for u in usages if u is not None])
 
+    # The scorer is the grader: its verdict is the outcome, whatever the ending.
+    scores = sample.get("scores")
+    if isinstance(scores, dict) and scores:
+        name, score = next(iter(scores.items()))
+        value = score.get("value") if isinstance(score, dict) else score
+        meta["scorer"] = name
+        meta["score"] = _scalar(value)
+        outcome = _score_outcome(value)
+        if outcome is not None:
+            trace.labels["outcome"] = outcome
     error = _error_message(sample.get("error"))
     if error is not None:
         trace.error = error
-        trace.labels["outcome"] = "failure"
+        trace.ending = "error"
     else:
-        scores = sample.get("scores")
-        if isinstance(scores, dict) and scores:
-            name, score = next(iter(scores.items()))
-            value = score.get("value") if isinstance(score, dict) else score
-            meta["scorer"] = name
-            meta["score"] = _scalar(value)
-            outcome = _score_outcome(value)
-            if outcome is not None:
-                trace.labels["outcome"] = outcome
         limit = sample.get("limit")
         if isinstance(limit, dict) and limit.get("type"):
             meta["limit"] = _scalar(limit.get("type"))
@@ -605,4 +609,5 @@ def _sample_trace(sample: dict, header: _Header, line: int, ctx: ReadContext, me
                 trace.error = f"{scalar_text(limit['type'])} limit reached" + (
                     f" ({scalar_text(limit['limit'])})" if limit.get("limit") is not None else ""
                 )
+                trace.ending = "limit"
     return finish_trace(trace, ctx.diagnostics)

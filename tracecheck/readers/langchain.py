@@ -22,6 +22,11 @@ also ``metadata["input"]``. A human message that only carries ``tool_result`` bl
 a result, not something said. The AgentExecutor result's ``input`` is the user message
 of its run. System messages are not user messages. ``ToolMessage`` ``status: "error"``
 → ``is_error`` True, ``"success"`` → False, else unknown.
+
+Ending: the AgentExecutor's own "Agent stopped due to iteration limit or time limit."
+output → ``trace.error`` and ``ending="limit"``; a last AI message without tool calls →
+``answered``; else unknown. Outcome: never set: the format carries no grade (hitting a
+limit is how the run ended, not a verdict); a labels file gives one.
 """
 
 from __future__ import annotations
@@ -432,6 +437,7 @@ def _executor_result(value: dict, line: int, ctx: ReadContext) -> Trace:
         # The executor wrote this itself when it gave up: no model answered, so it is
         # no round, and the run ended without an answer.
         trace.error = output.strip()
+        trace.ending = "limit"
     elif output is not None:
         trace.rounds.append(Round(index=0, text=content_text(output), line=line))
     return finish_trace(trace, ctx.diagnostics)

@@ -64,10 +64,12 @@ recordings). Usage per round: the message's ``usage_metadata``, else the output'
 has no count). Chain runs are never summed; when no round has usage, the root run's
 own totals become ``trace.usage_total``.
 
-Outcome: a root run with ``status: "error"`` or a non-empty ``error`` ended without an
-answer: ``trace.error`` = the error's first line, ``labels["outcome"] = "failure"``.
-LangSmith has no documented success signal beyond "the root did not raise" (feedback
-scores are user-defined), so otherwise the outcome is left unset.
+Ending: a root run with ``status: "error"`` or a non-empty ``error`` ended without an
+answer: ``trace.error`` = the error's first line and ``ending="limit"`` when it is a
+framework's limit (``GraphRecursionError``, an iteration limit, ...), else ``"error"``.
+
+Outcome: never set. An error is how the run ended, not a grade, and LangSmith's
+feedback scores are user-defined (no documented verdict); a labels file gives one.
 """
 
 from __future__ import annotations
@@ -97,6 +99,7 @@ from .common import (
     parse_time,
     scalar_text,
     visible_text,
+    error_ending,
 )
 from .langchain import ai_calls, message_usage, parse_message
 
@@ -761,7 +764,7 @@ def _build(trace_id: str, entries: list[_Entry], runs: dict[str, _Entry], ctx: R
                 break
         if _has_error(run):
             trace.error = _first_line(run.get("error") or "root run ended with status 'error'")
-            trace.labels["outcome"] = "failure"
+            trace.ending = error_ending(trace.error)  # how it ended; no grade
         if root.run.get("run_type") != "llm" and all(r.usage is None for r in trace.rounds):
             trace.usage_total = _run_usage(run, _run_warner(ctx, root.line, trace_id, run))
     return finish_trace(trace, ctx.diagnostics)

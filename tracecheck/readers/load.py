@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from ..input.diagnostics import Diagnostics, TracecheckError
 from ..input.sources import Source, TextDocument, display_name, expand_paths, read_records
 from ..model import Trace
-from . import READER_NAMES, ReadContext, not_a_transcript, read_with, reader_by_name, sniff
+from . import MESSAGE_LOOKAHEAD, READER_NAMES, ReadContext, is_bare_message, not_a_transcript, read_with, reader_by_name, sniff, sniff_message_lines
 
 
 def check_input_format(name: str | None) -> None:
@@ -34,6 +34,18 @@ def read_source(source: Source, diagnostics: Diagnostics, input_format: str | No
         head = []
         info = None
         unknown = _SkippedLines()
+        records = iter(records)
+        first = next(records, None)
+        if first is not None and is_bare_message(first.value):
+            # One bare chat message per line: whose it is shows in the lines after it.
+            ahead = [first, *itertools.islice(records, MESSAGE_LOOKAHEAD - 1)]
+            info = sniff_message_lines([r.value for r in ahead])
+            if info is not None:
+                yield from _read_safely(info, itertools.chain(ahead, records), ctx)
+                return
+            records = itertools.chain(ahead, records)
+        elif first is not None:
+            records = itertools.chain([first], records)
         for record in records:
             info = sniff(record.value)
             if info is not None:
@@ -46,8 +58,12 @@ def read_source(source: Source, diagnostics: Diagnostics, input_format: str | No
             unknown.report_unrecognised(ctx)
             return
         unknown.report_skipped(ctx, info.name)
+    yield from _read_safely(info, itertools.chain(head, records), ctx)
+
+
+def _read_safely(info, records, ctx: ReadContext) -> Iterator[Trace]:
     try:
-        yield from read_with(info, itertools.chain(head, records), ctx)
+        yield from read_with(info, records, ctx)
     except Exception as exc:  # noqa: BLE001 - one file's reader bug must not lose the other files
         if os.environ.get("TRACECHECK_DEBUG"):
             raise

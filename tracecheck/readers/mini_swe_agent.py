@@ -49,11 +49,17 @@ Times (v2): ``extra.timestamp`` of an assistant message is when the response arr
 queries the model right after appending it). A call runs from its round's end to its
 observation's ``extra.timestamp``. v1 lists carry no times.
 
-Outcome from ``info.exit_status`` (else the ``exit`` message's): ``Submitted`` →
-``success``; any other status (``LimitsExceeded``, ``TimeExceeded``,
-``ContextWindowExceeded``, ``UserInterruption``, an exception name) → ``failure`` and
-``trace.error``; no status (a bare list, or a run saved mid-way) → no outcome. The
-status is also kept as the label ``exit_status``.
+Ending from ``info.exit_status`` (else the ``exit`` message's): ``Submitted`` →
+``ending="submitted"``; ``LimitsExceeded`` (step or cost limit), ``TimeExceeded``,
+``ContextWindowExceeded`` → ``"limit"`` and ``trace.error``; any other status
+(``UserInterruption``, an exception name) → ``"error"`` and ``trace.error``; no status
+(a bare list, or a run saved mid-way) → ``answered`` when the last round has no tool
+calls, else unknown. The status is also kept as the label ``exit_status``.
+
+Outcome: a trajectory holds no grade (submitting is not resolving). It comes only from
+a SWE-bench report beside the trajectory that names the instance (the document's
+``instance_id``, else the trace id; see ``graders.py``), else from a labels file;
+otherwise it is unknown.
 
 Trace id: the file name without ``.traj``/``.json`` (and compression) suffixes; later
 documents of the same file get ``<stem>:<line>``.
@@ -68,6 +74,7 @@ from typing import Any
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
 from . import ReadContext
+from .graders import swe_bench_verdict
 from .common import (
     Warn,
     as_dict,
@@ -267,6 +274,10 @@ def _uses_mswea_fence(messages: list) -> bool:
     return any(isinstance(m, dict) and _MSWEA_FENCE in content_text(m.get("content")) for m in messages)
 
 
+# The exit statuses of mini-swe-agent's step/cost, time and context-window limits.
+_LIMIT_STATUSES = ("LimitsExceeded", "TimeExceeded", "ContextWindowExceeded")
+
+
 def _read_document(value: Any, line: int, ctx: ReadContext, first: bool) -> Trace | None:
     info: dict = {}
     if isinstance(value, dict):
@@ -319,11 +330,15 @@ def _read_document(value: Any, line: int, ctx: ReadContext, first: bool) -> Trac
     if status is not None:
         trace.labels["exit_status"] = status
         if status == "Submitted":
-            trace.labels["outcome"] = "success"
+            trace.ending = "submitted"  # how it ended; whether the patch works is the grader's to say
         else:
-            trace.labels["outcome"] = "failure"
+            trace.ending = "limit" if status in _LIMIT_STATUSES else "error"
             detail = (exit_content or "").strip().splitlines()
             trace.error = f"{status}: {detail[0]}" if detail and detail[0] != status else status
+    instance_id = as_str(value.get("instance_id")) if isinstance(value, dict) else None
+    grade = swe_bench_verdict(ctx, instance_id or trace.id)
+    if grade is not None:
+        trace.labels["outcome"], trace.metadata["graded_by"] = grade
     return finish_trace(trace, ctx.diagnostics)
 
 

@@ -9,7 +9,12 @@ Events (see the README and ``tracecheck schema native``):
 - ``round``   one model response: ``text``, ``tool_calls`` [{id, name, arguments}],
               ``usage``, ``started_at``, ``ended_at``, ``finish_reason``, ``model``, ``id``
 - ``result``  ``call_id``, ``content``, ``is_error``, ``started_at``, ``ended_at``
-- ``end``     the run is over: ``error`` (ended without an answer), ``usage`` (run total)
+- ``end``     the run is over: ``error`` (ended without an answer), ``ending`` (how it
+              ended: answered, submitted, limit, error), ``usage`` (run total)
+
+Outcome: the ``outcome`` label as written (the file's author is the grader); nothing
+else sets it. Ending: ``end.ending``; else ``answered`` when the last round has no tool
+calls; an ``end.error`` alone leaves it unknown (it may have been a limit or an error).
 
 Traces may interleave (several agents appending to one file). A trace is complete at
 its ``end`` event or at the end of the file.
@@ -20,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..model import OUTCOMES, Allowance, Expectation, Round, ToolCall, ToolResult, Trace, Usage
+from ..model import ENDINGS, OUTCOMES, Allowance, Expectation, Round, ToolCall, ToolResult, Trace, Usage
 from ..input.sources import Record
 from . import NATIVE_EVENT_TYPES, ReadContext
 from .common import (
@@ -157,6 +162,12 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
         elif kind == "end":
             if value.get("error") is not None:
                 trace.error = scalar_text(value["error"])
+            ending = value.get("ending")
+            if ending is not None:
+                if ending in ENDINGS:
+                    trace.ending = ending
+                else:
+                    warn(f"ending {brief(ending)} is not one of {', '.join(ENDINGS)}")
             usage = _usage(value.get("usage"), warn)
             if usage is not None:
                 trace.usage_total = usage

@@ -107,7 +107,9 @@ def trace_events(trace: Trace) -> Iterator[dict[str, Any]]:
         for message in messages:
             yield user_event(tid, message)
     # Always close the trace, so two traces that share an id (from two files) stay apart.
-    yield _compact({"type": "end", "trace": tid, "error": trace.error, "usage": _usage(trace.usage_total)})
+    # "answered" is what a last reply without tool calls reads as anyway.
+    ending = trace.ending if trace.ending != "answered" else None
+    yield _compact({"type": "end", "trace": tid, "error": trace.error, "ending": ending, "usage": _usage(trace.usage_total)})
 
 
 def write_native(traces: Iterable[Trace], out: BinaryIO) -> int:

@@ -51,10 +51,14 @@ no model span carries usage), ``mcp_tools``, ``transcription``, ``speech``,
 ``speech_group``. The trace object's ``workflow_name`` and ``group_id`` go into
 ``trace.metadata``, its ``metadata`` into ``trace.metadata["trace_metadata"]``.
 
-Outcome: an error on an ``agent`` span or on the ``task`` span (the run raised: max
+Ending: an error on an ``agent`` span or on the ``task`` span (the run raised: max
 turns exceeded, a guardrail tripwire, a tool error with no error handler) — else on the
-last model span — becomes ``trace.error`` and the outcome label ``failure``. No other
-outcome is set: the format carries none.
+last model span — becomes ``trace.error``, with ``ending="limit"`` for
+``MaxTurnsExceeded`` and ``"error"`` otherwise; a last response without tool calls is
+``answered``.
+
+Outcome: never set: the format carries no grade (an error is how the run ended, not a
+verdict); a labels file gives one.
 """
 
 from __future__ import annotations
@@ -82,6 +86,7 @@ from .common import (
     parse_arguments,
     parse_time,
     scalar_text,
+    error_ending,
 )
 from .langsmith import NewUserMessages, message_role_and_text
 
@@ -459,4 +464,4 @@ class _Builder:
             error = _error_text(self.last_span.error)
         if error is not None:
             trace.error = error
-            trace.labels["outcome"] = "failure"
+            trace.ending = error_ending(error)  # MaxTurnsExceeded is a limit; no grade either way

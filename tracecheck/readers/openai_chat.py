@@ -30,10 +30,11 @@ Every record is recognised on its own, so one file may mix shapes:
    from ``body.messages``. Lines are not grouped: custom ids carry no agreed structure.
 4. **message per line** ``{"conversation_id"|"thread_id"|"session_id", "role", ...}``:
    grouped by that id, complete at the end of the file, yielded in order of first
-   appearance. Messages without any such id form one conversation named after the file,
-   and a JSON array of such messages is one conversation; a file that starts with either
-   is not auto-detected (too like other formats' messages) and needs
-   ``--input-format openai-chat``.
+   appearance. Messages without any such id (what ``json.dump(messages)`` writes, or one
+   message per line) form one conversation named after the file, and a JSON array of
+   such messages is one conversation. Such bare messages fit several formats, so they
+   are sniffed as a whole (up to the first 200 lines): OpenAI when no message holds
+   Anthropic ``tool_use``/``tool_result`` blocks or Responses items.
 
 User messages: every ``user`` message (its text parts; ``name`` ignored) is a user
 message at its place in the conversation (``at`` from its ``timestamp``/``created_at``/
@@ -48,6 +49,10 @@ attach to the call with their ``tool_call_id`` (in call order, by name when give
 the server wrote no ids); legacy ``function_call``/``function`` pairs match the most
 recent unanswered call. The format has no error flag, so ``is_error`` stays ``None``
 unless a message carries an ``error``/``is_error`` field (τ²-bench, Inspect).
+
+Ending: a failed request nothing retried (``trace.error``) → ``"error"``; a last
+assistant message without tool calls → ``answered``; else unknown. Outcome: never set:
+chat logs carry no grade; a labels file gives one.
 """
 
 from __future__ import annotations
@@ -429,6 +434,8 @@ class _Reader:
         return f"{self.base}:{line}" if index is None else f"{self.base}:{line}#{index}"
 
     def finish(self, trace: Trace) -> Trace:
+        if trace.error is not None:
+            trace.ending = "error"  # a failed request nothing retried: an ending, no grade
         return finish_trace(trace, self.ctx.diagnostics)
 
     def record(self, value: Any, line: int) -> Iterator[Trace]:

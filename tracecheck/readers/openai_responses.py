@@ -62,10 +62,11 @@ other than 0, or a timeout).
 Finish reason: ``completed`` → ``tool_calls`` / ``stop``; ``incomplete`` →
 ``length`` (``max_output_tokens``) or the ``incomplete_details`` reason; ``failed`` →
 ``error``; ``cancelled``. A ``failed`` or ``cancelled`` response without output is no
-round. Outcome: when the last response of a trace failed or was cancelled (or the last
+round. Ending: when the last response of a trace failed or was cancelled (or the last
 request got an error instead of a response), ``trace.error`` is its error message and
-the outcome label is ``failure``; a later response in the chain (a retry) clears it.
-No other outcome is set: the format carries none.
+``ending="error"``; a later response in the chain (a retry) clears it. A last response
+without tool calls is ``answered``. Outcome: never set: the format carries no grade
+(a failed response is how the run ended, not a verdict); a labels file gives one.
 
 User messages: an input item with role ``user`` (a ``message`` item or the short form
 ``{"role": "user", "content": ...}``; a string ``input`` is one) is a user message at
@@ -644,7 +645,7 @@ class _Reader:
         trace = state.trace
         if state.error is not None:
             trace.error = state.error
-            trace.labels["outcome"] = "failure"
+            trace.ending = "error"  # a failed or cancelled last response; no grade
         return finish_trace(trace, self.ctx.diagnostics)
 
     def close(self) -> Iterator[Trace]:

@@ -77,13 +77,18 @@ response id from ``metrics.token_usages``; else the run total
 ``metrics.accumulated_token_usage`` (or the last event's ``llm_metrics``) →
 ``trace.usage_total``.
 
-Outcome: an evaluation line whose ``error`` is set → ``failure``; the error becomes
-``trace.error`` unless the run ended with a final answer (then it is kept as
-``trace.metadata["error"]``). Otherwise ``test_result.report.resolved`` (also
-``test_result.resolved`` / ``test_result.success``, the resolver's own ``success``) →
-``success`` / ``failure``. A stream whose last agent state is ``error`` → ``failure``
-and ``trace.error`` (the state's ``reason``, else the last environment error
-observation). Nothing else sets an outcome.
+Ending: an evaluation line whose ``error`` is set ended on it: the error becomes
+``trace.error`` and the ending ``"limit"`` when it is OpenHands' iteration or budget
+limit ("Agent reached maximum iteration ...", "... budget ..."), else ``"error"`` —
+unless the run ended with a final answer (then the error is kept as
+``trace.metadata["error"]`` and the ending is ``answered``). A stream whose last agent
+state is ``error`` → ``trace.error`` (the state's ``reason``, else the last environment
+error observation), ending as above.
+
+Outcome, only from a grader: the evaluation's ``test_result.report.resolved`` (also
+``test_result.resolved`` / ``test_result.success``) or the resolver's own ``success``
+verdict → ``success`` / ``failure``, whatever the ending. An error or an error state
+sets no outcome.
 """
 
 from __future__ import annotations
@@ -113,6 +118,7 @@ from .common import (
     new_call,
     parse_time,
     shift_time,
+    error_ending,
 )
 
 FORMAT = "openhands"
@@ -479,8 +485,8 @@ class _Builder:
     def finish(self, metrics: Any = None) -> Trace:
         self.apply_metrics(metrics)
         if self.agent_state == "error":
-            self.trace.labels["outcome"] = "failure"
             self.trace.error = self.state_reason or self.env_error or "agent state: error"
+            self.trace.ending = error_ending(self.trace.error)  # an ending, not a grade
         return finish_trace(self.trace, self.ctx.diagnostics)
 
 
@@ -547,15 +553,16 @@ def _eval_output(value: dict, line: int, ctx: ReadContext, fallback_id: str) -> 
     # The resolver judges its own runs: a top-level "success".
     candidates = (report.get("resolved"), test_result.get("resolved"), test_result.get("success"), value.get("success"))
     resolved = next((v for v in candidates if isinstance(v, bool)), None)
+    # Only the evaluation (or the resolver's verdict) grades; an error is an ending.
+    if resolved is not None:
+        trace.labels["outcome"] = "success" if resolved else "failure"
     if error is not None:
-        trace.labels["outcome"] = "failure"
         if trace.rounds and trace.rounds[-1].is_final:
             trace.metadata["error"] = error
         else:
             trace.error = error
-    elif resolved is not None:
-        trace.labels["outcome"] = "success" if resolved else "failure"
+            trace.ending = error_ending(error)
     elif b.agent_state == "error":
-        trace.labels["outcome"] = "failure"
         trace.error = b.state_reason or b.env_error or "agent state: error"
+        trace.ending = error_ending(trace.error)
     return finish_trace(trace, ctx.diagnostics)

@@ -73,9 +73,13 @@ Times: ``startTimeUnixNano``/``endTimeUnixNano`` (ns). Metadata: ``service.name`
 ``gen_ai.conversation.id`` or ``session.id`` (``conversation_id``), ``gen_ai.agent.name``,
 the root span's name.
 
-Outcome: a root span (no parent in the trace) with status code 2 -> ``trace.error`` (the
-status message, else ``error.type``) and ``labels["outcome"] = "failure"``; the
-conventions define no success signal, so otherwise the outcome is left unset.
+Ending: a root span (no parent in the trace) with status code 2 -> ``trace.error`` (the
+status message, else ``error.type``) and ``ending="limit"`` when that names a
+framework's limit (``GraphRecursionError``, ``MaxTurnsExceeded``, ...), else
+``"error"``; a last response without tool calls is ``answered``.
+
+Outcome: never set: the conventions define no grade (an error status is how the run
+ended, not a verdict); a labels file gives one.
 """
 
 from __future__ import annotations
@@ -106,6 +110,7 @@ from .common import (
     parse_time,
     scalar_text,
     visible_text,
+    error_ending,
 )
 from .langchain import parse_message
 from .langsmith import Linker, NewUserMessages, input_call, message_role_and_text
@@ -731,7 +736,7 @@ def _build(trace_id: str, spans: list[_Span], ctx: ReadContext) -> Trace:
                 or as_str_or_int(root.attrs.get("error.type"))
                 or f"root span {brief(root.name)} ended with status ERROR"
             )
-            trace.labels["outcome"] = "failure"
+            trace.ending = error_ending(trace.error)  # how it ended; no grade
         if kinds[root.span_id] == "other" and all(r.usage is None for r in trace.rounds):
             trace.usage_total = _usage(root.attrs, lambda reason: ctx.warn(root.line, f"trace {trace_id}: {reason}"))
     service = next((s.service for s in spans if s.service), None)

@@ -34,7 +34,10 @@ Trace id ``<file name>:<line of the transcript's first line>``. The ``Question:`
 user message (at its line, before the first round) that opens the one turn of a
 transcript, and also ``metadata["input"]``; a later ``Question:`` starts a new
 transcript, not a turn. Everything else in the text is the agent's or the tools'. Round, call and result lines are the lines they start on.
-No ids (synthesized), no usage, no timestamps, no outcome.
+No ids (synthesized), no usage, no timestamps. Ending: the executor's iteration/time
+limit stop → ``"limit"``; a ``Final Answer`` → ``answered``; a transcript that just
+stops (``trace.error`` says it has no Final Answer) → unknown. No outcome: the text
+carries no grade.
 """
 
 from __future__ import annotations
@@ -183,6 +186,7 @@ class _Parser:
         trace.rounds = transcript.rounds
         if transcript.error is not None:
             trace.error = transcript.error
+            trace.ending = "limit"  # only the executor's iteration/time-limit stop sets it
         elif transcript.no_answer:
             trace.error = "the transcript ends without a Final Answer"
         self.done.append(finish_trace(trace, self.ctx.diagnostics))
@@ -285,6 +289,7 @@ class _Parser:
             if self.current is None and self.done:
                 # The executor's output printed after its "> Finished chain.".
                 self.done[-1].error = stripped
+                self.done[-1].ending = "limit"
                 self.done[-1].end_line = number
                 return
             transcript = self.ensure_open(number)

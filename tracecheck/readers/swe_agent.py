@@ -56,16 +56,25 @@ although the run made API calls (replayed runs, models without token accounting)
 the numbers were not counted, and the total is unknown (``None``). ``model_stats`` is
 also kept as ``trace.metadata["model_stats"]``.
 
-Outcome from ``info.exit_status`` (also kept as the label ``exit_status``):
+Ending from ``info.exit_status`` (also kept as the label ``exit_status``):
 
-- ``submitted``: the agent submitted on its own → ``outcome=success`` (whether the
-  patch resolves the issue is not in the file);
-- ``submitted (exit_cost)`` and the like: a limit or error stopped the model and
-  SWE-agent submitted the patch as it stood → ``failure``, and ``trace.error``;
-- any other status (``exit_cost``, ``exit_context``, ``exit_format``, ``exit_error``,
-  ``exit_command``, ``exit_forfeit``, ``early_exit``, ...) → ``failure`` and
-  ``trace.error``;
-- no status (a run saved while still going) → no outcome.
+- ``submitted``: the agent submitted its patch → ``ending="submitted"``;
+- ``exit_cost``, ``exit_context``, ``exit_total_execution_time`` (a cost, context or
+  time limit), also as ``submitted (exit_cost)`` and the like, where SWE-agent
+  submitted the patch as it stood → ``ending="limit"`` and ``trace.error``;
+- any other status (``exit_format``, ``exit_error``, ``exit_command``,
+  ``exit_command_timeout``, ``exit_forfeit``, ``early_exit``, ...; autosubmitted or
+  not) → ``ending="error"`` and ``trace.error``;
+- no status (a run saved while still going, or a history saved without ``info``) →
+  ``submitted`` when its last round is a lone ``submit``, else ``answered`` when the
+  last round has no tool calls, else unknown.
+
+Outcome: a ``.traj`` holds no grade. Whether the patch resolves the issue is decided
+by the SWE-bench harness, not by the agent's submitting it: the outcome comes only
+from a SWE-bench report beside the trajectory that names the instance (see
+``graders.py``: ``report.json`` / ``results.json`` in the trajectory's folder or one
+up; the file is kept as ``trace.metadata["graded_by"]``), else from a labels file;
+otherwise it is unknown, whatever the exit status.
 
 Trace id: ``replay_config.problem_statement.id`` (the instance id), else the file
 name without ``.traj``/``.json`` and compression suffixes.
@@ -81,6 +90,7 @@ import orjson
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
 from . import ReadContext
+from .graders import swe_bench_verdict
 from .common import (
     Counts,
     Warn,
@@ -315,11 +325,18 @@ def _read_document(value: Any, line: int, ctx: ReadContext, first: bool) -> Trac
     status = as_str(info.get("exit_status"))
     if status is not None:
         trace.labels["exit_status"] = status
-    _apply_outcome(trace, status, info, harness_exit)
+    _apply_ending(trace, status, info, harness_exit)
+    grade = swe_bench_verdict(ctx, trace.id)
+    if grade is not None:
+        trace.labels["outcome"], trace.metadata["graded_by"] = grade
     return finish_trace(trace, ctx.diagnostics)
 
 
-def _apply_outcome(trace: Trace, status: str | None, info: dict, harness_exit: str | None) -> None:
+# Exit statuses of the limits SWE-agent enforces (cost, context window, wall time).
+_LIMIT_STATUSES = ("exit_cost", "exit_context", "exit_total_execution_time")
+
+
+def _apply_ending(trace: Trace, status: str | None, info: dict, harness_exit: str | None) -> None:
     submitted = status == "submitted"
     last = trace.rounds[-1] if trace.rounds else None
     if (
@@ -333,12 +350,16 @@ def _apply_outcome(trace: Trace, status: str | None, info: dict, harness_exit: s
         patch = as_str(info.get("submission")) or (call.result.content if call.result else None)
         if patch:
             trace.metadata["submission"] = patch
+        trace.ending = "submitted"
     elif submitted and as_str(info.get("submission")):
         trace.metadata["submission"] = info["submission"]
     if status is None:
         return
     if submitted:
-        trace.labels["outcome"] = "success"
+        # Submitting is how the run ended, not a verdict: only a grader says resolved.
+        trace.ending = "submitted"
         return
-    trace.labels["outcome"] = "failure"
+    # "submitted (exit_cost)": the harness submitted after the limit stopped the model.
+    cause = status[len("submitted (") : -1] if status.startswith("submitted (") and status.endswith(")") else status
+    trace.ending = "limit" if cause in _LIMIT_STATUSES else "error"
     trace.error = f"{harness_exit} [{status}]" if harness_exit else status

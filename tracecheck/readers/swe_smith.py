@@ -35,8 +35,13 @@ final answer without calls. A ``submit`` the run went on after (SWE-agent asks f
 review first) stays a call. The object's ``patch`` is kept as
 ``trace.metadata["submission"]``.
 
-Outcome: ``resolved`` (the SWE-bench evaluation of the patch) → ``success`` /
-``failure``; without it, no outcome. ``model`` is kept as ``trace.metadata["model"]``.
+Ending: ``submitted`` when that submit ended the run; else ``answered`` when the last
+round has no tool calls; else unknown (the record holds no exit status).
+
+Outcome, only from a grader: ``resolved`` (the SWE-bench evaluation of the patch,
+written into the record) → ``success`` / ``failure``; without it, a SWE-bench/SWE-smith
+report beside the file that names the record's ``instance_id`` (see ``graders.py``);
+else no outcome. ``model`` is kept as ``trace.metadata["model"]``.
 No usage and no times: the format has neither.
 
 Trace id: ``traj_id`` (unique per trajectory), else ``instance_id``, else the file name
@@ -51,6 +56,7 @@ from collections.abc import Iterator
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
 from . import ReadContext
+from .graders import swe_bench_verdict
 from .common import (
     as_str,
     as_str_or_int,
@@ -134,7 +140,8 @@ def _read_document(document: dict, line: int, ctx: ReadContext, fallback_id: str
         elif role != "system":
             ctx.warn(line, f"trace {trace_id}: message {k} has an unknown role {brief(role)}")
 
-    _final_answer(trace)
+    if _final_answer(trace):
+        trace.ending = "submitted"
     patch = as_str(document.get("patch"))
     if patch:
         trace.metadata["submission"] = patch
@@ -142,13 +149,20 @@ def _read_document(document: dict, line: int, ctx: ReadContext, fallback_id: str
     if model:
         trace.metadata["model"] = model
     resolved = document.get("resolved")
-    if isinstance(resolved, bool):
+    if isinstance(resolved, bool):  # the SWE-bench evaluation's verdict, kept in the record
         trace.labels["outcome"] = "success" if resolved else "failure"
+    else:
+        instance_id = as_str(document.get("instance_id"))
+        grade = swe_bench_verdict(ctx, instance_id) if instance_id else None
+        if grade is not None:
+            trace.labels["outcome"], trace.metadata["graded_by"] = grade
     return finish_trace(trace, ctx.diagnostics)
 
 
-def _final_answer(trace: Trace) -> None:
+def _final_answer(trace: Trace) -> bool:
     """The submit that ended the run is its answer, not one more tool step."""
     last = trace.rounds[-1] if trace.rounds else None
     if last is not None and len(last.tool_calls) == 1 and last.tool_calls[0].name in _SUBMIT_NAMES:
         last.tool_calls = []
+        return True
+    return False

@@ -53,14 +53,17 @@ reasoning tokens), ``ended_at`` = the message's ``timestamp`` (written when the
 response arrived) and ``started_at`` = that minus ``generation_time_seconds`` when
 given; a tool result's ``ended_at`` is its message's timestamp.
 
-Outcome from the reward, with τ-bench's own success rule: ``reward >= 1 - 1e-6``
-→ ``success``, else ``failure`` (τ² ``reward_info.reward``). The reward is kept in
-``metadata``. A τ-bench result whose ``info`` has an ``error`` (the harness caught
-an exception; ``traj`` is then empty) → ``failure`` and ``trace.error``. A τ²
-simulation ended by anything but ``user_stop``/``agent_stop`` (``max_steps``,
-``too_many_errors``, ``agent_error``, ``timeout``, ...) → ``trace.error`` names the
-termination reason (and ``failure`` when there is no reward); the reason is kept
-in ``metadata["termination_reason"]``.
+Outcome, only from the grader's reward, with τ-bench's own success rule: ``reward >=
+1 - 1e-6`` → ``success``, else ``failure`` (τ² ``reward_info.reward``); no reward
+(a τ² simulation not yet evaluated) → no outcome. The reward is kept in ``metadata``.
+
+Ending: a τ-bench result whose ``info`` has an ``error`` (the harness caught an
+exception; ``traj`` is then empty, and the harness recorded reward 0) →
+``trace.error`` and ``ending="error"``. A τ² simulation ended by anything but
+``user_stop``/``agent_stop`` → ``trace.error`` names the termination reason, with
+``ending="limit"`` for ``max_steps``/``timeout`` and ``"error"`` for the rest
+(``too_many_errors``, ``agent_error``, ...); the reason is kept in
+``metadata["termination_reason"]``. Otherwise a last agent reply is ``answered``.
 """
 
 from __future__ import annotations
@@ -91,6 +94,7 @@ FORMAT = "tau-bench"
 
 SUCCESS_MIN_REWARD = 1.0 - 1e-6  # τ-bench's REWARD_SUCCESS_MIN
 _NORMAL_ENDS = ("user_stop", "agent_stop")
+_LIMIT_ENDS = ("max_steps", "timeout")  # τ²'s step and time limits
 _RESPOND = "respond"
 _API_OUTPUT = "API output: "
 
@@ -368,8 +372,10 @@ def _tau1(item: dict, line: int, ctx: ReadContext) -> Trace:
     info = item.get("info") if isinstance(item.get("info"), dict) else {}
     error = info.get("error")
     if error:
+        # The harness's exception is how the run ended; the reward it recorded (0.0
+        # beside an error) stays the grade, and without one there is none.
         trace.error = scalar_text(error)
-        trace.labels["outcome"] = "failure"
+        trace.ending = "error"
     return finish_trace(trace, ctx.diagnostics)
 
 
@@ -404,6 +410,7 @@ def _tau2(item: dict, line: int, ctx: ReadContext) -> Trace:
         meta["termination_reason"] = reason
         if reason not in _NORMAL_ENDS:
             trace.error = f"simulation ended: {reason}"
-            trace.labels.setdefault("outcome", "failure")
+            # No outcome without the evaluator's reward: the reason is an ending only.
+            trace.ending = "limit" if reason in _LIMIT_ENDS else "error"
     return finish_trace(trace, ctx.diagnostics)
 

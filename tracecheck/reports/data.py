@@ -299,6 +299,7 @@ def trace_data(result: TraceResult) -> dict[str, Any]:
         "tokens_basis": totals.tokens_basis,
         "seconds": _round(totals.seconds),
         "answered": result.answered,
+        "ending": trace.ending,
         "error": trace.error,
         "fires": [fire_data(f) for f in result.fires],
         "expectations": [

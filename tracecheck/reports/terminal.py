@@ -109,6 +109,11 @@ def _trace_head(console: Console, trace: dict[str, Any]) -> None:
     if outcome:
         head.append("  ")
         head.append_text(plain(f"outcome={outcome}", "magenta"))
+    # "answered" and an error need no word here (the facts line says "ended without an
+    # answer"); a submit or a limit is what tells a reader why no outcome was inferred.
+    if trace.get("ending") in ("submitted", "limit"):
+        head.append("  ")
+        head.append_text(plain(f"ending={trace['ending']}", "magenta"))
     emit(console, head, 2)
     turns = trace.get("turns", 1)
     facts = "  " + (f"{_count(turns, 'turn')} · " if turns > 1 else "")

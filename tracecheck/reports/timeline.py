@@ -69,6 +69,9 @@ def trace_summary(trace: Trace, costs: list[RoundCost] | None = None) -> Text:
     if "outcome" in trace.labels:
         head.append("  ")
         head.append_text(plain(f"outcome={trace.labels['outcome']}", "magenta"))
+    if trace.ending is not None:  # how it ended, beside (never instead of) the grader's verdict
+        head.append("  ")
+        head.append_text(plain(f"ending={trace.ending}", "magenta"))
     for key, value in sorted(trace.labels.items()):
         if key != "outcome":
             head.append("\n  ")
