@@ -151,3 +151,58 @@ def test_worker_processes_give_the_same_split(cli):
     assert one == replay_json(cli, CODETRACER, "--jobs", "2")["totals"]["saved_by_outcome"]
     assert one["failure"]["traces"] == 40 and one["success"]["traces"] == 1
     assert one["failure"]["tokens"] == 4_663_538 and one["success"]["tokens"] == 1_263_549
+
+
+# --- sweep --------------------------------------------------------------------------
+
+
+def sweep_json(cli, *args):
+    result = cli("sweep", "--format", "json", *map(str, args))
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def test_a_sweep_row_splits_its_savings_as_replay_does(cli):
+    """The current settings' row of a sweep is what replay prints with them: the same
+    savings on failed runs, at risk and ungraded, adding up to the total."""
+    data = sweep_json(cli, SAMPLES, "--grid", "P001.containment=0.6,0.8")
+    replayed = replay_json(cli, SAMPLES)["totals"]["saved_by_outcome"]
+    baseline = data["baseline"]
+    for outcome in ("failure", "success", "unknown"):
+        mine, theirs = baseline["saved_by_outcome"][outcome], replayed[outcome]
+        assert {k: mine[k] for k in (*KEYS, "traces", "traces_stopped")} == {k: theirs[k] for k in (*KEYS, "traces", "traces_stopped")}
+    assert baseline["tokens_saved_on_failure"] == replayed["failure"]["tokens"] == 258_972
+    assert baseline["tokens_at_risk"] == replayed["success"]["tokens"] == 4_969
+    assert baseline["llm_calls_at_risk"] == replayed["success"]["llm_calls"] == 3
+    for point in data["points"]:
+        row = point["metrics"]
+        for key in KEYS:
+            assert sum(bucket[key] for bucket in row["saved_by_outcome"].values()) == row["saved"][key]
+        assert row["tokens_saved_on_failure"] == row["saved_by_outcome"]["failure"]["tokens"]
+
+
+def test_the_sweep_table_leads_with_the_savings_on_failed_runs(cli, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "200")
+    text = cli("sweep", str(SAMPLES), "--grid", "P001.containment=0.6,0.8").stdout
+    header = next(line for line in text.splitlines() if "at risk" in line and "stops" in line)
+    assert header.split()[-9:] == ["stops", "on", "failed", "at", "risk", "all", "harm", "recall", "prec."]
+    best = next(line for line in text.splitlines() if line.startswith(">"))
+    assert best.split()[-6:-3] == ["272,553", "4,969", "281,427"], best  # on failed, at risk, all (ungraded too)
+    current = next(line for line in text.splitlines() if line.startswith("current settings: "))
+    assert "258,972 tokens saved on runs that failed anyway · 4,969 at risk on runs that succeeded · 267,846 in all (37%)" in current
+    # Ungraded traces only: nothing to split, the table is as it was.
+    plain = cli("sweep", str(SAMPLES / "openai"), "--grid", "P001.containment=0.6,0.8").stdout
+    assert "at risk" not in plain and "tokens saved" in plain
+
+
+def test_the_bankable_savings_can_be_the_objective(cli):
+    data = sweep_json(cli, SAMPLES, "--grid", "P001.containment=0.5,0.8,0.95", "--objective", "tokens_saved_on_failure")
+    ranked = [p["metrics"]["tokens_saved_on_failure"] for p in data["points"]]
+    assert ranked == sorted(ranked, reverse=True) and len(set(ranked)) > 1
+    assert data["verdict"].split(": ", 1)[1].startswith("tokens_saved_on_failure ")
+    csv = cli("sweep", str(SAMPLES), "--grid", "P001.containment=0.5,0.8", "--format", "csv").stdout.splitlines()
+    head = csv[0].split(",")
+    assert "tokens_saved_on_failure" in head and "tokens_at_risk" in head
+    for line in csv[1:]:
+        row = dict(zip(head, line.split(",")))
+        assert int(row["tokens_saved_on_failure"]) + int(row["tokens_at_risk"]) <= int(row["tokens_saved"])

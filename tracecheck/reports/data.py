@@ -15,6 +15,7 @@ from ..config import Settings
 from ..engine.batch import ReplayItem, ReplayReport, TokenizerComparison
 from ..engine.costs import Saving, combine_bases
 from ..engine.replay import Fire, PolicyResult, TraceResult
+from ..model import graded_outcome
 
 SCHEMA_VERSION = 1
 
@@ -382,10 +383,9 @@ OUTCOME_ALL = {
 }
 
 
-def outcome_bucket(outcome: str | None) -> str:
-    """The bucket of a trace's outcome label: success, failure, or unknown (no label, or
-    a value that is neither)."""
-    return outcome if outcome in ("success", "failure") else "unknown"
+# The bucket of a trace's outcome label: success, failure, or unknown (no label, or a
+# value that is neither).
+outcome_bucket = graded_outcome
 
 
 class _Bucket:
