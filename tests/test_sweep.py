@@ -235,15 +235,18 @@ def test_markdown_writes_the_figures_as_the_terminal_does(cli, monkeypatch):
     args = ("--grid", "P001.containment=0.6,0.8,0.95", "--holdout", "0.3", str(SAMPLES))
     terminal = cli("sweep", *args).stdout
     markdown = cli("sweep", "--format", "markdown", *args).stdout
-    table = [line for line in terminal.splitlines() if line[:1] in (">", " ") and line[3:4].isdigit() and len(line[3:].split()) == 7]
+    # The samples are graded: the terminal leads with the tokens saved on failed runs and
+    # at risk, then all of them; Markdown has the same columns after the stops.
+    table = [line for line in terminal.splitlines() if line[:1] in (">", " ") and line[3:4].isdigit() and len(line[3:].split()) == 8]
     rows = [line for line in markdown.splitlines() if line.startswith("| ") and line.split(" | ")[1][:1].isdigit()]
     assert len(table) == len(rows) == 3
     for shown, row in zip(table, rows):
-        value, stops, tokens, pct, harm, recall, precision = shown[3:].split()
+        value, stops, failed, at_risk, tokens, harm, recall, precision = shown[3:].split()
         cells = [c.strip() for c in row.strip("|").split("|")]
-        assert cells[1] == value and cells[2] == stops and cells[4] == f"{tokens} {pct}"
-        assert (cells[6], cells[10], cells[11]) == (harm, recall, precision)  # 0.03, 1.00: two decimals in both
-        assert cells[5].endswith("%)") and re.fullmatch(r"[\d,]+\.\ds \(\d+%\)", cells[5])  # time: one decimal
+        assert cells[1] == value and cells[2] == stops and (cells[3], cells[4]) == (failed, at_risk)
+        assert cells[6].startswith(f"{tokens} (") and cells[6].endswith("%)")
+        assert (cells[8], cells[12], cells[13]) == (harm, recall, precision)  # 0.03, 1.00: two decimals in both
+        assert cells[7].endswith("%)") and re.fullmatch(r"[\d,]+\.\ds \(\d+%\)", cells[7])  # time: one decimal
     assert "cut ok" not in markdown and "successes cut" in markdown
     for words in ("current settings: ", "verdict: ", "holdout: chosen on "):
         line = next(line for line in terminal.splitlines() if line.lower().startswith(words))
@@ -363,4 +366,4 @@ def test_the_chart_writes_its_savings_axis_as_the_table_does(cli, monkeypatch):
     labels = [line.split("┤")[0].strip() for line in text.splitlines() if "┤" in line]
     assert labels and all(re.fullmatch(r"\d{1,3}(,\d{3})+", label) for label in labels), labels
     best = next(line for line in text.splitlines() if line.startswith(">"))
-    assert best.split()[-5] in labels  # the best row's tokens saved, as the table writes it, tops the axis
+    assert best.split()[-4] in labels  # the best row's tokens saved (all), as the table writes it, tops the axis

@@ -25,6 +25,12 @@ OUTCOMES = ("success", "failure", "unknown")
 ENDINGS = ("answered", "submitted", "limit", "error")
 
 
+def graded_outcome(outcome: str | None) -> str:
+    """``success`` or ``failure`` as graded; anything else (no label, another value) is
+    ``unknown``: the run is ungraded."""
+    return outcome if outcome in ("success", "failure") else "unknown"
+
+
 @dataclass(slots=True)
 class Usage:
     """Token usage of one model response (or a run total)."""

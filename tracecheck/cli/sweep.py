@@ -57,7 +57,11 @@ def sweep(
     ] = None,
     objective: Annotated[
         str,
-        typer.Option("--objective", metavar="NAME", help="What to maximise: tokens_saved, llm_calls_saved, tool_calls_saved, seconds_saved, recall, precision."),
+        typer.Option("--objective", metavar="NAME", help=(
+                "What to maximise: tokens_saved, llm_calls_saved, tool_calls_saved, seconds_saved, recall, precision; "
+                "tokens_saved_on_failure (and llm_calls_, tool_calls_, seconds_saved_on_failure): the savings on runs "
+                "that failed anyway, which a user can bank."
+            ),),
     ] = "tokens_saved",
     constraint: Annotated[
         Optional[str], typer.Option("--constraint", metavar="RULES", help="Limits on the choice, e.g. 'harm<=0.02,recall>=0.9'. Without a limit on harm the choice harms no more than the current settings.")

@@ -27,6 +27,14 @@ absolute and as a share of the whole), how many traces it stops or blocks in, an
   and ``cut_new_information`` (stops before the recorded run found something new);
 - ``harm``: the share of traces with any of these.
 
+**Savings by outcome**, where traces are graded (``outcome`` success or failure):
+``saved_by_outcome`` splits the savings into those on runs that failed anyway
+(``failure``: bankable, the loop burned budget for nothing), on runs that succeeded
+(``success``: at risk, the stop may have cost the success) and on ungraded runs
+(``unknown``); they add up to ``saved``. ``tokens_saved_on_failure`` (and the LLM calls,
+tool calls and seconds) lead the reports and can be the objective; ``tokens_at_risk``
+and ``llm_calls_at_risk`` are the savings on successful runs.
+
 With labels — a ``policy`` expectation (must the policy intervene, by which round, or
 stay quiet?), else a ``loop`` label (``true``) or ``outcome = success`` — it measures
 **recall** (loops caught in time / loops) and **precision** (loops caught / traces of
@@ -43,7 +51,7 @@ from typing import Any
 
 from ..config import Settings
 from ..input.diagnostics import Diagnostics
-from ..model import Trace
+from ..model import Trace, graded_outcome
 from .grid import GridPoint
 from .costs import round_costs, trace_totals
 from .replay import GuardSpec, ReplayCache, TraceResult
@@ -51,8 +59,22 @@ from .replay import GuardSpec, ReplayCache, TraceResult
 POSITIVE, NEGATIVE, UNLABELLED = "loop", "healthy", "unlabelled"
 
 # Metrics a sweep can rank by (higher is better) and constrain.
-OBJECTIVES = ("tokens_saved", "llm_calls_saved", "tool_calls_saved", "seconds_saved", "recall", "precision")
-LOWER_IS_BETTER = {"harm", "harmed", "harm_labelled", "stale_blocks", "cut_new_information", "rounds_cut_on_success"}
+OBJECTIVES = (
+    "tokens_saved",
+    "llm_calls_saved",
+    "tool_calls_saved",
+    "seconds_saved",
+    "tokens_saved_on_failure",
+    "llm_calls_saved_on_failure",
+    "tool_calls_saved_on_failure",
+    "seconds_saved_on_failure",
+    "recall",
+    "precision",
+)
+LOWER_IS_BETTER = {
+    "harm", "harmed", "harm_labelled", "stale_blocks", "cut_new_information", "rounds_cut_on_success", "tokens_at_risk", "llm_calls_at_risk",
+}
+GRADES = ("failure", "success", "unknown")  # the buckets of saved_by_outcome, bankable first
 
 
 def load_all(paths: Sequence[str], *, input_format: str | None = None, diagnostics: Diagnostics | None = None, labels=None) -> list[Trace]:
@@ -130,16 +152,29 @@ class Whole:
     seconds: float | None
 
 
-def metrics(outcomes: Sequence[Outcome], wholes: Sequence[Whole], kinds: Sequence[str]) -> dict[str, Any]:
-    """The metrics of one grid point over a set of traces (parallel sequences)."""
-    n = len(outcomes)
-    saved = {
+def _savings(outcomes: Sequence[Outcome]) -> dict[str, Any]:
+    saved: dict[str, Any] = {
         "llm_calls": sum(o.llm_calls for o in outcomes),
         "tool_calls": sum(o.tool_calls for o in outcomes),
         "tokens": sum(o.tokens for o in outcomes),
     }
     seconds = [o.seconds for o in outcomes if o.seconds is not None]
     saved["seconds"] = round(sum(seconds), 3) if seconds else None
+    return saved
+
+
+def metrics(
+    outcomes: Sequence[Outcome], wholes: Sequence[Whole], kinds: Sequence[str], grades: Sequence[str] | None = None
+) -> dict[str, Any]:
+    """The metrics of one grid point over a set of traces (parallel sequences; ``grades``:
+    each trace's graded outcome, success, failure or unknown — all unknown when omitted)."""
+    n = len(outcomes)
+    saved = _savings(outcomes)
+    grades = grades if grades is not None else ["unknown"] * n
+    by_outcome = {}
+    for grade in GRADES:
+        members = [o for g, o in zip(grades, outcomes) if g == grade]
+        by_outcome[grade] = {"traces": len(members), "traces_stopped": sum(1 for o in members if o.stopped), **_savings(members)}
     whole = {
         "llm_calls": sum(w.llm_calls for w in wholes),
         "tool_calls": sum(w.tool_calls for w in wholes),
@@ -164,6 +199,15 @@ def metrics(outcomes: Sequence[Outcome], wholes: Sequence[Whole], kinds: Sequenc
         "llm_calls_saved": saved["llm_calls"],
         "tool_calls_saved": saved["tool_calls"],
         "seconds_saved": saved["seconds"],
+        # The same savings by outcome: on runs that failed anyway (bankable), on runs that
+        # succeeded (at risk), on ungraded runs; they add up to saved.
+        "saved_by_outcome": by_outcome,
+        "tokens_saved_on_failure": by_outcome["failure"]["tokens"],
+        "llm_calls_saved_on_failure": by_outcome["failure"]["llm_calls"],
+        "tool_calls_saved_on_failure": by_outcome["failure"]["tool_calls"],
+        "seconds_saved_on_failure": by_outcome["failure"]["seconds"],
+        "tokens_at_risk": by_outcome["success"]["tokens"],
+        "llm_calls_at_risk": by_outcome["success"]["llm_calls"],
         "harmed": harmed,
         "harm_labelled": round(harmed / successes, 4) if successes else None,
         "rounds_cut_on_success": sum(o.rounds_cut_on_success for o in outcomes),
@@ -466,13 +510,17 @@ def sweep(
     settings = [p.settings for p in points] + ([baseline] if baseline is not None else [])
     outcomes = evaluate(traces, settings, jobs=jobs, on_progress=on_progress)
     kinds = [trace_kind(t)[0] for t in traces]
+    grades = [graded_outcome(t.outcome) for t in traces]
     wholes = []
     for trace in traces:
         totals = trace_totals(trace, round_costs(trace))
         wholes.append(Whole(totals.llm_calls, totals.tool_calls, totals.tokens, totals.seconds))
 
     def rows_on(indices: Sequence[int]) -> list[dict[str, Any]]:
-        return [metrics([outcomes[i][j] for i in indices], [wholes[i] for i in indices], [kinds[i] for i in indices]) for j in range(len(settings))]
+        return [
+            metrics([outcomes[i][j] for i in indices], [wholes[i] for i in indices], [kinds[i] for i in indices], [grades[i] for i in indices])
+            for j in range(len(settings))
+        ]
 
     everything = list(range(len(traces)))
     validation = None

@@ -306,6 +306,21 @@ _COUNTS = {
     "properties": {k: {"type": ["number", "null"]} for k in ("llm_calls", "tool_calls", "tokens", "seconds")},
     "required": ["llm_calls", "tool_calls", "tokens", "seconds"],
 }
+_OUTCOME_SAVED = {
+    "type": "object",
+    "description": "the policy's savings on the traces of one outcome (sums of their policy.saved), with what those traces cost as recorded",
+    "properties": {
+        "traces": {"type": "integer"},
+        "traces_stopped": {"type": "integer"},
+        "possible_harm": {"type": "integer", "description": "of them, runs labelled a success that the policy cuts"},
+        **{k: {"type": ["number", "null"]} for k in ("llm_calls", "tool_calls", "tokens", "seconds")},
+        "tokens_estimated": {"type": "boolean"},
+        "tokens_basis": {"type": "string"},
+        "forced_answer_tokens": {"type": ["integer", "null"], "description": "the estimated cost of the forced answers charged, already taken off tokens"},
+        "whole": _COUNTS,
+    },
+    "required": ["traces", "traces_stopped", "llm_calls", "tool_calls", "tokens", "seconds", "tokens_basis", "whole"],
+}
 REPORT_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": "https://tracecheck.dev/schema/replay-report-v1.json",
@@ -337,6 +352,15 @@ REPORT_SCHEMA: dict[str, Any] = {
                 "whole": _COUNTS,
                 "saved": _COUNTS,
                 "share": {"type": "object"},
+                "saved_by_outcome": {
+                    "type": "object",
+                    "description": (
+                        "saved, split by the traces' outcome label: failure (bankable: the run failed anyway), success "
+                        "(at risk: the stop may have cost the success), unknown (ungraded); the three add up to saved"
+                    ),
+                    "properties": {k: _OUTCOME_SAVED for k in ("failure", "success", "unknown")},
+                    "required": ["failure", "success", "unknown"],
+                },
                 "by_guard": {"type": "object"},
                 "by_preset": {"type": "object", "description": "with --preset a,b: these totals for each preset, by name"},
             },

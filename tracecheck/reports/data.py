@@ -15,6 +15,7 @@ from ..config import Settings
 from ..engine.batch import ReplayItem, ReplayReport, TokenizerComparison
 from ..engine.costs import Saving, combine_bases
 from ..engine.replay import Fire, PolicyResult, TraceResult
+from ..model import graded_outcome
 
 SCHEMA_VERSION = 1
 
@@ -202,6 +203,39 @@ def effect(saved: dict[str, Any], trace: dict[str, Any]) -> str:
     return "; ".join(out)
 
 
+def outcome_lines(totals: dict[str, Any]) -> tuple[str, list[tuple[str, str, str]]]:
+    """The savings split by outcome, in words: a heading and (bucket, title, text) lines,
+    runs that failed anyway first (always, so that "nothing bankable" is said too), then
+    those that succeeded and the ungraded ones where there are any. When all the traces
+    ended the same way, the heading alone says so; nothing at all when no trace is graded
+    (the split would repeat the totals) or the policy saved nothing."""
+    split = totals.get("saved_by_outcome")
+    if not split or not (split["failure"]["traces"] or split["success"]["traces"]):
+        return "", []
+    if not totals["traces_stopped"] and not any(totals["saved"][k] for k in ("llm_calls", "tool_calls", "tokens")):
+        return "", []
+    present = [bucket for bucket in OUTCOME_BUCKETS if split[bucket]["traces"]]
+    if len(present) == 1:
+        return OUTCOME_ALL[present[0]], []
+    out = []
+    for bucket in OUTCOME_BUCKETS:
+        item = split[bucket]
+        if not item["traces"]:
+            if bucket == "failure":
+                out.append((bucket, OUTCOME_TITLES[bucket], "no run labelled a failure: nothing bankable"))
+            continue
+        whole = item["whole"]
+        runs = {"rounds": whole["llm_calls"], "tool_calls": whole["tool_calls"], "tokens": whole["tokens"], "seconds": whole["seconds"]}
+        text = f"{item['traces_stopped']} of {count(item['traces'], 'trace')} stopped"
+        if item["possible_harm"]:
+            text += f", {item['possible_harm']} possible harm"
+        text += f" → {effect(item, runs)}"
+        if item["forced_answer_tokens"] is not None:
+            text += f"; forced answers charged: ~{item['forced_answer_tokens']:,} tokens (estimate)"
+        out.append((bucket, OUTCOME_TITLES[bucket], text))
+    return OUTCOME_HEADING, out
+
+
 def _round(value: float | None, digits: int = 3) -> float | None:
     return None if value is None else round(value, digits)
 
@@ -331,6 +365,78 @@ def _add_known(total: float | None, value: float | None) -> float | None:
     return (total or 0.0) + value
 
 
+# The buckets of savings by how the run ended (``Trace.outcome``), in the order reports
+# list them: runs that failed anyway first (what a stop saves there is bankable: the
+# loop burned budget for nothing), then runs that succeeded (what a stop saves there is
+# at risk: it may have cost the success), then runs nobody graded.
+OUTCOME_BUCKETS = ("failure", "success", "unknown")
+
+OUTCOME_TITLES = {
+    "failure": "failed anyway — bankable",
+    "success": "succeeded — at risk, a stop may have cost the success",
+    "unknown": "ungraded",
+}
+OUTCOME_HEADING = "by outcome (shares of those runs as recorded)"
+# When every graded trace ended the same way (and none is ungraded), one line says it.
+OUTCOME_ALL = {
+    "failure": "all on runs that failed anyway: bankable, budget the loop burned for nothing",
+    "success": "all on runs that succeeded: at risk, a stop may have cost the success",
+}
+
+
+# The bucket of a trace's outcome label: success, failure, or unknown (no label, or a
+# value that is neither).
+outcome_bucket = graded_outcome
+
+
+class _Bucket:
+    """The savings of the traces of one outcome, with what they cost as recorded."""
+
+    def __init__(self) -> None:
+        self.traces = self.stopped = self.harmed = 0
+        self.whole = {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "seconds": None}
+        self.saved = {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "seconds": None}
+        self.whole_bases: set[str] = set()
+        self.saved_bases: set[str] = set()
+        self.forced: int | None = None
+
+    def add(self, stopped: bool, harmed: bool, totals: tuple, saving: tuple | None) -> None:
+        self.traces += 1
+        self.stopped += stopped
+        self.harmed += harmed
+        llm_calls, tool_calls, tokens, basis, seconds = totals
+        self.whole["llm_calls"] += llm_calls
+        self.whole["tool_calls"] += tool_calls
+        self.whole["tokens"] += tokens
+        self.whole_bases.add(basis)
+        self.whole["seconds"] = _add_known(self.whole["seconds"], seconds)
+        if saving is not None:
+            llm_calls, tool_calls, tokens, seconds, basis, forced = saving
+            self.saved["llm_calls"] += llm_calls
+            self.saved["tool_calls"] += tool_calls
+            self.saved["tokens"] += tokens
+            self.saved["seconds"] = _add_known(self.saved["seconds"], seconds)
+            self.saved_bases.add(basis)
+            if forced is not None:
+                self.forced = (self.forced or 0) + forced
+
+    def data(self) -> dict[str, Any]:
+        whole = {**self.whole, "seconds": _round(self.whole["seconds"])}
+        saved = {**self.saved, "seconds": _round(self.saved["seconds"])}
+        if saved["seconds"] is None and whole["seconds"] is not None and not self.stopped and not self.saved["tool_calls"]:
+            saved["seconds"] = 0.0  # nothing cut: no time saved, which is known, not unknown
+        return {
+            "traces": self.traces,
+            "traces_stopped": self.stopped,
+            "possible_harm": self.harmed,
+            **saved,
+            "tokens_estimated": "estimated" in combine_bases(self.saved_bases),
+            "tokens_basis": combine_bases(self.saved_bases),
+            "forced_answer_tokens": self.forced,
+            "whole": {**whole, "tokens_basis": combine_bases(self.whole_bases)},
+        }
+
+
 class TotalsAccumulator:
     """Run totals, added to one trace at a time (reports stream)."""
 
@@ -342,6 +448,7 @@ class TotalsAccumulator:
         self.whole_bases: set[str] = set()
         self.saved_bases: set[str] = set()
         self.by_guard: dict[str, dict[str, int]] = {}
+        self.by_outcome = {outcome: _Bucket() for outcome in OUTCOME_BUCKETS}
 
     def add(self, result: TraceResult) -> None:
         self.add_entry(self.entry(result))
@@ -360,11 +467,15 @@ class TotalsAccumulator:
             policy.stale_blocks,
             any(s.new_information for s in policy.stops),
             (totals.llm_calls, totals.tool_calls, totals.tokens, totals.tokens_basis, totals.seconds),
-            None if saving is None else (saving.llm_calls, saving.tool_calls, saving.tokens, saving.seconds, saving.tokens_basis),
+            None
+            if saving is None
+            else (saving.llm_calls, saving.tool_calls, saving.tokens, saving.seconds, saving.tokens_basis, saving.forced_answer_tokens),
+            outcome_bucket(result.trace.outcome),
         )
 
     def add_entry(self, entry: tuple) -> None:
-        codes, stopped, forced, harmed, broken, stale, cut, totals, saving = entry
+        codes, stopped, forced, harmed, broken, stale, cut, totals, saving, outcome = entry
+        self.by_outcome[outcome].add(stopped, harmed, totals, saving)
         self.traces += 1
         self.with_fires += bool(codes)
         self.stopped += stopped
@@ -380,7 +491,7 @@ class TotalsAccumulator:
         self.whole_bases.add(basis)
         self.whole["seconds"] = _add_known(self.whole["seconds"], seconds)
         if saving is not None:
-            llm_calls, tool_calls, tokens, seconds, basis = saving
+            llm_calls, tool_calls, tokens, seconds, basis, _forced = saving
             self.saved["llm_calls"] += llm_calls
             self.saved["tool_calls"] += tool_calls
             self.saved["tokens"] += tokens
@@ -412,6 +523,8 @@ class TotalsAccumulator:
                 "tokens_basis": combine_bases(self.saved_bases),
             },
             "share": {k: _share(saved[k], whole[k]) for k in ("llm_calls", "tool_calls", "tokens", "seconds")},
+            # The same savings split by how the runs ended; the three add up to "saved".
+            "saved_by_outcome": {outcome: bucket.data() for outcome, bucket in self.by_outcome.items()},
             "by_guard": dict(sorted(self.by_guard.items())),
         }
 

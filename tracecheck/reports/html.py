@@ -23,7 +23,7 @@ from typing import Any
 
 from ..model import OUTCOMES
 from ..text.textsafe import neutralize, neutralize_lines, one_line, single_line
-from .data import BASIS_NOTES, after_policy_stop, basis_note, count, effect, seconds, shown_id, count_unchecked, enable_hint, unchecked_remedy
+from .data import BASIS_NOTES, after_policy_stop, basis_note, count, effect, seconds, shown_id, count_unchecked, enable_hint, unchecked_remedy, outcome_lines
 from .rounds import CALL_ID_CHARS
 
 FIRED_TIMELINES = 100  # timelines for the first traces where a guard fired ...
@@ -731,6 +731,19 @@ class HtmlWriter:
             + "</div>"
         )
         lines = [cards]
+        heading, split = outcome_lines(totals)
+        if heading:
+            styles = {"failure": ' class="good"', "success": ' class="warn"'}
+            lines.append(
+                f'<p class="facts">{esc(heading[0].upper() + heading[1:])}{":" if split else ""}</p>'
+                + (
+                    '<ul class="outcomes">'
+                    + "".join(f'<li><span{styles.get(b, "")}>{esc(title)}:</span> {esc(text)}</li>' for b, title, text in split)
+                    + "</ul>"
+                    if split
+                    else ""
+                )
+            )
         if flags:
             lines.append('<p class="facts">' + "".join(f'<span class="{c}">{esc(t)}</span>' for c, t in flags) + "</p>")
         if totals["by_guard"]:

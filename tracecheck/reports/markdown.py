@@ -22,6 +22,7 @@ from .data import (
     enable_hint,
     fire_groups,
     location,
+    outcome_lines,
     policy_lines,
     seconds,
     shown_id,
@@ -290,6 +291,12 @@ class MarkdownWriter:
             self.write(f"| {title} | {text} | {shown(whole[key])} | {part} |\n")
         if any(saved[key] is not None and saved[key] < 0 for key in ("llm_calls", "tool_calls", "tokens", "seconds")):
             self.write("\nCosts: forced answers dearer than what they replaced.\n")
+        heading, split = outcome_lines(totals)
+        if heading:
+            heading = md(heading[0].upper() + heading[1:])
+            self.write(f"\n**{heading}:**\n\n" if split else f"\n{heading}.\n")
+            for _bucket, title, text in split:
+                self.write(f"- **{md(title)}:** {md(text)}\n")
         if self.unchecked:
             number = sum(self.unchecked.values())
             self.write(

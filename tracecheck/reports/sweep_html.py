@@ -8,12 +8,14 @@ import math
 from typing import Any
 
 from .html import esc, esc_lines, page, sortable
-from .sweep_report import COLUMNS, _fmt, _markdown_figures, _pct, _runs, _validation_text, _value_text
+from .sweep_report import _fmt, _markdown_figures, _runs, _validation_text, _value_text, baseline_text, columns, graded, outcome_legend
 
 HEADS = {
     "traces_stopped": "stopped",
     "llm_calls_saved": "LLM calls saved",
     "tokens_saved": "tokens saved",
+    "tokens_saved_on_failure": "tokens saved on failed runs",
+    "tokens_at_risk": "tokens at risk",
     "seconds_saved": "time saved",
     "harm": "harm",
     "harmed": "successes cut",
@@ -27,6 +29,8 @@ TITLES = {  # what each column counts, for its header's tooltip
     "traces_stopped": "traces the policy stops",
     "llm_calls_saved": "LLM calls saved",
     "tokens_saved": "tokens saved (share of all tokens)",
+    "tokens_saved_on_failure": "tokens saved on runs that failed anyway: bankable, the loop burned budget for nothing",
+    "tokens_at_risk": "tokens saved on runs that succeeded: at risk, a stop may have cost the success",
     "seconds_saved": "seconds saved",
     "harm": "share of traces cut while labelled a success, with a stale block, or cut before new information",
     "harmed": "stops of runs labelled a success",
@@ -152,17 +156,8 @@ def write_html(data: dict[str, Any]) -> str:
         + f" · tracecheck {esc(data['tool']['version'])}</p>",
         f'<div class="policy none"><b>verdict:</b> {esc(data["verdict"])}',
     ]
-    baseline = data.get("baseline")
-    if baseline is not None:
-        body.append(
-            '<div class="note">current settings: '
-            + esc(
-                f"{baseline['traces_stopped']} stopped · {_fmt(baseline['tokens_saved'])} tokens saved"
-                f"{_pct(baseline['tokens_saved'], baseline['whole']['tokens'])} · harm {baseline['harm']:.2f}"
-                + (f" · recall {baseline['recall']:.2f}" if baseline.get("recall") is not None else "")
-            )
-            + "</div>"
-        )
+    if data.get("baseline") is not None:
+        body.append(f'<div class="note">current settings: {esc(baseline_text(data))}</div>')
     if data.get("validation"):
         body.append(f'<div class="note">{esc(_validation_text(data["validation"], data))}</div>')
     body.append("</div>")
@@ -170,7 +165,9 @@ def write_html(data: dict[str, Any]) -> str:
     body.append(f'<div class="chart">{frontier_svg(data)}</div>')
     heads = [sortable("#", "num", True), '<th title="&gt; best under the constraints, * on the Pareto front">mark</th>']
     heads += [sortable(key, "text") for key in keys]
-    heads += [sortable(HEADS[key], "num", True, TITLES.get(key)) for key, _ in COLUMNS]
+    shown = columns(data)
+    by_outcome = graded(data)
+    heads += [sortable(HEADS[key], "num", True, TITLES.get(key)) for key, _ in shown]
     rows = []
     for point in data["points"]:
         row = point["metrics"]
@@ -178,9 +175,9 @@ def write_html(data: dict[str, Any]) -> str:
         cells = [f'<td class="r" data-v="{point["number"]}">{point["number"]}</td>', f"<td><b>{esc(mark)}</b></td>"]
         cells += [f"<td>{esc(_value_text(point['values'][k]))}</td>" for k in keys]
         # The figures as the Markdown and terminal tables write them (281,628 (39%), 115.0s (21%)).
-        for (key, _), shown in zip(COLUMNS, _markdown_figures(row)):
+        for (key, _), figure in zip(shown, _markdown_figures(row, by_outcome)):
             value = row.get(key)
-            cells.append(f'<td class="r" data-v="{"" if value is None else value}">{esc(shown)}</td>')
+            cells.append(f'<td class="r" data-v="{"" if value is None else value}">{esc(figure)}</td>')
         style = ' class="best"' if point["best"] else ""
         rows.append(f"<tr{style}>" + "".join(cells) + "</tr>")
     body.append(f"<h2>Every setting ({len(data['points'])})</h2>")
@@ -190,7 +187,7 @@ def write_html(data: dict[str, Any]) -> str:
     body.append(
         '<p class="note">&gt; best under the constraints · * Pareto front (savings against harm) · harm: share of traces cut while '
         "labelled a success, with a stale block, or cut before new information · recall/precision: labelled loops caught in time "
-        "(--format json or csv for every metric)</p>"
+        "(--format json or csv for every metric)" + esc(" · " + outcome_legend("tokens saved on failed runs", "tokens at risk", "tokens saved") if by_outcome else "") + "</p>"
     )
     if data.get("disagreements"):
         body.append("<h2>Where one setting alone changes the outcome</h2><ul>")

@@ -176,6 +176,7 @@ def write_csv(data: dict[str, Any]) -> str:
     out = io.StringIO()
     keys = [d["key"] for d in data["dimensions"]]
     metrics = [k for k, _ in COLUMNS] + ["tool_calls_saved", "traces_intervened", "rounds_cut_on_success", "harm_labelled", "loops", "caught"]
+    metrics += [*OUTCOME_METRICS, "tool_calls_saved_on_failure", "seconds_saved_on_failure", "llm_calls_at_risk"]
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(["number", *keys, *metrics, "pareto", "best"])
     for point in data["points"]:
@@ -190,6 +191,48 @@ def _csv(value: Any) -> str:
     if isinstance(value, list):
         return ",".join(value)
     return str(value)
+
+
+# Where traces are graded, the tables lead their savings with those on runs that failed
+# anyway (bankable), then those on runs that succeeded (at risk), before the total.
+OUTCOME_METRICS = ("tokens_saved_on_failure", "tokens_at_risk")
+def outcome_legend(failed: str, at_risk: str, total: str) -> str:
+    """What the columns of the savings by outcome count, by their titles in a format."""
+    return (
+        f"{failed}: saved on runs that failed anyway (bankable: the loop burned budget for nothing) · "
+        f"{at_risk}: saved on runs that succeeded (a stop may have cost the success) · {total}: every run, ungraded ones too"
+    )
+
+
+def graded(data: dict[str, Any]) -> bool:
+    """Whether any trace of the sweep is graded (success or failure): only then do the
+    reports split the savings by outcome."""
+    rows = [p["metrics"] for p in data["points"]] + ([data["baseline"]] if data.get("baseline") else [])
+    return any(row.get("saved_by_outcome", {}).get(g, {}).get("traces") for row in rows for g in ("failure", "success"))
+
+
+def columns(data: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The metrics of the Markdown and HTML tables, (key, title): ``COLUMNS``, with the
+    savings by outcome after the stops where traces are graded."""
+    if not graded(data):
+        return COLUMNS
+    return (COLUMNS[0], ("tokens_saved_on_failure", "tokens saved on failed runs"), ("tokens_at_risk", "tokens at risk"), *COLUMNS[1:])
+
+
+def baseline_text(data: dict[str, Any]) -> str:
+    """What the current settings do, in words (terminal, Markdown and HTML)."""
+    baseline = data["baseline"]
+    text = f"{baseline['traces_stopped']} stopped · "
+    if graded(data):
+        text += (
+            f"{_fmt(baseline['tokens_saved_on_failure'])} tokens saved on runs that failed anyway · "
+            f"{_fmt(baseline['tokens_at_risk'])} at risk on runs that succeeded · "
+            f"{_fmt(baseline['tokens_saved'])} in all"
+        )
+    else:
+        text += f"{_fmt(baseline['tokens_saved'])} tokens saved"
+    text += f"{_pct(baseline['tokens_saved'], baseline['whole']['tokens'])} · harm {baseline['harm']:.2f}"
+    return text + (f" · recall {baseline['recall']:.2f}" if baseline.get("recall") is not None else "")
 
 
 # The Markdown table: the terminal's columns and figures, and the other savings and
@@ -208,12 +251,14 @@ MARKDOWN_COLUMNS = (
 )
 
 
-def _markdown_figures(row: dict[str, Any]) -> list[str]:
-    """A grid point's figures written as the terminal writes them."""
+def _markdown_figures(row: dict[str, Any], by_outcome: bool = False) -> list[str]:
+    """A grid point's figures written as the terminal writes them (``by_outcome``: with
+    the savings on failed runs and at risk after the stops, as ``columns`` has them)."""
     from .data import seconds
 
     return [
         str(row["traces_stopped"]),
+        *((_fmt(row["tokens_saved_on_failure"]), _fmt(row["tokens_at_risk"])) if by_outcome else ()),
         _fmt(row["llm_calls_saved"]) + _pct(row["llm_calls_saved"], row["whole"]["llm_calls"]),
         _fmt(row["tokens_saved"]) + _pct(row["tokens_saved"], row["whole"]["tokens"]),
         seconds(row["seconds_saved"]) + _pct(row["seconds_saved"], row["whole"].get("seconds")),
@@ -230,22 +275,25 @@ def write_markdown(data: dict[str, Any]) -> str:
     from .markdown import md
 
     keys = [d["key"] for d in data["dimensions"]]
-    head = ["", *(md(k) for k in keys), *MARKDOWN_COLUMNS]
+    by_outcome = graded(data)
+    titles = [MARKDOWN_COLUMNS[0], *(("tokens saved on failed runs", "tokens at risk") if by_outcome else ()), *MARKDOWN_COLUMNS[1:]]
+    head = ["", *(md(k) for k in keys), *titles]
     lines = [
         f"# tracecheck sweep: {len(data['points'])} settings on {data['traces']} traces, sorted by {md(data['objective'])}",
         "",
         "| " + " | ".join(head) + " |",
-        "|---|" + "---|" * len(keys) + "--:|" * len(MARKDOWN_COLUMNS),
+        "|---|" + "---|" * len(keys) + "--:|" * len(titles),
     ]
     for point in data["points"]:
         mark = (">" if point["best"] else "") + ("\\*" if point["pareto"] else "")
-        cells = [mark, *(md(_value_text(point["values"][k])) for k in keys), *_markdown_figures(point["metrics"])]
+        cells = [mark, *(md(_value_text(point["values"][k])) for k in keys), *_markdown_figures(point["metrics"], by_outcome)]
         lines.append("| " + " | ".join(cells) + " |")
     lines += [
         "",
         "`>` best under the constraints · `*` Pareto front (savings against harm) · harm: share of traces cut while labelled a "
         "success, with a stale block, or cut before new information · successes cut: stops of runs labelled a success · "
-        "recall/prec.: labelled loops caught in time",
+        "recall/prec.: labelled loops caught in time"
+        + (" · " + outcome_legend("tokens saved on failed runs", "tokens at risk", "tokens saved") if by_outcome else ""),
     ]
     disagreements = data.get("disagreements") or []
     if disagreements:
@@ -258,12 +306,7 @@ def write_markdown(data: dict[str, Any]) -> str:
             lines.append(text)
     baseline = data.get("baseline")
     if baseline is not None:
-        lines += [
-            "",
-            f"Current settings: {baseline['traces_stopped']} stopped · {_fmt(baseline['tokens_saved'])} tokens saved"
-            f"{_pct(baseline['tokens_saved'], baseline['whole']['tokens'])} · harm {baseline['harm']:.2f}"
-            + (f" · recall {baseline['recall']:.2f}" if baseline.get("recall") is not None else ""),
-        ]
+        lines += ["", f"Current settings: {baseline_text(data)}"]
     lines += ["", f"**Verdict:** {md(data['verdict'])}"]
     if data.get("validation"):
         lines += ["", md(_validation_text(data["validation"], data))]
@@ -274,7 +317,9 @@ def write_markdown(data: dict[str, Any]) -> str:
 
 TERMINAL_COLUMNS = (
     ("traces_stopped", "stops"),
-    ("tokens_saved", "tokens saved"),
+    ("tokens_saved_on_failure", "tokens\non failed"),
+    ("tokens_at_risk", "\nat risk"),
+    ("tokens_saved", "\nall"),
     ("harm", "harm"),
     ("recall", "recall"),
     ("precision", "prec."),
@@ -298,27 +343,46 @@ def write_terminal(console, data: dict[str, Any], chart: str | None = None) -> N
     from rich.text import Text
 
     keys = [d["key"] for d in data["dimensions"]]
-    rows = []
-    for point in data["points"]:
-        row = point["metrics"]
-        mark = (">" if point["best"] else " ") + ("*" if point["pareto"] else " ")
-        tokens = _fmt(row["tokens_saved"]) + _pct(row["tokens_saved"], row["whole"]["tokens"])
-        figures = [str(row["traces_stopped"]), tokens, f"{row['harm']:.2f}", _ratio(row["recall"]), _ratio(row["precision"])]
-        rows.append((point, mark, [_value_text(point["values"][k]) for k in keys], figures))
-    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
     # The marks lead the first column: a narrow screen shortens settings from the right.
     titles = _short_keys(keys)
     titles[0] = "   " + titles[0]
+    least = [7 if k == 0 else 4 for k in range(len(titles))]  # the marks and a few characters stay
+
+    def layout(by_outcome: bool):
+        """(figure titles, rows, figure widths, room left for the settings). Graded traces:
+        the tokens saved on runs that failed anyway lead, then those at risk on runs that
+        succeeded, then all of them (ungraded runs too)."""
+        figure_titles = [
+            title for key, title in TERMINAL_COLUMNS if by_outcome or key in ("traces_stopped", "tokens_saved", "harm", "recall", "precision")
+        ]
+        if not by_outcome:
+            figure_titles[1] = "tokens saved"
+        rows = []
+        for point in data["points"]:
+            row = point["metrics"]
+            mark = (">" if point["best"] else " ") + ("*" if point["pareto"] else " ")
+            # Its share of all tokens where there is room: not beside the split, which is wide.
+            tokens = _fmt(row["tokens_saved"]) + ("" if by_outcome else _pct(row["tokens_saved"], row["whole"]["tokens"]))
+            split = [_fmt(row["tokens_saved_on_failure"]), _fmt(row["tokens_at_risk"])] if by_outcome else []
+            figures = [str(row["traces_stopped"]), *split, tokens, f"{row['harm']:.2f}", _ratio(row["recall"]), _ratio(row["precision"])]
+            rows.append((point, mark, [_value_text(point["values"][k]) for k in keys], figures))
+        widths = [max([*map(len, title.split("\n")), *(len(r[3][k]) for r in rows)]) for k, title in enumerate(figure_titles)]
+        return figure_titles, rows, widths, console.width - sum(widths) - 2 * (len(titles) + len(widths) - 1)
+
+    by_outcome = graded(data)
+    figure_titles, rows, figure_widths, room = layout(by_outcome)
+    squeezed = by_outcome and room < sum(least)
+    if squeezed:  # too narrow for the split: the total alone, and the legend says where the split is
+        by_outcome = False
+        figure_titles, rows, figure_widths, room = layout(False)
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
     # Settings may be cut short with an ellipsis on a narrow screen; figures never are.
     # Rich, left to itself, takes the shortfall from every column evenly and then gives
     # the figures back their width, a column past the screen's edge: the settings'
     # columns are narrowed here, the widest first, so that the table fits.
-    figure_widths = [max([len(title), *(len(r[3][k]) for r in rows)]) for k, (_, title) in enumerate(TERMINAL_COLUMNS)]
     setting_widths = [
         max([cell_len(title), *(cell_len((f"{r[1]} " if k == 0 else "") + r[2][k]) for r in rows)]) for k, title in enumerate(titles)
     ]
-    room = console.width - sum(figure_widths) - 2 * (len(titles) + len(figure_widths) - 1)
-    least = [7 if k == 0 else 4 for k in range(len(titles))]  # the marks and a few characters stay
     while sum(setting_widths) > room:
         narrowable = [k for k, w in enumerate(setting_widths) if w > least[k]]
         if not narrowable:
@@ -326,7 +390,7 @@ def write_terminal(console, data: dict[str, Any], chart: str | None = None) -> N
         setting_widths[max(narrowable, key=lambda k: setting_widths[k])] -= 1
     for title, widest in zip(titles, setting_widths):
         table.add_column(title, no_wrap=True, overflow="ellipsis", max_width=widest)
-    for widest, (_, title) in zip(figure_widths, TERMINAL_COLUMNS):
+    for widest, title in zip(figure_widths, figure_titles):
         table.add_column(title, justify="right", no_wrap=True, min_width=widest)
     for point, mark, values, figures in rows:
         table.add_row(f"{mark} {values[0]}", *values[1:], *figures, style="bold green" if point["best"] else "")
@@ -339,7 +403,9 @@ def write_terminal(console, data: dict[str, Any], chart: str | None = None) -> N
         Text(
             "> best under the constraints · * Pareto front (savings against harm) · harm: share of traces cut while labelled a "
             "success, with a stale block, or cut before new information · recall/prec.: labelled loops caught in time "
-            "(--format json or csv for every metric)",
+            "(--format json or csv for every metric)"
+            + (" · " + outcome_legend("tokens on failed", "at risk", "all") if by_outcome else "")
+            + (" · tokens saved on failed runs and at risk on successful ones: a wider terminal, or --format json" if squeezed else ""),
             style="dim",
         ),
         2,
@@ -350,17 +416,8 @@ def write_terminal(console, data: dict[str, Any], chart: str | None = None) -> N
             shown = Text.from_ansi(row) if "\x1b" in row else Text(row)
             shown.rstrip()
             console.print(shown)
-    baseline = data.get("baseline")
-    if baseline is not None:
-        emit(
-            console,
-            Text(
-                f"current settings: {baseline['traces_stopped']} stopped · {_fmt(baseline['tokens_saved'])} tokens saved"
-                f"{_pct(baseline['tokens_saved'], baseline['whole']['tokens'])} · harm {baseline['harm']:.2f}"
-                + (f" · recall {baseline['recall']:.2f}" if baseline.get("recall") is not None else "")
-            ),
-            2,
-        )
+    if data.get("baseline") is not None:
+        emit(console, Text(f"current settings: {baseline_text(data)}"), 2)
     line = Text("verdict: ", style="bold")
     line.append_text(plain(data["verdict"]))
     emit(console, line, 2)
@@ -475,7 +532,7 @@ def frontier_chart(data: dict[str, Any], width: int = 72, height: int = 16) -> s
     ticks = [low + (high - low) * i / 4 for i in range(5)] if high > low else [low]
     if objective in ("recall", "precision"):
         labels = [f"{t:.2f}" for t in ticks]
-    elif objective == "seconds_saved":
+    elif objective.startswith("seconds_saved"):
         labels = [f"{t:,.1f}s" for t in ticks]
     else:
         labels = [f"{round(t):,}" for t in ticks]

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..text.textsafe import one_line, plain
-from .data import basis_note, count as _count, fire_groups, notes, effect as _effect, location, pct as _pct, seconds as _seconds, shown_id, count_unchecked, enable_hint, unchecked_remedy
+from .data import basis_note, count as _count, fire_groups, notes, effect as _effect, location, pct as _pct, seconds as _seconds, shown_id, count_unchecked, enable_hint, unchecked_remedy, outcome_lines
 
 ACTION_STYLES = {"hint": "cyan", "block": "yellow", "reject": "magenta", "stop": "bold red", "abort": "bold red"}
 
@@ -389,6 +389,14 @@ class TerminalWriter:
         emit(console, Text("  saved: " + (" · ".join(gains) if gains else "nothing")), 9)
         if costs:
             emit(console, Text("  costs: " + " · ".join(costs) + " — forced answers dearer than what they replaced"), 9)
+        heading, split = outcome_lines(totals)
+        if heading:
+            emit(console, Text(f"  {heading}" + (":" if split else ""), style="dim"), 4)
+            for bucket, title, text in split:
+                line = Text("    ")
+                line.append(f"{title}:", style={"failure": "bold green", "success": "yellow"}.get(bucket, "bold"))
+                line.append(f" {text}")
+                emit(console, line, 6)
         if self.unchecked:
             count = sum(self.unchecked.values())
             emit(
