@@ -1,6 +1,12 @@
 """The README's comparison of presets: what each one catches and misses.
 
-Every preset replays the labelled samples (their ``expect`` events for ``policy``: a
+First the real labelled runs: every preset scored on the 127 hand-labelled real runs of
+``tests/corpus/`` (41 Claude Code runs on Terminal-Bench, 86 τ²-bench dialogues; labels
+in ``tests/corpus/labels.json``), the six figures ``tracecheck sweep`` prints for them::
+
+    tracecheck sweep --preset ALL --labels tests/corpus/labels.json tests/corpus/CodeTracer tests/corpus/tau2-bench
+
+Then the samples: every preset replays the labelled samples (their ``expect`` events for ``policy``: a
 loop the preset must stop by some round, or a healthy run it must leave alone) and the
 loop-free real runs of ``tests/corpus/`` (which it must not stop). A cell says whether
 the preset got that trace right; the last rows count what it got wrong and what it saves.
@@ -20,6 +26,7 @@ from pathlib import Path
 from tracecheck.config import load_settings
 from tracecheck.engine.batch import replay_paths
 from tracecheck.presets import PRESETS
+from tracecheck.reports.sweep_report import BENCHMARK_NOTE, benchmark_heading, benchmark_markdown
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -36,6 +43,38 @@ CORPUS_HEALTHY = (
     "tests/corpus/inspect_ai/2025-05-12T20-27-36-04-00_browser.json",
 )
 TAU = "tests/corpus/tau2-bench"
+# The labelled real runs and their labels (scripts/import_labels.py writes the sidecar).
+LABELLED = ("tests/corpus/CodeTracer", "tests/corpus/tau2-bench")
+LABELS = "tests/corpus/labels.json"
+SWEEP_COMMAND = f"tracecheck sweep --preset ALL --labels {LABELS} {' '.join(LABELLED)}"
+
+
+def benchmark() -> dict:
+    """What ``SWEEP_COMMAND`` reports about the labelled runs (its JSON's ``benchmark``),
+    through the same functions the command calls."""
+    from tracecheck.engine.grid import expand, preset_dimension
+    from tracecheck.engine.sweep import load_all, sweep
+    from tracecheck.input.diagnostics import Diagnostics
+    from tracecheck.input.labels import load_labels
+    from tracecheck.reports.sweep_report import benchmark_data
+
+    sidecar = load_labels(ROOT / LABELS)
+    traces = load_all([str(ROOT / p) for p in LABELLED], diagnostics=Diagnostics(), labels=sidecar)
+    points = expand([preset_dimension("ALL")], lambda name: load_settings(preset=name, cwd=ROOT))
+    return benchmark_data(sweep(traces, points, labels=sidecar))
+
+
+def benchmark_section(bench: dict) -> list[str]:
+    return [
+        f"**Real labelled runs**: {benchmark_heading(bench)}. Made by `{SWEEP_COMMAND}`:",
+        "",
+        benchmark_markdown(bench).rstrip("\n"),
+        "",
+        BENCHMARK_NOTE.format(slack=bench["slack"]) + ".",
+        "",
+        "**Samples** (and the loop-free real runs of other formats):",
+        "",
+    ]
 
 
 def _replay_all(paths: list[str]):
@@ -130,7 +169,7 @@ def table() -> str:
     names = list(PRESETS)
     table_rows = rows()
     tau = tau_stopped()
-    lines = _summary(names, table_rows, tau)
+    lines = benchmark_section(benchmark()) + _summary(names, table_rows, tau)
     lines += [
         "",
         "<details><summary>Per trace: what each preset does (✓ right, ✗ wrong; rN = round N)</summary>",

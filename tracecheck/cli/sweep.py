@@ -156,7 +156,8 @@ def sweep(
     finish_input(paths, diagnostics, strict, len(traces))
     with _progress(err, len(traces)) as advance:
         result = run_sweep(
-            traces, points, baseline=base, objective=objective, constraints=constraints, holdout=holdout, folds=folds, seed=seed, jobs=jobs, on_progress=advance
+            traces, points, baseline=base, objective=objective, constraints=constraints, holdout=holdout, folds=folds, seed=seed, jobs=jobs, on_progress=advance,
+            labels=sidecar,
         )
     data = sweep_data(result, dimensions)
     with open_output(str(output) if output is not None else "-", sources) as out:

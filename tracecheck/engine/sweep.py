@@ -39,6 +39,13 @@ With labels — a ``policy`` expectation (must the policy intervene, by which ro
 stay quiet?), else a ``loop`` label (``true``) or ``outcome = success`` — it measures
 **recall** (loops caught in time / loops) and **precision** (loops caught / traces of
 known kind the policy intervened in).
+
+With hand labels (a labels file's ``kind``, ``stop_by``, ``fire_by``: see
+:mod:`tracecheck.engine.scoring`) it also scores every grid point on the labelled runs:
+loops stopped in time and at all, healthy runs cut, successful runs cut, mixed runs
+flagged, runs not read (``SweepResult.benchmark``, one :class:`Score` per point). A
+``kind`` also tells the metrics above what a trace is: a loop (to be caught by
+``stop_by`` and the scoring's round of slack), a healthy run, or neither (mixed).
 """
 
 from __future__ import annotations
@@ -55,6 +62,7 @@ from ..model import Trace, graded_outcome
 from .grid import GridPoint
 from .costs import round_costs, trace_totals
 from .replay import GuardSpec, ReplayCache, TraceResult
+from .scoring import HEALTHY, LOOP, SLACK, RunVerdict, Score, run_label, unread_verdicts, verdict
 
 POSITIVE, NEGATIVE, UNLABELLED = "loop", "healthy", "unlabelled"
 
@@ -93,6 +101,11 @@ def trace_kind(trace: Trace) -> tuple[str, int | None]:
     for exp in trace.expectations:
         if exp.guard.lower() == "policy":
             return (POSITIVE, exp.by_round) if exp.fires else (NEGATIVE, None)
+    label = run_label(trace.labels)
+    if label is not None:
+        if label.kind == LOOP:
+            return POSITIVE, label.stop_by + SLACK
+        return (NEGATIVE, None) if label.kind == HEALTHY else (UNLABELLED, None)
     if str(trace.labels.get("loop", "")).strip().lower() in ("true", "yes", "1"):
         return POSITIVE, None
     if trace.outcome == "success":
@@ -116,6 +129,8 @@ class Outcome:
     cut_new_information: bool
     caught: bool | None  # for a loop: intervened in time; None for other traces
     first_round: int | None  # where the policy first stops or blocks
+    stopped_at: int | None  # where the policy first stops (the benchmark's figures)
+    first_fire: int | None  # any guard's first fire, hints too (a mixed run flagged)
 
 
 def outcome_of(result: TraceResult, kind: tuple[str, int | None]) -> Outcome:
@@ -141,6 +156,8 @@ def outcome_of(result: TraceResult, kind: tuple[str, int | None]) -> Outcome:
         cut_new_information=any(s.new_information for s in policy.stops) and not caught,
         caught=caught,
         first_round=first,
+        stopped_at=policy.stopped_at,
+        first_fire=min((f.round for f in result.fires), default=None),
     )
 
 
@@ -488,6 +505,29 @@ class SweepResult:
     traces: int
     validation: dict[str, Any] | None = None  # holdout or folds
     disagreements: list[dict[str, Any]] = field(default_factory=list)
+    # With hand-labelled runs: per point (grid order), then the current settings', on every trace.
+    benchmark: list[Score] | None = None
+    baseline_benchmark: Score | None = None
+
+
+def benchmark_scores(traces: Sequence[Trace], outcomes: Sequence[Sequence[Outcome]], unread: Sequence[RunVerdict] = ()) -> list[Score] | None:
+    """Per setting (the columns of ``outcomes``), the labelled runs scored; None when no
+    trace or unread entry carries a hand label."""
+    labels = [run_label(t.labels) for t in traces]
+    if not unread and all(label is None for label in labels):
+        return None
+    settings = len(outcomes[0]) if outcomes else 0
+    return [
+        Score(
+            tuple(
+                verdict(t.id, t.file, label, row[j].stopped_at, () if row[j].first_fire is None else (row[j].first_fire,))
+                for t, label, row in zip(traces, labels, outcomes)
+                if label is not None
+            )
+            + tuple(unread)
+        )
+        for j in range(settings)
+    ]
 
 
 def sweep(
@@ -502,11 +542,14 @@ def sweep(
     seed: int = 0,
     jobs: int = 1,
     on_progress: Callable[[int, int], Any] | None = None,
+    labels=None,
 ) -> SweepResult:
     """Evaluate every grid point (and the current settings) on ``traces``; rank them,
     mark the Pareto front, choose the best under the constraints. With ``holdout`` the
     choice is made on the training part and reported on the rest; with ``folds`` it is
-    made K times, each time reported on the fold left out."""
+    made K times, each time reported on the fold left out. ``labels``: the labels file
+    (``Labels``) the traces were read through, whose hand-labelled entries that matched
+    no trace the benchmark counts as not read."""
     settings = [p.settings for p in points] + ([baseline] if baseline is not None else [])
     outcomes = evaluate(traces, settings, jobs=jobs, on_progress=on_progress)
     kinds = [trace_kind(t)[0] for t in traces]
@@ -560,7 +603,11 @@ def sweep(
             chosen.append({"fold": k + 1, "traces": len(held), "best": fold_best, "test": test_row})
         validation = {"kind": "folds", "folds": folds, "seed": seed, "per_fold": chosen}
     ids = [t.id for t in traces]
+    # The benchmark is scored on every trace, whatever part the choice is made on.
+    scores = benchmark_scores(traces, outcomes, unread_verdicts(labels))
     return SweepResult(
+        benchmark=scores[: len(points)] if scores is not None else None,
+        baseline_benchmark=scores[-1] if scores is not None and baseline is not None else None,
         disagreements=disagreements(points, [row[: len(points)] for row in outcomes], ids, kinds, current=_values_of(baseline, points)),
         points=list(points),
         rows=rows,

@@ -9,7 +9,8 @@ JSON (``tracecheck schema labels``)::
      "traces": [
        {"trace": "task-001", "file": "batch_output.jsonl", "outcome": "failure",
         "labels": {"loop": "search"},
-        "expect": [{"guard": "policy", "fires": true, "by_round": 4, "note": "stop the loop"}]}]}
+        "expect": [{"guard": "policy", "fires": true, "by_round": 4, "note": "stop the loop"}]},
+       {"trace": "task-002", "kind": "loop", "stop_by": 8, "why": "the same empty search 3 times"}]}
 
 CSV, one row per trace (blank cells say nothing)::
 
@@ -21,6 +22,13 @@ files, by ``file`` too: a path that ends the trace's file path, whole components
 (``batch_output.jsonl`` matches ``runs/batch_output.jsonl``). Ids are not qualified as
 ``file:id`` because ids themselves hold colons (``finetune.jsonl:3``). When several
 entries match a trace, the one with the longest ``file`` is used, alone.
+
+A hand label for benchmarks (``tracecheck sweep --labels``, ``engine/scoring.py``):
+``kind`` (loop: a no-progress stretch to stop, by round ``stop_by``, never recovered
+from; healthy: none; mixed: a stall to flag, by round ``fire_by`` — a hint is enough —
+that the run then recovers from, so a stop there is a false positive; ``stop_by`` on a
+mixed run names a later terminal loop) and ``why``. They land on the trace as labels of
+the same names (``stop_by`` and ``fire_by`` as digits), so reports show them.
 
 What wins: the sidecar. Its outcome and labels replace the trace's labels of the same
 name (others stay); its expectations replace the trace's expectations about the same
@@ -43,7 +51,11 @@ from .diagnostics import Diagnostics, TracecheckError
 from .sources import display_name
 
 VERSION = 1
-ENTRY_KEYS = ("trace", "file", "outcome", "labels", "expect")
+ENTRY_KEYS = ("trace", "file", "outcome", "kind", "stop_by", "fire_by", "why", "labels", "expect")
+KINDS = ("loop", "healthy", "mixed")
+# The hand label's own fields: a free label may not take their names (it would be
+# overwritten, or read back as a kind it was not written as).
+KIND_FIELDS = ("kind", "stop_by", "fire_by", "why")
 EXPECT_KEYS = ("guard", "fires", "by_round", "note")
 FIRES_WORDS = {"fires": True, "yes": True, "true": True, "quiet": False, "no": False, "false": False}
 FORMATS = ("json", "csv")
@@ -56,6 +68,10 @@ class LabelEntry:
     trace: str
     file: str | None = None
     outcome: str | None = None
+    kind: str | None = None  # loop | healthy | mixed (see the module's docstring)
+    stop_by: int | None = None
+    fire_by: int | None = None
+    why: str | None = None
     labels: dict[str, str] = field(default_factory=dict)
     expectations: list[Expectation] = field(default_factory=list)
     line: int | None = None  # where the entry starts in the labels file
@@ -101,6 +117,11 @@ class Labels:
         trace.labels.update(entry.labels)
         if entry.outcome is not None:
             trace.labels["outcome"] = entry.outcome
+        if entry.kind is not None:
+            # A new kind replaces the whole hand label: no stale stop_by from the trace's own.
+            for name in KIND_FIELDS:
+                trace.labels.pop(name, None)
+            trace.labels.update(kind_labels(entry))
         if entry.expectations:
             replaced = {e.guard.lower() for e in entry.expectations}
             kept = [e for e in trace.expectations if e.guard.lower() not in replaced]
@@ -198,7 +219,43 @@ def _label_name(name: Any, line: int | None) -> str:
         raise _Problem(line, "a label needs a name")
     if name.strip() == "outcome":
         raise _Problem(line, "give the outcome in its own 'outcome' field, not as a label")
+    if name.strip() in KIND_FIELDS:
+        raise _Problem(line, f"give {name.strip()!r} in its own field, not as a label")
     return name.strip()
+
+
+def kind_labels(entry: LabelEntry) -> dict[str, str]:
+    """The hand label as the trace's labels (only what is set)."""
+    out = {"kind": entry.kind} if entry.kind else {}
+    if entry.stop_by is not None:
+        out["stop_by"] = str(entry.stop_by)
+    if entry.fire_by is not None:
+        out["fire_by"] = str(entry.fire_by)
+    if entry.why:
+        out["why"] = entry.why
+    return out
+
+
+def _set_kind(entry: LabelEntry, kind: Any, stop_by: Any, fire_by: Any, why: Any, line: int | None, text: bool = False) -> None:
+    """Check and set the hand label (``text``: CSV cells)."""
+    if kind is not None and kind != "" and (not isinstance(kind, str) or kind.strip().lower() not in KINDS):
+        raise _Problem(line, f"kind {kind!r} is not one of {', '.join(KINDS)} (or blank)")
+    entry.kind = kind.strip().lower() if kind else None
+    entry.stop_by = _by_round(stop_by, line, "'stop_by'", text)
+    entry.fire_by = _by_round(fire_by, line, "'fire_by'", text)
+    if why is not None and not isinstance(why, str):
+        raise _Problem(line, "'why' must be a string")
+    entry.why = why or None
+    if entry.kind is None:
+        if entry.stop_by is not None or entry.fire_by is not None or entry.why:
+            raise _Problem(line, "stop_by, fire_by and why describe a kind: give 'kind' (loop, healthy or mixed)")
+        return
+    if entry.kind == "loop" and entry.stop_by is None:
+        raise _Problem(line, "a loop needs 'stop_by': the round it should be stopped by")
+    if entry.kind == "healthy" and entry.stop_by is not None:
+        raise _Problem(line, "a healthy run has no 'stop_by' (a run with a loop is a loop or mixed)")
+    if entry.fire_by is not None and entry.kind != "mixed":
+        raise _Problem(line, "'fire_by' is the round a mixed run's stall should be flagged by: only for kind mixed")
 
 
 # JSON
@@ -253,6 +310,7 @@ def _json_entry(item: Any, line: int | None, number: int, starts: dict[int, int]
     if not isinstance(labels, dict):
         raise _Problem(line, f"'labels' of traces[{number}] must be an object of names to texts")
     entry = LabelEntry(trace=trace, file=file, outcome=_outcome(item.get("outcome"), line), line=line)
+    _set_kind(entry, item.get("kind"), item.get("stop_by"), item.get("fire_by"), item.get("why"), line)
     for key, value in labels.items():
         if not isinstance(value, (str, int, float)) or isinstance(value, bool):
             raise _Problem(line, f"label {key!r} of traces[{number}] must be a string or a number")
@@ -296,7 +354,7 @@ def _csv_columns(header: list[str]) -> list[tuple[str, str]]:
     columns: list[tuple[str, str]] = []
     for title in (h.strip() for h in header):
         head, _, rest = title.partition(".")
-        if title in ("trace", "file", "outcome"):
+        if title in ("trace", "file", "outcome", *KIND_FIELDS):
             column = (title, "")
         elif head == "label" and rest:
             column = ("label", _label_name(rest, 1))
@@ -308,7 +366,7 @@ def _csv_columns(header: list[str]) -> list[tuple[str, str]]:
         else:
             raise _Problem(
                 1,
-                f"unknown column {title!r}; columns: trace, file, outcome, label.NAME, "
+                f"unknown column {title!r}; columns: trace, file, outcome, kind, stop_by, fire_by, why, label.NAME, "
                 "expect.GUARD, expect.GUARD.by_round, expect.GUARD.note (GUARD: a code, a name or 'policy')",
             )
         if column in columns:
@@ -349,6 +407,8 @@ def _csv_entry(columns: list[tuple[str, str]], row: list[str], line: int) -> Lab
         outcome=_outcome(cells.get(("outcome", "")), line),
         line=line,
     )
+    kind = [cells.get((name, "")) or None for name in KIND_FIELDS]
+    _set_kind(entry, *kind, line, text=True)
     entry.labels = {name: value for (kind, name), value in cells.items() if kind == "label" and value}
     for guard in dict.fromkeys(name for kind, name in columns if kind in ("fires", "by_round", "note")):
         word = cells.get(("fires", guard), "")
@@ -382,11 +442,29 @@ def template_entries(traces: Iterable[Trace], diagnostics: Diagnostics | None = 
             continue
         labels = dict(trace.labels)
         outcome = labels.pop("outcome", None)
-        entries[key] = LabelEntry(trace.id, trace.file, outcome, labels, list(trace.expectations), trace.line, origin=trace.file)
+        entry = LabelEntry(trace.id, trace.file, outcome, labels=labels, expectations=list(trace.expectations), line=trace.line, origin=trace.file)
+        _kind_from_labels(entry)
+        entries[key] = entry
         files.setdefault(trace.id, set()).add(trace.file)
     for entry in entries.values():
         entry.file = _shortest_qualifier(entry.file, files[entry.trace])
     return list(entries.values())
+
+
+def _kind_from_labels(entry: LabelEntry) -> None:
+    """Move a hand label the trace carries as labels into the entry's own fields; one
+    that does not check out stays in ``labels``, where loading the file names it."""
+    fields = {name: entry.labels.get(name) for name in KIND_FIELDS}
+    if not any(fields.values()):
+        return
+    trial = LabelEntry(entry.trace)
+    try:
+        _set_kind(trial, fields["kind"], fields["stop_by"], fields["fire_by"], fields["why"], None, text=True)
+    except _Problem:
+        return
+    entry.kind, entry.stop_by, entry.fire_by, entry.why = trial.kind, trial.stop_by, trial.fire_by, trial.why
+    for name in KIND_FIELDS:
+        entry.labels.pop(name, None)
 
 
 def _shortest_qualifier(file: str, files: set[str]) -> str | None:
@@ -419,6 +497,9 @@ def _json_form(entry: LabelEntry) -> dict[str, Any]:
     if entry.file:
         form["file"] = entry.file
     form["outcome"] = entry.outcome
+    if entry.kind:
+        form["kind"] = entry.kind
+        form.update({name: value for name, value in (("stop_by", entry.stop_by), ("fire_by", entry.fire_by), ("why", entry.why)) if value is not None})
     form["labels"] = entry.labels
     form["expect"] = [
         {"guard": e.guard, "fires": e.fires, **({"by_round": e.by_round} if e.by_round else {}), **({"note": e.note} if e.note else {})}
@@ -430,14 +511,16 @@ def _json_form(entry: LabelEntry) -> dict[str, Any]:
 def _write_csv(entries: list[LabelEntry], out: BinaryIO, diagnostics: Diagnostics) -> None:
     label_names = list(dict.fromkeys(name for e in entries for name in e.labels))
     guards = list(dict.fromkeys(["policy", *(x.guard for e in entries for x in e.expectations)]))
-    header = ["trace", "file", "outcome", *(f"label.{n}" for n in label_names)]
+    kinds = any(e.kind for e in entries)  # the hand label's columns only when one is set
+    header = ["trace", "file", "outcome", *(KIND_FIELDS if kinds else ()), *(f"label.{n}" for n in label_names)]
     for guard in guards:
         header += [f"expect.{guard}", f"expect.{guard}.by_round", f"expect.{guard}.note"]
     text = io.StringIO(newline="")
     writer = csv.writer(text, lineterminator="\n")
     writer.writerow(header)
     for entry in entries:
-        row = [entry.trace, entry.file or "", entry.outcome or "", *(entry.labels.get(n, "") for n in label_names)]
+        kind = [entry.kind or "", entry.stop_by or "", entry.fire_by or "", entry.why or ""] if kinds else []
+        row = [entry.trace, entry.file or "", entry.outcome or "", *kind, *(entry.labels.get(n, "") for n in label_names)]
         by_guard: dict[str, Expectation] = {}
         for exp in entry.expectations:
             if by_guard.setdefault(exp.guard, exp) is not exp:

@@ -410,9 +410,22 @@ LABELS_SCHEMA: dict[str, Any] = {
                         "description": "only needed when ids repeat across files: a path ending the trace's file path (whole components)",
                     },
                     "outcome": {"enum": ["success", "failure", "unknown", None], "description": "null: as the trace says"},
+                    "kind": {
+                        "enum": ["loop", "healthy", "mixed", None],
+                        "description": "a hand label for benchmarks: loop (a no-progress stretch to stop, never recovered from), "
+                        "healthy (none), mixed (a stall to flag that the run recovers from: a stop there is a false positive)",
+                    },
+                    "stop_by": {
+                        "type": ["integer", "null"],
+                        "minimum": 1,
+                        "description": "the round (model response) a loop should be stopped by; required for a loop, never for a healthy run; "
+                        "on a mixed run, a later terminal loop",
+                    },
+                    "fire_by": {"type": ["integer", "null"], "minimum": 1, "description": "a mixed run: the round any guard should fire by (a hint is enough)"},
+                    "why": {"type": ["string", "null"], "description": "what the labeller saw"},
                     "labels": {
                         "type": "object",
-                        "propertyNames": {"not": {"const": "outcome"}},
+                        "propertyNames": {"not": {"enum": ["outcome", "kind", "stop_by", "fire_by", "why"]}},
                         "additionalProperties": {"type": ["string", "number"]},
                         "description": "free labels; they replace the trace's labels of the same name",
                     },
@@ -434,6 +447,10 @@ LABELS_SCHEMA: dict[str, Any] = {
                 },
                 "required": ["trace"],
                 "additionalProperties": False,
+                "allOf": [
+                    {"if": {"properties": {"kind": {"const": "loop"}}, "required": ["kind"]}, "then": {"required": ["stop_by"], "properties": {"stop_by": {"type": "integer"}}}},
+                    {"if": {"properties": {"kind": {"const": "healthy"}}, "required": ["kind"]}, "then": {"properties": {"stop_by": {"type": "null"}}}},
+                ],
             },
         },
     },

@@ -153,7 +153,74 @@ def sweep_data(result: SweepResult, dimensions: list[Dimension]) -> dict[str, An
         "toml": toml_snippet(table) if table else None,
         "validation": result.validation,
         "disagreements": result.disagreements,
+        "benchmark": benchmark_data(result),
     }
+
+
+def benchmark_data(result: SweepResult) -> dict[str, Any] | None:
+    """The hand-labelled runs scored per point, in grid order (the presets' order), and
+    for the current settings; None without hand labels."""
+    if result.benchmark is None:
+        return None
+    from ..engine.scoring import SLACK
+
+    def scored(score) -> dict[str, Any]:
+        return {**score.figures(), "summary": score.summary(), "verdicts": [run.as_dict() for run in score.runs]}
+
+    return {
+        "slack": SLACK,
+        "points": [
+            {"number": point.number, "values": dict(point.values), "label": point.label, **scored(score)}
+            for point, score in zip(result.points, result.benchmark)
+        ],
+        "baseline": scored(result.baseline_benchmark) if result.baseline_benchmark is not None else None,
+    }
+
+
+# The benchmark's columns: (title, count, out of), figures of ``Score.figures``.
+BENCHMARK_COLUMNS = (
+    ("loops stopped in time", "loops_stopped_in_time", "loops"),
+    ("loops stopped at all", "loops_stopped", "loops"),
+    ("healthy runs cut", "healthy_cut", "healthy"),
+    ("successful runs cut", "successes_cut", "successes"),
+    ("mixed runs flagged", "mixed_flagged", "mixed"),
+    ("runs not read", "unread", "runs"),
+)
+
+
+TERMINAL_BENCHMARK_TITLES = ("loops in time", "at all", "healthy cut", "succ. cut", "mixed flag", "unread")
+
+
+def benchmark_cells(figures: dict[str, Any]) -> list[str]:
+    return [f"{figures[count]} of {figures[whole]}" for _, count, whole in BENCHMARK_COLUMNS]
+
+
+def benchmark_heading(bench: dict[str, Any]) -> str:
+    first = bench["points"][0] if bench["points"] else bench["baseline"]
+    return (
+        f"{first['runs']} labelled runs: {first['loops']} loops, {first['healthy']} healthy, {first['mixed']} mixed; "
+        f"{first['successes']} successes (loops aside)"
+    )
+
+
+BENCHMARK_NOTE = (
+    "in time: stopped by the labelled round, {slack} round of slack · at all: any stop · cut: any stop · successful: "
+    "labelled a success (loops aside) · flagged: any fire, a hint too, by the labelled round, {slack} round of slack"
+)
+
+
+def benchmark_markdown(bench: dict[str, Any]) -> str:
+    """The benchmark as a Markdown table, one row per point in grid order."""
+    from .markdown import md
+
+    lines = [
+        "| settings | " + " | ".join(title for title, _, _ in BENCHMARK_COLUMNS) + " |",
+        "|---|" + "--:|" * len(BENCHMARK_COLUMNS),
+    ]
+    for point in bench["points"]:
+        name = point["values"]["preset"] if set(point["values"]) == {"preset"} else point["label"]
+        lines.append(f"| `{md(name)}` | " + " | ".join(benchmark_cells(point)) + " |")
+    return "\n".join(lines) + "\n"
 
 
 # --- writers -----------------------------------------------------------------------
@@ -178,10 +245,13 @@ def write_csv(data: dict[str, Any]) -> str:
     metrics = [k for k, _ in COLUMNS] + ["tool_calls_saved", "traces_intervened", "rounds_cut_on_success", "harm_labelled", "loops", "caught"]
     metrics += [*OUTCOME_METRICS, "tool_calls_saved_on_failure", "seconds_saved_on_failure", "llm_calls_at_risk"]
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["number", *keys, *metrics, "pareto", "best"])
+    bench = {p["number"]: p for p in (data.get("benchmark") or {}).get("points", [])}
+    figures = [*dict.fromkeys(f for _, count, whole in BENCHMARK_COLUMNS for f in (count, whole))] if bench else []
+    writer.writerow(["number", *keys, *metrics, "pareto", "best", *(f"labelled.{f}" for f in figures)])
     for point in data["points"]:
         row = point["metrics"]
-        writer.writerow([point["number"], *(_csv(point["values"][k]) for k in keys), *(_csv(row.get(m)) for m in metrics), point["pareto"], point["best"]])
+        scored = [bench[point["number"]][f] for f in figures] if bench else []
+        writer.writerow([point["number"], *(_csv(point["values"][k]) for k in keys), *(_csv(row.get(m)) for m in metrics), point["pareto"], point["best"], *scored])
     return out.getvalue()
 
 
@@ -295,6 +365,9 @@ def write_markdown(data: dict[str, Any]) -> str:
         "recall/prec.: labelled loops caught in time"
         + (" · " + outcome_legend("tokens saved on failed runs", "tokens at risk", "tokens saved") if by_outcome else ""),
     ]
+    bench = data.get("benchmark")
+    if bench:
+        lines += ["", f"**Labelled runs** ({md(benchmark_heading(bench))}):", "", benchmark_markdown(bench).rstrip("\n"), "", md(BENCHMARK_NOTE.format(slack=bench["slack"]))]
     disagreements = data.get("disagreements") or []
     if disagreements:
         lines += ["", "**Where one setting alone changes the outcome** (first stop or block; - = none):", ""]
@@ -410,6 +483,7 @@ def write_terminal(console, data: dict[str, Any], chart: str | None = None) -> N
         ),
         2,
     )
+    _benchmark(console, data)
     _disagreements(console, data)
     if chart:
         for row in chart.splitlines():  # without the spaces plotext pads its lines with
@@ -429,6 +503,31 @@ def write_terminal(console, data: dict[str, Any], chart: str | None = None) -> N
         console.print(Text(data["toml"].rstrip()))
 
 
+
+
+def _benchmark(console, data: dict[str, Any]) -> None:
+    """The hand-labelled runs: the six figures per point, in grid order."""
+    bench = data.get("benchmark")
+    if not bench:
+        return
+    from rich import box
+    from rich.table import Table
+    from rich.text import Text
+
+    from .terminal import emit, print_table
+
+    console.print()
+    console.print(Text(benchmark_heading(bench), style="bold underline"))
+    table = Table(box=box.SIMPLE_HEAD, pad_edge=False, show_edge=False, collapse_padding=True)
+    names = [point["values"]["preset"] if set(point["values"]) == {"preset"} else point["label"] for point in bench["points"]]
+    table.add_column("settings", no_wrap=True, overflow="ellipsis", min_width=min(12, max(map(len, names), default=8)))
+    # Short titles and n/N cells: the six figures fit an 80-column terminal.
+    for title in TERMINAL_BENCHMARK_TITLES:
+        table.add_column(title, justify="right", no_wrap=True, min_width=len(title))
+    for name, point in zip(names, bench["points"]):
+        table.add_row(name, *(f"{point[count]}/{point[whole]}" for _, count, whole in BENCHMARK_COLUMNS))
+    print_table(console, table)
+    emit(console, Text(BENCHMARK_NOTE.format(slack=bench["slack"]), style="dim"), 2)
 
 
 def _ratio(value: float | None) -> str:

@@ -1,0 +1,264 @@
+"""The labelled real benchmark: 127 hand-labelled real runs in ``tests/corpus/`` (41
+CodeTracer runs, 86 τ²-bench dialogues), their labels as tracecheck's sidecar
+(``tests/corpus/labels.json``, written by ``scripts/import_labels.py``), and every
+preset scored on them by ``tracecheck sweep --preset ALL --labels``.
+
+``test_default_verdict_on_every_labelled_run`` pins, per labelled run, what ``default``
+does (stopped at round N, first fire at round M, the verdict) in
+``tests/__snapshots__/test_benchmark_labels/``, so that a change in any run's verdict
+shows in the diff. After a deliberate change (a retuned guard or preset) rewrite it with
+
+    python -m pytest tests/test_benchmark_labels.py -k golden --snapshot-update
+
+and regenerate the README's table with ``python scripts/preset_table.py --write``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+
+from conftest import ROOT
+from tracecheck.input.schemas import LABELS_SCHEMA
+from tracecheck.presets import PRESETS
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import import_labels  # noqa: E402  (the script that writes the sidecar)
+import preset_table  # noqa: E402  (the script that writes the README's table)
+
+SIDECAR = ROOT / "tests" / "corpus" / "labels.json"
+LABELLED = [str(ROOT / p) for p in preset_table.LABELLED]
+# A few runs, for what does not need all of them: a loop and a healthy run that `seeds` cuts.
+FEW = [str(ROOT / "tests/corpus/CodeTracer" / name) for name in ("build-pmars__E722qnQ", "sanitize-git-repo__tVYCtFW")]
+SHARED = Path("/work/shared")
+SCORER = SHARED / "tools" / "score_labels.py"
+SHARED_CORPUS = [SHARED / "corpus" / "CodeTracer", SHARED / "corpus" / "tau2-bench"]
+
+
+@pytest.fixture(scope="module")
+def sweep_json():
+    """The command's JSON report, once per module: every preset on every labelled run."""
+    from typer.testing import CliRunner
+
+    from tracecheck.cli.main import app
+
+    result = CliRunner().invoke(app, ["sweep", "--preset", "ALL", "--labels", str(SIDECAR), *LABELLED, "-f", "json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.stderr
+    return json.loads(result.stdout)
+
+
+def by_preset(data: dict) -> dict[str, dict]:
+    return {point["values"]["preset"]: point for point in data["benchmark"]["points"]}
+
+
+# --- the sidecar --------------------------------------------------------------------
+
+
+def test_import_labels_writes_the_committed_sidecar_again(tmp_path):
+    fresh = tmp_path / "labels.json"
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "import_labels.py"), "--output", str(fresh)], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert fresh.read_bytes() == SIDECAR.read_bytes(), "tests/corpus/labels.json is stale: run python scripts/import_labels.py"
+    check = subprocess.run([sys.executable, str(ROOT / "scripts" / "import_labels.py"), "--check", "--output", str(fresh)], capture_output=True, text=True)
+    assert check.returncode == 0
+    fresh.write_text(fresh.read_text(encoding="utf-8").replace('"stop_by": 8', '"stop_by": 9', 1), encoding="utf-8")
+    check = subprocess.run([sys.executable, str(ROOT / "scripts" / "import_labels.py"), "--check", "--output", str(fresh)], capture_output=True, text=True)
+    assert check.returncode == 1 and "stale" in check.stderr
+
+
+def test_the_sidecar_keeps_kind_rounds_in_responses_outcome_and_why():
+    entries = {(e["file"], e["trace"]): e for e in json.loads(SIDECAR.read_text(encoding="utf-8"))["traces"]}
+    assert len(entries) == 127
+    codetracer = json.loads((ROOT / "tests/corpus/CodeTracer/labels.json").read_text(encoding="utf-8"))
+    source = codetracer["db-wal-recovery__KrUq6sC/trajectory.json"]
+    entry = entries[("CodeTracer/db-wal-recovery__KrUq6sC/trajectory.json", "db-wal-recovery__KrUq6sC")]
+    # CodeTracer's rounds are ATIF steps; tracecheck's are model responses.
+    assert (entry["kind"], entry["stop_by"], entry["fire_by"]) == ("mixed", source["stop_by_response"], source["fire_by_response"])
+    assert source["stop_by_response"] != source["stop_by_round"]
+    assert entry["outcome"] == source["outcome"] and entry["why"] == source["why"]
+    mixed_tau = entries[("tau2-bench/airline_grok-4-fast-reasoning.json.gz", "task-35/trial-1")]
+    assert (mixed_tau["kind"], mixed_tau["fire_by"], mixed_tau["outcome"]) == ("mixed", 10, "failure")
+    # `tracecheck schema labels` describes it, and refuses a loop without its round.
+    jsonschema.validate(json.loads(SIDECAR.read_text(encoding="utf-8")), LABELS_SCHEMA)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"version": 1, "traces": [{"trace": "a", "kind": "loop"}]}, LABELS_SCHEMA)
+    kinds = [e["kind"] for e in entries.values()]
+    assert (kinds.count("loop"), kinds.count("healthy"), kinds.count("mixed")) == (12, 106, 9)
+
+
+def test_replay_with_the_sidecar_puts_the_labels_on_the_runs(cli):
+    result = cli("replay", *FEW, "--labels", str(SIDECAR), "-f", "json")
+    assert result.exit_code == 0, result.stderr
+    traces = json.loads(result.stdout)["traces"]
+    assert len(traces) == 2 and all(t["labels"].get("kind") for t in traces)
+    build = next(t for t in traces if t["id"] == "build-pmars__E722qnQ")
+    assert {k: build["labels"][k] for k in ("kind", "stop_by", "outcome")} == {"kind": "loop", "stop_by": "8", "outcome": "failure"}
+
+
+BAD_KINDS = [
+    ("typo", '{"trace": "a", "kind": "loops", "stop_by": 3}', "kind 'loops' is not one of loop, healthy, mixed"),
+    ("loop without stop_by", '{"trace": "a", "kind": "loop"}', "a loop needs 'stop_by'"),
+    ("healthy with stop_by", '{"trace": "a", "kind": "healthy", "stop_by": 4}', "a healthy run has no 'stop_by'"),
+    ("fire_by on a loop", '{"trace": "a", "kind": "loop", "stop_by": 4, "fire_by": 2}', "only for kind mixed"),
+    ("rounds without kind", '{"trace": "a", "stop_by": 4}', "give 'kind'"),
+    ("kind as a free label", '{"trace": "a", "labels": {"kind": "loop"}}', "give 'kind' in its own field"),
+    ("round zero", '{"trace": "a", "kind": "mixed", "fire_by": 0}', "'fire_by' 0 is not a positive round number"),
+]
+
+
+@pytest.mark.parametrize("entry, reason", [b[1:] for b in BAD_KINDS], ids=[b[0] for b in BAD_KINDS])
+def test_a_bad_hand_label_exits_2_naming_line_and_reason(cli, tmp_path, entry, reason):
+    sidecar = tmp_path / "labels.json"
+    sidecar.write_text('{"version": 1, "traces": [\n' + entry + "]}", encoding="utf-8")
+    result = cli("sweep", "--preset", "default", "--labels", str(sidecar), str(ROOT / "sample_traces"))
+    assert result.exit_code == 2 and "labels.json:2: " in result.stderr and reason in result.stderr, result.stderr
+
+
+def test_csv_hand_labels_and_the_template_round_trip(cli, tmp_path):
+    csv_labels = tmp_path / "labels.csv"
+    csv_labels.write_text("trace,file,kind,stop_by,fire_by,why\ntask-35/trial-1,airline_grok-4-fast-reasoning.json.gz,mixed,,10,transfers\n", encoding="utf-8")
+    tau = str(ROOT / "tests/corpus/tau2-bench")
+    replayed = json.loads(cli("replay", tau, "--labels", str(csv_labels), "-f", "json").stdout)["traces"]
+    (mixed,) = [t for t in replayed if t["labels"].get("kind")]
+    assert {k: mixed["labels"][k] for k in ("kind", "fire_by", "why")} == {"kind": "mixed", "fire_by": "10", "why": "transfers"}
+    # `tracecheck label` of a run that carries a hand label writes it in its own fields.
+    native = tmp_path / "run.jsonl"
+    native.write_text(
+        '{"type": "trace", "trace": "r"}\n{"type": "labels", "trace": "r", "labels": {"kind": "loop", "stop_by": "3"}}\n'
+        '{"type": "round", "trace": "r", "round": 1, "text": "done", "finish_reason": "stop"}\n{"type": "end", "trace": "r"}\n',
+        encoding="utf-8",
+    )
+    written = json.loads(cli("label", str(native)).stdout)["traces"][0]
+    assert (written["kind"], written["stop_by"], written["labels"]) == ("loop", 3, {})
+
+
+# --- scoring: the command and the reference scorer ----------------------------------
+
+
+def test_the_command_scores_every_preset_on_every_labelled_run(sweep_json):
+    points = by_preset(sweep_json)
+    assert list(points) == list(PRESETS)
+    for point in points.values():
+        assert point["runs"] == 127 and point["unread"] == 0 and len(point["verdicts"]) == 127
+        assert (point["loops"], point["healthy"], point["mixed"], point["successes"]) == (12, 106, 9, 49)
+    # The presets disagree: the figures are measured, not constant.
+    assert len({point["summary"] for point in points.values()}) > 3
+
+
+def test_terminal_and_markdown_show_the_six_figures(cli, tmp_path):
+    sidecar = tmp_path / "labels.json"
+    entries = json.loads(SIDECAR.read_text(encoding="utf-8"))["traces"]
+    few = [e for e in entries if e["trace"] in ("build-pmars__E722qnQ", "sanitize-git-repo__tVYCtFW")]
+    sidecar.write_text(json.dumps({"version": 1, "traces": few}), encoding="utf-8")
+    args = ["sweep", "--preset", "default,seeds", "--labels", str(sidecar), *FEW]
+    terminal = cli(*args).stdout
+    assert "2 labelled runs: 1 loops, 1 healthy, 0 mixed" in terminal
+    assert re.search(r"^seeds +1/1 +1/1 +1/1 +0/0 +0/0 +0/2$", terminal, re.M), terminal
+    markdown = cli(*args, "-f", "markdown").stdout
+    assert "| settings | loops stopped in time | loops stopped at all | healthy runs cut | successful runs cut | mixed runs flagged | runs not read |" in markdown
+    csv_text = cli(*args, "-f", "csv").stdout
+    assert "labelled.loops_stopped_in_time" in csv_text.splitlines()[0]
+
+
+def test_an_entry_that_matches_no_run_is_not_read(cli, tmp_path):
+    sidecar = tmp_path / "labels.json"
+    entries = json.loads(SIDECAR.read_text(encoding="utf-8"))
+    entries["traces"].append({"trace": "no-such-run", "kind": "loop", "stop_by": 3})
+    sidecar.write_text(json.dumps(entries), encoding="utf-8")
+    result = cli("sweep", "--preset", "default", "--labels", str(sidecar), *FEW, "-f", "json")
+    (point,) = json.loads(result.stdout)["benchmark"]["points"]
+    # The 125 labelled runs not given are not read either.
+    assert (point["runs"], point["loops"], point["unread"]) == (128, 13, 126)
+    assert point["summary"].endswith("unread 126/128")
+    assert {"trace": "no-such-run", "file": None, "verdict": "unread"}.items() <= point["verdicts"][-1].items()
+
+
+def _scorer_verdicts(lines: list[str]) -> dict[str, str]:
+    """score_labels.py --verbose lines as {run name: verdict word}, in its names."""
+    out = {}
+    for line in lines:
+        match = re.match(r"(UNREAD|LATE|MISSED|UNFLAGGED|CUT|HARM) +(\S+?)(?::|$)", line)
+        if match:
+            word, name = match.groups()
+            out[name] = out[name] + "+harm" if name in out else word.lower()
+    return out
+
+
+def _module_verdicts(point: dict) -> dict[str, str]:
+    """The command's per-run verdicts in the scorer's names (folder/labels key[#run id]),
+    keeping only those the scorer prints a line for."""
+    out = {}
+    for run in point["verdicts"]:
+        parts = Path(run["file"]).parts
+        folder = parts[parts.index("corpus") + 1]
+        key = "/".join(parts[parts.index("corpus") + 2 :]).removesuffix(".gz")
+        name = f"{folder}/{key}" if folder == "CodeTracer" else f"{folder}/{key}#{run['trace']}"
+        word = {"caught": None, "ok": None, "flagged": None, "flagged+harm": "harm"}.get(run["verdict"], run["verdict"])
+        if word is not None:
+            out[name] = word
+    return out
+
+
+@pytest.mark.skipif(not SCORER.exists(), reason="the reference scorer (/work/shared/tools/score_labels.py) is not here")
+def test_default_agrees_with_the_reference_scorer_run_by_run(sweep_json, tmp_path):
+    # The scorer reads a JSON replay report of the shared corpus (the same runs; the
+    # airline results uncompressed there), from a folder with no tracecheck config.
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    report = subprocess.run(
+        [sys.executable, "-m", "tracecheck", "replay", *map(str, SHARED_CORPUS), "-f", "json", "-o", str(tmp_path / "r.json")],
+        capture_output=True, text=True, cwd=tmp_path, env=env,
+    )
+    assert report.returncode == 0, report.stderr
+    dirs = [arg for folder in SHARED_CORPUS for arg in ("--labels-dir", str(folder))]
+    scored = subprocess.run([sys.executable, str(SCORER), str(tmp_path / "r.json"), "--verbose", *dirs], capture_output=True, text=True)
+    assert scored.returncode == 0, scored.stderr
+    *lines, summary = scored.stdout.strip().splitlines()
+    default = by_preset(sweep_json)["default"]
+    assert default["summary"] == summary
+    assert _module_verdicts(default) == _scorer_verdicts(lines)
+    # Both sides saw something to disagree about.
+    assert _scorer_verdicts(lines) and "unread" not in summary.replace("unread 0/", "")
+
+
+# --- the README's table and the golden verdicts -------------------------------------
+
+
+def test_the_readme_table_is_what_the_command_prints(sweep_json):
+    from tracecheck.reports.sweep_report import benchmark_markdown
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    section = readme.split(preset_table.START, 1)[1].split(preset_table.END, 1)[0]
+    table = benchmark_markdown(sweep_json["benchmark"])
+    assert table in section, "README.md's table of labelled runs is stale: run python scripts/preset_table.py --write"
+    # Real labelled runs first, then the samples.
+    assert section.index(table) < section.index("**Samples**")
+
+
+def _verdict_line(run: dict) -> str:
+    parts = Path(run["file"]).parts
+    rel = "/".join(parts[parts.index("corpus") + 1 :])
+    name = str(Path(rel).parent) if Path(rel).parent.name == run["trace"] else f"{rel}#{run['trace']}"
+    label = {"loop": f"loop, stop by r{run['stop_by']}", "healthy": "healthy", "mixed": f"mixed, flag by r{run['fire_by']}"}[run["kind"]]
+    did = f"stopped at r{run['stopped_at']}" if run["stopped_at"] is not None else "not stopped"
+    fired = f"first fire r{run['first_fire']}" if run["first_fire"] is not None else "no fire"
+    return f"{name} | {label} ({run['outcome']}) | {did}, {fired} | {run['verdict']}"
+
+
+class GoldenText(SingleFileSnapshotExtension):
+    file_extension = "txt"
+    _file_extension = "txt"
+    _write_mode = WriteMode.TEXT
+
+
+def test_default_verdict_on_every_labelled_run_golden(sweep_json, snapshot):
+    default = by_preset(sweep_json)["default"]
+    lines = [default["summary"], ""] + sorted(_verdict_line(run) for run in default["verdicts"])
+    assert "\n".join(lines) + "\n" == snapshot.use_extension(GoldenText)
