@@ -12,8 +12,8 @@ import pytest
 from conftest import ROOT, SAMPLES
 
 CODETRACER = ROOT / "tests" / "corpus" / "CodeTracer"
-FAILED = CODETRACER / "mailman__azhsPLd"  # labelled a failure (reward 0); the policy stops it at round 4
-SUCCEEDED = CODETRACER / "polyglot-c-py__3z6k7TU"  # labelled a success (reward 1); stopped at round 10
+FAILED = CODETRACER / "mailman__azhsPLd"  # labelled a failure (reward 0); the policy stops it at round 5
+SUCCEEDED = CODETRACER / "polyglot-c-py__3z6k7TU"  # labelled a success (reward 1); stopped at round 5
 UNGRADED = SAMPLES / "openai" / "seed004_query_db_identical.jsonl"  # OpenAI chat: no outcome
 KEYS = ("llm_calls", "tool_calls", "tokens")
 
@@ -30,17 +30,19 @@ def test_a_failed_run_is_bankable_a_successful_one_at_risk_and_the_three_add_up(
     split = report["totals"]["saved_by_outcome"]
     assert list(split) == ["failure", "success", "unknown"]  # bankable first
     failed, risky, ungraded = split["failure"], split["success"], split["unknown"]
-    # The loop that failed anyway: its stop at round 4 saves 7 LLM calls, 22 tool calls
-    # and 179,865 measured tokens (net of the ~25,240-token forced answer) — banked.
-    assert traces["failure"]["policy"]["stopped_at"] == 4
+    # The stall that failed anyway: its stop at round 5 saves 6 LLM calls, 19 tool calls
+    # and 154,410 measured tokens (net of the ~25,560-token forced answer) — banked.
+    assert traces["failure"]["policy"]["stopped_at"] == 5
     assert {k: failed[k] for k in (*KEYS, "traces", "traces_stopped", "possible_harm")} == {
-        "llm_calls": 7, "tool_calls": 22, "tokens": 179_865, "traces": 1, "traces_stopped": 1, "possible_harm": 0,
+        "llm_calls": 6, "tool_calls": 19, "tokens": 154_410, "traces": 1, "traces_stopped": 1, "possible_harm": 0,
     }
-    assert failed["forced_answer_tokens"] == 25_240 and failed["tokens_basis"] == "measured"
-    # The run that succeeded is stopped at round 10: 51 LLM calls and 1,263,549 tokens at risk.
-    assert traces["success"]["policy"]["stopped_at"] == 10
+    assert failed["forced_answer_tokens"] == 25_560 and failed["tokens_basis"] == "measured"
+    # The run that succeeded is stopped at round 5: 56 LLM calls and 1,374,896 tokens at risk
+    # (its label calls it a loop whose deliverable was already written: a stop lost nothing,
+    # but only a label can say so, so the savings stay "at risk").
+    assert traces["success"]["policy"]["stopped_at"] == 5
     assert {k: risky[k] for k in (*KEYS, "traces_stopped", "possible_harm")} == {
-        "llm_calls": 51, "tool_calls": 71, "tokens": 1_263_549, "traces_stopped": 1, "possible_harm": 1,
+        "llm_calls": 56, "tool_calls": 78, "tokens": 1_374_896, "traces_stopped": 1, "possible_harm": 1,
     }
     assert {k: ungraded[k] for k in (*KEYS, "traces")} == {"llm_calls": 2, "tool_calls": 2, "tokens": 1_013, "traces": 1}
     # Each bucket is its traces' policy savings, and the buckets add up to the total.
@@ -51,7 +53,7 @@ def test_a_failed_run_is_bankable_a_successful_one_at_risk_and_the_three_add_up(
     for key in KEYS:
         assert failed[key] + risky[key] + ungraded[key] == saved[key]
     assert failed["seconds"] + risky["seconds"] + ungraded["seconds"] == pytest.approx(saved["seconds"], abs=0.002)
-    assert saved["tokens"] == 1_444_427  # the total is what it was: nothing is dropped or moved
+    assert saved["tokens"] == 1_530_319  # the total is what it was: nothing is dropped or moved
 
 
 def test_the_summary_lists_the_bankable_figure_first(cli, monkeypatch):
@@ -61,11 +63,11 @@ def test_the_summary_lists_the_bankable_figure_first(cli, monkeypatch):
     summary = result.stdout[result.stdout.index("\nSummary\n") :]
     flat = " ".join(summary.split())
     assert "by outcome (shares of those runs as recorded):" in flat
-    bankable = flat.index("failed anyway — bankable: 1 of 1 trace stopped → saves 7 LLM calls (58%), 22 tool calls (61%), 179,865 tokens (65%)")
-    at_risk = flat.index("succeeded — at risk, a stop may have cost the success: 1 of 1 trace stopped, 1 possible harm → saves 51 LLM calls")
+    bankable = flat.index("failed anyway — bankable: 1 of 1 trace stopped → saves 6 LLM calls (50%), 19 tool calls (53%), 154,410 tokens (56%)")
+    at_risk = flat.index("succeeded — at risk, a stop may have cost the success: 1 of 1 trace stopped, 1 possible harm → saves 56 LLM calls")
     ungraded = flat.index("ungraded: 1 of 1 trace stopped → saves 2 LLM calls")
     assert bankable < at_risk < ungraded
-    assert "forced answers charged: ~25,240 tokens (estimate)" in flat
+    assert "forced answers charged: ~25,560 tokens (estimate)" in flat
 
 
 def test_the_outcome_comes_from_the_labels_and_estimated_tokens_say_so(cli, tmp_path):
@@ -118,13 +120,17 @@ def test_every_sample_and_preset_adds_up_and_validates(cli):
 
 
 def test_tau2_bench_rewards_grade_the_runs(cli):
-    """τ²-bench's rewards are the outcome: its one stopped run failed (task 35, reward 0):
-    all it saves is bankable, and no successful run is put at risk."""
+    """τ²-bench's rewards are the outcome: 49 runs succeeded, the rest failed. The one
+    stall (task 35: the same transfer notice while the user refuses, then a booking) is
+    hinted, not stopped, so nothing is saved and no successful run is put at risk."""
     report = replay_json(cli, ROOT / "tests" / "corpus" / "tau2-bench")
     split = report["totals"]["saved_by_outcome"]
-    (stopped,) = [t for t in report["traces"] if t["policy"]["stops"]]
-    assert stopped["labels"]["outcome"] == "failure" and stopped["policy"]["stopped_at"] == 12
-    assert (split["failure"]["traces_stopped"], split["failure"]["llm_calls"], split["failure"]["tokens"]) == (1, 8, 58_289)
+    assert [t for t in report["traces"] if t["policy"]["stops"]] == []
+    hinted = [t for t in report["traces"] if any(f["code"] == "T001" for f in t["fires"])]
+    assert "task-35/trial-1" in [t["id"] for t in hinted]
+    assert all(f["action"] == "hint" for t in hinted for f in t["fires"] if f["code"] == "T001" and f["round"] <= 11)
+    assert (split["failure"]["traces_stopped"], split["failure"]["llm_calls"], split["failure"]["tokens"]) == (0, 0, 0)
+    assert split["failure"]["traces"] == 86 - 49
     assert (split["success"]["traces"], split["success"]["traces_stopped"], split["success"]["tokens"]) == (49, 0, 0)
     assert split["unknown"]["traces"] == 0
 
@@ -135,13 +141,13 @@ def test_markdown_and_html_carry_the_split_in_the_same_words(cli, tmp_path):
     summary = markdown[markdown.index("## Summary") :]
     assert "**By outcome (shares of those runs as recorded):**" in summary
     lines = [line for line in summary.splitlines() if line.startswith("- **")]
-    assert lines[0].startswith("- **failed anyway — bankable:** 1 of 1 trace stopped → saves 7 LLM calls (58%)")
+    assert lines[0].startswith("- **failed anyway — bankable:** 1 of 1 trace stopped → saves 6 LLM calls (50%)")
     assert lines[1].startswith("- **succeeded — at risk, a stop may have cost the success:** 1 of 1 trace stopped, 1 possible harm")
     assert lines[2].startswith("- **ungraded:** 1 of 1 trace stopped → saves 2 LLM calls")
     page = tmp_path / "report.html"
     assert cli("replay", *args, "-o", str(page)).exit_code == 0
     html = page.read_text(encoding="utf-8")
-    bankable = html.index('<span class="good">failed anyway — bankable:</span> 1 of 1 trace stopped → saves 7 LLM calls (58%)')
+    bankable = html.index('<span class="good">failed anyway — bankable:</span> 1 of 1 trace stopped → saves 6 LLM calls (50%)')
     at_risk = html.index('<span class="warn">succeeded — at risk, a stop may have cost the success:</span>')
     assert bankable < at_risk < html.index("<span>ungraded:</span> 1 of 1 trace stopped")
 
@@ -150,7 +156,7 @@ def test_worker_processes_give_the_same_split(cli):
     one = replay_json(cli, CODETRACER)["totals"]["saved_by_outcome"]
     assert one == replay_json(cli, CODETRACER, "--jobs", "2")["totals"]["saved_by_outcome"]
     assert one["failure"]["traces"] == 40 and one["success"]["traces"] == 1
-    assert one["failure"]["tokens"] == 4_663_538 and one["success"]["tokens"] == 1_263_549
+    assert one["failure"]["tokens"] == 9_441_060 and one["success"]["tokens"] == 1_374_896
 
 
 # --- sweep --------------------------------------------------------------------------
@@ -171,7 +177,7 @@ def test_a_sweep_row_splits_its_savings_as_replay_does(cli):
     for outcome in ("failure", "success", "unknown"):
         mine, theirs = baseline["saved_by_outcome"][outcome], replayed[outcome]
         assert {k: mine[k] for k in (*KEYS, "traces", "traces_stopped")} == {k: theirs[k] for k in (*KEYS, "traces", "traces_stopped")}
-    assert baseline["tokens_saved_on_failure"] == replayed["failure"]["tokens"] == 258_972
+    assert baseline["tokens_saved_on_failure"] == replayed["failure"]["tokens"] == 256_095
     assert baseline["tokens_at_risk"] == replayed["success"]["tokens"] == 4_969
     assert baseline["llm_calls_at_risk"] == replayed["success"]["llm_calls"] == 3
     for point in data["points"]:
@@ -187,9 +193,9 @@ def test_the_sweep_table_leads_with_the_savings_on_failed_runs(cli, monkeypatch)
     header = next(line for line in text.splitlines() if "at risk" in line and "stops" in line)
     assert header.split()[-9:] == ["stops", "on", "failed", "at", "risk", "all", "harm", "recall", "prec."]
     best = next(line for line in text.splitlines() if line.startswith(">"))
-    assert best.split()[-6:-3] == ["272,553", "4,969", "281,427"], best  # on failed, at risk, all (ungraded too)
+    assert best.split()[-6:-3] == ["269,676", "4,969", "278,550"], best  # on failed, at risk, all (ungraded too)
     current = next(line for line in text.splitlines() if line.startswith("current settings: "))
-    assert "258,972 tokens saved on runs that failed anyway · 4,969 at risk on runs that succeeded · 267,846 in all (37%)" in current
+    assert "256,095 tokens saved on runs that failed anyway · 4,969 at risk on runs that succeeded · 264,969 in all (36%)" in current
     # Ungraded traces only: nothing to split, the table is as it was.
     plain = cli("sweep", str(SAMPLES / "openai"), "--grid", "P001.containment=0.6,0.8").stdout
     assert "at risk" not in plain and "tokens saved" in plain

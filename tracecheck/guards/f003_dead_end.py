@@ -27,6 +27,12 @@ class F003Options(GuardOptions):
     threshold: int = option(
         4, "Times the same dead end came back with nothing new in between (siblings of its first occurrence count once) at which the run stops.", minimum=2
     )
+    noop_threshold: int = option(
+        4,
+        "The same for commands that cannot do anything (the shell's ':' no-op, a comment): they carry no "
+        "information at all, so a preset may stop them sooner.",
+        minimum=2,
+    )
     hint_at: int = option(0, "From this many times on, each further one is hinted (the calls ran); 0 = no hints.", minimum=0)
     action: str = option("stop", "What the guard does at the threshold.", choices=("stop", "abort"))
     views: bool = option(
@@ -79,9 +85,12 @@ class DeadEnd(Guard):
     Each dead end counts once, except that the parallel siblings of a class's first
     occurrence count with it as one: they were written before the model saw any answer,
     so six calls failing together are one failure; once the model has seen the answer,
-    every call that hits it again counts. A round with news counts nothing. At the ``threshold``-th (4th) round in which one class
-    came back → ``stop``; with ``hint_at`` each round from that count on is hinted first (the
-    ladder of seed 004: a recovering run gets a message, a stuck one a stop).
+    every call that hits it again counts. A round with news counts nothing. At the
+    ``threshold``-th (4th) time one class came back → ``stop``; with ``hint_at`` each time
+    from that count on is hinted first (the ladder of seed 004: a recovering run gets a
+    message, a stuck one a stop). Commands that cannot do anything (``: …``) have their own
+    ``noop_threshold``: an empty search still asked something, a no-op asked nothing, and
+    several in a row with nothing between mean the agent's arguments arrive garbled.
 
     **Why it matters.** Real agents fail this way more than any other: a model whose tool
     arguments arrive garbled sends ``: run the tests``, ``: ls``, ``:`` — every command
@@ -140,6 +149,13 @@ class DeadEnd(Guard):
             + (answer(),),
             options={"enabled": True},
             expect=((4, "after_tools", "stop"),),
+        ),
+        Example(
+            "noop_threshold: commands that cannot do anything stop sooner than searches that find nothing",
+            tuple(calls(_garbled(cmd)) for cmd in (": run the tests", ": ls /app", ":", ": python3 test.py"))
+            + (answer(),),
+            options={"enabled": True, "noop_threshold": 3, "hint_at": 2},
+            expect=((2, "after_tools", "hint"), (3, "after_tools", "stop")),
         ),
         Example(
             "Prose run as a shell command: different errors of one class (not a command), hinted from the 3rd",
@@ -264,7 +280,9 @@ class DeadEnd(Guard):
             return "change", None
         if outcome == "empty":
             # Nothing found, from a read, a no-op, or a dedicated tool (not a shell).
-            if kind in ("read", "noop") or shell_command(call) is None:
+            if kind == "noop":
+                return "dead", "no-op: " + error_class(call.result.content or "(no output)")
+            if kind == "read" or shell_command(call) is None:
                 return "dead", "empty: " + error_class(call.result.content or "(no output)")
             return "change", None  # a shell command that did its work silently
         if kind == "noop":
@@ -307,16 +325,17 @@ class DeadEnd(Guard):
             start = 1 if key == self.last_news and key not in self.counts else 0
             count = self.counts[key] = self.counts.get(key, start) + 1
             self.shown.setdefault(key, excerpt(call.result.content if call.result else "", 80))
-            if count >= opts.threshold:
+            threshold = opts.noop_threshold if key.startswith("no-op:") else opts.threshold
+            if count >= threshold:
                 return [self._verdict(Action(opts.action), key, count, call, context)]
-            if opts.hint_at and count >= opts.hint_at and not verdicts:
+            if opts.hint_at and opts.hint_at <= count < threshold and not verdicts:
                 verdicts.append(self._verdict(Action.HINT, key, count, call, context))
         return verdicts
 
     @staticmethod
     def _kind(key: str) -> str:
         kind = key.partition(":")[0]
-        return {"error": "the same error", "empty": "the same empty answer"}.get(kind, "the same result as before")
+        return {"error": "the same error", "empty": "the same empty answer", "no-op": "a command that does nothing"}.get(kind, "the same result as before")
 
     def _what(self, key: str) -> str:
         kind, _, rest = key.partition(":")
@@ -325,6 +344,8 @@ class DeadEnd(Guard):
             return f"the same error{' (' + rest.strip() + ')' if rest.strip() else ''}"
         if kind == "empty":
             return f"the same empty answer {shown!r}"
+        if kind == "no-op":
+            return f"a command that does nothing (the shell's ':' no-op), answered {shown!r}"
         return f"the same result {shown!r}"
 
     def _verdict(self, action: Action, key: str, count: int, call: ToolCall, context: RunContext) -> Verdict:

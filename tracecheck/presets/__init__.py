@@ -376,7 +376,7 @@ PRESETS: dict[str, Preset] = {
                 "R003": {"min_period": 2, "max_period": 8, "laps": 3, "compare_results": True},
                 "R005": {"threshold": 3},
                 "F001": {"threshold": 3, "action": "stop", "per_response": True, "exempt_tools": list(SHELL_TOOLS), "reset_on": list(EDIT_TOOLS)},
-                "F003": {"threshold": 4, "hint_at": 3},
+                "F003": {"threshold": 4, "noop_threshold": 3, "hint_at": 3},
                 "T001": {"threshold": 5, "hint_at": 2, "scope": "run", "similarity": 0.8, "tool_calls_break": False, "action": "abort"},
                 "T002": {},
                 "E001": {},
@@ -394,7 +394,9 @@ PRESETS: dict[str, Preset] = {
             "EOF' are one class; a message with a changing middle is one template), the same empty answer from a read, "
             "a search or a no-op (Claude Code's garbled ': …' commands answered '(Bash completed with no output)'; "
             "'No matches found' for a dozen search strings), or the same view (goto N through a file that does not "
-            "move), with nothing new in between; an edit or a command that did its work is news. Cycles: R003 stops a "
+            "move), with nothing new in between; an edit or a command that did its work is news. A command that cannot do "
+            "anything (the no-op ':') stops at its 3rd: an empty search still asked something, a no-op asked nothing "
+            "(large-scale-text-editing: three garbled ': …' responses, then a leaked '&&' tail reset a count of 4). Cycles: R003 stops a "
             "2-8 call cycle at its 3rd lap only if the results repeat too. Failures: F001 stops a tool's 3rd failed "
             "attempt in a row, parallel siblings of one response counting once (six Grep calls failing together on one "
             "permission error, then a working find, cut a healthy run when each counted), an edit resetting the count, "
