@@ -6,7 +6,6 @@ from typing import Any
 
 from ..model import Round, ToolCall
 from ..text.error_class import error_class, same_template, template_edges
-from ..text.volatile import normalize_volatile
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
 from .messages import Message
@@ -77,8 +76,9 @@ class DeadEnd(Guard):
       from a read, a search or a command that cannot do anything (``: …``, the shell's
       no-op; Claude Code answers it ``(Bash completed with no output)``), its text
       normalised the same way so that ``No matches found for 'a'`` and ``… 'b'`` are one
-      class; with ``views`` (on), a *view seen before*: the same page of the same short file
-      after ``goto 40`` as after ``goto 1``.
+      class; with ``views`` (on), a *view seen before* (the same text, whitespace aside;
+      a view that only a timestamp changes is a poll, left to P004): the same page of the
+      same short file after ``goto 40`` as after ``goto 1``.
     * **neither** — bookkeeping (``TodoWrite``: it answers "ok" whatever happens), calls
       without a result.
 
@@ -250,7 +250,10 @@ class DeadEnd(Guard):
         self.templates: dict[str, tuple[str, str]] = {}  # error class -> its text's start and end
 
     def _view_key(self, call: ToolCall) -> str:
-        text = " ".join(normalize_volatile(call.result.content[:_VIEW_CHARS], keep_progress=True).split())
+        # Whitespace aside, byte for byte: normalising volatile text (timestamps, ids) in
+        # every result would cost more than the rest of the replay, and a view that only
+        # a timestamp changes is a poll, P004's to judge.
+        text = " ".join(call.result.content[:_VIEW_CHARS].split())
         return "view:" + hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
     def _error_key(self, text: str) -> str:
@@ -313,6 +316,7 @@ class DeadEnd(Guard):
         if change or news:
             self.counts.clear()
             self.templates.clear()
+            self.shown.clear()
             return []
         verdicts: list[Verdict] = []
         opened: set[str] = set()
@@ -324,7 +328,8 @@ class DeadEnd(Guard):
             # A view repeated right after it was news: that first look was its 1st time.
             start = 1 if key == self.last_news and key not in self.counts else 0
             count = self.counts[key] = self.counts.get(key, start) + 1
-            self.shown.setdefault(key, excerpt(call.result.content if call.result else "", 80))
+            if key not in self.shown:
+                self.shown[key] = excerpt(call.result.content if call.result else "", 80)
             threshold = opts.noop_threshold if key.startswith("no-op:") else opts.threshold
             if count >= threshold:
                 return [self._verdict(Action(opts.action), key, count, call, context)]
