@@ -275,3 +275,33 @@ def test_p004_and_r001_say_how_far_they_got_when_they_miss(cli, tmp_path):
     code, data = check_json(cli, "--set", "P004.threshold=5", str(tmp_path))
     policy = next(f for f in data["findings"] if f["rule"] == "policy")
     assert policy["message"].startswith("the policy should intervene by round 3")
+
+
+def _without_expectations(source, target):
+    """A sample as a team would have it before labelling anything: no expect, no labels."""
+    kept = [line for line in source.read_text(encoding="utf-8").splitlines() if '"type":"expect"' not in line.replace(" ", "") and '"type":"labels"' not in line.replace(" ", "")]
+    target.write_text("\n".join(kept) + "\n", encoding="utf-8")
+    return target
+
+
+def test_nothing_to_check_exits_5_as_pytest_and_allow_empty_passes(cli, tmp_path):
+    bare = _without_expectations(SAMPLES / "healthy_pagination.jsonl", tmp_path / "pagination.jsonl")
+    result = check(cli, str(bare))
+    assert result.exit_code == 5, result.stdout
+    assert result.stdout.splitlines()[-2:] == [
+        "nothing to check: no expectation, no label and no outcome in these traces (exit 5; --allow-empty passes)",
+        "nothing checked",
+    ]
+    code, data = check_json(cli, str(bare))
+    assert (code, data["passed"], data["nothing_to_check"], data["exit_code"]) == (5, False, True, 5)
+    allowed = check(cli, "--allow-empty", str(bare))
+    assert allowed.exit_code == 0 and allowed.stdout.splitlines()[-1] == "passed"
+    # One outcome label is something to hold the run to (the policy must not cut it).
+    labelled = tmp_path / "labelled"
+    labelled.mkdir()
+    shutil.copy(bare, labelled / bare.name)
+    with (labelled / bare.name).open("a", encoding="utf-8") as out:
+        out.write('{"type":"labels","trace":"healthy_pagination","labels":{"outcome":"success"}}\n')
+    assert check(cli, str(labelled)).exit_code == 0
+    # The samples as shipped hold expectations: a pass is a pass.
+    assert check(cli, str(SAMPLES / "healthy_pagination.jsonl")).exit_code == 0

@@ -92,6 +92,10 @@ def check(
     max_wasted_rounds: MaxRoundsOpt = None,
     max_wasted_tokens: MaxTokensOpt = None,
     exit_zero: Annotated[bool, typer.Option("--exit-zero", help="Report, but exit 0 even when the gate fails.")] = False,
+    allow_empty: Annotated[
+        bool,
+        typer.Option("--allow-empty", help="Exit 0, not 5, when the traces hold nothing to check (no expectation, label or outcome)."),
+    ] = False,
     github_summary: Annotated[
         bool,
         typer.Option(
@@ -109,7 +113,8 @@ def check(
     set_: SetOpt = None,
     preset: PresetOpt = None,
 ) -> None:
-    """Fail (exit 1) when a trace's expectations break, the policy cuts a successful run, or an agent loops."""
+    """Fail (exit 1) when a trace's expectations break, the policy cuts a successful run, or an agent loops;
+    exit 5 when the traces hold nothing to check (as pytest when it collects no test)."""
     from ..input.diagnostics import TracecheckError
     from ..input.sources import expand_paths
     from ..output import open_output
@@ -142,6 +147,7 @@ def check(
     settings, result, diagnostics = _evaluate(
         paths, config, select, ignore, set_, preset, input_format, labels, baseline, fail_on, max_wasted_rounds, max_wasted_tokens
     )
+    result.allow_empty = allow_empty
     finish_input(paths, diagnostics, strict, result.traces)
     if result.unreadable:
         # A regression trace that cannot be read checks nothing: that is no pass.

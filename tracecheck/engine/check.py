@@ -67,6 +67,10 @@ class Finding:
         return self.status in ("new", "baseline")
 
 
+# pytest's exit code when it collected no test: the run checked nothing, which is no pass.
+NOTHING_TO_CHECK = 5
+
+
 @dataclass
 class CheckResult:
     findings: list[Finding] = field(default_factory=list)
@@ -78,6 +82,8 @@ class CheckResult:
     baseline_fixed: int = 0  # baseline entries no finding matches any more
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
     fail_on: str = "new"
+    labelled: int = 0  # traces with an outcome or a kind label: the policy's harm is checked on them
+    allow_empty: bool = False  # nothing to check is a pass (exit 0), not exit 5
 
     @property
     def failing(self) -> list[Finding]:
@@ -86,8 +92,16 @@ class CheckResult:
         return [f for f in self.findings if f.status == "new"]
 
     @property
+    def nothing_to_check(self) -> bool:
+        """No expectation (checked or not), no labelled trace and no finding: a gate that
+        looked at nothing it could hold the traces to, as pytest collecting no test."""
+        return not (self.expectations or self.expectations_unchecked or self.labelled or self.findings)
+
+    @property
     def exit_code(self) -> int:
-        return 1 if self.failing else 0
+        if self.failing:
+            return 1
+        return NOTHING_TO_CHECK if self.nothing_to_check and not self.allow_empty else 0
 
 
 def fingerprint(*parts: Any) -> str:
@@ -298,6 +312,7 @@ def run_check(
     max_wasted_tokens: int | None = None,
     diagnostics: Diagnostics | None = None,
     exclude: Sequence[str] = (),
+    allow_empty: bool = False,
 ) -> CheckResult:
     """``exclude``: files below ``paths`` that are not traces (a baseline being written)."""
     from ..input.sources import expand_paths
@@ -306,7 +321,7 @@ def run_check(
     if fail_on not in ("new", "any"):
         raise TracecheckError(f"--fail-on: choose new or any, not {fail_on!r}")
     check_input_format(input_format)
-    result = CheckResult(diagnostics=diagnostics if diagnostics is not None else Diagnostics(), fail_on=fail_on)
+    result = CheckResult(diagnostics=diagnostics if diagnostics is not None else Diagnostics(), fail_on=fail_on, allow_empty=allow_empty)
     import os
 
     # The baseline and labels files are check's own inputs, not traces, wherever they sit.
@@ -322,6 +337,7 @@ def run_check(
             findings, checked, met, unchecked = check_trace(trace, settings, max_wasted_rounds=max_wasted_rounds, max_wasted_tokens=max_wasted_tokens)
             result.findings += findings
             result.traces += 1
+            result.labelled += bool(trace.labels.get("outcome") or trace.labels.get("kind"))
             result.expectations += checked
             result.expectations_met += met
             result.expectations_unchecked += unchecked

@@ -68,7 +68,8 @@ def check_data(result: CheckResult, settings=None) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "tracecheck", "version": __version__},
         "preset": getattr(settings, "preset", None),
-        "passed": not failing,
+        "passed": result.exit_code == 0,
+        "nothing_to_check": result.nothing_to_check,
         "exit_code": result.exit_code,
         "fail_on": result.fail_on,
         "traces": result.traces,
@@ -111,7 +112,12 @@ def write_full(data: dict[str, Any]) -> str:
     if lines:
         lines.append("")
     lines.append(summary_line(data))
-    lines.append("passed" if data["passed"] else "failed")
+    if data.get("nothing_to_check") and not data["counts"]["failing"]:
+        lines.append(
+            "nothing to check: no expectation, no label and no outcome in these traces"
+            + ("" if data["passed"] else " (exit 5; --allow-empty passes)")
+        )
+    lines.append("passed" if data["passed"] else "failed" if data["counts"]["failing"] else "nothing checked")
     return "\n".join(lines) + "\n"
 
 
