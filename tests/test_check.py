@@ -305,3 +305,40 @@ def test_nothing_to_check_exits_5_as_pytest_and_allow_empty_passes(cli, tmp_path
     assert check(cli, str(labelled)).exit_code == 0
     # The samples as shipped hold expectations: a pass is a pass.
     assert check(cli, str(SAMPLES / "healthy_pagination.jsonl")).exit_code == 0
+
+
+def test_a_baseline_of_a_late_stop_does_not_hide_a_stop_that_never_comes(cli, tmp_path):
+    """Issue 20: the baseline records "stop by round 3; it first did at round 4"; switching
+    the stopping guards off makes it "it did not", a different finding that fails."""
+    trace = shutil.copy(SAMPLES / "seed001_tool_failure_streak.jsonl", tmp_path / "t.jsonl")
+    baseline = tmp_path / "bl.json"
+    late = ("--set", "F001.threshold=4")
+    assert cli("baseline", "write", str(trace), *late, "-o", str(baseline)).exit_code == 0
+    code, data = check_json(cli, str(trace), *late, "--baseline", str(baseline))
+    assert code == 0
+    policy = next(f for f in data["findings"] if f["rule"] == "policy")
+    assert (policy["round"], policy["status"]) == (4, "baseline")  # where it first acted, pinned
+    code, data = check_json(cli, str(trace), "--ignore", "F001,F003", "--baseline", str(baseline))
+    assert code == 1
+    never = next(f for f in data["findings"] if f["rule"] == "policy")
+    assert (never["round"], never["status"]) == (None, "new") and "it did not" in never["message"]
+    assert never["fingerprint"] != policy["fingerprint"]
+
+
+def test_prune_keeps_entries_of_guards_that_did_not_run_and_traces_not_read(cli, tmp_path):
+    trace = shutil.copy(SAMPLES / "seed001_tool_failure_streak.jsonl", tmp_path / "t.jsonl")
+    baseline = tmp_path / "bl.json"
+    assert cli("baseline", "write", str(trace), "--set", "F001.threshold=4", "-o", str(baseline)).exit_code == 0
+    before = json.loads(baseline.read_text())["findings"]
+    assert "F001" in [e["rule"] for e in before]
+    # F001 switched off: its expectation is not checked, so its entry is not "fixed".
+    result = cli("baseline", "prune", str(baseline), str(trace), "--set", "F001.threshold=4", "--ignore", "F001")
+    assert result.exit_code == 0, result.output
+    assert [e["rule"] for e in json.loads(baseline.read_text())["findings"]] == [e["rule"] for e in before]
+    # Another file only: the entries are about a trace that was not read.
+    other = shutil.copy(SAMPLES / "healthy_pagination.jsonl", tmp_path / "other.jsonl")
+    assert cli("baseline", "prune", str(baseline), str(other)).exit_code == 0
+    assert len(json.loads(baseline.read_text())["findings"]) == len(before)
+    # The guard back at its default threshold: the late stop is gone for real and pruned.
+    assert cli("baseline", "prune", str(baseline), str(trace)).exit_code == 0
+    assert json.loads(baseline.read_text())["findings"] == []

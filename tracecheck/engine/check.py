@@ -84,6 +84,17 @@ class CheckResult:
     fail_on: str = "new"
     labelled: int = 0  # traces with an outcome or a kind label: the policy's harm is checked on them
     allow_empty: bool = False  # nothing to check is a pass (exit 0), not exit 5
+    guards_run: set[str] = field(default_factory=set)  # codes of the guards the settings run
+    traces_read: set[str] = field(default_factory=set)  # ids of the traces read
+
+    def could_see(self, entry: dict[str, Any]) -> bool:
+        """Whether a baseline entry's finding could have come back in this run: its trace was
+        read and, for a guard's own expectation, that guard ran. Otherwise the entry is not
+        checked, never "fixed"."""
+        if entry.get("trace") not in self.traces_read:
+            return False
+        rule = str(entry.get("rule", ""))
+        return not (entry.get("kind") == "expectation" and guard_by_key(rule) is not None and rule not in self.guards_run)
 
     @property
     def failing(self) -> list[Finding]:
@@ -150,6 +161,12 @@ def _guard_state_at(trace: Trace, settings: Settings, code: str, round_number: i
     return "; ".join(f"{k}={neutralize(str(v))}" for k, v in state.items() if v not in (None, "", [], {}))
 
 
+def _deviation(fires: bool, fired_round: int | None) -> str:
+    if fires:
+        return "never" if fired_round is None else "late"
+    return "acted"
+
+
 def _who(exp: Expectation) -> str:
     return "the policy" if exp.guard.lower() == "policy" else exp.guard
 
@@ -177,7 +194,8 @@ def _expectation_findings(trace: Trace, result: TraceResult, settings: Settings)
         exp = checked.expectation
         rule = "policy" if exp.guard.lower() == "policy" else (guard_by_key(exp.guard).code if guard_by_key(exp.guard) else exp.guard)
         message = checked.message
-        fired_round = None
+        # Where it first acted (late, or when it should have stayed quiet); None: never.
+        fired_round = checked.round
         if exp.fires:
             if rule != "policy":
                 state = _guard_state_at(trace, settings, rule, exp.by_round or (trace.rounds[-1].index if trace.rounds else None))
@@ -187,12 +205,13 @@ def _expectation_findings(trace: Trace, result: TraceResult, settings: Settings)
                     message += f" — at round {exp.by_round or trace.rounds[-1].index}: {one_line(state, 240)}"
         else:
             hits = result.policy.stops if rule == "policy" else [f for f in result.fires if f.code == rule and f.action is not Action.HINT]
-            fired_round = hits[0].round if hits else None
             if hits:
                 message += f" ({hits[0].reason})" if rule != "policy" else ""
         if exp.note:
             message += f" [{exp.note}]"
-        line = _round_line(trace, fired_round) or exp.line or trace.line
+        # A loop caught late or never points at its expectation; a guard that should have
+        # stayed quiet, at the round where it acted.
+        line = (exp.line or trace.line) if exp.fires else (_round_line(trace, fired_round) or exp.line or trace.line)
         out.append(
             Finding(
                 kind="expectation",
@@ -202,7 +221,11 @@ def _expectation_findings(trace: Trace, result: TraceResult, settings: Settings)
                 line=line,
                 round=fired_round,
                 message=message,
-                fingerprint=fingerprint("expectation", rule, trace.id, exp.fires, exp.by_round, _round_signature(trace, fired_round)),
+                # The deviation is part of it: "one round late" and "never" are different
+                # findings, so a baseline of the first cannot hide the second.
+                fingerprint=fingerprint(
+                    "expectation", rule, trace.id, exp.fires, exp.by_round, _deviation(exp.fires, fired_round), _round_signature(trace, fired_round)
+                ),
             )
         )
     return out
@@ -322,6 +345,7 @@ def run_check(
         raise TracecheckError(f"--fail-on: choose new or any, not {fail_on!r}")
     check_input_format(input_format)
     result = CheckResult(diagnostics=diagnostics if diagnostics is not None else Diagnostics(), fail_on=fail_on, allow_empty=allow_empty)
+    result.guards_run = {guard.code for guard in settings.enabled()}
     import os
 
     # The baseline and labels files are check's own inputs, not traces, wherever they sit.
@@ -337,6 +361,7 @@ def run_check(
             findings, checked, met, unchecked = check_trace(trace, settings, max_wasted_rounds=max_wasted_rounds, max_wasted_tokens=max_wasted_tokens)
             result.findings += findings
             result.traces += 1
+            result.traces_read.add(trace.id)
             result.labelled += bool(trace.labels.get("outcome") or trace.labels.get("kind"))
             result.expectations += checked
             result.expectations_met += met
@@ -346,7 +371,7 @@ def run_check(
     if labels is not None:
         labels.finish(result.diagnostics)
     if baseline is not None:
-        result.baseline_fixed = baseline.absorb(result.findings)
+        result.baseline_fixed = baseline.absorb(result.findings, result.could_see)
     return result
 
 
@@ -364,8 +389,9 @@ class Baseline:
     accepted: list[dict[str, Any]] = field(default_factory=list)
     file: str = ""
 
-    def absorb(self, findings: list[Finding]) -> int:
-        """Mark findings the baseline knows; return how many entries matched nothing."""
+    def absorb(self, findings: list[Finding], could_see=lambda entry: True) -> int:
+        """Mark findings the baseline knows; return how many entries matched nothing
+        although their finding could have come back (``could_see``)."""
         known = {e["fingerprint"]: e for e in self.findings}
         accepted = {e["fingerprint"]: e for e in self.accepted}
         matched: set[str] = set()
@@ -378,7 +404,7 @@ class Baseline:
             elif finding.fingerprint in known:
                 finding.status = "baseline"
                 matched.add(finding.fingerprint)
-        return sum(1 for e in [*self.findings, *self.accepted] if e["fingerprint"] not in matched)
+        return sum(1 for e in [*self.findings, *self.accepted] if e["fingerprint"] not in matched and could_see(e))
 
     def to_json(self) -> dict[str, Any]:
         return {"version": BASELINE_VERSION, "findings": self.findings, "accepted": self.accepted}
@@ -423,10 +449,11 @@ def write_baseline(path: str | Path, result: CheckResult, keep: Baseline | None 
 
 
 def prune_baseline(path: str | Path, result: CheckResult, baseline: Baseline, inputs=()) -> tuple[int, int]:
-    """Drop the entries no finding matches any more; never add one. (kept, removed)."""
+    """Drop the entries no finding matches any more; never add one, and never drop one whose
+    finding could not have come back (its trace not read, its guard not run). (kept, removed)."""
     present = {f.fingerprint for f in result.findings}
-    findings = [e for e in baseline.findings if e["fingerprint"] in present]
-    accepted = [e for e in baseline.accepted if e["fingerprint"] in present]
+    findings = [e for e in baseline.findings if e["fingerprint"] in present or not result.could_see(e)]
+    accepted = [e for e in baseline.accepted if e["fingerprint"] in present or not result.could_see(e)]
     removed = len(baseline.findings) + len(baseline.accepted) - len(findings) - len(accepted)
     _write_json(path, Baseline(findings, accepted).to_json(), inputs)
     return len(findings) + len(accepted), removed

@@ -22,6 +22,7 @@ class ExpectationResult:
     met: bool | None  # None: not checked (the guard is not enabled or not known)
     message: str  # what was expected and what happened, in words
     unknown: bool = False  # not checked because no guard has that code or name (a typo?)
+    round: int | None = None  # where the guard or the policy first acted; None: it never did
 
 
 def check_expectations(
@@ -65,9 +66,9 @@ def _judge(exp: Expectation, who: str, hits: list[tuple[int, Action]]) -> Expect
             return ExpectationResult(exp, False, f"{wanted}; it did not")
         round_, action = first
         if exp.by_round is not None and round_ > exp.by_round + late_ok:
-            return ExpectationResult(exp, False, f"{wanted}; it first did at round {round_} ({action.value})")
-        return ExpectationResult(exp, True, f"{wanted}; it did at round {round_} ({action.value})")
+            return ExpectationResult(exp, False, f"{wanted}; it first did at round {round_} ({action.value})", round=round_)
+        return ExpectationResult(exp, True, f"{wanted}; it did at round {round_} ({action.value})", round=round_)
     if first is None:
         return ExpectationResult(exp, True, f"{who} should stay quiet; it did")
     round_, action = first
-    return ExpectationResult(exp, False, f"{who} should stay quiet; it did not: {action.value} at round {round_}")
+    return ExpectationResult(exp, False, f"{who} should stay quiet; it did not: {action.value} at round {round_}", round=round_)
