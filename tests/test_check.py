@@ -342,3 +342,11 @@ def test_prune_keeps_entries_of_guards_that_did_not_run_and_traces_not_read(cli,
     # The guard back at its default threshold: the late stop is gone for real and pruned.
     assert cli("baseline", "prune", str(baseline), str(trace)).exit_code == 0
     assert json.loads(baseline.read_text())["findings"] == []
+
+
+def test_check_takes_format_as_replay_and_sweep_spell_it(cli):
+    path = str(SAMPLES / "healthy_pagination.jsonl")
+    for spelling in ("-f", "--format", "--output-format"):
+        result = cli("check", spelling, "json", path)
+        assert result.exit_code == 0, (spelling, result.output)
+        assert json.loads(result.stdout)["passed"] is True

@@ -468,3 +468,15 @@ def test_a_figure_carries_its_notes_in_one_parenthesis(cli):
     assert re.search(r"[\d,]+ tokens \(\d+%, estimated\)", result.stdout), result.stdout
     assert re.search(r"[\d,]+ tokens \(\d+%, some estimated\)", result.stdout), result.stdout
     assert ") (" not in result.stdout.replace("\n", " ")
+
+
+def test_replay_refuses_a_report_file_it_cannot_write_instead_of_writing_text(cli, tmp_path):
+    from conftest import SAMPLES
+
+    for name, words in (("report.sarif", "SARIF"), ("junit.xml", "JUnit XML"), ("rows.csv", "CSV")):
+        target = tmp_path / name
+        result = cli("replay", "-o", str(target), str(SAMPLES / "healthy_pagination.jsonl"))
+        assert result.exit_code == 2 and f"replay does not write {words}" in result.stderr, result.output
+        assert not target.exists()
+    # A name it has no format for is still terminal text (report.txt, run.log).
+    assert cli("replay", "-o", str(tmp_path / "report.txt"), str(SAMPLES / "healthy_pagination.jsonl")).exit_code == 0

@@ -84,7 +84,7 @@ def _inputs(paths, exclude):
 def check(
     paths: PathsArg,
     output_format: Annotated[
-        str, typer.Option("--output-format", metavar="FORMAT", help="full, concise, json, jsonl, github, junit, sarif, gitlab or markdown.")
+        str, typer.Option("--output-format", "--format", "-f", metavar="FORMAT", help="full, concise, json, jsonl, github, junit, sarif, gitlab or markdown.")
     ] = "full",
     output: OutputOpt = None,
     baseline: Annotated[Optional[Path], typer.Option("--baseline", metavar="FILE", help="Known findings: fail only on new ones.")] = None,

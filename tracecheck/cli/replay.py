@@ -40,6 +40,10 @@ class ReportFormat(str, enum.Enum):
     html = "html"
 
 
+# Report files other commands write: named here, replay refuses them instead of writing text.
+_OTHER_COMMANDS_FORMATS = {".sarif": "SARIF", ".xml": "JUnit XML", ".csv": "CSV"}
+
+
 @command
 def replay(
     paths: PathsArg,
@@ -69,6 +73,12 @@ def replay(
 
     if format is None:
         suffix = output.suffix.lower() if output is not None else ""
+        if suffix in _OTHER_COMMANDS_FORMATS:
+            # Writing terminal text into report.sarif and exiting 0 would pass a broken upload.
+            raise TracecheckError(
+                f"-o {output}: replay does not write {_OTHER_COMMANDS_FORMATS[suffix]}; "
+                "use .json, .jsonl, .md, .html or --format (tracecheck check -o writes SARIF and JUnit)"
+            )
         format = {
             ".json": ReportFormat.json,
             ".jsonl": ReportFormat.jsonl,
