@@ -443,10 +443,7 @@ class TotalsAccumulator:
     def __init__(self) -> None:
         self.traces = self.with_fires = self.stopped = self.forced = self.harmed = self.broken = 0
         self.stale = self.cut_new_information = 0
-        self.whole = {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "seconds": None}
-        self.saved = {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "seconds": None}
-        self.whole_bases: set[str] = set()
-        self.saved_bases: set[str] = set()
+        self.every = _Bucket()  # what the runs cost and what stops save, all outcomes together
         self.by_guard: dict[str, dict[str, int]] = {}
         self.by_outcome = {outcome: _Bucket() for outcome in OUTCOME_BUCKETS}
 
@@ -476,6 +473,7 @@ class TotalsAccumulator:
     def add_entry(self, entry: tuple) -> None:
         codes, stopped, forced, harmed, broken, stale, cut, totals, saving, outcome = entry
         self.by_outcome[outcome].add(stopped, harmed, totals, saving)
+        self.every.add(stopped, harmed, totals, saving)
         self.traces += 1
         self.with_fires += bool(codes)
         self.stopped += stopped
@@ -484,29 +482,15 @@ class TotalsAccumulator:
         self.broken += broken
         self.stale += stale
         self.cut_new_information += cut
-        llm_calls, tool_calls, tokens, basis, seconds = totals
-        self.whole["llm_calls"] += llm_calls
-        self.whole["tool_calls"] += tool_calls
-        self.whole["tokens"] += tokens
-        self.whole_bases.add(basis)
-        self.whole["seconds"] = _add_known(self.whole["seconds"], seconds)
-        if saving is not None:
-            llm_calls, tool_calls, tokens, seconds, basis, _forced = saving
-            self.saved["llm_calls"] += llm_calls
-            self.saved["tool_calls"] += tool_calls
-            self.saved["tokens"] += tokens
-            self.saved["seconds"] = _add_known(self.saved["seconds"], seconds)
-            self.saved_bases.add(basis)
         for code in codes:
             self.by_guard.setdefault(code, {"traces": 0, "fires": 0})["fires"] += 1
         for code in set(codes):
             self.by_guard[code]["traces"] += 1
 
     def data(self) -> dict[str, Any]:
-        whole = {**self.whole, "seconds": _round(self.whole["seconds"])}
-        saved = {**self.saved, "seconds": _round(self.saved["seconds"])}
-        if saved["seconds"] is None and whole["seconds"] is not None and not self.stopped and not self.saved["tool_calls"]:
-            saved["seconds"] = 0.0  # nothing cut: no time saved, which is known, not unknown
+        every = self.every.data()
+        whole = every["whole"]
+        saved = {k: every[k] for k in ("llm_calls", "tool_calls", "tokens", "seconds", "tokens_estimated", "tokens_basis")}
         return {
             "traces": self.traces,
             "traces_with_fires": self.with_fires,
@@ -516,12 +500,8 @@ class TotalsAccumulator:
             "expectations_broken": self.broken,
             "stale_blocks": self.stale,
             "stops_before_new_information": self.cut_new_information,
-            "whole": {**whole, "tokens_basis": combine_bases(self.whole_bases)},
-            "saved": {
-                **saved,
-                "tokens_estimated": "estimated" in combine_bases(self.saved_bases),
-                "tokens_basis": combine_bases(self.saved_bases),
-            },
+            "whole": whole,
+            "saved": saved,
             "share": {k: _share(saved[k], whole[k]) for k in ("llm_calls", "tool_calls", "tokens", "seconds")},
             # The same savings split by how the runs ended; the three add up to "saved".
             "saved_by_outcome": {outcome: bucket.data() for outcome, bucket in self.by_outcome.items()},
