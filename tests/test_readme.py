@@ -52,21 +52,24 @@ def test_the_sweep_example_is_what_sweep_prints(cli):
         assert cursor < len(printed), f"not printed: {line}"
 
 
-def test_the_check_example_is_what_check_prints(cli, tmp_path, monkeypatch):
-    import shutil
+def test_the_ci_section_runs_as_written_from_tracecheck_init(cli, tmp_path, monkeypatch):
+    """Each command of the CI section's session, run in an empty folder in order, prints
+    what the README shows and exits as it says (the last one fails the gate)."""
+    import shlex
 
-    from conftest import SAMPLES
-
-    block = re.search(r"```console\n\$ tracecheck check (.*?)\n(.*?)```", readme(), re.S)
-    args, shown = block.group(1).split(), block.group(2)
-    folder = tmp_path / "regressions"
-    folder.mkdir()
-    for name in ("seed004_query_db_identical.jsonl", "seed004_report_polling.jsonl", "healthy_pagination.jsonl"):
-        shutil.copy(SAMPLES / name, folder / name)
+    block = re.search(r"```console\n(\$ tracecheck init\n.*?)```", readme(), re.S).group(1)
+    session = re.split(r"^\$ ", block, flags=re.M)[1:]
     monkeypatch.chdir(tmp_path)
-    result = cli("check", *args)
-    assert result.exit_code == 1
-    assert result.stdout == shown
+    codes = []
+    for step in session:
+        command, _, shown = step.partition("\n")
+        words = shlex.split(command)
+        assert words[0] == "tracecheck", command
+        result = cli(*words[1:])
+        codes.append(result.exit_code)
+        assert result.stdout + result.stderr == shown, command
+    assert codes == [0, 0, 0, 1]
+    assert sorted(p.name for p in (tmp_path / "regressions").iterdir()) == ["read_file_failure_streak.jsonl", "read_file_recovers.jsonl"]
 
 
 def test_the_live_examples_run_as_written(tmp_path, monkeypatch, capsys, cli):

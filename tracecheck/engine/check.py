@@ -57,6 +57,12 @@ class Finding:
     status: str = "new"  # new | baseline | accepted | allowed
     reason: str | None = None  # why it is accepted or allowed
     cause: str | None = None  # the guard whose stop made it (harm, waste): an allow for it covers it
+    # What was expected against what happened: the round a guard or the policy had to act
+    # by (None: it had to stay quiet), and how it deviated: "late", "never" (a loop not
+    # caught), "acted" (it should have stayed quiet), "cut" (a success stopped), "waste".
+    expected_round: int | None = None
+    deviation: str | None = None
+    turn: int | None = None  # the conversation turn of ``round``
 
     @property
     def location(self) -> str:
@@ -86,6 +92,7 @@ class CheckResult:
     allow_empty: bool = False  # nothing to check is a pass (exit 0), not exit 5
     guards_run: set[str] = field(default_factory=set)  # codes of the guards the settings run
     traces_read: set[str] = field(default_factory=set)  # ids of the traces read
+    checked_guards: set[tuple[str, str]] = field(default_factory=set)  # (trace id, guard code) of the expectations checked
 
     def could_see(self, entry: dict[str, Any]) -> bool:
         """Whether a baseline entry's finding could have come back in this run: its trace was
@@ -161,6 +168,12 @@ def _guard_state_at(trace: Trace, settings: Settings, code: str, round_number: i
     return "; ".join(f"{k}={neutralize(str(v))}" for k, v in state.items() if v not in (None, "", [], {}))
 
 
+def _turn_of(trace: Trace, round_number: int | None) -> int | None:
+    if round_number is None:
+        return None
+    return next((r.turn for r in trace.rounds if r.index == round_number), None)
+
+
 def _deviation(fires: bool, fired_round: int | None) -> str:
     if fires:
         return "never" if fired_round is None else "late"
@@ -221,6 +234,9 @@ def _expectation_findings(trace: Trace, result: TraceResult, settings: Settings)
                 line=line,
                 round=fired_round,
                 message=message,
+                expected_round=exp.by_round if exp.fires else None,
+                deviation=_deviation(exp.fires, fired_round),
+                turn=_turn_of(trace, fired_round),
                 # The deviation is part of it: "one round late" and "never" are different
                 # findings, so a baseline of the first cannot hide the second.
                 fingerprint=fingerprint(
@@ -255,6 +271,8 @@ def _harm_findings(trace: Trace, result: TraceResult) -> list[Finding]:
             message=message,
             fingerprint=fingerprint("harm", trace.id, stop.code, _round_signature(trace, stop.round)),
             cause=stop.code,
+            deviation="cut",
+            turn=_turn_of(trace, stop.round),
         )
     ]
 
@@ -290,6 +308,8 @@ def _waste_findings(trace: Trace, result: TraceResult, max_rounds: int | None, m
                 ),
                 fingerprint=fingerprint("waste", rule, trace.id, stop.code, _round_signature(trace, stop.round)),
                 cause=stop.code,
+                deviation="waste",
+                turn=_turn_of(trace, stop.round),
             )
         )
     return out
@@ -319,8 +339,31 @@ def check_trace(
         if reason is not None:
             finding.status, finding.reason = "allowed", reason
     checked = [e for e in result.expectations if e.met is not None]
-    unchecked = sum(1 for e in result.expectations if e.met is None and not getattr(e, "unknown", False))
-    return findings, len(checked), sum(1 for e in checked if e.met), unchecked
+    unchecked = [e.expectation for e in result.expectations if e.met is None and not getattr(e, "unknown", False)]
+    return findings, checked, unchecked
+
+
+def _guard_rule(exp: Expectation) -> str | None:
+    """The code of the guard an expectation is about; None for the policy or a non-guard."""
+    guard = guard_by_key(exp.guard)
+    return guard.code if guard is not None else None
+
+
+def _no_longer_checked(trace: Trace, exp: Expectation, rule: str, baseline: Baseline) -> Finding:
+    wanted = f"intervene by round {exp.by_round}" if exp.fires and exp.by_round else ("intervene" if exp.fires else "stay quiet")
+    return Finding(
+        kind="expectation",
+        rule=rule,
+        trace=trace.id,
+        file=trace.file,
+        line=exp.line or trace.line,
+        round=None,
+        message=f"{rule} should {wanted}, and is no longer checked: the settings do not run {rule}, "
+        f"which ran when the baseline {baseline.file} was written" + (f" [{exp.note}]" if exp.note else ""),
+        fingerprint=fingerprint("unchecked", rule, trace.id, exp.fires, exp.by_round),
+        expected_round=exp.by_round if exp.fires else None,
+        deviation="unchecked",
+    )
 
 
 def run_check(
@@ -358,14 +401,22 @@ def run_check(
             read += 1
             if labels is not None:
                 labels.apply(trace)
-            findings, checked, met, unchecked = check_trace(trace, settings, max_wasted_rounds=max_wasted_rounds, max_wasted_tokens=max_wasted_tokens)
-            result.findings += findings
+            findings, checked, unchecked = check_trace(trace, settings, max_wasted_rounds=max_wasted_rounds, max_wasted_tokens=max_wasted_tokens)
             result.traces += 1
             result.traces_read.add(trace.id)
             result.labelled += bool(trace.labels.get("outcome") or trace.labels.get("kind"))
-            result.expectations += checked
-            result.expectations_met += met
-            result.expectations_unchecked += unchecked
+            result.expectations += len(checked)
+            result.expectations_met += sum(1 for e in checked if e.met)
+            result.expectations_unchecked += len(unchecked)
+            result.checked_guards |= {(trace.id, rule) for e in checked if (rule := _guard_rule(e.expectation))}
+            if baseline is not None:
+                # A guard switched off since the baseline was written leaves its expectations
+                # unchecked: that is a regression of the gate, not a pass.
+                for exp in unchecked:
+                    rule = _guard_rule(exp)
+                    if rule and baseline.checked_before(trace.id, rule):
+                        findings.append(_no_longer_checked(trace, exp, rule, baseline))
+            result.findings += findings
         if not read and len(result.diagnostics) > warned:
             result.unreadable.append(source.name)
     if labels is not None:
@@ -388,6 +439,12 @@ class Baseline:
     findings: list[dict[str, Any]] = field(default_factory=list)
     accepted: list[dict[str, Any]] = field(default_factory=list)
     file: str = ""
+    # The guard expectations checked when it was written ({"trace", "rule"}): one of them
+    # left unchecked later (its guard switched off) fails the gate instead of passing quietly.
+    checked: list[dict[str, str]] = field(default_factory=list)
+
+    def checked_before(self, trace: str, rule: str) -> bool:
+        return any(e.get("trace") == trace and e.get("rule") == rule for e in self.checked)
 
     def absorb(self, findings: list[Finding], could_see=lambda entry: True) -> int:
         """Mark findings the baseline knows; return how many entries matched nothing
@@ -407,7 +464,7 @@ class Baseline:
         return sum(1 for e in [*self.findings, *self.accepted] if e["fingerprint"] not in matched and could_see(e))
 
     def to_json(self) -> dict[str, Any]:
-        return {"version": BASELINE_VERSION, "findings": self.findings, "accepted": self.accepted}
+        return {"version": BASELINE_VERSION, "findings": self.findings, "accepted": self.accepted, "checked": self.checked}
 
 
 def entry(finding: Finding) -> dict[str, Any]:
@@ -432,10 +489,13 @@ def load_baseline(path: str | Path) -> Baseline:
         if not isinstance(items, list) or not all(isinstance(e, dict) and isinstance(e.get("fingerprint"), str) for e in items):
             raise TracecheckError(f"{path}: '{key}' must be a list of objects with a 'fingerprint'")
         sections[key] = items
+    checked = data.get("checked", [])  # absent in baselines written before it existed
+    if not isinstance(checked, list) or not all(isinstance(e, dict) and isinstance(e.get("trace"), str) and isinstance(e.get("rule"), str) for e in checked):
+        raise TracecheckError(f"{path}: 'checked' must be a list of objects with a 'trace' and a 'rule'")
     for item in sections["accepted"]:
         if not isinstance(item.get("reason"), str) or not item["reason"].strip():
             raise TracecheckError(f"{path}: accepted finding {item['fingerprint']} needs a 'reason'")
-    return Baseline(sections["findings"], sections["accepted"], str(path))
+    return Baseline(sections["findings"], sections["accepted"], str(path), checked)
 
 
 def write_baseline(path: str | Path, result: CheckResult, keep: Baseline | None = None, inputs=()) -> Baseline:
@@ -443,7 +503,8 @@ def write_baseline(path: str | Path, result: CheckResult, keep: Baseline | None 
     accepted = list(keep.accepted) if keep is not None else []
     taken = {e["fingerprint"] for e in accepted}
     findings = [entry(f) for f in result.findings if f.status in ("new", "baseline") and f.fingerprint not in taken]
-    baseline = Baseline(findings, accepted, str(path))
+    checked = [{"trace": trace, "rule": rule} for trace, rule in sorted(result.checked_guards)]
+    baseline = Baseline(findings, accepted, str(path), checked)
     _write_json(path, baseline.to_json(), inputs)
     return baseline
 
@@ -455,7 +516,8 @@ def prune_baseline(path: str | Path, result: CheckResult, baseline: Baseline, in
     findings = [e for e in baseline.findings if e["fingerprint"] in present or not result.could_see(e)]
     accepted = [e for e in baseline.accepted if e["fingerprint"] in present or not result.could_see(e)]
     removed = len(baseline.findings) + len(baseline.accepted) - len(findings) - len(accepted)
-    _write_json(path, Baseline(findings, accepted).to_json(), inputs)
+    # What was checked is kept as it is: pruning removes fixed findings, it adds nothing.
+    _write_json(path, Baseline(findings, accepted, checked=baseline.checked).to_json(), inputs)
     return len(findings) + len(accepted), removed
 
 
