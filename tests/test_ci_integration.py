@@ -202,3 +202,15 @@ def test_the_hook_through_pre_commit_try_repo(tmp_path, traces):
     failed = try_repo(*healthy, broken)
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert "P001 should stay quiet" in failed.stdout
+
+
+def test_the_action_fails_the_step_with_exit_code_5_when_there_is_nothing_to_check(tmp_path):
+    folder = tmp_path / "traces"
+    folder.mkdir()
+    lines = (SAMPLES / "healthy_pagination.jsonl").read_text(encoding="utf-8").splitlines()
+    bare = [line for line in lines if json.loads(line)["type"] not in ("labels", "expect")]
+    (folder / "unlabelled.jsonl").write_text("\n".join(bare) + "\n", encoding="utf-8")
+    codes, outputs, _ = run_action(tmp_path, paths="traces/")
+    assert codes == {"check": 0, "verdict": 5} and outputs["exit-code"] == "5"
+    codes, outputs, _ = run_action(tmp_path, paths="traces/", args="--allow-empty")
+    assert codes == {"check": 0, "verdict": 0}
