@@ -169,8 +169,9 @@ def test_a_constraint_changes_the_choice_and_the_verdict_says_so(cli):
     tight = sweep_json(cli, "--preset", "ALL", "--constraint", "harm<=0.1,recall>=0.9", str(SAMPLES))
     chosen = next(p for p in tight["points"] if p["best"])
     assert chosen["values"] == {"preset": "default"} and chosen["pareto"]
-    assert tight["verdict"].startswith("preset=default: tokens_saved")
-    assert tight["config"] == {"preset": "default"}
+    # The best row is what runs now: nothing to change, nothing offered to paste.
+    assert tight["verdict"].startswith("the best grid point is the current settings: keep them")
+    assert tight["config"] == {} and tight["toml"] is None and tight["recommendation"]["change"] is False
     none = sweep_json(cli, "--preset", "ALL", "--constraint", "harm<0", str(SAMPLES))
     assert none["best"] is None and none["verdict"] == "no grid point meets harm<0" and none["toml"] is None
 
@@ -257,12 +258,13 @@ def test_the_written_config_keeps_the_rest_of_the_file_and_replays_as_the_sweep_
     project = tmp_path / "pyproject.toml"
     project.write_text('[project]\nname = "agent"  # keep me\n\n[tool.tracecheck]\nignore = ["T002"]\n', encoding="utf-8")
     monkeypatch.chdir(tmp_path)
+    chosen = json.loads(cli("sweep", "--format", "json", "--grid", "P004.threshold=2,5", "--constraint", "harm<=0.3", str(SAMPLES)).stdout)
+    assert chosen["recommendation"]["change"] is True
     result = cli("sweep", "--grid", "P004.threshold=2,5", "--constraint", "harm<=0.3", "--write-config", str(project), str(SAMPLES))
     assert result.exit_code == 0, result.stderr
     text = project.read_text(encoding="utf-8")
     assert 'name = "agent"  # keep me' in text and 'ignore = ["T002"]' in text
     assert "[tool.tracecheck.guards.P004]" in text
-    chosen = json.loads(cli("sweep", "--format", "json", "--grid", "P004.threshold=2,5", "--constraint", "harm<=0.3", str(SAMPLES)).stdout)
     threshold = chosen["config"]["guards"]["P004"]["threshold"]
     replayed = json.loads(cli("replay", "--format", "json", str(SAMPLES)).stdout)
     p004 = next(g for g in replayed["guards"] if g["code"] == "P004")
@@ -307,18 +309,22 @@ def test_the_written_config_replays_to_the_winning_row_whatever_the_file_selecte
     project = tmp_path / "pyproject.toml"
     project.write_text('[tool.tracecheck]\nselect = ["P", "R001"]\n', encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    args = ("--preset", "roo,seeds", "--grid", "P001.containment=0.5,0.8", str(SAMPLES))
+    args = ("--preset", "roo,seeds", "--grid", "P001.containment=0.5,0.8", "--constraint", "harm<=1", str(SAMPLES))
     chosen = sweep_json(cli, *args)
+    assert chosen["recommendation"]["change"] is True
     assert cli("sweep", *args, "--write-config", str(project)).exit_code == 0
     best = next(p for p in chosen["points"] if p["best"])
     replayed = json.loads(cli("replay", "--format", "json", str(SAMPLES)).stdout)["totals"]
     assert (replayed["saved"]["tokens"], replayed["traces_stopped"]) == (best["metrics"]["saved"]["tokens"], best["metrics"]["traces_stopped"])
-    # A guard the winning preset does not run is added, not lost.
-    (tmp_path / "pyproject.toml").write_text("[tool.tracecheck]\n", encoding="utf-8")
+    # A winner that saves less than what runs now is no recommendation: the file is left as it is.
+    project.write_text("[tool.tracecheck]\n", encoding="utf-8")
     roo = ("--preset", "roo", "--grid", "P001.containment=0.5,0.8", str(SAMPLES))
-    assert cli("sweep", *roo, "--write-config", str(project)).exit_code == 0
-    row = next(p for p in sweep_json(cli, *roo)["points"] if p["best"])["metrics"]
-    assert json.loads(cli("replay", "--format", "json", str(SAMPLES)).stdout)["totals"]["saved"]["tokens"] == row["saved"]["tokens"]
+    kept = sweep_json(cli, *roo)
+    assert kept["recommendation"]["change"] is False and kept["toml"] is None
+    assert kept["verdict"].startswith("no grid point does better on tokens_saved than the current settings")
+    written = cli("sweep", *roo, "--write-config", str(project))
+    assert written.exit_code == 0 and "left as it is" in written.stderr
+    assert project.read_text(encoding="utf-8") == "[tool.tracecheck]\n"
 
 
 def test_sweep_rejects_what_it_would_otherwise_quietly_misread(cli, tmp_path):
@@ -367,3 +373,55 @@ def test_the_chart_writes_its_savings_axis_as_the_table_does(cli, monkeypatch):
     assert labels and all(re.fullmatch(r"\d{1,3}(,\d{3})+", label) for label in labels), labels
     best = next(line for line in text.splitlines() if line.startswith(">"))
     assert best.split()[-4] in labels  # the best row's tokens saved (all), as the table writes it, tops the axis
+
+
+# -- recommendations: never a change that does not help ----------------------------
+
+
+def test_a_gain_below_the_minimum_keeps_the_current_settings_and_writes_nothing(cli, tmp_path):
+    # Seed 000's traces: containment 0.5 stops one loop a round earlier, 201 tokens of 24,730.
+    traces = sorted(str(p) for p in SAMPLES.glob("seed000_*.jsonl"))
+    args = ("--grid", "P001.containment=0.5,0.6,0.7", *traces)
+    data = sweep_json(cli, *args)
+    best = next(p for p in data["points"] if p["best"])
+    gain = best["metrics"]["tokens_saved"] - data["baseline"]["tokens_saved"]
+    assert 0 < gain < 1_000  # the best row is better, by crumbs
+    assert data["recommendation"]["change"] is False and data["toml"] is None and data["config"] == {}
+    assert data["verdict"] == (
+        f"P001.containment=0.5 gains only {gain} on tokens_saved over the current settings, less than the "
+        f"{data['recommendation']['minimum_gain']}: keep them"
+    )
+    config = tmp_path / "tracecheck.toml"
+    config.write_text('preset = "default"\n', encoding="utf-8")
+    written = cli("sweep", *args, "--write-config", str(config))
+    assert written.exit_code == 0 and config.read_text(encoding="utf-8") == 'preset = "default"\n'
+    assert "paste into" not in written.stdout
+
+
+def test_identical_rows_are_a_tie_that_goes_to_the_current_settings(cli):
+    # Three traces on which P001 never acts: every row is the same, and so are the current settings.
+    traces = [str(SAMPLES / n) for n in ("healthy_pagination.jsonl", "healthy_fix_and_retest.jsonl", "seed001_tool_failure_streak.jsonl")]
+    data = sweep_json(cli, "--grid", "P001.containment=0.6,0.8,0.9", *traces)
+    assert len({json.dumps(p["metrics"], sort_keys=True) for p in data["points"]}) == 1
+    assert data["recommendation"]["change"] is False and data["toml"] is None
+    assert data["verdict"].endswith(": keep them")
+
+
+def test_a_recommended_change_says_what_it_rests_on(cli):
+    # A real gain (five more LLM calls saved) on thirteen traces, at the grid's lowest value.
+    traces = sorted(str(p) for pattern in ("seed004_*.jsonl", "swe_*.jsonl", "tau_*.jsonl") for p in SAMPLES.glob(pattern))
+    data = sweep_json(cli, "--grid", "P004.threshold=2,5", "--objective", "llm_calls_saved", *traces)
+    assert data["recommendation"]["change"] is True and data["config"] == {"guards": {"P004": {"threshold": 2}}}
+    assert data["recommendation"]["caveats"] == [
+        "P004.threshold=2 is the lowest value in the grid: widen it below 2 before trusting the choice",
+        f"it rests on {data['traces']} traces (fewer than 30): try it on more before trusting it",
+    ]
+    assert data["verdict"].endswith("; but " + "; ".join(data["recommendation"]["caveats"]))
+
+
+def test_a_gain_the_folds_do_not_repeat_is_within_the_spread(cli):
+    data = sweep_json(cli, "--grid", "P001.containment=0.5,0.8", "--folds", "3", str(SAMPLES))
+    per_fold = data["validation"]["per_fold"]
+    flat = sum(1 for f in per_fold if f["test"]["tokens_saved"] <= f["current_test"]["tokens_saved"])
+    assert flat >= 1  # on some fold left out, the choice saves no more than what runs now
+    assert f"in {flat} of 3 folds the choice did no better on tokens_saved than the current settings" in data["verdict"]

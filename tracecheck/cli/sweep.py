@@ -149,6 +149,10 @@ def sweep(
     points = expand(dimensions, settings_for)
     diagnostics = Diagnostics()
     sources = expand_paths(paths, diagnostics)
+    if write_config is not None:
+        from ..output import check_not_an_input
+
+        check_not_an_input(str(write_config), sources)  # before the work, whatever it recommends
     from ..input.labels import load_labels
 
     sidecar = load_labels(labels) if labels is not None else None
@@ -189,8 +193,12 @@ def sweep(
     if write_config is not None:
         from ..config import write_winning_config
 
-        if not data["config"]:
+        if data["best"] is None:
             raise TracecheckError(f"no winning settings to write to {write_config}: {data['verdict']}")
+        if not data["config"]:
+            # Not worth a change: the file keeps the settings it has.
+            err.print(f"{write_config} left as it is: {data['verdict']}", markup=False, highlight=False)
+            return
         write_winning_config(write_config, data["config"], sources)
         err.print(f"wrote the winning settings to {write_config}", markup=False, highlight=False)
 

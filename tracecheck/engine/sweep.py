@@ -508,6 +508,7 @@ class SweepResult:
     # With hand-labelled runs: per point (grid order), then the current settings', on every trace.
     benchmark: list[Score] | None = None
     baseline_benchmark: Score | None = None
+    recommendation: Any = None  # a recommend.Recommendation: whether the best point is worth a change
 
 
 def benchmark_scores(traces: Sequence[Trace], outcomes: Sequence[Sequence[Outcome]], unread: Sequence[RunVerdict] = ()) -> list[Score] | None:
@@ -599,13 +600,15 @@ def sweep(
             fold_rows = rows_on(train)
             fold_base = fold_rows[-1] if baseline is not None else None
             fold_best = best_index(fold_rows[: len(points)], objective, with_harm_ceiling(asked, fold_base))
-            test_row = rows_on(held)[fold_best] if fold_best is not None and held else None
-            chosen.append({"fold": k + 1, "traces": len(held), "best": fold_best, "test": test_row})
+            held_rows = rows_on(held) if held else None
+            test_row = held_rows[fold_best] if fold_best is not None and held_rows else None
+            current_row = held_rows[-1] if held_rows and baseline is not None else None
+            chosen.append({"fold": k + 1, "traces": len(held), "best": fold_best, "test": test_row, "current_test": current_row})
         validation = {"kind": "folds", "folds": folds, "seed": seed, "per_fold": chosen}
     ids = [t.id for t in traces]
     # The benchmark is scored on every trace, whatever part the choice is made on.
     scores = benchmark_scores(traces, outcomes, unread_verdicts(labels))
-    return SweepResult(
+    result = SweepResult(
         benchmark=scores[: len(points)] if scores is not None else None,
         baseline_benchmark=scores[-1] if scores is not None and baseline is not None else None,
         disagreements=disagreements(points, [row[: len(points)] for row in outcomes], ids, kinds, current=_values_of(baseline, points)),
@@ -619,3 +622,7 @@ def sweep(
         traces=len(choose_on),
         validation=validation,
     )
+    from .recommend import recommend
+
+    result.recommendation = recommend(result, _values_of(baseline, points))
+    return result

@@ -85,8 +85,12 @@ def verdict(result: SweepResult) -> str:
         return text + ", or keep the current settings"
     best = result.rows[result.best]
     label = result.points[result.best].label
-    text = f"{label}: {objective} {_fmt(best.get(objective))} at harm {best['harm']:.2f}"
-    if result.baseline is not None:
+    advice = result.recommendation
+    if advice is not None and not advice.change:
+        text = advice.why
+    else:
+        text = f"{label}: {objective} {_fmt(best.get(objective))} at harm {best['harm']:.2f}"
+    if result.baseline is not None and (advice is None or advice.change):
         base = result.baseline
         b, c = best.get(objective), base.get(objective)
         if b is not None and c is not None:
@@ -104,6 +108,8 @@ def verdict(result: SweepResult) -> str:
         row = result.rows[top]
         text += (f"; {result.points[top].label} saves more ({_fmt(row.get(objective))}) but harms more than the current "
                  f"settings (harm {row['harm']:.2f}): allow it with {allow(top)}")
+    if advice is not None and advice.caveats:
+        text += "; but " + "; ".join(advice.caveats)
     return text
 
 
@@ -125,7 +131,9 @@ def ordered(result: SweepResult) -> list[int]:
 
 
 def sweep_data(result: SweepResult, dimensions: list[Dimension]) -> dict[str, Any]:
-    table = winning_table(result)
+    advice = result.recommendation
+    # Only a recommended change is offered as settings to paste or write.
+    table = winning_table(result) if advice is None or advice.change else {}
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "tracecheck", "version": __version__},
@@ -149,6 +157,7 @@ def sweep_data(result: SweepResult, dimensions: list[Dimension]) -> dict[str, An
         "best": result.points[result.best].number if result.best is not None else None,
         "baseline": result.baseline,
         "verdict": verdict(result),
+        "recommendation": advice.to_json() if advice is not None else None,
         "config": table,
         "toml": toml_snippet(table) if table else None,
         "validation": result.validation,
