@@ -49,7 +49,7 @@ def index() -> str:
     for guard in all_guards():
         lines.append(
             f"| [{guard.code}]({guard.code}.md) | {guard.name} | {'runs' if guard.code in running else 'off until set' if guard.code in listed else '-'} "
-            f"| {_cell(guard.summary)} | {_cell(guard.origin)} |"
+            f"| {_cell(guard.describe())} | {_cell(guard.origin)} |"
         )
     return NOTICE + "\n".join(lines) + "\n"
 

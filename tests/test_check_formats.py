@@ -159,7 +159,7 @@ def test_sarif_rules_come_from_the_guards_and_results_keep_the_fingerprints(outp
     (run,) = json.loads(found["sarif"])["runs"]
     rules = run["tool"]["driver"]["rules"]
     assert [r["id"] for r in rules] == [g.code for g in all_guards()] + ["policy", "TC-WASTE-ROUNDS", "TC-WASTE-TOKENS"]
-    assert {r["id"]: r["shortDescription"]["text"] for r in rules}["P001"] == all_guards()[0].summary
+    assert {r["id"]: r["shortDescription"]["text"] for r in rules}["P001"] == all_guards()[0].describe()
     results = run["results"]
     assert [r["partialFingerprints"]["tracecheck/v1"] for r in results] == [f["fingerprint"] for f in data["findings"]]
     assert all(rules[r["ruleIndex"]]["id"] == r["ruleId"] for r in results)

@@ -31,7 +31,7 @@ def test_a_guard_explained_in_a_pipe_says_its_summary_once_and_where_it_comes_fr
     text = cli("guard", guard.code).stdout
     flat = _words(text)
     assert text.startswith(f"{guard.code} {guard.name}\n")
-    assert flat.count(_words(guard.summary.replace("`", ""))) == 1
+    assert flat.count(_words(guard.describe().replace("`", ""))) == 1
     # The docstring's lead sentence repeats the summary: it is left out.
     lead = _words(guard.explanation().split("\n\n", 1)[0].replace("``", ""))
     assert lead not in flat
@@ -112,7 +112,7 @@ def test_on_a_terminal_the_markdown_is_rendered(cli, monkeypatch):
     from rich.cells import cell_len
 
     assert all(cell_len(line) <= 80 and line == line.rstrip() for line in plain.splitlines())
-    assert _words(guard_by_key("P001").summary) in _words(plain)
+    assert _words(guard_by_key("P001").describe()) in _words(plain)
 
 
 def test_the_reference_pages_are_current():
@@ -149,3 +149,28 @@ def test_reference_pages_are_safe_markdown():
         outside_code = re.sub(r"`[^`]*`", "", text)
         assert "@" not in outside_code, guard.code
         assert not re.search(r"<[A-Za-z/!]", outside_code), guard.code
+
+
+def test_the_guards_listing_says_what_the_default_preset_runs(cli):
+    from tracecheck.config import Settings, apply_preset
+    from tracecheck.guards import all_guards
+
+    flat = " ".join(cli("guards").stdout.split())
+    settings = apply_preset(Settings.defaults(), "default", "--preset")
+    running = {g.code for g in settings.enabled()}
+    for guard in all_guards():
+        described = guard.describe(settings.options[guard.code] if guard.code in running else None)
+        assert " ".join(described.split()) in flat, guard.code
+    # The numbers and actions come from the options, not from a sentence written once.
+    assert "Stop at the 3rd identical call in a row" in flat and "4th identical call" not in flat  # P004 threshold 3
+    assert "Stop when one tool fails 3 times in a row" in flat  # F001's action in default is stop
+    assert "Abort at the 5th reply in a row with the same text, tool calls between them or not" in flat  # T001
+    assert "off until a preset enables it" not in flat
+
+
+def test_a_summary_follows_the_options_it_names():
+    from tracecheck.guards import guard_by_key
+
+    p004 = guard_by_key("P004")
+    assert p004.describe(p004.Options(threshold=11, action="block")) == "Block at the 11th identical call in a row that got the identical result."
+    assert guard_by_key("R001").describe().startswith("Hint at the 2nd identical call in a row, stop before the 3rd runs")

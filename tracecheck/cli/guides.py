@@ -19,7 +19,8 @@ def guards() -> None:
     from ..presets import preset_by_name
 
     default = preset_by_name("default")
-    running = {g.code for g in load_settings(preset="default").enabled()}
+    settings = load_settings(preset="default")
+    running = {g.code for g in settings.enabled()}
     typer.echo(f"{'code':4}  {'name':<24} {'default preset':<14} summary")
     for guard in all_guards():
         if guard.code in running:
@@ -28,7 +29,9 @@ def guards() -> None:
             state = "off until set"  # a budget the default preset lists without a value
         else:
             state = "-"
-        echo_row(f"{guard.code}  {guard.name:<24} {state:<14}", guard.summary)
+        # What it does as the default preset runs it (its own defaults otherwise).
+        summary = guard.describe(settings.options[guard.code] if guard.code in running else None)
+        echo_row(f"{guard.code}  {guard.name:<24} {state:<14}", summary)
 
 
 def terminal_width() -> int:

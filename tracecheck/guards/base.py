@@ -134,13 +134,33 @@ def check_options(code: str, options: GuardOptions, names) -> None:
             raise ValueError(f"{code}.{name}: {value!r} is above the maximum {meta['maximum']}")
 
 
+def ordinal(number: int) -> str:
+    """1st, 2nd, 3rd, 4th, 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= number % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(number % 10, "th")
+    return f"{number}{suffix}"
+
+
+class _OptionText:
+    """An option's value in a summary: ``{threshold:nth}`` is "3rd", ``{action:Verb}`` "Stop"."""
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __format__(self, spec: str) -> str:
+        if spec == "nth":
+            return ordinal(int(self.value))
+        if spec == "Verb":
+            return str(self.value).capitalize()
+        return format(self.value, spec)
+
+
 class Guard:
     """Base class of every guard. Subclasses set the class attributes and override
     the phase methods they need; each returns a list of verdicts (usually empty)."""
 
     code: ClassVar[str]
     name: ClassVar[str]
-    summary: ClassVar[str]
+    summary: ClassVar[str]  # one line; names options as {threshold:nth}, see describe()
     source: ClassVar[str]
     # Where the guard comes from, in words and in one line: which article or agent, and
     # what of it (``tracecheck guard CODE`` and docs/guards/CODE.md print it).
@@ -149,6 +169,14 @@ class Guard:
     examples: ClassVar[tuple[Any, ...]] = ()
     # The model-facing message of each action the guard can take (see messages.py).
     messages: ClassVar[Mapping[str, Message]] = {}
+
+    @classmethod
+    def describe(cls, options: GuardOptions | None = None) -> str:
+        """The summary with the values of ``options`` (the guard's own defaults when None):
+        what it does as configured, so that a listing never says "4th" where the settings
+        stop at the 3rd. A summary names an option as ``{threshold:nth}`` or ``{action:Verb}``."""
+        values = options if options is not None else cls.Options()
+        return cls.summary.format_map({f.name: _OptionText(getattr(values, f.name)) for f in dataclasses.fields(values)})
 
     def __init__(self, options: GuardOptions | None = None, **overrides: Any) -> None:
         base = options if options is not None else self.Options()

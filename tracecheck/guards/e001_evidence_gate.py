@@ -74,7 +74,7 @@ class EvidenceGate(Guard):
 
     code = "E001"
     name = "evidence-gate"
-    summary = "Reject a final answer until the required tools have run and found something; abort after 2 rejections."
+    summary = "Reject a final answer until the required tools have run and found something; abort after {max_rejections} rejections."
     source = "seed 001"
     origin = (
         "seed article 001, 《让 Agent 不翻车的工程护栏》: LoopAgent's evidence gate against 睁眼说瞎话 (answering with eyes shut), no final answer before the required tools succeeded"

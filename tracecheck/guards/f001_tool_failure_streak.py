@@ -122,7 +122,7 @@ class ToolFailureStreak(Guard):
 
     code = "F001"
     name = "tool-failure-streak"
-    summary = "Abort when one tool fails several times in a row (a success resets its count)."
+    summary = "{action:Verb} when one tool fails {threshold} times in a row (a success resets its count)."
     source = "seed 001"
     origin = "seed article 001, 《让 Agent 不翻车的工程护栏》: LoopAgent's circuit breaker against 撞南墙 (running into a wall), 3 failures of a tool in a row"
     Options = F001Options

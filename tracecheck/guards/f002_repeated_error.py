@@ -89,7 +89,7 @@ class RepeatedError(Guard):
 
     code = "F002"
     name = "repeated-error"
-    summary = "Stop when one tool fails 3 times in a row with the same error (normalised), whatever the arguments (off until a preset enables it)."
+    summary = "{action:Verb} when one tool fails {threshold} times in a row with the same error (normalised), whatever the arguments."
     source = "Goose REP-002, OpenHands StuckDetector"
     origin = (
         "Goose's repetition inspector (REP-002, the same error again and again) and the repeating action-error scenario of OpenHands' StuckDetector"

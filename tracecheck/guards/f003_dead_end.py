@@ -113,7 +113,7 @@ class DeadEnd(Guard):
 
     code = "F003"
     name = "dead-end"
-    summary = "Stop at the 4th call that hits the same dead end (error class, empty answer or view seen before) with nothing new in between."
+    summary = "{action:Verb} at the {threshold:nth} call that hits the same dead end (error class, empty answer or view seen before) with nothing new in between."
     source = "tracecheck (real Claude Code / SWE-agent runs on Terminal-Bench and SWE-bench)"
     origin = (
         "tracecheck, from labelled real runs: garbled no-op commands answered by the same empty output, prose run "

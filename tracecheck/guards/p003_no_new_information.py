@@ -142,7 +142,7 @@ class NoNewInformation(Guard):
 
     code = "P003"
     name = "no-new-information"
-    summary = "Stop when tool observations stop bringing new information (difflib ratio > 0.7, fast measure by default)."
+    summary = "Stop when tool observations stop bringing new information ({metric} similarity over {similarity} to what was seen, {threshold} in a row)."
     source = "seed 002 (plan B)"
     origin = 'seed article 002, 《ReAct 循环中陷入"工具调用死循环"》: plan B, the information-gain gate (difflib ratio over 0.7 to what was seen, twice in a row)'
     Options = P003Options

@@ -108,7 +108,7 @@ class UnchangedOutcome(Guard):
 
     code = "P004"
     name = "unchanged-outcome"
-    summary = "Stop at the 4th identical call in a row that got the identical result."
+    summary = "{action:Verb} at the {threshold:nth} identical call in a row that got the identical result."
     source = "OpenHands StuckDetector; Hermes, OpenClaw"
     origin = (
         "OpenHands' StuckDetector (the same action getting the same observation, 4 times), and the identical-result streaks of Hermes Agent and OpenClaw"

@@ -128,7 +128,7 @@ class IdenticalCallStreak(Guard):
 
     code = "R001"
     name = "identical-call-streak"
-    summary = "Hint at the 2nd identical call in a row, stop before the 3rd runs."
+    summary = "Hint at the {hint_at:nth} identical call in a row, stop before the {stop_at:nth} runs."
     source = "seed 004"
     origin = (
         "seed article 004, 《从 0 到 1 打造 AI 提示流编排器：别让 Agent 原地鬼打墙！》: PatchCat's deadlock guard, a nudge at the 2nd identical call and a hard stop at the 3rd; with its options, the identical-call detectors of Cline, Roo Code, Goose and CrewAI"

@@ -108,7 +108,7 @@ class CallCycle(Guard):
 
     code = "R003"
     name = "call-cycle"
-    summary = "Stop before the call that completes a block of 1-5 calls repeated 3 times (off until a preset enables it)."
+    summary = "Stop before the call that completes a block of {min_period}-{max_period} calls repeated {laps} times."
     source = "OpenHands StuckDetector, Gemini CLI LoopDetectionService"
     origin = "OpenHands' StuckDetector (actions alternating A-B-A-B) and Gemini CLI's LoopDetectionService (a cycle of tool calls)"
     Options = R003Options

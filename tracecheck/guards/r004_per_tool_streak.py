@@ -106,10 +106,7 @@ class PerToolStreak(Guard):
 
     code = "R004"
     name = "per-tool-streak"
-    summary = (
-        "Per tool, the same call in consecutive rounds of that tool: hint at 2, block at 3, stop at 6 "
-        "(off until a preset enables it)."
-    )
+    summary = "Per tool, the same call in consecutive rounds of that tool: hint at {observe_at}, block at {block_at}, stop at {stop_at}."
     source = "OpenRouter @openrouter/agent DoomLoopMonitor"
     origin = "OpenRouter's agent SDK, its DoomLoopMonitor: the same call back round after round, counted per tool, hinted, then blocked, then stopped"
     Options = R004Options

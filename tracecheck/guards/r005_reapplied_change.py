@@ -61,7 +61,7 @@ class ReappliedChange(Guard):
 
     code = "R005"
     name = "reapplied-change"
-    summary = "Stop before the 3rd identical change in a row (edit, write, replace) is applied, whatever its results."
+    summary = "{action:Verb} before the {threshold:nth} identical change in a row (edit, write, replace) is applied, whatever its results."
     source = "tracecheck (SWE-agent and Claude Code runs that re-apply one edit 20-30 times)"
     origin = "tracecheck, from real coding-agent runs that send the identical edit over and over while each application changes the file"
     Options = R005Options

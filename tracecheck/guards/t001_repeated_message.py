@@ -118,7 +118,14 @@ class RepeatedMessage(Guard):
 
     code = "T001"
     name = "repeated-message"
-    summary = "Stop at the 3rd reply in a row with the same text and no tool call between."
+    summary = "{action:Verb} at the {threshold:nth} reply in a row with the same text{{between}}."
+
+    @classmethod
+    def describe(cls, options=None) -> str:
+        values = options if options is not None else cls.Options()
+        # Whether tool calls between two replies end the streak changes what it counts.
+        between = " and no tool call between" if values.tool_calls_break else ", tool calls between them or not"
+        return super().describe(values).replace("{between}", between)
     source = "OpenHands StuckDetector (monologue)"
     origin = "OpenHands' StuckDetector, its monologue scenario: the agent sending the same message again with nothing in between"
     Options = T001Options

@@ -169,7 +169,7 @@ class TextChanting(Guard):
 
     code = "T002"
     name = "text-chanting"
-    summary = "Stop a response that repeats a 50-character stretch 10 times close together."
+    summary = "Stop a response that repeats a {chunk}-character stretch {threshold} times close together."
     source = "Gemini CLI LoopDetectionService (content chanting)"
     origin = "Gemini CLI's LoopDetectionService, its content detector: one stretch of streamed text chanted over and over"
     Options = T002Options

@@ -64,7 +64,7 @@ def rules() -> list[dict[str, Any]]:
             {
                 "id": guard.code,
                 "name": guard.name,
-                "shortDescription": {"text": guard.summary},
+                "shortDescription": {"text": guard.describe()},
                 "fullDescription": {"text": explanation.split("\n\n", 1)[0]},
                 "help": {"text": explanation},
                 "defaultConfiguration": {"level": "error"},

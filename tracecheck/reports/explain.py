@@ -33,6 +33,18 @@ def toml_value(value: Any) -> str:
     return str(value)
 
 
+def _as_default_runs_it(guard: type[Guard]) -> str | None:
+    """The summary as the default preset runs the guard, where that differs from its own."""
+    from ..config import Settings, apply_preset
+
+    # The preset as defined, not as a config file in the working directory customises it.
+    settings = apply_preset(Settings.defaults(), "default", "--preset")
+    if guard.code not in {g.code for g in settings.enabled()}:
+        return None
+    text = guard.describe(settings.options[guard.code])
+    return text if text != guard.describe() else None
+
+
 def guard_markdown(guard: type[Guard]) -> str:
     """A guard's documentation as Markdown: code, name, summary, where it comes from, what
     it fires on (the class docstring after its lead sentence, which the summary and
@@ -40,7 +52,10 @@ def guard_markdown(guard: type[Guard]) -> str:
     examples. ``tracecheck guard CODE`` renders it on a terminal and prints it plain in a
     pipe; docs/guards/CODE.md is this text."""
     body = textwrap.dedent("    " + guard.explanation()).strip().split("\n\n", 1)
-    lines = [f"# {guard.code} {guard.name}", "", _markdown_text(guard.summary), ""]
+    lines = [f"# {guard.code} {guard.name}", "", _markdown_text(guard.describe()), ""]
+    in_default = _as_default_runs_it(guard)
+    if in_default is not None:
+        lines += [f"In the `default` preset: {_markdown_text(in_default)}", ""]
     if guard.origin:
         lines += [f"**From:** {_markdown_text(guard.origin)}", ""]
     if len(body) > 1:
