@@ -349,6 +349,18 @@ def test_no_progress_bar_where_stderr_is_no_terminal_or_the_report_shares_the_sc
     assert err == b"" and BAR not in out  # the report prints to this screen: no bar before it
 
 
+def test_forced_colour_in_ci_draws_no_progress_bar_into_the_log():
+    """FORCE_COLOR (set by many CI setups) asks for colour, not for an animated bar: with
+    stderr a log file, replay and sweep write no bar to it."""
+    from conftest import SAMPLES
+
+    env = {**_terminal_env(), "FORCE_COLOR": "1", "TTY_COMPATIBLE": "1"}
+    for command in (["replay", "-f", "json", str(SAMPLES)], ["sweep", "-f", "json", "--grid", "P004.threshold=3,4", str(SAMPLES)]):
+        code, out, err = _run_with_terminals(command, stdout_tty=False, stderr_tty=False, env=env)
+        assert code == 0 and json.loads(out)
+        assert BAR not in err and b"replaying" not in err and b"sweeping" not in err, err[:300]
+
+
 def test_progress_moves_through_one_large_file(tmp_path):
     """One file of many traces: the bytes read grow trace by trace, not only at the end."""
     import io

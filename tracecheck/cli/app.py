@@ -282,6 +282,17 @@ def stderr_console():
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
+def progress_console():
+    """The stderr console a progress bar may animate, or None. Only a real terminal (or
+    TTY_INTERACTIVE=1, rich's explicit ask) gets one: FORCE_COLOR asks for colour, and in
+    CI a bar redrawn into a log floods it."""
+    interactive = os.environ.get("TTY_INTERACTIVE")
+    if interactive == "0" or not (sys.stderr.isatty() or interactive == "1"):
+        return None
+    console = stderr_console()
+    return console if console.is_terminal else None
+
+
 def stdout_console():
     """The console for human reports on standard output; write errors name it."""
     from rich.console import Console

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-import os
 import sys
 from pathlib import Path
 from typing import Annotated, Optional
@@ -27,7 +26,7 @@ from .app import (
     finish_input,
     job_count,
     preset_settings,
-    stderr_console,
+    progress_console,
     tokenizer_list,
 )
 
@@ -118,10 +117,6 @@ def replay(
     finish_input(paths, diagnostics, strict, traces)
 
 
-# Variables that make rich treat a stream as a terminal although it is not one.
-_TERMINAL_VARIABLES = ("FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
-
-
 class _progress:
     """A progress bar on stderr, only when stderr is a terminal and the report is not
     printed to the same screen: bytes read of all the input (so that one large file
@@ -134,10 +129,8 @@ class _progress:
     def __enter__(self):
         if not self.wanted:
             return None
-        if not sys.stderr.isatty() and not any(os.environ.get(name) for name in _TERMINAL_VARIABLES):
-            return None  # not a terminal for rich either: rich is not imported
-        self.console = stderr_console()
-        if not self.console.is_terminal:
+        self.console = progress_console()
+        if self.console is None:
             return None
         from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
 

@@ -207,10 +207,13 @@ class _progress:
     """A progress bar over the traces on stderr, only when stderr is a terminal."""
 
     def __init__(self, console, total: int) -> None:
-        self.console, self.total, self.bar = console, total, None
+        self.total, self.bar = total, None
 
     def __enter__(self):
-        if not self.console.is_terminal:
+        from .app import progress_console
+
+        self.console = progress_console()
+        if self.console is None:
             return None
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
