@@ -188,6 +188,30 @@ def test_an_inline_allow_event_accepts_a_finding_with_its_reason(cli, tmp_path):
     assert "'allow' needs a 'reason'" in check(cli, "--strict", str(path)).stderr
 
 
+def test_an_allow_appended_after_the_end_of_a_trace_applies_to_it(cli, tmp_path):
+    # The natural edit: append one line to the trace file, after its 'end' event.
+    path = tmp_path / "appended.jsonl"
+    shutil.copy(SAMPLES / LOOP, path)
+    assert check(cli, *ESCAPE, str(path)).exit_code == 1
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps({"type": "allow", "trace": "seed004_query_db_identical", "guard": "policy", "reason": "known flaky backend"}) + "\n")
+    result = check(cli, *ESCAPE, "--strict", "--output-format", "json", str(path))
+    data = json.loads(result.stdout)
+    assert result.exit_code == 0 and result.stderr == "" and data["warnings"] == []
+    assert data["traces"] == 1 and [(f["status"], f["reason"]) for f in data["findings"]] == [("allowed", "known flaky backend")]
+
+
+def test_an_expectation_appended_after_the_end_of_a_trace_is_checked(cli, tmp_path):
+    bare = _without_expectations(SAMPLES / LOOP, tmp_path / "loop.jsonl")
+    assert check(cli, str(bare)).exit_code == 5
+    with bare.open("a", encoding="utf-8") as out:
+        out.write(json.dumps({"type": "expect", "trace": "seed004_query_db_identical", "guard": "policy", "by_round": 2}) + "\n")
+    code, data = check_json(cli, "--strict", str(bare))
+    assert code == 1 and data["traces"] == 1 and data["expectations"]["checked"] == 1
+    (finding,) = data["findings"]
+    assert finding["rule"] == "policy" and "should intervene by round 2; it first did at round 3" in finding["message"]
+
+
 def test_o_writes_every_file_in_the_format_its_name_says(cli, folder, tmp_path):
     out_json, out_md = tmp_path / "report.json", tmp_path / "report.md"
     result = check(cli, *ESCAPE, "-o", str(out_json), "-o", f"concise:{tmp_path / 'report.log'}", "-o", str(out_md), str(folder))

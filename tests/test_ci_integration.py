@@ -148,9 +148,9 @@ def test_the_hook_definition():
     assert [bool(files.search(n)) for n in ("a/run.jsonl", "run.json", "x.traj", "notes.md", "run.jsonl.bak")] == [True, True, True, False, False]
 
 
-def _entry(files: list[Path], *args: str) -> subprocess.CompletedProcess:
+def _entry(files: list[Path], *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
     command = hook()["entry"].split() + list(args) + [str(f) for f in files]
-    return subprocess.run(command, env=_env(), capture_output=True, text=True, timeout=120)
+    return subprocess.run(command, env=_env(), capture_output=True, text=True, timeout=120, cwd=cwd)
 
 
 def test_the_hook_entry_with_file_names_passes_and_fails(traces):
@@ -159,6 +159,19 @@ def test_the_hook_entry_with_file_names_passes_and_fails(traces):
     failed = _entry(files, *STRICTER.split())
     assert failed.returncode == 1 and "P001 should intervene by round 6" in failed.stdout
     assert _entry([traces / "missing.jsonl"]).returncode == 2
+
+
+def test_the_hook_entry_reads_the_labels_file_the_repository_config_names(traces):
+    # pre-commit runs the entry from the repository root with the staged files' paths:
+    # the labels named in [tool.tracecheck] apply without --labels in the hook's args.
+    project = traces.parent
+    (project / "pyproject.toml").write_text('[tool.tracecheck]\nlabels = "labels/regressions.json"\n', encoding="utf-8")
+    (project / "labels").mkdir()
+    expect = [{"guard": "P001", "fires": False, "note": "this agent may rephrase"}]
+    (project / "labels" / "regressions.json").write_text(json.dumps({"version": 1, "traces": [{"trace": "seed000_weather_loop", "expect": expect}]}), encoding="utf-8")
+    failed = _entry([Path("traces") / f"{name}.jsonl" for name in PASSING], cwd=project)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "P001 should stay quiet" in failed.stdout and "labels: labels/regressions.json (from" in failed.stderr
 
 
 def _git(cwd: Path, *args: str) -> None:

@@ -120,3 +120,81 @@ def test_labels_outcome_outside_the_vocabulary_is_reported(tmp_path):
     path = write_jsonl(tmp_path / "l.jsonl", [{"type": "labels", "trace": "x", "labels": {"outcome": "great"}}])
     _, warnings = read(path)
     assert warnings == [f"{path}:1: trace x: outcome 'great' is not one of success, failure, unknown"]
+
+
+def test_annotations_appended_after_end_annotate_the_ended_trace_without_a_warning(tmp_path):
+    # Two runs end, then a grader and a reviewer append their lines at the end of the file.
+    path = write_jsonl(
+        tmp_path / "appended.jsonl",
+        [
+            {"type": "round", "trace": "a", "text": "done"},
+            {"type": "round", "trace": "b", "text": "done too"},
+            {"type": "end", "trace": "a"},
+            {"type": "end", "trace": "b"},
+            {"type": "labels", "trace": "a", "labels": {"outcome": "failure"}},
+            {"type": "allow", "trace": "a", "guard": "P004", "round": 1, "reason": "a slow backend"},
+            {"type": "expect", "trace": "b", "guard": "policy", "fires": False},
+        ],
+    )
+    traces, warnings = read(path)
+    assert warnings == []
+    assert [t.id for t in traces] == ["a", "b"]  # in the order they ended, no third trace
+    a, b = traces
+    assert a.outcome == "failure" and [(x.guard, x.round, x.reason, x.line) for x in a.allowances] == [("P004", 1, "a slow backend", 6)]
+    assert a.end_line == 6 and a.rounds[0].text == "done"
+    assert [(e.guard, e.fires, e.line) for e in b.expectations] == [("policy", False, 7)]
+
+
+def test_after_end_anything_but_an_annotation_or_a_late_one_still_starts_a_new_trace(tmp_path):
+    # Another run's round hands the ended traces on: a reader of a long stream keeps no
+    # ended run waiting for annotations that may never come.
+    path = write_jsonl(
+        tmp_path / "again.jsonl",
+        [
+            {"type": "round", "trace": "a", "text": "first"},
+            {"type": "end", "trace": "a"},
+            {"type": "round", "trace": "a", "text": "second"},
+            {"type": "end", "trace": "a"},
+            {"type": "end", "trace": "a"},
+            {"type": "round", "trace": "b", "text": "other"},
+            {"type": "allow", "trace": "a", "guard": "P004", "reason": "slow"},
+        ],
+    )
+    traces, warnings = read(path)
+    assert [(t.id, [r.text for r in t.rounds], len(t.allowances)) for t in traces] == [
+        ("a", ["first"], 0),
+        ("a", ["second"], 0),
+        ("a", [], 0),
+        ("b", ["other"], 0),
+        ("a", [], 1),
+    ]
+    said = "trace a: event after its 'end' event starts a new trace with the same id"
+    assert warnings == [
+        f"{path}:3: {said}",
+        f"{path}:5: {said}",
+        f"{path}:7: {said} (an annotation applies to an ended trace only before other events than 'end' and annotations follow)",
+    ]
+
+
+def test_an_ended_trace_is_handed_on_at_the_next_event_of_a_run(tmp_path):
+    from tracecheck.input.sources import Record
+    from tracecheck.readers import ReadContext
+    from tracecheck.readers.native import read as read_native
+
+    events = [
+        {"type": "round", "trace": "a", "text": "x"},
+        {"type": "end", "trace": "a"},
+        {"type": "allow", "trace": "a", "guard": "P004", "reason": "slow"},
+        {"type": "round", "trace": "b", "text": "y"},
+        {"type": "round", "trace": "b", "text": "z"},
+    ]
+    taken: list[int] = []
+
+    def records():
+        for line, value in enumerate(events, 1):
+            taken.append(line)
+            yield Record(line, value)
+
+    traces = read_native(records(), ReadContext("stream.jsonl", Diagnostics()))
+    first = next(traces)
+    assert (first.id, len(first.allowances), taken) == ("a", 1, [1, 2, 3, 4])  # not the whole stream

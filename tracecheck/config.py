@@ -5,12 +5,17 @@ the nearest one found walking up from the working directory, or ``--config FILE`
 
     select = ["P", "R001"]          # codes, prefixes, names, or "ALL"
     ignore = ["P003"]
+    labels = "regressions/labels.json"   # the --labels file, relative to this config file
     [guards.P001]                   # by code or name; [tool.tracecheck.guards.P001] in pyproject
     containment = 0.75
     tokenizer = "jieba"
 
 Command line: ``--select``, ``--ignore`` and ``--set P001.threshold=3`` (repeatable).
 An unknown guard, option or a bad value is a ``TracecheckError`` naming it (exit 2).
+
+``labels`` is no guard setting: ``configured_labels`` reads it for the commands that
+read traces (``--labels FILE`` wins, ``--no-labels`` leaves it out). It holds whatever
+preset the command line picks, since it describes the traces, not the guards.
 """
 
 from __future__ import annotations
@@ -278,13 +283,15 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise TracecheckError(f"{path}: cannot read config: {exc}") from None
 
 
-_TOP_KEYS = {"preset", "extend-preset", "select", "ignore", "guards", "sweep"}  # sweep: read by tracecheck sweep
+# sweep: read by tracecheck sweep; labels: by the commands that read traces (configured_labels)
+_TOP_KEYS = {"preset", "extend-preset", "select", "ignore", "guards", "sweep", "labels"}
 
 
 def apply_table(settings: Settings, table: Mapping[str, Any], where: str) -> Settings:
     unknown = set(table) - _TOP_KEYS
     if unknown:
         raise TracecheckError(f"{where}: unknown key(s) {', '.join(sorted(unknown))} (allowed: {', '.join(sorted(_TOP_KEYS))})")
+    _labels_value(table, where)
     if "preset" in table and "extend-preset" in table:
         raise TracecheckError(f"{where}: use either 'preset' or 'extend-preset', not both")
     if "select" in table:
@@ -321,6 +328,45 @@ def apply_preset(settings: Settings, name: str, where: str) -> Settings:
             settings = settings.with_option(code, option_name, coerce_option(guard, option_name, value, f"preset {preset.name}"))
     settings.preset = preset.name
     return settings
+
+
+def _labels_value(table: Mapping[str, Any], where: str) -> str | None:
+    """The config's ``labels`` as written (a path), checked to be one."""
+    value = table.get("labels")
+    if value is not None and (not isinstance(value, str) or not value.strip()):
+        raise TracecheckError(f"{where}: 'labels' must be the path of a labels file (a string), not {value!r}")
+    return value
+
+
+def read_config(config: str | None = None, cwd: Path | None = None) -> tuple[Mapping[str, Any], str]:
+    """The tracecheck table of ``config`` (``--config FILE``), else of the nearest config
+    file above ``cwd``, and that file's name; ``({}, "")`` when there is none."""
+    if config is not None:
+        path = Path(config)
+        if not path.is_file():
+            raise TracecheckError(f"config file {config!r} not found")
+        data = _read_toml(path)
+        table = data.get("tool", {}).get("tracecheck", {}) if path.name == "pyproject.toml" else data
+        return table, str(path)
+    found = find_config(cwd or Path.cwd())
+    return (found[1], str(found[0])) if found is not None else ({}, "")
+
+
+def configured_labels(config: str | None = None, cwd: Path | None = None) -> tuple[str, str] | None:
+    """The labels file the config names (``labels = "PATH"``), resolved against the config
+    file's folder (not the working directory: a hook or CI job may run anywhere below it),
+    and the config file; None when it names none. A file that is not there is an error
+    naming both, not a run that quietly drops its expectations."""
+    table, where = read_config(config, cwd)
+    value = _labels_value(table, where)
+    if value is None:
+        return None
+    path = Path(where).parent / value  # an absolute value stays as it is
+    if not path.is_file():
+        from .input.sources import display_name
+
+        raise TracecheckError(f"{where}: labels = {value!r}: no labels file at {display_name(str(path))}")
+    return str(path), where
 
 
 def _as_list(value: Any, key: str, where: str) -> list[str]:
@@ -362,19 +408,7 @@ def load_settings(
     guard the settings do not run adds it (setting an option is asking for the guard),
     except ``enabled=false``."""
     settings = Settings.defaults()
-    table: Mapping[str, Any] = {}
-    where = ""
-    if config is not None:
-        path = Path(config)
-        if not path.is_file():
-            raise TracecheckError(f"config file {config!r} not found")
-        data = _read_toml(path)
-        table = data.get("tool", {}).get("tracecheck", {}) if path.name == "pyproject.toml" else data
-        where = str(path)
-    else:
-        found = find_config(cwd or Path.cwd())
-        if found is not None:
-            table, where = found[1], str(found[0])
+    table, where = read_config(config, cwd)
     file_base = table.get("preset", table.get("extend-preset")) or DEFAULT_PRESET
     # Nothing chosen: tracecheck's recommendation.
     settings = apply_preset(settings, file_base if preset is None else preset, "--preset" if preset is not None else where)

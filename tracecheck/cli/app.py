@@ -240,9 +240,11 @@ LabelsOpt = Annotated[
     typer.Option(
         "--labels",
         metavar="FILE",
-        help="Labels file (JSON or CSV, see 'tracecheck label'): outcomes, labels and expectations for the traces; it wins over what the traces carry.",
+        help="Labels file (JSON or CSV, see 'tracecheck label'): outcomes, labels and expectations for the traces; it wins over what the traces carry. "
+        "Default: the config file's labels.",
     ),
 ]
+NoLabelsOpt = Annotated[bool, typer.Option("--no-labels", help="Read no labels file, not even the one the config file names.")]
 JobsOpt = Annotated[
     int,
     typer.Option(
@@ -390,6 +392,32 @@ def settings_notes(settings, select) -> list[str]:
         if settings.options[code].enabled and guard.is_off(settings.options[code]):
             notes.append(f"{code} is selected but off until it is given a limit (see 'tracecheck guard {code}')")
     return notes
+
+
+def labels_file(labels: str | None, no_labels: bool, config: str | None) -> str | None:
+    """The labels file to read: ``--labels``, else the config file's ``labels`` (said on
+    standard error, so a log shows where the expectations came from), else none."""
+    if labels is not None and no_labels:
+        raise TracecheckError("--labels and --no-labels: give one of them")
+    if labels is not None or no_labels:
+        return labels
+    from ..config import configured_labels
+    from ..input.sources import display_name
+
+    found = configured_labels(config)
+    if found is None:
+        return None
+    path, where = found
+    stderr_console().print(safe(f"labels: {display_name(path)} (from {display_name(where)})"), markup=False)
+    return path
+
+
+def load_labels_option(labels: str | None, no_labels: bool, config: str | None):
+    """The loaded labels file ``labels_file`` chooses, or None."""
+    from ..input.labels import load_labels
+
+    path = labels_file(labels, no_labels, config)
+    return load_labels(path) if path is not None else None
 
 
 def preset_settings(config, select, ignore, sets, tokenizers, preset: str | None):

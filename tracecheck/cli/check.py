@@ -12,6 +12,7 @@ from .app import (
     IgnoreOpt,
     InputFormatOpt,
     LabelsOpt,
+    NoLabelsOpt,
     PathsArg,
     PlainGroup,
     PresetOpt,
@@ -22,6 +23,7 @@ from .app import (
     command,
     finish_input,
     guard_settings,
+    load_labels_option,
     stderr_console,
 )
 
@@ -43,15 +45,14 @@ MaxTokensOpt = Annotated[
 ]
 
 
-def _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, baseline, fail_on, max_wasted_rounds, max_wasted_tokens, exclude=()):
+def _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, no_labels, baseline, fail_on, max_wasted_rounds, max_wasted_tokens, exclude=()):
     from ..engine.check import load_baseline, run_check
     from ..input.diagnostics import Diagnostics, TracecheckError
-    from ..input.labels import load_labels
 
     if preset and "," in preset:
         raise TracecheckError("check runs one preset at a time; compare presets with 'tracecheck replay --preset a,b'")
     settings = guard_settings(config, select, ignore, set_, (), preset)
-    sidecar = load_labels(labels) if labels is not None else None
+    sidecar = load_labels_option(labels, no_labels, config)
     known = load_baseline(baseline) if baseline is not None else None
     diagnostics = Diagnostics()
     result = run_check(
@@ -107,6 +108,7 @@ def check(
     input_format: InputFormatOpt = None,
     strict: StrictOpt = False,
     labels: LabelsOpt = None,
+    no_labels: NoLabelsOpt = False,
     config: ConfigOpt = None,
     select: SelectOpt = None,
     ignore: IgnoreOpt = None,
@@ -145,7 +147,7 @@ def check(
     if len(set(written)) < len(written):
         raise TracecheckError("-o names the same file twice: " + ", ".join(sorted({p for p in written if written.count(p) > 1})))
     settings, result, diagnostics = _evaluate(
-        paths, config, select, ignore, set_, preset, input_format, labels, baseline, fail_on, max_wasted_rounds, max_wasted_tokens
+        paths, config, select, ignore, set_, preset, input_format, labels, no_labels, baseline, fail_on, max_wasted_rounds, max_wasted_tokens
     )
     result.allow_empty = allow_empty
     finish_input(paths, diagnostics, strict, result.traces)
@@ -180,6 +182,7 @@ def write(
     max_wasted_tokens: MaxTokensOpt = None,
     input_format: InputFormatOpt = None,
     labels: LabelsOpt = None,
+    no_labels: NoLabelsOpt = False,
     config: ConfigOpt = None,
     select: SelectOpt = None,
     ignore: IgnoreOpt = None,
@@ -190,7 +193,7 @@ def write(
     from ..engine.check import load_baseline, write_baseline
 
     previous = load_baseline(output) if output.exists() else None
-    _, result, diagnostics = _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, None, "new", max_wasted_rounds, max_wasted_tokens, [output])
+    _, result, diagnostics = _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, no_labels, None, "new", max_wasted_rounds, max_wasted_tokens, [output])
     finish_input(paths, diagnostics, False, result.traces)
     written = write_baseline(output, result, previous, _inputs(paths, [output]))
     stderr_console().print(f"wrote {len(written.findings)} finding(s) to {output}" + (f", kept {len(written.accepted)} accepted" if written.accepted else ""), markup=False, highlight=False)
@@ -204,6 +207,7 @@ def prune(
     max_wasted_tokens: MaxTokensOpt = None,
     input_format: InputFormatOpt = None,
     labels: LabelsOpt = None,
+    no_labels: NoLabelsOpt = False,
     config: ConfigOpt = None,
     select: SelectOpt = None,
     ignore: IgnoreOpt = None,
@@ -214,7 +218,7 @@ def prune(
     from ..engine.check import load_baseline, prune_baseline
 
     known = load_baseline(baseline)
-    _, result, diagnostics = _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, None, "new", max_wasted_rounds, max_wasted_tokens, [baseline])
+    _, result, diagnostics = _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, no_labels, None, "new", max_wasted_rounds, max_wasted_tokens, [baseline])
     finish_input(paths, diagnostics, False, result.traces)
     kept, removed = prune_baseline(baseline, result, known, _inputs(paths, [baseline]))
     stderr_console().print(f"{baseline}: removed {removed} fixed entr{'ies' if removed != 1 else 'y'}, kept {kept}", markup=False, highlight=False)

@@ -1,5 +1,10 @@
 """``tracecheck label``: a labels file for a set of traces, to fill in and pass to
-``--labels``."""
+``--labels`` (or name in the config file's ``labels``).
+
+It starts from the labels the other commands would read (``--labels``, else the config
+file's): a template then shows each trace as ``check`` sees it, and labelling new traces
+keeps what the team already wrote for the old ones. It never writes over that file: the
+entries of traces not given would be lost."""
 
 from __future__ import annotations
 
@@ -8,7 +13,7 @@ from typing import Annotated, Optional
 
 import typer
 
-from .app import InputFormatOpt, PathsArg, StrictOpt, command, finish_input, safe, stderr_console
+from .app import ConfigOpt, InputFormatOpt, LabelsOpt, NoLabelsOpt, PathsArg, StrictOpt, command, finish_input, load_labels_option, safe, stderr_console
 
 
 class LabelsFormat(str, enum.Enum):
@@ -23,20 +28,29 @@ def label(
     format: Annotated[LabelsFormat, typer.Option("--format", "-f", help="json, or csv for a spreadsheet.")] = LabelsFormat.json,
     input_format: InputFormatOpt = None,
     strict: StrictOpt = False,
+    labels: LabelsOpt = None,
+    no_labels: NoLabelsOpt = False,
+    config: ConfigOpt = None,
 ) -> None:
     """Write a labels file for traces: one entry each, pre-filled with what their format
-    says (outcome, labels, expectations), blanks left to fill. Use it with --labels."""
+    says (outcome, labels, expectations) and what the labels file in use says, blanks left
+    to fill. Use it with --labels or the config file's labels."""
     from ..input.diagnostics import Diagnostics
     from ..input.labels import template_entries, write_template
-    from ..input.sources import expand_paths
+    from ..input.sources import Source, expand_paths
     from ..output import open_output
     from ..readers.load import read_traces
 
+    sidecar = load_labels_option(labels, no_labels, config)
     diagnostics = Diagnostics()
     sources = expand_paths(paths, diagnostics)
     target = output or "-"
-    with open_output(target, sources) as out:
-        entries = template_entries(read_traces(sources, diagnostics, input_format), diagnostics)
+    inputs = [*sources, Source(sidecar.file)] if sidecar is not None else sources
+    with open_output(target, inputs) as out:
+        traces = read_traces(sources, diagnostics, input_format)
+        entries = template_entries(map(sidecar.apply, traces) if sidecar is not None else traces, diagnostics)
+        if sidecar is not None:
+            sidecar.finish(diagnostics)
         if not entries:
             finish_input(paths, diagnostics, strict, 0)  # exits before an empty output replaces anything
         write_template(entries, out, format.value, diagnostics)

@@ -16,6 +16,7 @@ from .app import (
     InputFormatOpt,
     JobsOpt,
     LabelsOpt,
+    NoLabelsOpt,
     PathsArg,
     PresetsOpt,
     SelectOpt,
@@ -24,6 +25,7 @@ from .app import (
     TokenizerOpt,
     command,
     finish_input,
+    load_labels_option,
     job_count,
     preset_settings,
     progress_console,
@@ -60,11 +62,11 @@ def replay(
     tokenizer: TokenizerOpt = None,
     preset: PresetsOpt = None,
     labels: LabelsOpt = None,
+    no_labels: NoLabelsOpt = False,
     jobs: JobsOpt = 1,
 ) -> None:
     """Replay traces through the guards: where each fires, what it would do, what it saves."""
     from ..input.diagnostics import Diagnostics
-    from ..input.labels import load_labels
     from ..output import open_output
     from ..reports.replay_report import write_replay_report
     from ..input.diagnostics import TracecheckError
@@ -89,7 +91,7 @@ def replay(
         raise TracecheckError(HTML_ON_TERMINAL.format(name="report.html"))
     names = tokenizer_list(tokenizer)
     settings, presets = preset_settings(config, select, ignore, set_, names, preset)
-    sidecar = load_labels(labels) if labels is not None else None
+    sidecar = load_labels_option(labels, no_labels, config)
     diagnostics = Diagnostics()
     sources = expand_paths(paths, diagnostics)
     # The bar shares the screen with nothing: only when the report goes elsewhere (a file,

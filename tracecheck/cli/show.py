@@ -12,6 +12,7 @@ from .app import (
     IgnoreOpt,
     InputFormatOpt,
     LabelsOpt,
+    NoLabelsOpt,
     PathsArg,
     PresetOpt,
     SelectOpt,
@@ -19,6 +20,7 @@ from .app import (
     StrictOpt,
     command,
     finish_input,
+    load_labels_option,
     guard_settings,
     stdout_console,
     tokenizer_list,
@@ -41,10 +43,10 @@ def show(
     ] = None,
     preset: PresetOpt = None,
     labels: LabelsOpt = None,
+    no_labels: NoLabelsOpt = False,
 ) -> None:
     """Show traces round by round: calls, results, tokens, times, and why each guard fired or not."""
     from ..input.diagnostics import Diagnostics
-    from ..input.labels import load_labels
     from ..reports.timeline import show_traces
 
     if preset and "," in preset:
@@ -56,7 +58,7 @@ def show(
             f"compare them with 'tracecheck replay --tokenizer {tokenizer}'"
         )
     settings = guard_settings(config, select, ignore, set_, tokenizers, preset) if guards else None
-    sidecar = load_labels(labels) if labels is not None else None
+    sidecar = load_labels_option(labels, no_labels, config)
     console = stdout_console()
     diagnostics = Diagnostics()
     ids: list[str] = []

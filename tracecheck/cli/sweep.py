@@ -15,6 +15,7 @@ from .app import (
     IgnoreOpt,
     InputFormatOpt,
     LabelsOpt,
+    NoLabelsOpt,
     PathsArg,
     SelectOpt,
     SetOpt,
@@ -22,6 +23,7 @@ from .app import (
     command,
     finish_input,
     guard_settings,
+    load_labels_option,
     stderr_console,
 )
 
@@ -84,6 +86,7 @@ def sweep(
     input_format: InputFormatOpt = None,
     strict: StrictOpt = False,
     labels: LabelsOpt = None,
+    no_labels: NoLabelsOpt = False,
     config: ConfigOpt = None,
     select: SelectOpt = None,
     ignore: IgnoreOpt = None,
@@ -125,12 +128,12 @@ def sweep(
     if metric:
         dimensions.append(parse_dimension(f"P001.metric={metric}", "--metric"))
     base = guard_settings(config, select, ignore, set_)
+    sidecar = load_labels_option(labels, no_labels, config)  # a missing file stops the sweep before it starts
     if not dimensions and base.source:
-        from ..config import _read_toml
+        from ..config import read_config
         from ..engine.grid import dimensions_from_table
 
-        data = _read_toml(Path(base.source))
-        table = data.get("tool", {}).get("tracecheck", {}) if Path(base.source).name == "pyproject.toml" else data
+        table, _ = read_config(base.source)
         sweep_table = table.get("sweep")
         if sweep_table:
             dimensions = dimensions_from_table(sweep_table, base.source)
@@ -153,9 +156,6 @@ def sweep(
         from ..output import check_not_an_input
 
         check_not_an_input(str(write_config), sources)  # before the work, whatever it recommends
-    from ..input.labels import load_labels
-
-    sidecar = load_labels(labels) if labels is not None else None
     traces = load_all(paths, input_format=input_format, diagnostics=diagnostics, labels=sidecar)
     finish_input(paths, diagnostics, strict, len(traces))
     with _progress(err, len(traces)) as advance:

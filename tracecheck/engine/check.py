@@ -93,6 +93,7 @@ class CheckResult:
     guards_run: set[str] = field(default_factory=set)  # codes of the guards the settings run
     traces_read: set[str] = field(default_factory=set)  # ids of the traces read
     checked_guards: set[tuple[str, str]] = field(default_factory=set)  # (trace id, guard code) of the expectations checked
+    labels_file: str | None = None  # the labels file the traces were labelled from
 
     def could_see(self, entry: dict[str, Any]) -> bool:
         """Whether a baseline entry's finding could have come back in this run: its trace was
@@ -389,6 +390,7 @@ def run_check(
     check_input_format(input_format)
     result = CheckResult(diagnostics=diagnostics if diagnostics is not None else Diagnostics(), fail_on=fail_on, allow_empty=allow_empty)
     result.guards_run = {guard.code for guard in settings.enabled()}
+    result.labels_file = getattr(labels, "file", None)
     import os
 
     # The baseline and labels files are check's own inputs, not traces, wherever they sit.

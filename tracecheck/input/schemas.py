@@ -35,6 +35,10 @@ NATIVE_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "$id": "https://tracecheck.dev/schema/native-event-v1.json",
     "title": "tracecheck native event (one JSON object per line)",
+    "description": "Events are grouped into traces by 'trace'; a trace is complete at its 'end' event or at the end of the file. "
+    "labels, expect and allow events annotate a run and may come after its 'end' (same 'trace' id): they apply to the ended trace "
+    "as long as only 'end' events and annotations lie between. Any other event after 'end', or an annotation after another "
+    "trace's trace/user/round/result event, starts a new trace with the same id (with a warning).",
     "oneOf": [
         _event(
             "trace",
@@ -51,7 +55,7 @@ NATIVE_SCHEMA: dict[str, Any] = {
         ),
         _event(
             "labels",
-            "Labels of the run; several labels events merge",
+            "Labels of the run; several labels events merge; may follow the trace's end",
             {
                 "labels": {
                     "type": "object",
@@ -63,7 +67,7 @@ NATIVE_SCHEMA: dict[str, Any] = {
         ),
         _event(
             "expect",
-            "A regression expectation: this guard must (or must not) intervene (block, stop, abort or reject; a hint changes nothing), at or before by_round",
+            "A regression expectation: this guard must (or must not) intervene (block, stop, abort or reject; a hint changes nothing), at or before by_round; may follow the trace's end",
             {
                 "guard": {"type": "string", "description": "guard code (P001) or name (similar-query-stagnation)"},
                 "fires": {"type": "boolean", "default": True},
@@ -75,7 +79,7 @@ NATIVE_SCHEMA: dict[str, Any] = {
         ),
         _event(
             "allow",
-            "An accepted finding: this guard (or policy) may act on this trace, at round or anywhere, because reason; check does not fail on it",
+            "An accepted finding: this guard (or policy) may act on this trace, at round or anywhere, because reason; check does not fail on it; may follow the trace's end",
             {
                 "guard": {"type": "string", "description": "guard code, name, or policy"},
                 "round": {"type": ["integer", "null"], "minimum": 1},
@@ -141,7 +145,7 @@ NATIVE_SCHEMA: dict[str, Any] = {
         ),
         _event(
             "end",
-            "The run is over; error when it ended without an answer; ending: how it ended (not whether it succeeded: that is the outcome label)",
+            "The run is over; error when it ended without an answer; ending: how it ended (not whether it succeeded: that is the outcome label); labels, expect and allow events may still follow",
             {"error": {"type": ["string", "null"]}, "ending": {"enum": ["answered", "submitted", "limit", "error", None]}, "usage": _USAGE},
             [],
         ),

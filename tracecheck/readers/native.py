@@ -4,7 +4,8 @@ Events (see the README and ``tracecheck schema native``):
 
 - ``trace``   optional header: ``format_version``, ``source_format``, ``metadata``
 - ``labels``  ``labels``: {"outcome": "success"|"failure"|"unknown", ...}
-- ``expect``  ``guard``, ``fires`` (default true), ``by_round``, ``note``
+- ``expect``  ``guard``, ``fires`` (default true), ``by_round``, ``note``, ``tolerance``
+- ``allow``   ``guard``, ``reason``, ``round``: a finding ``check`` accepts
 - ``user``    what the user said (``text``, ``at``): it opens a conversation turn
 - ``round``   one model response: ``text``, ``tool_calls`` [{id, name, arguments}],
               ``usage``, ``started_at``, ``ended_at``, ``finish_reason``, ``model``, ``id``
@@ -18,6 +19,16 @@ calls; an ``end.error`` alone leaves it unknown (it may have been a limit or an 
 
 Traces may interleave (several agents appending to one file). A trace is complete at
 its ``end`` event or at the end of the file.
+
+Annotations after ``end``: ``labels``, ``expect`` and ``allow`` say something about a run
+rather than being part of it, so they may be appended once it is over (a grader's
+outcome, an accepted finding). One that comes after its trace's ``end`` (same ``trace``
+id) annotates that trace as long as only ``end`` events and annotations lie between
+(so a file's trailing block of annotations applies, whatever the order of its traces'
+ends). The trace is handed on when anything else comes (a ``trace``, ``user``, ``round``
+or ``result`` event), which keeps reading a stream of traces in bounded memory; after
+that, an event with its id starts a new trace with the same id, with a warning, as any
+other event after ``end`` does.
 """
 
 from __future__ import annotations
@@ -65,15 +76,22 @@ def _warner(ctx: ReadContext, line: int, trace_id: str) -> Warn:
     return lambda reason: ctx.warn(line, f"trace {trace_id}: {reason}")
 
 
+ANNOTATIONS = ("labels", "expect", "allow")  # about a run, not part of it: may follow its 'end'
+
+
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
     open_traces: dict[str, _Open] = {}
     finished: set[str] = set()
+    # Ended traces not handed on yet: annotations appended after their 'end' still apply.
+    ended: dict[str, Trace] = {}
+    ready: list[Trace] = []
 
-    def get(trace_id: str, line: int) -> _Open:
+    def get(trace_id: str, line: int, kind: str) -> _Open:
         entry = open_traces.get(trace_id)
         if entry is None:
             if trace_id in finished:
-                ctx.warn(line, f"trace {trace_id}: event after its 'end' event starts a new trace with the same id")
+                hint = " (an annotation applies to an ended trace only before other events than 'end' and annotations follow)" if kind in ANNOTATIONS else ""
+                ctx.warn(line, f"trace {trace_id}: event after its 'end' event starts a new trace with the same id{hint}")
                 finished.discard(trace_id)
             entry = _Open(Trace(id=trace_id, format=FORMAT, file=ctx.file, line=line))
             open_traces[trace_id] = entry
@@ -84,76 +102,40 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
         entry = open_traces.pop(trace_id)
         return finish_trace(entry.trace, ctx.diagnostics)
 
-    def event(value: Any, line: int) -> Trace | None:
-        """Read one event; the trace its 'end' event closed, if any."""
+    def event(value: Any, line: int) -> None:
+        """Read one event; traces it completes go to ``ready``."""
         if not isinstance(value, dict) or value.get("type") not in NATIVE_EVENT_TYPES:
             ctx.warn(line, "not a tracecheck event (expected an object with 'type' one of: " + ", ".join(NATIVE_EVENT_TYPES) + ")")
-            return None
+            return
         trace_id = value.get("trace")
         if not isinstance(trace_id, (str, int)) or isinstance(trace_id, bool) or trace_id == "":
             ctx.warn(line, "event without a 'trace' id")
-            return None
+            return
         trace_id = str(trace_id)
         kind = value["type"]
-        entry = get(trace_id, line)
-        trace = entry.trace
         warn = _warner(ctx, line, trace_id)
+        if kind in ANNOTATIONS and trace_id in ended:
+            ended[trace_id].end_line = line
+            _annotate(ended[trace_id], kind, value, line, warn)
+            return
+        if kind not in ANNOTATIONS and (kind != "end" or trace_id in ended):
+            # Part of a run: the ended traces are complete (another's 'end' is no such part).
+            ready.extend(ended.values())
+            ended.clear()
+        entry = get(trace_id, line, kind)
+        trace = entry.trace
         if kind == "trace":
             if isinstance(value.get("metadata"), dict):
                 trace.metadata.update(value["metadata"])
             if isinstance(value.get("source_format"), str):
                 trace.format = value["source_format"]
-        elif kind == "labels":
-            labels = value.get("labels")
-            if not isinstance(labels, dict):
-                warn("'labels' must be an object")
-                return None
-            for key, label in labels.items():
-                trace.labels[str(key)] = scalar_text(label)
-            outcome = trace.labels.get("outcome")
-            if outcome is not None and outcome not in OUTCOMES:
-                warn(f"outcome {brief(outcome)} is not one of {', '.join(OUTCOMES)}")
-        elif kind == "expect":
-            guard = value.get("guard")
-            by_round = value.get("by_round")
-            if not isinstance(guard, str) or not guard:
-                warn("'expect' needs a 'guard' (code or name)")
-                return None
-            if by_round is not None and (not isinstance(by_round, int) or isinstance(by_round, bool) or by_round < 1):
-                warn("'by_round' must be a positive integer")
-                return None
-            note = value.get("note")
-            tolerance = value.get("tolerance", 0)
-            if not isinstance(tolerance, int) or isinstance(tolerance, bool) or tolerance < 0:
-                warn("'tolerance' must be a whole number of rounds (0 or more)")
-                return None
-            trace.expectations.append(
-                Expectation(
-                    guard=guard,
-                    fires=bool(value.get("fires", True)),
-                    by_round=by_round,
-                    note=None if note is None else scalar_text(note),
-                    tolerance=tolerance,
-                    line=line,
-                )
-            )
-        elif kind == "allow":
-            guard, reason, at_round = value.get("guard"), value.get("reason"), value.get("round")
-            if not isinstance(guard, str) or not guard:
-                warn("'allow' needs a 'guard' (code, name, or policy)")
-                return None
-            if not isinstance(reason, str) or not reason.strip():
-                warn("'allow' needs a 'reason': why this guard may act here")
-                return None
-            if at_round is not None and (not isinstance(at_round, int) or isinstance(at_round, bool) or at_round < 1):
-                warn("'round' must be a positive integer")
-                return None
-            trace.allowances.append(Allowance(guard=guard, reason=scalar_text(reason), round=at_round, line=line))
+        elif kind in ANNOTATIONS:
+            _annotate(trace, kind, value, line, warn)
         elif kind == "user":
             text = value.get("text")
             if not isinstance(text, str):
                 warn("'user' needs a 'text' (what the user said)")
-                return None
+                return
             trace.add_user_message(text, at=parse_time(value.get("at"), warn, "at"), line=line)
         elif kind == "round":
             _read_round(entry, value, line, warn)
@@ -172,19 +154,68 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
             if usage is not None:
                 trace.usage_total = usage
             finished.add(trace_id)
-            return close(trace_id)
-        return None
+            ended[trace_id] = close(trace_id)
 
     for record in records:
         try:
-            closed = event(record.value, record.line)
+            event(record.value, record.line)
         except Exception as exc:  # noqa: BLE001 - a bug on one odd event must not cost the rest of the file
             ctx.warn(record.line, f"could not read this event ({failure(exc)})")
-            continue
-        if closed is not None:
-            yield closed
+        yield from ready
+        ready.clear()
+    yield from ended.values()
     for trace_id in list(open_traces):
         yield close(trace_id)
+
+
+def _annotate(trace: Trace, kind: str, value: dict, line: int, warn: Warn) -> None:
+    """Apply a ``labels``, ``expect`` or ``allow`` event to ``trace``."""
+    if kind == "labels":
+        labels = value.get("labels")
+        if not isinstance(labels, dict):
+            warn("'labels' must be an object")
+            return
+        for key, label in labels.items():
+            trace.labels[str(key)] = scalar_text(label)
+        outcome = trace.labels.get("outcome")
+        if outcome is not None and outcome not in OUTCOMES:
+            warn(f"outcome {brief(outcome)} is not one of {', '.join(OUTCOMES)}")
+    elif kind == "expect":
+        guard = value.get("guard")
+        by_round = value.get("by_round")
+        if not isinstance(guard, str) or not guard:
+            warn("'expect' needs a 'guard' (code or name)")
+            return
+        if by_round is not None and (not isinstance(by_round, int) or isinstance(by_round, bool) or by_round < 1):
+            warn("'by_round' must be a positive integer")
+            return
+        note = value.get("note")
+        tolerance = value.get("tolerance", 0)
+        if not isinstance(tolerance, int) or isinstance(tolerance, bool) or tolerance < 0:
+            warn("'tolerance' must be a whole number of rounds (0 or more)")
+            return
+        trace.expectations.append(
+            Expectation(
+                guard=guard,
+                fires=bool(value.get("fires", True)),
+                by_round=by_round,
+                note=None if note is None else scalar_text(note),
+                tolerance=tolerance,
+                line=line,
+            )
+        )
+    elif kind == "allow":
+        guard, reason, at_round = value.get("guard"), value.get("reason"), value.get("round")
+        if not isinstance(guard, str) or not guard:
+            warn("'allow' needs a 'guard' (code, name, or policy)")
+            return
+        if not isinstance(reason, str) or not reason.strip():
+            warn("'allow' needs a 'reason': why this guard may act here")
+            return
+        if at_round is not None and (not isinstance(at_round, int) or isinstance(at_round, bool) or at_round < 1):
+            warn("'round' must be a positive integer")
+            return
+        trace.allowances.append(Allowance(guard=guard, reason=scalar_text(reason), round=at_round, line=line))
 
 
 def _text_fields(event: dict, keys: tuple[str, ...], warn: Warn) -> list[str | None]:

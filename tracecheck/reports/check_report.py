@@ -71,6 +71,7 @@ def check_data(result: CheckResult, settings=None) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "tool": {"name": "tracecheck", "version": __version__},
         "preset": getattr(settings, "preset", None),
+        "labels": result.labels_file,
         "passed": result.exit_code == 0,
         "nothing_to_check": result.nothing_to_check,
         "exit_code": result.exit_code,
