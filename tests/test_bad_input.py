@@ -151,3 +151,31 @@ def test_no_traceback_reaches_the_user(tmp_path):
     )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr and "no such file or directory" in proc.stderr
+
+
+def test_warnings_are_capped_per_file_and_a_wrong_input_format_is_named(tmp_path, cli):
+    """A 360-line native file read as OpenAI chat: twenty warnings, a count of the rest,
+    and the format the records look like; another file still gets its own warnings."""
+    from conftest import SAMPLES
+
+    native = (SAMPLES / "seed000_weather_loop.jsonl").read_text(encoding="utf-8")
+    big = tmp_path / "big.jsonl"
+    big.write_text(native * 20, encoding="utf-8")
+    lines = len(big.read_text(encoding="utf-8").splitlines())
+    other = tmp_path / "other.jsonl"
+    other.write_text(native, encoding="utf-8")
+    result = cli("replay", "--input-format", "openai-chat", str(big), str(other))
+    assert result.exit_code == 2
+    warnings = [line for line in result.stderr.splitlines() if line.startswith("warning: ")]
+    about_big = [w for w in warnings if w.startswith(f"warning: {big}")]
+    assert len(about_big) == 20 + 2
+    assert f"warning: {big}: {lines - 20:,} more warnings about this file not shown (the first 20 are above)" in about_big
+    hint = f"nothing could be read as openai-chat; the records look like native: did you mean --input-format native (or leave --input-format out)?"
+    assert about_big[-1] == f"warning: {big}: {hint}"
+    assert [w for w in warnings if w.startswith(f"warning: {other}")][-1] == f"warning: {other}: {hint}"
+    # --strict counts every warning, those only counted too.
+    noisy = tmp_path / "noisy.jsonl"
+    noisy.write_text(native + '{"x": 1}\n' * 30, encoding="utf-8")
+    strict = cli("replay", "--strict", str(noisy))
+    assert strict.exit_code == 2 and "error: 30 input warning(s) and --strict was given" in strict.stderr
+    assert len([line for line in strict.stderr.splitlines() if line.startswith("warning: ")]) == 21

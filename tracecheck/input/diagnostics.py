@@ -10,10 +10,16 @@ class Diagnostic:
     file: str
     line: int | None
     reason: str
+    more: int = 0  # further warnings about this file that were counted, not kept
 
     def __str__(self) -> str:
         where = self.file if self.line is None else f"{self.file}:{self.line}"
         return f"{where}: {self.reason}"
+
+
+# Warnings kept per file: past it, one line counts the rest (a file read in the wrong
+# format would otherwise print one warning per line, thousands of them).
+WARNINGS_PER_FILE = 20
 
 
 @dataclass
@@ -21,12 +27,27 @@ class Diagnostics:
     """Collects input warnings; readers report here and carry on."""
 
     items: list[Diagnostic] = field(default_factory=list)
+    _per_file: dict[str, int] = field(default_factory=dict, repr=False)
+    _overflow: dict[str, int] = field(default_factory=dict, repr=False)  # file -> index of its count line
 
-    def warn(self, file: str, line: int | None, reason: str) -> None:
-        self.items.append(Diagnostic(file, line, reason))
+    def warn(self, file: str, line: int | None, reason: str, *, always: bool = False) -> None:
+        """``always``: a conclusion about the whole file, shown past the cap too."""
+        seen = self._per_file.get(file, 0)
+        self._per_file[file] = seen + 1
+        if seen < WARNINGS_PER_FILE or always:
+            self.items.append(Diagnostic(file, line, reason))
+            return
+        more = seen + 1 - WARNINGS_PER_FILE
+        text = f"{more:,} more warning{'s' if more != 1 else ''} about this file not shown (the first {WARNINGS_PER_FILE} are above)"
+        if file in self._overflow:
+            self.items[self._overflow[file]] = Diagnostic(file, None, text, more - 1)
+        else:
+            self._overflow[file] = len(self.items)
+            self.items.append(Diagnostic(file, None, text, more - 1))
 
     def __len__(self) -> int:
-        return len(self.items)
+        """Every warning, those only counted too."""
+        return sum(1 + item.more for item in self.items)
 
     def __iter__(self):
         return iter(self.items)

@@ -26,8 +26,8 @@ def read_source(source: Source, diagnostics: Diagnostics, input_format: str | No
     ctx = ReadContext(shown, diagnostics)
     records = read_records(source, diagnostics)
     if input_format is not None:
-        info = reader_by_name(input_format)
-        head: list = []
+        yield from _read_as(reader_by_name(input_format), records, ctx, diagnostics)
+        return
     else:
         # Sniff record after record, holding only the line numbers of those that match
         # nothing: a malformed or unknown first record must not hide a whole file.
@@ -59,6 +59,31 @@ def read_source(source: Source, diagnostics: Diagnostics, input_format: str | No
             return
         unknown.report_skipped(ctx, info.name)
     yield from _read_safely(info, itertools.chain(head, records), ctx)
+
+
+_GUESS_FROM = 20  # records kept to guess the format of a file the named one read nothing from
+
+
+def _read_as(info, records, ctx: ReadContext, diagnostics: Diagnostics) -> Iterator[Trace]:
+    """The file read in the format the user named; when that gives no trace but warnings,
+    say which format the records look like instead."""
+    records = iter(records)
+    first = list(itertools.islice(records, _GUESS_FROM))
+    warned, read = len(diagnostics), 0
+    for trace in _read_safely(info, itertools.chain(first, records), ctx):
+        read += 1
+        yield trace
+    if read or len(diagnostics) == warned:
+        return
+    values = [r.value for r in first]
+    guess = sniff_message_lines(values) if values and is_bare_message(values[0]) else next((g for g in map(sniff, values) if g is not None), None)
+    if guess is not None and guess.name != info.name:
+        diagnostics.warn(
+            ctx.file,
+            None,
+            f"nothing could be read as {info.name}; the records look like {guess.name}: did you mean --input-format {guess.name} (or leave --input-format out)?",
+            always=True,
+        )
 
 
 def _read_safely(info, records, ctx: ReadContext) -> Iterator[Trace]:
