@@ -120,7 +120,7 @@ def test_guard_state_lines_are_readable(tmp_path, cli):
         {"type": "result", "trace": "t", "call_id": "c", "content": "Error: no such file\r\nat line 2", "is_error": True},
         {"type": "round", "trace": "t", "text": "first line\r\nsecond line\x1b[31m", "finish_reason": "stop"},
     ]
-    out = cli("show", "--select", "ALL", str(write_jsonl(tmp_path / "t.jsonl", events))).stdout
+    out = cli("show", "--state", "all", "--select", "ALL", str(write_jsonl(tmp_path / "t.jsonl", events))).stdout
     rounds = out.split("  round ")[1:]
     assert len(rounds) == 3
     for number, text in enumerate(rounds, 1):
@@ -161,14 +161,14 @@ def test_show_refuses_several_tokenizers_and_says_where_to_compare_them(cli):
 def test_a_guard_that_stopped_shows_no_state_while_it_sits_out_its_turn(cli):
     """After its own stop a guard sees no round of that turn: its state is not repeated
     under the later rounds as if it had judged them; in the next turn it is back."""
-    out = cli("show", str(SAMPLES / "seed000_weather_loop.jsonl")).stdout
+    out = cli("show", "--state", "all", str(SAMPLES / "seed000_weather_loop.jsonl")).stdout
     rounds = out.split("  round ")[1:]
     p001 = [any(line.startswith("      · P001 ") for line in r.splitlines()) for r in rounds]
     assert p001 == [True, True, True, False, False, False]  # it stops before the tools of round 3
     assert "! P001 STOP (before tools)" in rounds[2]
     # Guards that did not stop keep their state on every round.
     assert all(any(line.startswith("      · P002 ") for line in r.splitlines()) for r in rounds)
-    dialogue = cli("show", str(SAMPLES / "tau_retail_order_lookup_loop.jsonl")).stdout
+    dialogue = cli("show", "--state", "all", str(SAMPLES / "tau_retail_order_lookup_loop.jsonl")).stdout
     turns = dialogue.split("\n  turn ")[1:]
     # P004 stops in turn 2 (round 6) and is back, afresh, in turn 3.
     assert "· P004 " not in turns[1].split("  round  7")[1]
@@ -207,3 +207,48 @@ def test_a_chinese_sentence_is_folded_beside_its_label_not_moved_under_it(cli, t
     assert user.strip() != "user:" and "请帮我" in user
     assert all(cell_len(line) <= 60 for line in lines)
     assert "".join(line.strip() for line in lines if "请" in line or "紫外线" in line or line.startswith("      ")).count("怎么样") == 1
+
+
+def test_by_default_a_guard_state_is_shown_where_it_changed_or_the_guard_fired(cli):
+    """The default view is for reading: a state line appears when it differs from the last
+    one shown for that guard (a guard's fresh state, counters at zero, is never shown), or
+    where the guard fires; --state all repeats every state under every round."""
+    from conftest import SAMPLES
+
+    path = str(SAMPLES / "tau_retail_order_lookup_loop.jsonl")
+    changed = cli("show", path).stdout
+    everything = cli("show", "--state", "all", path).stdout
+    assert len(changed.splitlines()) < len(everything.splitlines())
+    last: dict[str, str] = {}
+    for line in changed.splitlines():
+        if line.startswith("  turn "):
+            last.clear()  # a stopped guard comes back afresh in the next turn
+        if line.startswith("      · "):
+            code, state = line.split()[1], line.split(" ", 8)[-1]
+            assert last.get(code) != state, line
+            last[code] = state
+    assert "seen_urls=0" not in changed and "rejections=0" not in changed
+    # Every fire still has its guard's state above it, as it stood.
+    for block in changed.split("  round ")[1:]:
+        fired = {line.split()[1] for line in block.splitlines() if line.startswith("      ! ")}
+        stated = {line.split()[1] for line in block.splitlines() if line.startswith("      · ")}
+        assert fired <= stated | {"B001", "B002", "B003", "B004"}, block
+
+
+def test_tau2_rounds_show_when_the_reply_came(cli):
+    """τ² records when each message arrived, not when the call started: show says
+    'ended' with that clock instead of an unknown start."""
+    import json as _json
+    from datetime import datetime, timezone
+
+    from conftest import ROOT
+
+    import gzip
+
+    path = ROOT / "tests" / "corpus" / "tau2-bench" / "airline_grok-4-fast-reasoning.json.gz"
+    simulation = _json.loads(gzip.decompress(path.read_bytes()))["simulations"][0]
+    first_call = next(m for m in simulation["messages"] if m["role"] == "assistant" and m.get("tool_calls"))
+    clock = datetime.fromisoformat(first_call["timestamp"]).replace(tzinfo=timezone.utc).strftime("%H:%M:%S.%f")[:-3]
+    out = cli("show", "--no-guards", str(path)).stdout
+    first_round = next(line for line in out.splitlines() if line.startswith("  round  1"))
+    assert f"ended {clock}" in first_round and "--:--:--" not in first_round

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from typing import Annotated, Optional
 
 import typer
@@ -27,11 +28,19 @@ from .app import (
 )
 
 
+class ShowState(str, enum.Enum):
+    changed = "changed"
+    all = "all"
+
+
 @command
 def show(
     paths: PathsArg,
     trace: Annotated[Optional[str], typer.Option("--trace", "-t", metavar="ID", help="Show only the trace with this id.")] = None,
     guards: Annotated[bool, typer.Option("--guards/--no-guards", help="Show each guard's state and fires per round.")] = True,
+    state: Annotated[
+        ShowState, typer.Option("--state", help="changed: a guard's state where it changed or the guard fired; all: under every round.")
+    ] = ShowState.changed,
     input_format: InputFormatOpt = None,
     strict: StrictOpt = False,
     config: ConfigOpt = None,
@@ -63,7 +72,8 @@ def show(
     diagnostics = Diagnostics()
     ids: list[str] = []
     seen, shown = show_traces(
-        paths, console, settings=settings, trace_id=trace, input_format=input_format, diagnostics=diagnostics, labels=sidecar, seen_ids=ids
+        paths, console, settings=settings, trace_id=trace, input_format=input_format, diagnostics=diagnostics, labels=sidecar, seen_ids=ids,
+        all_states=state is ShowState.all,
     )
     finish_input(paths, diagnostics, strict, seen)
     if trace is not None and not shown:

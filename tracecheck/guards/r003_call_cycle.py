@@ -333,4 +333,7 @@ class CallCycle(Guard):
         return []
 
     def state(self) -> dict[str, Any]:
-        return {"recent_calls": [truncated(e.signature) for e in self.history]}
+        # How many calls the window holds and the last few (a cycle is at most max_period
+        # long): the whole window, shown under every round, grew into a wall of text.
+        shown = self.history[-min(len(self.history), self.options.max_period) :] if self.history else []
+        return {"recent_calls": len(self.history), "last": [truncated(e.signature, 80) for e in shown[-3:]]}

@@ -316,12 +316,15 @@ def _state_text(state: dict[str, Any], limit: int = 240) -> str:
     return " ".join(kept)
 
 
-def guard_annotator(trace: Trace, settings: Settings):
+def guard_annotator(trace: Trace, settings: Settings, all_states: bool = False):
     """Replay ``trace`` once, remembering each guard's state after every phase; return a
-    function that gives the lines to print under a round: every guard's state (the last
-    phase's) on every round where it holds any, then the round's fires. A guard that
-    stopped sits out the rest of its turn, and shows no state there: it judged nothing."""
+    function that gives the lines to print under a round: a guard's state (the last
+    phase's) where it changed since it was last shown — from the guard's fresh state, so
+    counters still at zero are not shown — or where the guard fired (``all_states``: on
+    every round where it holds any), then the round's fires. A guard that stopped sits out
+    the rest of its turn, and shows no state there: it judged nothing."""
     guards = settings.build()
+    fresh = {guard.code: _state_text(guard.state()) for guard in settings.build()}
     after: dict[int, dict[str, str]] = defaultdict(dict)
 
     def observe(rnd: Round, phase: Phase, current) -> None:
@@ -334,9 +337,14 @@ def guard_annotator(trace: Trace, settings: Settings):
         fires[fire.round].append(fire)
     stop = result.policy.stop
 
+    shown = dict(fresh)
+
     def annotate(_trace: Trace, rnd: Round):
+        fired = {fire.code for fire in fires.get(rnd.index, [])}
         for code, text in after.get(rnd.index, {}).items():
-            if text:
+            changed = text != shown.get(code)
+            shown[code] = text
+            if text and (all_states or changed or code in fired):
                 line = Text(f"      · {code} ", style="dim")
                 line.append_text(Text(text, "dim"))  # made safe value by value
                 yield line

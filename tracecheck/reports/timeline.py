@@ -136,7 +136,10 @@ def render_trace(console: Console, trace: Trace, annotate: RoundAnnotator | None
             line.append_text(plain(one_line(message.text, 200)))
             _put(console, line)
         head = Text(f"  round {rnd.index:>2}", style="bold")
-        head.append(f"  {_clock(rnd.started_at)}", style="dim")
+        if rnd.started_at is None and rnd.ended_at is not None:
+            head.append(f"  ended {_clock(rnd.ended_at)}", style="dim")  # the format records when the reply came only
+        else:
+            head.append(f"  {_clock(rnd.started_at)}", style="dim")
         if rnd.seconds is not None:
             head.append(f" +{_seconds(rnd.seconds)}", style="dim")
         head.append(f"  {_tokens(rnd.usage, cost)}", style="dim")
@@ -171,12 +174,14 @@ def show_traces(
     diagnostics=None,
     labels=None,
     seen_ids: list[str] | None = None,
+    all_states: bool = False,
 ) -> tuple[int, int]:
     """Print the timeline of every trace below ``paths`` (only ``trace_id`` when given),
     with each guard's state when ``settings`` are given: the plain function behind
     ``tracecheck show``. Returns (traces read, traces shown); one trace in memory at a time.
     ``labels`` (a labels file's path or a loaded ``Labels``) labels each trace as it is read;
-    ``seen_ids`` collects the ids read (the first 20), to say which there were."""
+    ``seen_ids`` collects the ids read (the first 20), to say which there were;
+    ``all_states`` shows every guard's state under every round, not only where it changed."""
     from ..input.diagnostics import Diagnostics
     from ..input.labels import as_labels
     from ..readers.load import read_traces
@@ -194,7 +199,7 @@ def show_traces(
         if trace_id is not None and trace.id != trace_id:
             continue
         shown += 1
-        render_trace(console, trace, guard_annotator(trace, settings) if settings is not None else None)
+        render_trace(console, trace, guard_annotator(trace, settings, all_states) if settings is not None else None)
     if labels is not None:
         labels.finish(diagnostics)
     console.file.flush()
