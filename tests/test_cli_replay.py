@@ -180,7 +180,7 @@ def test_tokenizer_comparison_shows_both_and_jieba_missing_gives_the_install_com
     finally:
         tokenizers._jieba_cut.cache_clear()
     assert result.exit_code == 2
-    assert "pip install 'tracecheck[jieba]'" in result.stderr
+    assert "needs the optional jieba package: pip install jieba" in result.stderr
 
 
 def test_jieba_is_not_imported_by_help_or_a_char_replay(tmp_path, weather):

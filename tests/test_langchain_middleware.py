@@ -272,7 +272,7 @@ def test_the_readme_langchain_example_runs_and_its_recording_replays(tmp_path, m
 
     section = (ROOT / "README.md").read_text(encoding="utf-8").split("### LangChain\n", 1)[1].split("\n## ", 1)[0]
     (block,) = re.findall(r"```python\n(.*?)```", section, re.S)
-    assert "pip install 'tracecheck[langchain]'" in section
+    assert "pip install '.[langchain]'" in section
     monkeypatch.chdir(tmp_path)
     exec(compile(block, "README.md", "exec"), {"__name__": "readme_example"})
     assert capsys.readouterr().out.splitlines()[-1] == "No orders are pending."

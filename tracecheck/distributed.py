@@ -1,5 +1,5 @@
 """Replay on a Dask cluster: the report of ``tracecheck replay``, byte for byte, with the
-traces replayed on many machines (``pip install 'tracecheck[dask]'``).
+traces replayed on many machines (the ``dask`` extra: ``pip install '.[dask]'`` from a checkout).
 
 Replaying a trace is a pure function of the trace and the settings, so the work maps
 over a Dask bag of input files: each partition (a few files) is read and replayed on a

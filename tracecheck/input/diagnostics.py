@@ -55,3 +55,17 @@ class Diagnostics:
 
 class TracecheckError(Exception):
     """An error meant for the user (bad usage, config or input): exit code 2, no traceback."""
+
+
+# The project's name on the package index (``tracecheck`` there is another project); the
+# command and the import stay ``tracecheck``.
+DISTRIBUTION = "tracecheck-guards"
+
+
+class MissingExtra(TracecheckError, ValueError):
+    """An optional dependency is not installed: a user error with the line that installs
+    it (the package itself, which works whether tracecheck came from a checkout or the
+    index), never a crash. A ValueError too, as the live API reports bad options."""
+
+    def __init__(self, what: str, package: str) -> None:
+        super().__init__(f"{what} needs the optional {package} package: pip install {package}")

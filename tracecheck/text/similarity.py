@@ -127,7 +127,7 @@ class IndelHistory(ObservationHistory):
     at 0.7): joining costs O(|new|), not O(run). The LCS itself is bit-parallel,
     O(|history|·|new| / 64) word steps, after a common prefix and suffix are stripped
     (a near-repeat costs little more than the comparison of its two ends).
-    rapidfuzz is an optional dependency (``tracecheck[rapidfuzz]``)."""
+    rapidfuzz is an optional dependency (``pip install rapidfuzz``)."""
 
     metric = "indel"
 
@@ -135,9 +135,9 @@ class IndelHistory(ObservationHistory):
         try:
             import rapidfuzz.distance  # noqa: F401  (here, not at start-up)
         except ImportError:
-            raise ValueError(
-                "the indel novelty metric needs rapidfuzz: pip install 'tracecheck[rapidfuzz]'"
-            ) from None
+            from ..input.diagnostics import MissingExtra
+
+            raise MissingExtra("the indel novelty metric", "rapidfuzz") from None
         super().__init__(window)
 
     def ratio(self, new: str) -> float:

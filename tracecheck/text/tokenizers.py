@@ -20,10 +20,9 @@ from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
-from ..input.diagnostics import TracecheckError
+from ..input.diagnostics import MissingExtra, TracecheckError
 
 TOKENIZERS = ("char", "jieba")
-JIEBA_INSTALL = "pip install 'tracecheck[jieba]'"
 
 
 # CJK ideographs (unified, extension A, extensions B-F, compatibility), hiragana and
@@ -108,9 +107,7 @@ def _jieba_cut() -> Callable[[str], list[str]]:
             warnings.simplefilter("ignore")
             import jieba
     except ImportError:
-        raise TracecheckError(
-            f"the jieba tokenizer needs the optional jieba package: {JIEBA_INSTALL}"
-        ) from None
+        raise MissingExtra("the jieba tokenizer", "jieba") from None
     jieba.setLogLevel(logging.WARNING)
     tokenizer = jieba.Tokenizer()
     tokenizer.cache_file = _jieba_cache_file()
