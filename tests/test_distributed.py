@@ -137,3 +137,21 @@ def test_standard_input_is_refused(client):
 def test_importing_tracecheck_does_not_import_dask():
     code = "import sys, tracecheck, tracecheck.cli.main, tracecheck.reports.replay_report; print([m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')])"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
+
+
+def test_the_readme_snippet_runs_as_a_script_and_writes_the_clis_report(cli, tmp_path, monkeypatch):
+    """Saved as a file and run with ``python``, the README's snippet starts a cluster of
+    worker processes on this machine (which import the script again: the ``__main__``
+    guard) and writes what ``tracecheck replay --format json runs/`` prints."""
+    import re
+    import shutil
+
+    section = (ROOT / "README.md").read_text(encoding="utf-8").split("### More than one machine\n", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```python\n(.*?)```", section, re.S)
+    (tmp_path / "runs").mkdir()
+    shutil.copy(SAMPLES / "seed000_mixed_round.jsonl", tmp_path / "runs")
+    (tmp_path / "replay_on_dask.py").write_text(block, encoding="utf-8")
+    run = subprocess.run([sys.executable, "replay_on_dask.py"], cwd=tmp_path, capture_output=True, text=True, timeout=240)
+    assert run.returncode == 0, run.stderr
+    monkeypatch.chdir(tmp_path)
+    assert (tmp_path / "report.json").read_text(encoding="utf-8") == cli("replay", "--format", "json", "runs/").stdout

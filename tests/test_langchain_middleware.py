@@ -192,8 +192,13 @@ def test_a_recorded_run_replays_to_the_same_stop(tmp_path):
     (recorded,) = read_traces([str(recording)], Diagnostics())
     assert [len(r.tool_calls) for r in recorded.rounds] == [1, 1, 1, 0] and recorded.rounds[-1].text == FORCED.text
     assert [c.result is not None for r in recorded.rounds[:3] for c in r.tool_calls] == [True, True, False]
+    assert [r.forced for r in recorded.rounds] == [False, False, False, True]  # the answer the stop asked for
     replayed = replay_trace(recorded, load_settings(preset="seed-000", cwd=ROOT).build())
-    assert [(s.round, s.code) for s in replayed.policy.stops] == [(3, "P001")]
+    assert [(s.round, s.code, s.already_stopped) for s in replayed.policy.stops] == [(3, "P001", True)]
+    # The run was stopped: its 3rd call never ran, its forced answer is recorded. Nothing
+    # more to save, and no second forced answer to charge.
+    saved = replayed.policy.saved
+    assert (saved.llm_calls, saved.tool_calls, saved.tokens, saved.forced_answer_tokens) == (0, 0, 0, None)
     assert json.loads(recording.read_text().splitlines()[-1])["type"] == "end"
     assert middleware.monitor(recorded.id) is None  # the run ended with its invocation
 

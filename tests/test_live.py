@@ -6,6 +6,7 @@ Recorder turns the live run into a trace that replay reads back with the same ve
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -246,3 +247,107 @@ def test_a_recorded_block_replays_as_done_not_as_a_saving_or_stale_data(tmp_path
     assert [c.result.blocked for r in trace.rounds for c in r.tool_calls] == [False, True, True]
     policy = replay_trace(trace, load_settings(preset="crewai", cwd=ROOT).build()).policy
     assert policy.stale_blocks == 0 and policy.blocked_calls == 0 and policy.saved is None
+
+
+def run_until_stopped(monitor: Monitor, *, answer: str | None = "No orders are pending.") -> Decision:
+    """The same query answered the same way until a guard stops the turn (the tools of a
+    round stopped before them never run); then the forced answer, given to the monitor."""
+    monitor.new_turn("Which orders are pending?")
+    for k in range(1, 8):
+        call = {"id": f"c{k}", "type": "function", "function": {"name": "query_db", "arguments": '{"status": "pending"}'}}
+        decision = monitor.before_tools([call], usage={"prompt_tokens": 300 + 40 * k, "completion_tokens": 20})
+        if not decision.stop:
+            decision = monitor.after_tools([{"role": "tool", "tool_call_id": f"c{k}", "content": "[]"}])
+        if decision.stop:
+            if answer is not None:
+                assert monitor.final(answer, usage={"prompt_tokens": 600, "completion_tokens": 9}).verdicts == []
+            return decision
+    raise AssertionError("no stop")
+
+
+def recorded(path, preset: str, **kwargs):
+    monitor = Monitor(preset=preset, **kwargs)
+    recorder = Recorder(path).attach(monitor)
+    run_until_stopped(monitor)
+    recorder.close()
+    return monitor
+
+
+@pytest.mark.parametrize(("preset", "stop", "phase"), [("default", ("P004", 3), "after_tools"), ("patchcat", ("R001", 3), "before_tools")])
+def test_a_run_the_monitor_stopped_replays_as_what_happened(tmp_path, cli, preset, stop, phase):
+    path = tmp_path / "stopped.jsonl"
+    recorded(path, preset)
+    events = [json.loads(line) for line in path.read_text().splitlines()]
+    rounds = [e for e in events if e["type"] == "round"]
+    assert [e.get("forced") for e in rounds] == [None, None, None, True] and rounds[-1]["text"] == "No orders are pending."
+    report = json.loads(cli("replay", "--format", "json", "--preset", preset, str(path)).stdout)
+    (trace,) = report["traces"]
+    assert trace["answered"] and trace["error"] is None
+    policy = trace["policy"]
+    assert [(s["code"], s["round"], s["phase"], s["already_stopped"]) for s in policy["stops"]] == [(*stop, phase, True)]
+    # The stop was made and its forced answer (round 4, measured) is in the recording: the
+    # replay charges no second one and saves nothing (round 3's call never ran, before tools).
+    saved = policy["saved"]
+    assert (saved["llm_calls"], saved["tool_calls"], saved["tokens"], saved["forced_answer_tokens"]) == (0, 0, 0, None)
+    assert policy["outcome_change"] is None and policy["possible_harm"] is None
+    assert report["totals"]["saved"]["llm_calls"] == 0 and report["totals"]["saved"]["tokens"] == 0
+    text = cli("replay", "--preset", preset, str(path)).stdout
+    assert f"stop at round 3 {phase.replace('_', ' ')} ({stop[0]}) → saves nothing\n" in text
+    assert "the recorded run was stopped here too: round 4 is its forced answer" in text
+    assert "forced answer charged" not in text and "costs" not in text and "without an answer" not in text
+    for format in ("markdown", "html"):
+        assert "the recorded run was stopped here too: round 4 is its forced answer" in cli("replay", "--format", format, "--preset", preset, str(path)).stdout
+    # Without the mark, round 4 reads as the run's own reply, which a stop replaces by an
+    # estimated forced answer: the charge a recording without it got.
+    path.write_text(path.read_text().replace(',"forced":true', ""))
+    unmarked = json.loads(cli("replay", "--format", "json", "--preset", preset, str(path)).stdout)["traces"][0]["policy"]
+    assert unmarked["stops"][0]["already_stopped"] is False and unmarked["saved"]["forced_answer_tokens"] is not None
+
+
+def test_a_replay_that_stops_before_the_monitor_did_charges_one_forced_answer_for_the_rest(tmp_path, cli):
+    path = tmp_path / "stopped.jsonl"
+    recorded(path, "default")  # P004 stopped it live after round 3's tools
+    report = json.loads(cli("replay", "--format", "json", "--set", "P004.threshold=2", str(path)).stdout)
+    policy = report["traces"][0]["policy"]
+    assert [(s["code"], s["round"], s["already_stopped"]) for s in policy["stops"]] == [("P004", 2, False)]
+    # Cut: round 3 (its call) and the recorded forced answer, replaced by one forced answer.
+    assert (policy["saved"]["llm_calls"], policy["saved"]["tool_calls"]) == (1, 1)
+    assert policy["saved"]["forced_answer_tokens"] > 0
+
+
+def test_each_monitor_records_its_own_trace_and_runs_appended_to_one_file_stay_apart(tmp_path, cli):
+    path = tmp_path / "runs.jsonl"
+    first, second = recorded(path, "default"), recorded(path, "default")
+    named = recorded(path, "default", trace_id="nightly-7")
+    assert re.fullmatch(r"run-[0-9a-f]{12}", first.trace.id) and first.trace.id != second.trace.id and named.trace.id == "nightly-7"
+    result = cli("replay", "--format", "json", str(path))
+    assert result.exit_code == 0 and result.stderr == ""
+    assert [t["id"] for t in json.loads(result.stdout)["traces"]] == [first.trace.id, second.trace.id, "nightly-7"]
+
+
+def test_the_forced_answer_is_the_reply_right_after_a_stop_only():
+    monitor = Monitor(preset="default")
+    run_until_stopped(monitor, answer=None)
+    monitor.new_turn("And the shipped ones?")  # the stop's answer never came: a new turn
+    monitor.final("Two were shipped.")
+    run_until_stopped(monitor, answer=None)
+    monitor.before_tools([("query_db", {"status": "shipped"})])  # the agent went on with tools
+    monitor.after_tools(["[]"])
+    monitor.final("Done.")
+    assert [r.forced for r in monitor.trace.rounds if r.is_final] == [False, False]
+    run_until_stopped(monitor)
+    assert monitor.trace.rounds[-1].forced
+
+
+def test_a_run_a_guard_aborted_is_recorded_as_ended_without_an_answer(tmp_path):
+    path = tmp_path / "aborted.jsonl"
+    monitor = Monitor(preset="openhands")  # F002: the same call answered by the same error 3 times aborts
+    recorder = Recorder(path).attach(monitor)
+    monitor.new_turn("Read the config.")
+    for k in range(3):
+        decision = monitor.before_tools([(f"c{k}", "read_file", {"path": "config.yaml"})])
+        decision = monitor.after_tools([(f"c{k}", "Error: ENOENT: no such file", True)])
+    assert decision.abort
+    recorder.close()
+    (trace,) = read_traces([str(path)], Diagnostics())
+    assert trace.error == "aborted by tracecheck" and not trace.answered

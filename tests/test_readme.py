@@ -77,12 +77,27 @@ def test_the_live_examples_run_as_written(tmp_path, monkeypatch, capsys, cli):
     blocks = re.findall(r"```python\n(.*?)```", section, re.S)
     assert blocks
     monkeypatch.chdir(tmp_path)
-    for block in blocks:
+    for block in [blocks[0], *blocks]:  # the Monitor example twice: two runs appended to run.jsonl
         exec(compile(block, "README.md", "exec"), {"__name__": "readme_example"})
     assert capsys.readouterr().out.splitlines()[-1] == "No orders are pending."
-    # ... and its recording replays to the stop the monitor made.
-    report = json.loads(cli("replay", "--format", "json", str(tmp_path / "run.jsonl")).stdout)
-    assert [(s["code"], s["round"]) for s in report["traces"][0]["policy"]["stops"]] == [("P004", 3)]
+    # ... and its recording replays as what happened: two runs, each stopped where the
+    # monitor stopped it, with its forced answer as the final answer and nothing more to save.
+    result = cli("replay", "--format", "json", "run.jsonl")
+    assert result.exit_code == 0 and result.stderr == ""
+    traces = json.loads(result.stdout)["traces"]
+    assert len(traces) == 2 and traces[0]["id"] != traces[1]["id"]
+    for trace in traces:
+        assert re.fullmatch(r"run-[0-9a-f]{12}", trace["id"])
+        assert trace["answered"] and trace["rounds"] == 4 and trace["policy"]["outcome_change"] is None
+        assert [(s["code"], s["round"], s["already_stopped"]) for s in trace["policy"]["stops"]] == [("P004", 3, True)]
+        saved = trace["policy"]["saved"]
+        assert (saved["llm_calls"], saved["tool_calls"], saved["tokens"], saved["forced_answer_tokens"]) == (0, 0, 0, None)
+    # The replay the README shows ("…" stands for what varies: ids, token counts, lines).
+    shown = re.search(r"```console\n\$ tracecheck replay run.jsonl\n(.*?)```", section, re.S).group(1)
+    pattern = "".join(r"(?:.*\n)*?" if line == "…" else ".*".join(map(re.escape, line.split("…"))) + r"\n" for line in shown.splitlines())
+    monkeypatch.setenv("COLUMNS", "80")
+    printed = cli("replay", "run.jsonl").stdout
+    assert re.match(pattern, printed), printed
 
 
 def test_the_replay_example_is_what_replay_prints_at_80_columns(cli, monkeypatch):

@@ -101,6 +101,9 @@ class Round:
     id: str | None = None
     model: str | None = None
     turn: int = 1  # the conversation turn this round answers (see Trace.number_turns)
+    # The final answer a guard's stop forced in the recorded (live) run: the reply that
+    # stop asked for, not one of the rounds it cut.
+    forced: bool = False
 
     @property
     def is_final(self) -> bool:

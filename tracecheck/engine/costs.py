@@ -275,6 +275,13 @@ def forced_answer_cost(
     return context + output, seconds
 
 
+def stopped_when_recorded(trace: Trace, index: int, end: int) -> bool:
+    """Whether the recorded run was already stopped at round ``index`` (0-based): the one
+    round after it in its scope (up to ``end``, exclusive) is the forced answer a live
+    guard's stop asked for (a ``Monitor`` recording). A stop there changes nothing."""
+    return end == index + 2 and trace.rounds[index + 1].forced
+
+
 def saving_after(
     trace: Trace, costs: list[RoundCost], index: int, after_tools: bool, forced_answer: bool, end: int | None = None
 ) -> Saving:
@@ -283,9 +290,17 @@ def saving_after(
 
     Before tools, round k's tools never run; after tools, they did. The rounds after
     k up to ``end`` are saved entirely. A ``stop`` is charged one forced reply
-    (estimated); an ``abort`` ends with no answer and is charged nothing.
+    (estimated); an ``abort`` ends with no answer and is charged nothing. A stop where
+    the recorded run was stopped already (``stopped_when_recorded``) keeps the recorded
+    forced answer as its own: it saves only round k's calls that ran although a stop
+    before the tools would have kept them from running.
     """
     end = len(trace.rounds) if end is None else end
+    if forced_answer and stopped_when_recorded(trace, index, end):
+        saving = saving_after(trace, costs, index, after_tools, False, index + 1)
+        if not after_tools:
+            saving.tool_calls = sum(1 for c in trace.rounds[index].tool_calls if c.result is not None and not c.result.blocked)
+        return saving
     later = range(index + 1, end)
     saving = Saving()
     saving.llm_calls = len(later)

@@ -19,7 +19,17 @@ from ..guards.base import Action, Guard, Phase, RunContext
 from ..model import Round, Trace
 from .counterfactual import is_stale, new_information_after, refusal_hid_news
 from .expectations import ExpectationResult, check_expectations
-from .costs import RoundCost, Saving, Totals, combine_bases, round_costs, saving_after, trace_totals, turn_end
+from .costs import (
+    RoundCost,
+    Saving,
+    Totals,
+    combine_bases,
+    round_costs,
+    saving_after,
+    stopped_when_recorded,
+    trace_totals,
+    turn_end,
+)
 
 
 @dataclass(slots=True)
@@ -39,6 +49,7 @@ class Fire:
     new_information: tuple[int, str] | None = None  # for stop/abort: (round, what) the cut rounds found
     message: str | None = None  # what a live agent would have told the model
     already_blocked: bool = False  # a block the recorded (live) run made too: nothing left to save
+    already_stopped: bool = False  # a stop the recorded (live) run made too: its forced answer is recorded
 
 
 @dataclass(slots=True)
@@ -261,6 +272,7 @@ def _fire(trace: Trace, costs, guard: Guard, verdict, rnd, index: int, phase: Ph
         start, end = (turn_start, turn_end(trace, index)) if is_stop else (0, len(trace.rounds))
         after = phase is Phase.AFTER_TOOLS
         fire.saved = saving_after(trace, costs, index, after, is_stop, end)
+        fire.already_stopped = is_stop and stopped_when_recorded(trace, index, end)
         fire.new_information = new_information_after(trace, index, after, start, end, forced_answer=is_stop)
     elif verdict.action is Action.BLOCK:
         call = next((c for c in rnd.tool_calls if c.id == verdict.call_id), None)
@@ -322,7 +334,8 @@ def _policy(trace: Trace, fires: list[Fire]) -> PolicyResult:
     policy.later_turns_as_recorded = any(s.action is Action.STOP and s.turn < final_turn for s in stops)
     # A stop that ends an earlier turn of a successful dialogue, cutting nothing new, leaves
     # the success to the later turns (assumed as recorded): not counted as harm.
-    harmful = [s for s in stops if s.action is Action.ABORT or s.turn == final_turn or s.new_information]
+    # A stop the recorded run made itself changes nothing in it: no harm of the policy's.
+    harmful = [s for s in stops if not s.already_stopped and (s.action is Action.ABORT or s.turn == final_turn or s.new_information)]
     if harmful and trace.outcome == "success":
         policy.possible_harm = "the run is labelled a success: the policy would have " + _what_it_cuts(harmful, final_turn)
     if last is not None and (last.action is Action.ABORT or last.turn == trace.rounds[-1].turn):

@@ -54,6 +54,7 @@ from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from typing_extensions import NotRequired
 
 from ..live import Decision, Monitor, Recorder, closing_messages
+from ..live.monitor import new_run_id
 
 NOTE_PREFIX = "tracecheck-"  # ids of the messages the middleware adds
 
@@ -133,7 +134,7 @@ class TracecheckMiddleware(AgentMiddleware):
             runs = [self._runs.pop(k) for k in keys if k in self._runs]
         for run in runs:
             if run.recorder is not None:
-                run.recorder.close(error=error or _abort_error(run.monitor))
+                run.recorder.close(error=error)  # an aborted run says so by itself
 
     def _start(self, key: str) -> _Run:
         if self.monitor_factory is not None:
@@ -150,7 +151,7 @@ class TracecheckMiddleware(AgentMiddleware):
             old = [self._runs.popitem(last=False) for _ in range(max(0, overflow))]
         for _, dropped in old:
             if dropped.recorder is not None:
-                dropped.recorder.close(error=_abort_error(dropped.monitor))
+                dropped.recorder.close()
         return run
 
     def _run_of(self, state) -> _Run | None:
@@ -170,7 +171,7 @@ class TracecheckMiddleware(AgentMiddleware):
         key = state.get("tracecheck_run")
         run = self._runs.get(key) if key is not None else None
         if run is None:
-            key = key or _thread_id(runtime) or f"run-{uuid.uuid4().hex[:12]}"
+            key = key or _thread_id(runtime) or new_run_id()
             run = self._start(key)
             update["tracecheck_run"] = key
         monitor = run.monitor
@@ -299,10 +300,6 @@ def _not_run(ai: AIMessage, decision: Decision) -> list[ToolMessage]:
 def _ending(decision: Decision) -> AIMessage:
     reason = decision.message or "; ".join(v.reason for _, v in decision.verdicts) or "a guard aborted the run"
     return AIMessage(content=f"The run was ended by tracecheck ({_codes(decision)}): {reason}", id=f"{NOTE_PREFIX}{uuid.uuid4().hex}")
-
-
-def _abort_error(monitor: Monitor) -> str | None:
-    return "aborted by tracecheck" if monitor.aborted else None
 
 
 def _results_since_last_ai(messages) -> list[ToolMessage]:

@@ -1,6 +1,7 @@
 """The forced final answer: after a ``stop``, the agent calls the model once more,
 without tools, with the guard's closing prompt (seed 000: reuse the max-rounds closing
-path). These helpers build that request from the conversation so far."""
+path). These helpers build that request from the conversation so far; the reply goes to
+``Monitor.final``, which records it as the stop's forced answer."""
 
 from __future__ import annotations
 

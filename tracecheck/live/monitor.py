@@ -11,10 +11,15 @@ has, answering with a ``Decision`` the loop can act on.
             decision = monitor.final(reply.text)        # E001 may push back (reject)
             break
         decision = monitor.before_tools(reply.tool_calls, text=reply.text, usage=reply.usage)
-        if decision.stop or decision.abort:
-            break                                       # forced answer: closing_messages()
-        results = run_tools(reply.tool_calls, skip=decision.blocked)
-        decision = monitor.after_tools(results)
+        if decision.abort:
+            break
+        if not decision.stop:
+            results = run_tools(reply.tool_calls, skip=decision.blocked)
+            decision = monitor.after_tools(results)
+        if decision.stop:                               # one more call, without tools
+            answer = call_model(closing_messages(messages, decision))
+            monitor.final(answer.text)                  # recorded as the stop's forced answer
+            break
         ...
 
 The monitor builds the same model objects the readers build (``Round``, ``ToolCall``
@@ -27,6 +32,7 @@ each ``new_turn``. So a live run and the replay of its recording get the same ve
 from __future__ import annotations
 
 import time
+import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,7 +53,8 @@ class Decision:
     to the conversation; the calls run), ``block`` (run the calls except ``blocked``, each
     answered with its synthetic result), ``reject`` (the final answer is refused: send
     ``message`` and let the model go on), ``stop`` (no tools now: ask the model once more
-    for a final answer with ``message`` as the closing prompt, see ``closing_messages``),
+    for a final answer with ``message`` as the closing prompt, see ``closing_messages``,
+    and give that answer to ``Monitor.final``),
     ``abort`` (end the run without an answer). ``verdicts`` are (guard code, verdict).
     """
 
@@ -78,8 +85,15 @@ def model_message(verdict: Verdict) -> str:
     return getattr(verdict, "message", None) or verdict.reason
 
 
+def new_run_id() -> str:
+    """A fresh trace id for one run (``run-`` and 12 hex digits): runs appended to one
+    recording stay apart."""
+    return f"run-{uuid.uuid4().hex[:12]}"
+
+
 class Monitor:
-    """One agent run under the guards of a preset and/or config (validated like the CLI)."""
+    """One agent run under the guards of a preset and/or config (validated like the CLI).
+    ``trace_id`` names its recording; by default each monitor gets a fresh one."""
 
     def __init__(
         self,
@@ -91,7 +105,7 @@ class Monitor:
         config: str | None = None,
         cwd: str | None = None,
         language: str = "auto",
-        trace_id: str = "live",
+        trace_id: str | None = None,
         metadata: Mapping[str, Any] | None = None,
         settings=None,
         clock=time.time,
@@ -104,7 +118,7 @@ class Monitor:
         self.language = language
         self.clock = clock
         self.guards: list[Guard] = settings.build()
-        self.trace = Trace(id=trace_id, format="live", file="<live>", metadata=dict(metadata or {}))
+        self.trace = Trace(id=trace_id or new_run_id(), format="live", file="<live>", metadata=dict(metadata or {}))
         self.context = RunContext(metadata=self.trace.metadata)
         if hasattr(self.context, "language"):
             self.context.language = "en" if language == "auto" else language
@@ -112,6 +126,7 @@ class Monitor:
             guard.reset(self.context)
         self.turn = 1
         self.stopped = False  # the current turn was stopped: guards sit it out
+        self._forcing = False  # a stop asked for a forced answer: the next final() is it
         self.aborted = False
         self.listeners: list[Any] = []  # e.g. a Recorder: told about every event
         self._pending: Round | None = None  # the round whose tools are running
@@ -140,6 +155,7 @@ class Monitor:
             return
         self.turn += 1
         self.stopped = False
+        self._forcing = False
         for guard in self.guards:
             if guard.options.scope == "turn" and not self.aborted:
                 guard.reset(self.context)
@@ -153,6 +169,7 @@ class Monitor:
             raise ValueError("before_tools needs the round's tool calls; a response without calls is final(text)")
         rnd = self._new_round(text, usage, started_at)
         rnd.tool_calls = calls
+        self._forcing = False  # the model went on with tools: this was no answer to the stop
         self._count_tokens(rnd)
         self._pending = rnd
         decision = self._phase(Phase.BEFORE_TOOLS, rnd)
@@ -186,8 +203,13 @@ class Monitor:
         return decision
 
     def final(self, text: str, *, usage: Any = None, started_at: float | None = None) -> Decision:
-        """The model answered without tools. Accept it, or push back (reject)?"""
+        """The model answered without tools. Accept it, or push back (reject)?
+
+        After a ``stop``, give the forced answer here too: it is recorded as that stop's
+        forced answer (the stop ended the turn, so no guard judges it), and a replay of
+        the recording counts the stop as made, not as one more forced answer to come."""
         rnd = self._new_round(text, usage, started_at)
+        rnd.forced, self._forcing = self._forcing, False
         self._count_tokens(rnd)
         decision = self._phase(Phase.FINAL, rnd)
         self._emit("round", rnd, decision)
@@ -242,7 +264,7 @@ class Monitor:
         if strongest is Action.ABORT:
             self.aborted = True
         elif strongest is Action.STOP:
-            self.stopped = True
+            self.stopped = self._forcing = True
         decision.action = "continue" if strongest is None else strongest.value
         texts = [model_message(v) for _, v in decision.verdicts if v.action in (strongest, Action.HINT) and v.action is not Action.BLOCK]
         decision.message = "\n\n".join(dict.fromkeys(texts)) or None

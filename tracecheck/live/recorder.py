@@ -1,6 +1,6 @@
 """Recording a live run as a native JSONL trace, event by event, as it happens: the
 user's messages, each round (text, calls, usage, times), each result, the monitor's
-decisions, and an ``end``. ``replay``, ``sweep`` and ``check`` read it back and reach
+decisions, the forced answer a stop asked for (marked ``forced``), and an ``end``. ``replay``, ``sweep`` and ``check`` read it back and reach
 the same verdicts the monitor reached live."""
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ from typing import Any
 import orjson
 
 from ..readers.native_writer import FORMAT_VERSION, _compact, result_event, round_event, user_event
+
+ABORTED = "aborted by tracecheck"  # the end event's error for a run a guard aborted
 
 
 class Recorder:
@@ -26,6 +28,7 @@ class Recorder:
         self.labels = dict(labels or {})
         self._file = None
         self._started = False
+        self._monitor = None  # the monitor it listens to (known at attach or its first event)
 
     def attach(self, monitor) -> Recorder:
         if self.trace_id is None:
@@ -44,11 +47,14 @@ class Recorder:
         if self._started:
             return
         self._started = True
+        if self.trace_id is None:  # added to monitor.listeners without attach()
+            self.trace_id = monitor.trace.id
         self._write(_compact({"type": "trace", "trace": self.trace_id, "format_version": FORMAT_VERSION, "metadata": dict(monitor.trace.metadata) or None}))
         if self.labels:
             self._write({"type": "labels", "trace": self.trace_id, "labels": self.labels})
 
     def __call__(self, kind: str, monitor, *payload: Any) -> None:
+        self._monitor = monitor
         self._start(monitor)
         if kind == "user":
             self._write(user_event(self.trace_id, payload[0]))
@@ -69,7 +75,10 @@ class Recorder:
                 self._write(event)
 
     def close(self, error: str | None = None, labels: dict[str, str] | None = None) -> None:
-        """End the trace (``error`` when the run ended without an answer)."""
+        """End the trace (``error`` when the run ended without an answer; a run the
+        monitor aborted says so by default)."""
+        if error is None and self._monitor is not None and self._monitor.aborted:
+            error = ABORTED
         if labels:
             self._write({"type": "labels", "trace": self.trace_id, "labels": dict(labels)})
         self._write(_compact({"type": "end", "trace": self.trace_id, "error": error}))

@@ -8,8 +8,10 @@ Events (see the README and ``tracecheck schema native``):
 - ``allow``   ``guard``, ``reason``, ``round``: a finding ``check`` accepts
 - ``user``    what the user said (``text``, ``at``): it opens a conversation turn
 - ``round``   one model response: ``text``, ``tool_calls`` [{id, name, arguments}],
-              ``usage``, ``started_at``, ``ended_at``, ``finish_reason``, ``model``, ``id``
-- ``result``  ``call_id``, ``content``, ``is_error``, ``started_at``, ``ended_at``
+              ``usage``, ``started_at``, ``ended_at``, ``finish_reason``, ``model``, ``id``,
+              ``forced`` (the final answer a guard's stop forced in a live run)
+- ``result``  ``call_id``, ``content``, ``is_error``, ``started_at``, ``ended_at``,
+              ``blocked`` (a guard refused the call in a live run)
 - ``end``     the run is over: ``error`` (ended without an answer), ``ending`` (how it
               ended: answered, submitted, limit, error), ``usage`` (run total)
 
@@ -255,6 +257,7 @@ def _read_round(entry: _Open, event: dict, line: int, warn: Warn) -> None:
         line=line,
         id=round_id,
         model=model,
+        forced=event.get("forced") is True,
     )
     for spec in calls:
         if not isinstance(spec, dict) or not isinstance(spec.get("name"), str):

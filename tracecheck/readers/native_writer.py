@@ -55,6 +55,7 @@ def round_event(trace_id: str, rnd) -> dict[str, Any]:
             "tool_calls": [_call(c) for c in rnd.tool_calls] or None,
             "usage": _usage(rnd.usage),
             "finish_reason": rnd.finish_reason,
+            "forced": True if rnd.forced else None,
         }
     )
 

@@ -171,6 +171,7 @@ def policy_lines(trace: dict[str, Any]) -> tuple[str, list[str]]:
     if forced is not None:
         answers = sum(1 for stop in policy["stops"] if stop["action"] == "stop")
         notes.append(f"{'one forced answer' if answers == 1 else f'{answers} forced answers'} charged: ~{forced:,} tokens (estimate)")
+    notes += already_stopped_notes(policy, turns)
     if policy["blocked_calls"]:
         notes.append(f"{count(policy['blocked_calls'], 'call')} blocked before the stop (included)")
     if policy.get("stale_blocks"):
@@ -178,6 +179,16 @@ def policy_lines(trace: dict[str, Any]) -> tuple[str, list[str]]:
     if policy.get("later_turns_as_recorded"):
         notes.append("a stop ends its turn; later turns are assumed to happen as recorded")
     return headline, notes
+
+
+def already_stopped_notes(policy: dict[str, Any], turns: int) -> list[str]:
+    """The policy's stops that the recorded run made itself (a live monitor's recording):
+    its forced answer is recorded right after, so such a stop changes nothing."""
+    return [
+        f"the recorded run was stopped here too: {where_text({**stop, 'round': stop['round'] + 1}, turns)} is its forced answer"
+        for stop in policy["stops"]
+        if stop.get("already_stopped")
+    ]
 
 
 def effect(saved: dict[str, Any], trace: dict[str, Any]) -> str:
@@ -298,6 +309,7 @@ def policy_data(policy: PolicyResult) -> dict[str, Any]:
                 "new_information": (
                     {"round": f.new_information[0], "what": f.new_information[1]} if f.new_information else None
                 ),
+                "already_stopped": f.already_stopped,
             }
             for f in policy.stops
         ],

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..model import OUTCOMES
 from ..text.textsafe import neutralize, neutralize_lines, one_line, single_line
-from .data import BASIS_NOTES, after_policy_stop, basis_note, count, effect, seconds, shown_id, count_unchecked, enable_hint, unchecked_remedy, outcome_lines
+from .data import BASIS_NOTES, after_policy_stop, already_stopped_notes, basis_note, count, effect, seconds, shown_id, count_unchecked, enable_hint, unchecked_remedy, outcome_lines
 from .rounds import CALL_ID_CHARS
 
 FIRED_TIMELINES = 100  # timelines for the first traces where a guard fired ...
@@ -278,13 +278,14 @@ def stops_text(policy: dict[str, Any], turns: int) -> str:
     )
 
 
-def policy_notes(policy: dict[str, Any]) -> list[tuple[str, str]]:
+def policy_notes(policy: dict[str, Any], turns: int) -> list[tuple[str, str]]:
     """The notes under a policy line, with their class: what the terminal prints."""
     notes: list[tuple[str, str]] = []
     forced = policy["saved"]["forced_answer_tokens"] if policy["stops"] else None
     if forced is not None:
         answers = sum(1 for stop in policy["stops"] if stop["action"] == "stop")
         notes.append((f"{'one forced answer' if answers == 1 else f'{answers} forced answers'} charged: ~{forced:,} tokens (estimate)", "note"))
+    notes += [(text, "note") for text in already_stopped_notes(policy, turns)]
     if policy["blocked_calls"] and policy["stops"]:
         notes.append((f"{count(policy['blocked_calls'], 'call')} blocked before the stop (included)", "note"))
     if policy.get("stale_blocks"):
@@ -481,7 +482,7 @@ class HtmlWriter:
         if self.presets:
             lines = []
             for name, run in trace["presets"].items():
-                notes = "".join(f'<div class="{c} note">{esc(t, 300)}</div>' for t, c in policy_notes(run["policy"]))
+                notes = "".join(f'<div class="{c} note">{esc(t, 300)}</div>' for t, c in policy_notes(run["policy"], trace.get("turns", 1)))
                 lines.append(f"<div><b>{esc(name)}</b>: {policy_line(run['policy'], trace)}{notes}</div>")
             first = esc(self.presets[0])
             return (
@@ -492,7 +493,7 @@ class HtmlWriter:
         if not trace["fires"]:
             return '<div class="policy none good">no guard fired</div>'
         cls = "policy" if policy["stops"] else "policy none"
-        notes = "".join(f'<div class="{c} note">{esc(t, 300)}</div>' for t, c in policy_notes(policy))
+        notes = "".join(f'<div class="{c} note">{esc(t, 300)}</div>' for t, c in policy_notes(policy, trace.get("turns", 1)))
         return f'<div class="{cls}"><b>policy:</b> {policy_line(policy, trace)}{notes}</div>'
 
     def _timeline(self, trace: dict[str, Any]) -> str:
@@ -552,7 +553,8 @@ class HtmlWriter:
             "after_tools": f"after the tools of {where(stop, turns)}",
             "final": f"at the reply of {where(stop, turns)}",
         }[stop["phase"]]
-        text = f"<b>policy {esc(stop['action'].upper())} ({esc(stop['code'])})</b> {esc(how)}: {esc(scope)} would not have run"
+        text = f"<b>policy {esc(stop['action'].upper())} ({esc(stop['code'])})</b> {esc(how)}: "
+        text += "the recorded run was stopped here too" if stop.get("already_stopped") else f"{esc(scope)} would not have run"
         if stop["action"] == "stop" and saved and saved["forced_answer_tokens"] is not None:
             text += f"; one forced answer instead (~{saved['forced_answer_tokens']:,} tokens, estimate)"
         if saved:

@@ -9,7 +9,7 @@ from rich.console import Console
 from rich.text import Text
 
 from ..text.textsafe import one_line, plain
-from .data import basis_note, count as _count, fire_groups, notes, effect as _effect, location, pct as _pct, seconds as _seconds, shown_id, count_unchecked, enable_hint, unchecked_remedy, outcome_lines
+from .data import already_stopped_notes, basis_note, count as _count, fire_groups, notes, effect as _effect, location, pct as _pct, seconds as _seconds, shown_id, count_unchecked, enable_hint, unchecked_remedy, outcome_lines
 
 ACTION_STYLES = {"hint": "cyan", "block": "yellow", "reject": "magenta", "stop": "bold red", "abort": "bold red"}
 
@@ -178,6 +178,7 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
     if forced is not None:
         answers = sum(1 for stop in policy["stops"] if stop["action"] == "stop")
         notes.append(f"{'one forced answer' if answers == 1 else f'{answers} forced answers'} charged: ~{forced:,} tokens (estimate)")
+    notes += already_stopped_notes(policy, turns)
     if policy["blocked_calls"]:
         notes.append(f"{_count(policy['blocked_calls'], 'call')} blocked before the stop (included)")
     if policy.get("stale_blocks"):
