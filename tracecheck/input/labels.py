@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from ..model import OUTCOMES, Expectation, Trace
+from ..readers.identity import stale_id_note
 from .diagnostics import Diagnostics, TracecheckError
 from .sources import display_name
 
@@ -133,7 +134,8 @@ class Labels:
         that matched traces in several files (each got the labels)."""
         for entry in self.entries:
             if not entry.matched:
-                diagnostics.warn(self.file, entry.line, f"no trace matches the labels of {entry.describe()}")
+                note = stale_id_note(entry.trace, "tracecheck label")
+                diagnostics.warn(self.file, entry.line, f"no trace matches the labels of {entry.describe()}{note}")
             elif len(entry.matched) > 1 and not entry.file:
                 diagnostics.warn(
                     self.file,

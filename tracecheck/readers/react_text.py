@@ -52,7 +52,7 @@ import orjson
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record, TextDocument
 from . import ReadContext
-from .common import failure, finish_trace
+from .common import failure, finish_trace, make_trace
 
 FORMAT = "react-text"
 
@@ -173,13 +173,8 @@ class _Parser:
         self.section = None
         if transcript.template or not (transcript.has_content() or transcript.error):
             return
-        trace = Trace(
-            id=f"{self.base}:{transcript.line}",
-            format=FORMAT,
-            file=self.ctx.file,
-            line=transcript.line,
-            end_line=transcript.end_line,
-        )
+        trace = make_trace(None, FORMAT, self.ctx.file, self.base, transcript.line)
+        trace.end_line = transcript.end_line
         if transcript.question is not None:
             trace.metadata["input"] = "\n".join(transcript.question).strip()
             trace.add_user_message(trace.metadata["input"], line=transcript.question_line)

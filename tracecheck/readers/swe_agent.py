@@ -103,6 +103,7 @@ from .common import (
     failure,
     file_stem,
     finish_trace,
+    make_trace,
     make_usage,
     new_call,
     scalar_text,
@@ -290,11 +291,9 @@ def _read_document(value: Any, line: int, ctx: ReadContext, first: bool) -> Trac
         return None
     info = as_dict(value.get("info"))
     config = _replay_config(value.get("replay_config"))
-    trace_id = as_str(as_dict(config.get("problem_statement")).get("id"))
-    if trace_id is None:
-        stem = file_stem(ctx.file)
-        trace_id = stem if first else f"{stem}:{line}"
-    trace = Trace(id=trace_id, format=FORMAT, file=ctx.file, line=line, end_line=line)
+    trace = make_trace(as_str(as_dict(config.get("problem_statement")).get("id")), FORMAT, ctx.file, file_stem(ctx.file), line)
+    if first and trace.id_base is not None:
+        trace.id = trace.id_base  # named after its file while no other trace joins it
 
     history = value.get("history")
     if history is not None and not isinstance(history, list):
