@@ -97,6 +97,11 @@ def shown_ids(traces) -> list[str]:
     return shown
 
 
+def without_digests(text: str) -> str:
+    """``text`` (a warning) with the digest of each content-made id written ``<digest>``."""
+    return re.sub(r":[0-9a-f]{12}\b", ":<digest>", text)
+
+
 def by_line(traces) -> dict:
     return {trace.line: trace for trace in traces}
 

@@ -20,7 +20,7 @@ CSV, one row per trace (blank cells say nothing)::
 An entry names its trace by ``trace`` (the id reports show) and, when ids repeat across
 files, by ``file`` too: a path that ends the trace's file path, whole components
 (``batch_output.jsonl`` matches ``runs/batch_output.jsonl``). Ids are not qualified as
-``file:id`` because ids themselves hold colons (``finetune.jsonl:3``). When several
+``file:id`` because ids themselves hold colons (``finetune.jsonl:9e0d1292216f``). When several
 entries match a trace, the one with the longest ``file`` is used, alone.
 
 A hand label for benchmarks (``tracecheck sweep --labels``, ``engine/scoring.py``):

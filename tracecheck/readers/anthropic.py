@@ -6,14 +6,14 @@ Every record is recognised on its own, so one file may mix shapes:
    the whole run, as an agent would send it last): one trace per record; a JSON array
    gives one trace per element. Trace id: the record's ``id``, ``conversation_id``,
    ``thread_id``, ``session_id`` or ``trace_id`` (also looked up inside ``metadata``),
-   else ``<file name>:<line>`` (``#<index>`` appended for an array element).
+   else its place, ``<file name>:<line>`` (``#<index>`` appended for an array element).
 2. **request/response** ``{"request": {...}, "response": {message}}`` per model call, or
    a request with its ``response`` beside ``messages`` (the formats.md example). Each
    request resends the history, so a record continues an open trace when its messages
    start with that trace's last request plus the last response's message (compared by
    role, text, tool names and canonical inputs, tool-result ids and texts; thinking
    blocks and ``cache_control`` marks are ignored, because clients drop or move them);
-   otherwise it starts a new trace (id as in shape 1, else ``<file name>:<line>``). Up
+   otherwise it starts a new trace (id as in shape 1, else its place, ``<file name>:<line>``). Up
    to 16 traces stay open at once, the least recently continued is closed first. Only
    the messages new to a request are read, so tool results attach to the rounds that
    called them; assistant messages no logged response produced are rounds without

@@ -61,8 +61,9 @@ a SWE-bench report beside the trajectory that names the instance (the document's
 ``instance_id``, else the trace id; see ``graders.py``), else from a labels file;
 otherwise it is unknown.
 
-Trace id: the file name without ``.traj``/``.json`` (and compression) suffixes; later
-documents of the same file get ``<stem>:<line>``.
+Trace id: the file name without ``.traj``/``.json`` (and compression) suffixes. A file
+of several documents names each by its content, ``<stem>:<12 hex digits>``
+(``identity.py``), not by its line: a label stays on its trace when lines move.
 """
 
 from __future__ import annotations

@@ -6,15 +6,15 @@ Every record is recognised on its own, so one file may mix shapes:
    how eval harnesses dump a run): one trace per record. A record that is a JSON array
    (a ``.json`` file) gives one trace per element. Trace id: the record's ``id``,
    ``conversation_id``, ``thread_id`` or ``session_id`` (or the same keys inside
-   ``metadata``), else ``<file name>:<line>`` (``<file name>:<line>#<index>`` for the
-   0-based index of an array element).
+   ``metadata``), else its place, ``<file name>:<line>`` (``<file name>:<line>#<index>``
+   for the 0-based index of an array element).
 2. **request/response** ``{"request": {"messages": ...}, "response": {chat.completion},
    "timestamp"?, "latency_ms"?}`` (proxies, custom loggers; a record with ``messages``
    next to a ``response`` object is read the same way). Each request resends the whole
    history, so a record continues an open trace when its messages start with that
    trace's last request plus the last response message; otherwise it starts a new trace
    (id: a ``conversation_id``/``thread_id``/``session_id``/``trace_id`` of the record,
-   else ``<file name>:<line>``). Up to 16 such traces stay open at once, so concurrent
+   else its place, ``<file name>:<line>``). Up to 16 such traces stay open at once, so concurrent
    agents logging to one file are told apart; the least recently continued is closed
    first. Round k is response k; messages new to a request (tool results, user turns;
    for the first request of a trace, all of them) are read like a conversation, so tool
@@ -49,6 +49,10 @@ attach to the call with their ``tool_call_id`` (in call order, by name when give
 the server wrote no ids); legacy ``function_call``/``function`` pairs match the most
 recent unanswered call. The format has no error flag, so ``is_error`` stays ``None``
 unless a message carries an ``error``/``is_error`` field (τ²-bench, Inspect).
+
+Ids by place: a trace named by its place keeps that name only while it is the only
+trace of its file; among several it is named by its content, ``<file name>:<12 hex
+digits>`` (``identity.py``), so that a label stays on it when lines move.
 
 Ending: a failed request nothing retried (``trace.error``) → ``"error"``; a last
 assistant message without tool calls → ``answered``; else unknown. Outcome: never set:

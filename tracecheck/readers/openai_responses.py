@@ -17,6 +17,9 @@ Shapes (every record is recognised on its own, so a file may mix the first three
    of items (one trace per array, id ``<file name>:<line>``), or one item per line (the
    whole file is one trace named after the file).
 
+A trace named by its place (``<file name>:<line>``) keeps that name only while it is
+the only trace of its file; among several it is named by its content (``identity.py``).
+
 **Grouping.** A response continues the trace that holds its ``previous_response_id``, or
 that shares its ``conversation`` id, or (state managed by hand, no id linking them) whose
 items its request re-sends (an output item id or a call id already seen). Anything

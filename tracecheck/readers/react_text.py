@@ -30,7 +30,8 @@ The executor's own "Agent stopped due to iteration limit or time limit." (or "..
 max iterations.") is no model output: the run ended without an answer, so it sets
 ``trace.error`` and adds no round.
 
-Trace id ``<file name>:<line of the transcript's first line>``. The ``Question:`` is the
+Trace id ``<file name>:<line of the transcript's first line>`` for the only transcript
+of a file; among several, ``<file name>:<12 hex digits>`` of its content (``identity.py``). The ``Question:`` is the
 user message (at its line, before the first round) that opens the one turn of a
 transcript, and also ``metadata["input"]``; a later ``Question:`` starts a new
 transcript, not a turn. Everything else in the text is the agent's or the tools'. Round, call and result lines are the lines they start on.

@@ -77,7 +77,8 @@ up; the file is kept as ``trace.metadata["graded_by"]``), else from a labels fil
 otherwise it is unknown, whatever the exit status.
 
 Trace id: ``replay_config.problem_statement.id`` (the instance id), else the file
-name without ``.traj``/``.json`` and compression suffixes.
+name without ``.traj``/``.json`` and compression suffixes (in a file of several
+trajectories, that name and their content: ``<stem>:<12 hex digits>``, ``identity.py``).
 """
 
 from __future__ import annotations
@@ -297,7 +298,7 @@ def _read_document(value: Any, line: int, ctx: ReadContext, first: bool) -> Trac
 
     history = value.get("history")
     if history is not None and not isinstance(history, list):
-        ctx.warn(line, f"trace {trace_id}: 'history' is not a list; reading the trajectory")
+        ctx.warn(line, f"trace {trace.id}: 'history' is not a list; reading the trajectory")
         history = None
     task = _task(history) if history else None
     if task is not None:
@@ -319,7 +320,7 @@ def _read_document(value: Any, line: int, ctx: ReadContext, first: bool) -> Trac
     stats = as_dict(info.get("model_stats"))
     if stats:
         trace.metadata["model_stats"] = stats
-        trace.usage_total = _model_stats_usage(stats, len(trace.rounds), lambda reason: ctx.warn(line, f"trace {trace_id}: {reason}"))
+        trace.usage_total = _model_stats_usage(stats, len(trace.rounds), lambda reason: ctx.warn(line, f"trace {trace.id}: {reason}"))
 
     status = as_str(info.get("exit_status"))
     if status is not None:

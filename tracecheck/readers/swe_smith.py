@@ -45,7 +45,8 @@ else no outcome. ``model`` is kept as ``trace.metadata["model"]``.
 No usage and no times: the format has neither.
 
 Trace id: ``traj_id`` (unique per trajectory), else ``instance_id``, else the file name
-stem (``<stem>:<line>`` for later records, ``#<k>`` for the k-th object of a list).
+stem; in a file of several records, that stem and the record's content
+(``<stem>:<12 hex digits>``, ``identity.py``), never its line.
 """
 
 from __future__ import annotations
