@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -81,6 +82,28 @@ def read_with_warnings(*paths: Path, **kwargs):
     """Read ``paths`` through the public API: (list of traces, warnings as (file name, line, reason))."""
     traces, diagnostics = read_with_diagnostics(*paths, **kwargs)
     return traces, warnings_of(diagnostics)
+
+
+_CONTENT_ID = re.compile(r"(.+):[0-9a-f]{12}((?:#\d+)?)")
+
+
+def shown_ids(traces) -> list[str]:
+    """The traces' ids, a content-made one (``<file>:<12 hex digits>``, readers/identity.py)
+    written ``<file>:@<line>``: a test says which trace has it without pinning a hash."""
+    shown = []
+    for trace in traces:
+        found = _CONTENT_ID.fullmatch(trace.id)
+        shown.append(f"{found.group(1)}:@{trace.line}{found.group(2)}" if found else trace.id)
+    return shown
+
+
+def without_digests(text: str) -> str:
+    """``text`` (a warning) with the digest of each content-made id written ``<digest>``."""
+    return re.sub(r":[0-9a-f]{12}\b", ":<digest>", text)
+
+
+def by_line(traces) -> dict:
+    return {trace.line: trace for trace in traces}
 
 
 def utc(*parts) -> float:

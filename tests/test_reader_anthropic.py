@@ -10,6 +10,7 @@ from conftest import (
     assert_show_and_convert_round_trip,
     read_with_warnings as read,
     round_usage_tuple as usage_tuple,
+    shown_ids,
     utc,
     write_jsonl,
 )
@@ -59,7 +60,7 @@ def test_whole_conversation_with_its_response():
 def test_one_conversation_per_line_without_responses():
     traces, warnings = read(FIXTURES / "conversations.jsonl")
     assert warnings == []
-    assert [t.id for t in traces] == ["eval-task-017", "conversations.jsonl:2", "sess-7781"]
+    assert shown_ids(traces) == ["eval-task-017", "conversations.jsonl:@2", "sess-7781"]
     coding, hello, browser = traces
     assert [len(t.rounds) for t in traces] == [3, 1, 2]
     assert [c.arguments["path"] for c in coding.tool_calls()] == ["config/app.yml", "config/app.yaml"]
@@ -84,7 +85,7 @@ def test_one_conversation_per_line_without_responses():
 
 def test_request_response_log_rebuilds_rounds_and_a_loop():
     traces, warnings = read(FIXTURES / "request_response.jsonl")
-    assert [t.id for t in traces] == ["request_response.jsonl:1", "conv-support-88"]
+    assert shown_ids(traces) == ["request_response.jsonl:@1", "conv-support-88"]
     docs, support = traces
     assert (docs.line, docs.end_line) == (1, 7)
     assert [r.id for r in docs.rounds] == [
@@ -293,10 +294,10 @@ def test_another_shape_ends_a_group_of_bare_responses(tmp_path):
         ],
     )
     traces, warnings = read(path)
-    assert [(t.id, [r.text for r in t.rounds]) for t in traces] == [
-        ("mixed.jsonl:1", ["one", "two"]),
-        ("mixed.jsonl:3", ["hello"]),
-        ("mixed.jsonl:4", ["A very long essay that was cut"]),
+    assert list(zip(shown_ids(traces), [[r.text for r in t.rounds] for t in traces])) == [
+        ("mixed.jsonl:@1", ["one", "two"]),
+        ("mixed.jsonl:@3", ["hello"]),
+        ("mixed.jsonl:@4", ["A very long essay that was cut"]),
     ]
     # A text answer cut at max_tokens is still an answer, not an error.
     cut = traces[2]
@@ -325,7 +326,9 @@ def test_a_dumped_messages_list_reads_as_one_conversation_when_named(tmp_path):
 
 def test_bad_input_is_warned_with_file_and_line_and_the_rest_is_read():
     traces, warnings = read(FIXTURES / "bad_input.jsonl")
-    assert [t.id for t in traces] == ["bad_input.jsonl:1", "bad_input.jsonl:4", "bad_input.jsonl:7", "bad_input.jsonl:6"]
+    # Line 7 repeats line 1 (the reader carries on after the bad lines between): told apart by order.
+    assert shown_ids(traces) == ["bad_input.jsonl:@1", "bad_input.jsonl:@4", "bad_input.jsonl:@7#2", "bad_input.jsonl:@6"]
+    assert traces[2].id == traces[0].id + "#2"
     first, odd, last, gateway = traces
     assert [len(t.rounds) for t in traces] == [2, 1, 2, 0]
     assert first.rounds[0].tool_calls[0].result.content == "437"
@@ -333,15 +336,21 @@ def test_bad_input_is_warned_with_file_and_line_and_the_rest_is_read():
     assert odd.rounds[0].text == "Done." and odd.rounds[0].tool_calls == []
     assert gateway.error is None and gateway.rounds == []
     assert warnings == [
-        ("bad_input.jsonl", 1, "trace bad_input.jsonl:1: tool result for unknown call id 'toolu_01Ghost000000000000000000' (message 3)"),
+        ("bad_input.jsonl", 1, f"trace {first.id}: tool result for unknown call id 'toolu_01Ghost000000000000000000' (message 3)"),
         ("bad_input.jsonl", 2, "not valid JSON: unexpected control character in string: line 1 column 86 (char 85)"),
         ("bad_input.jsonl", 3, "JSON that matches no known Anthropic Messages shape"),
-        ("bad_input.jsonl", 4, "trace bad_input.jsonl:4: a message must be a JSON object; skipped (message 2)"),
-        ("bad_input.jsonl", 4, "trace bad_input.jsonl:4: message with unknown role 'critic' skipped (message 3)"),
-        ("bad_input.jsonl", 4, "trace bad_input.jsonl:4: tool_use block without a name skipped (message 4)"),
+        ("bad_input.jsonl", 4, f"trace {odd.id}: a message must be a JSON object; skipped (message 2)"),
+        ("bad_input.jsonl", 4, f"trace {odd.id}: message with unknown role 'critic' skipped (message 3)"),
+        ("bad_input.jsonl", 4, f"trace {odd.id}: tool_use block without a name skipped (message 4)"),
         ("bad_input.jsonl", 5, "request without a 'messages' list; record skipped"),
-        ("bad_input.jsonl", 6, "trace bad_input.jsonl:6: response is not a Messages API message (type 'message')"),
-        ("bad_input.jsonl", 7, "trace bad_input.jsonl:7: tool result for unknown call id 'toolu_01Ghost000000000000000000' (message 3)"),
+        ("bad_input.jsonl", 6, f"trace {gateway.id}: response is not a Messages API message (type 'message')"),
+        ("bad_input.jsonl", 7, f"trace {last.id}: tool result for unknown call id 'toolu_01Ghost000000000000000000' (message 3)"),
+        (
+            "bad_input.jsonl",
+            7,
+            f"this trace starts as the trace at line 1 ({first.id!r}): named {last.id!r} by its order in the file, "
+            "so a label or baseline entry for either follows that order",
+        ),
     ]
 
 
@@ -369,12 +378,12 @@ def test_odd_blocks_and_duplicate_results_are_warned_not_raised(tmp_path):
     assert ping.result.content == "pong"
     assert len(warnings) == 5
     assert [(line, reason) for _, line, reason in warnings[:4]] == [
-        (1, "trace odd.jsonl:1: content block that is not an object skipped (message 2)"),
-        (1, "trace odd.jsonl:1: second tool result for call id 'toolu_d1' ignored (the first is kept) (message 3)"),
-        (1, "trace odd.jsonl:1: tool result without a tool_use_id skipped (message 3)"),
-        (1, "trace odd.jsonl:1: assistant content must be a string or a list of blocks; ignored (message 4)"),
+        (1, f"trace {traces[0].id}: content block that is not an object skipped (message 2)"),
+        (1, f"trace {traces[0].id}: second tool result for call id 'toolu_d1' ignored (the first is kept) (message 3)"),
+        (1, f"trace {traces[0].id}: tool result without a tool_use_id skipped (message 3)"),
+        (1, f"trace {traces[0].id}: assistant content must be a string or a list of blocks; ignored (message 4)"),
     ]
-    assert warnings[4][2].startswith("trace odd.jsonl:1: call toolu_d1 (ping): arguments are not valid JSON")
+    assert warnings[4][2].startswith(f"trace {traces[0].id}: call toolu_d1 (ping): arguments are not valid JSON")
 
 
 # --- CLI ------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from tracecheck.readers.load import read_traces
 from tracecheck.model import Usage
 from tracecheck.readers import sniff
 
-from conftest import FIXTURES, write_jsonl
+from conftest import FIXTURES, shown_ids, write_jsonl
 
 LC = FIXTURES / "langchain"
 
@@ -80,7 +80,7 @@ def test_anthropic_content_blocks():
 
 def test_langgraph_lines_error_status_invalid_calls_unknown_ids_and_bad_records():
     traces, warnings = read(LC / "langgraph_runs.jsonl")
-    assert [t.id for t in traces] == ["langgraph_runs.jsonl:1", "langgraph_runs.jsonl:3", "thread-7"]
+    assert shown_ids(traces) == ["langgraph_runs.jsonl:@1", "langgraph_runs.jsonl:@3", "thread-7"]
     first, third, state = traces
 
     # Line 1: a failed search, then a call the model truncated (finish_reason length).
@@ -110,10 +110,10 @@ def test_langgraph_lines_error_status_invalid_calls_unknown_ids_and_bad_records(
     assert state.line == 4
 
     assert warnings == [
-        (1, "trace langgraph_runs.jsonl:1: call call_Qx9Yz8Wv7Ut6Sr5Qp4On3Ml2 (search): arguments are not valid JSON: unexpected end of data: line 1 column 31 (char 30)"),
-        (1, "trace langgraph_runs.jsonl:1: call call_Qx9Yz8Wv7Ut6Sr5Qp4On3Ml2 (search) has no result"),
+        (1, f"trace {first.id}: call call_Qx9Yz8Wv7Ut6Sr5Qp4On3Ml2 (search): arguments are not valid JSON: unexpected end of data: line 1 column 31 (char 30)"),
+        (1, f"trace {first.id}: call call_Qx9Yz8Wv7Ut6Sr5Qp4On3Ml2 (search) has no result"),
         (2, "JSON that matches no known LangChain shape"),
-        (3, "trace langgraph_runs.jsonl:3: tool result for unknown call id 'call_trimmedAway000000000000'"),
+        (3, f"trace {third.id}: tool result for unknown call id 'call_trimmedAway000000000000'"),
     ]
 
 
@@ -242,7 +242,8 @@ def test_dumpd_chunk_classes_and_several_conversations_in_one_document(tmp_path)
     path = tmp_path / "convos.json"
     path.write_text(json.dumps([convo_a, convo_b], indent=2))
     traces, warnings = read(path)
-    assert [t.id for t in traces] == ["convos.json:1#1", "convos.json:1#2"]
+    assert shown_ids(traces) == ["convos.json:@1", "convos.json:@1"]
+    assert traces[0].id != traces[1].id
     [call] = traces[0].tool_calls()
     assert (call.name, call.arguments_raw, call.result.content, call.result.is_error) == ("ls", "{}", "x.txt", True)
     assert traces[1].rounds[0].text == "done"
@@ -316,14 +317,22 @@ def test_step_per_line_agent_steps_and_ids(tmp_path):
                              "observation": "nothing"}}
     result = {"run_id": "run-abc", "input": "q", "output": "the answer", "intermediate_steps": [step]}
     traces, warnings = read(write_jsonl(tmp_path / "steps.jsonl", [step, agent_step, result, step]))
-    assert [t.id for t in traces] == ["steps.jsonl:1", "run-abc", "steps.jsonl:4"]
+    # Line 4 starts as line 1 does (the same step, no user message): told apart by order.
+    assert shown_ids(traces) == ["steps.jsonl:@1", "run-abc", "steps.jsonl:@4#2"]
+    assert traces[2].id == traces[0].id + "#2"
     first = traces[0]
     assert (first.line, first.end_line) == (1, 2)
     assert [(c.id, c.name, c.arguments) for c in first.tool_calls()] == [("call_9", "search", {"q": "x"}), ("r2.c1", "search", "y")]
     assert first.rounds[0].tool_calls[0].result.content == "r1\nr2"
     assert [r.text for r in traces[1].rounds] == ["Thought: search\n", "the answer"]
     assert traces[1].answered
-    assert warnings == []
+    assert warnings == [
+        (
+            4,
+            f"this trace starts as the trace at line 1 ({traces[0].id!r}): named {traces[2].id!r} by its order in the file, "
+            "so a label or baseline entry for either follows that order",
+        )
+    ]
 
 
 # --- robustness ---------------------------------------------------------------------
@@ -343,12 +352,13 @@ def test_bad_records_are_reported_and_never_raise(tmp_path):
         good,
     ]
     traces, warnings = read(write_jsonl(tmp_path / "w.jsonl", weird))
-    assert [t.id for t in traces] == ["w.jsonl:1", "w.jsonl:4", "w.jsonl:5", "w.jsonl:6", "9", "w.jsonl:8"]
+    # Broken records alike at their start (line 6 as line 5, line 8 as line 1) are told apart by order.
+    assert shown_ids(traces) == ["w.jsonl:@1", "w.jsonl:@4", "w.jsonl:@5", "w.jsonl:@6#2", "9", "w.jsonl:@8#2"]
     assert (2, "JSON that matches no known LangChain shape") in warnings
     assert (3, "empty list: no LangChain messages or steps") in warnings
-    assert (5, "trace w.jsonl:5: item 2 is not a LangChain message") in warnings
-    assert (5, "trace w.jsonl:5: tool result for unknown call id '12'") in warnings
-    assert (6, "trace w.jsonl:6: intermediate step 1 is not an [action, observation] pair") in warnings
+    assert (5, f"trace {traces[2].id}: item 2 is not a LangChain message") in warnings
+    assert (5, f"trace {traces[2].id}: tool result for unknown call id '12'") in warnings
+    assert (6, f"trace {traces[3].id}: intermediate step 1 is not an [action, observation] pair") in warnings
     assert (7, "trace 9: item 2 is not a LangChain message") in warnings
     assert traces[1].rounds[0].tool_calls == [] and traces[1].rounds[0].usage is None
     assert traces[3].rounds[-1].text == '{"text":"structured"}'  # a structured output, dumped

@@ -11,7 +11,7 @@ import pytest
 from tracecheck.input.diagnostics import Diagnostics
 from tracecheck.readers.load import read_traces
 
-from conftest import read_with_diagnostics as read, utc, warnings_of, write_jsonl
+from conftest import by_line, read_with_diagnostics as read, shown_ids, utc, warnings_of, write_jsonl
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "openai_chat"
 
@@ -29,11 +29,12 @@ def call(cid, name, arguments):
 
 def test_fine_tuning_lines_are_one_trace_each():
     traces, diagnostics = read(FIXTURES / "finetune.jsonl")
-    assert [t.id for t in traces] == [
-        "finetune.jsonl:1",
+    # Lines without an id of their own are named by their content (readers/identity.py).
+    assert shown_ids(traces) == [
+        "finetune.jsonl:@1",
         "search-loop-7",
-        "finetune.jsonl:3",
-        "finetune.jsonl:4",
+        "finetune.jsonl:@3",
+        "finetune.jsonl:@4",
         "ollama-toronto",
     ]
     assert {t.format for t in traces} == {"openai-chat"}
@@ -73,14 +74,14 @@ def test_fine_tuning_lines_are_one_trace_each():
         (
             "finetune.jsonl",
             4,
-            "trace finetune.jsonl:4: call call_Vn3kq8ZtP1bXw6RmE0sJd4Ha (get_drone_location) has no result",
+            f"trace {traces[3].id}: call call_Vn3kq8ZtP1bXw6RmE0sJd4Ha (get_drone_location) has no result",
         )
     ]
 
 
 def test_legacy_function_call_pairs_with_the_function_message():
     traces, _ = read(FIXTURES / "finetune.jsonl")
-    legacy = by_id(traces)["finetune.jsonl:3"]
+    legacy = by_line(traces)[3]
     assert len(legacy.rounds) == 2
     (fc,) = legacy.rounds[0].tool_calls
     assert (fc.id, fc.name, fc.arguments) == ("r1.c1", "calculator", {"expression": "23 * 19"})
@@ -90,7 +91,7 @@ def test_legacy_function_call_pairs_with_the_function_message():
 
 def test_arguments_as_string_of_string_and_as_object():
     traces, _ = read(FIXTURES / "finetune.jsonl")
-    drone = by_id(traces)["finetune.jsonl:4"].rounds[0].tool_calls[0]
+    drone = by_line(traces)[4].rounds[0].tool_calls[0]
     assert drone.arguments_raw == '"{\\"location\\": \\"current\\"}"'
     assert drone.arguments == {"location": "current"}
     assert drone.arguments_error is None
@@ -108,7 +109,8 @@ def test_arguments_as_string_of_string_and_as_object():
 
 def test_json_array_file_gives_one_trace_per_element():
     traces, diagnostics = read(FIXTURES / "conversations.json")
-    assert [t.id for t in traces] == ["conversations.json:1#0", "conversations.json:1#1"]
+    assert shown_ids(traces) == ["conversations.json:@1", "conversations.json:@1"]
+    assert traces[0].id != traces[1].id
     assert [len(t.rounds) for t in traces] == [2, 1]
     convert = traces[0].rounds[0].tool_calls[0]
     assert convert.arguments == {"amount": 100, "from": "USD", "to": "EUR"}
@@ -145,7 +147,7 @@ def test_pretty_printed_document_with_flat_calls_timestamps_and_usage():
 
 def test_request_response_log_rebuilds_rounds_from_the_growing_history():
     traces, diagnostics = read(FIXTURES / "request_response.jsonl")
-    assert [t.id for t in traces] == ["request_response.jsonl:1", "request_response.jsonl:4"]
+    assert shown_ids(traces) == ["request_response.jsonl:@1", "request_response.jsonl:@4"]
     search, summary = traces
     assert (search.line, search.end_line) == (1, 3)
     assert len(search.rounds) == 3
@@ -227,7 +229,7 @@ def test_interleaved_request_logs_and_retry_after_an_error(tmp_path):
         ],
     )
     traces, diagnostics = read(path)
-    assert [t.id for t in traces] == ["proxy.jsonl:1", "proxy.jsonl:2", "proxy.jsonl:6"]
+    assert shown_ids(traces) == ["proxy.jsonl:@1", "proxy.jsonl:@2", "proxy.jsonl:@6"]
     oslo, bergen, joke = traces
     assert [r.id for r in oslo.rounds] == ["chatcmpl-a1", "chatcmpl-a2"]
     assert oslo.rounds[0].tool_calls[0].result.content == "3°C"
@@ -257,11 +259,12 @@ def test_request_that_does_not_extend_the_history_starts_a_new_trace(tmp_path):
         ],
     )
     traces, diagnostics = read(path)
-    assert [t.id for t in traces] == ["log.jsonl:1", "log.jsonl:2"]
+    assert shown_ids(traces) == ["log.jsonl:@1", "log.jsonl:@2"]
+    assert traces[0].id != traces[1].id  # the same question, answered otherwise: two ids
     assert [len(t.rounds) for t in traces] == [1, 1]
     assert traces[0].rounds[0].usage is None  # no usage in the response: unknown
     # The first trace ends on tool calls nobody answered.
-    assert warnings_of(diagnostics) == [("log.jsonl", 1, "trace log.jsonl:1: call call_x (get_order) has no result")]
+    assert warnings_of(diagnostics) == [("log.jsonl", 1, f"trace {traces[0].id}: call call_x (get_order) has no result")]
 
 
 def test_messages_next_to_a_response_read_as_a_logged_round(tmp_path):
@@ -440,14 +443,14 @@ def test_tool_result_for_unknown_call_id_is_warned_and_the_rest_kept(tmp_path):
         ],
     )
     traces, diagnostics = read(path)
-    assert [t.id for t in traces] == ["bad_ids.jsonl:1", "bad_ids.jsonl:2"]
+    assert shown_ids(traces) == ["bad_ids.jsonl:@1", "bad_ids.jsonl:@2"]
     assert traces[0].rounds[0].tool_calls[0].result.content == "11°C"
     assert len(traces[0].rounds) == 2
     assert traces[1].rounds[0].text == "Hello!"
     assert warnings_of(diagnostics) == [
-        ("bad_ids.jsonl", 1, "trace bad_ids.jsonl:1: tool result for unknown call id 'call_zzz' (message 4)")
+        ("bad_ids.jsonl", 1, f"trace {traces[0].id}: tool result for unknown call id 'call_zzz' (message 4)")
     ]
-    assert str(list(diagnostics)[0]).endswith("bad_ids.jsonl:1: trace bad_ids.jsonl:1: tool result for unknown call id 'call_zzz' (message 4)")
+    assert str(list(diagnostics)[0]).endswith(f"bad_ids.jsonl:1: trace {traces[0].id}: tool result for unknown call id 'call_zzz' (message 4)")
 
 
 def test_arguments_that_are_not_json_keep_the_raw_text(tmp_path):
@@ -470,14 +473,15 @@ def test_arguments_that_are_not_json_keep_the_raw_text(tmp_path):
     assert cut.result.content == "no results"  # the result still attaches
     ((name, line, reason),) = warnings_of(diagnostics)
     assert (name, line) == ("bad_args.jsonl", 2)
-    assert reason.startswith("trace bad_args.jsonl:2: call call_cut (web_search): arguments are not valid JSON")
+    assert reason.startswith(f"trace {traces[1].id}: call call_cut (web_search): arguments are not valid JSON")
 
 
 def test_records_matching_no_shape_are_warned_and_skipped(tmp_path):
     ok = {"messages": [{"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Hello!"}]}
-    path = write_jsonl(tmp_path / "mixed.jsonl", [ok, {"event": "heartbeat"}, 42, ["not", "messages"], ok])
+    bye = {"messages": [{"role": "user", "content": "Bye"}, {"role": "assistant", "content": "Goodbye!"}]}
+    path = write_jsonl(tmp_path / "mixed.jsonl", [ok, {"event": "heartbeat"}, 42, ["not", "messages"], bye])
     traces, diagnostics = read(path)
-    assert [t.id for t in traces] == ["mixed.jsonl:1", "mixed.jsonl:5"]
+    assert shown_ids(traces) == ["mixed.jsonl:@1", "mixed.jsonl:@5"]
     assert warnings_of(diagnostics) == [
         ("mixed.jsonl", 2, "JSON that matches no known OpenAI Chat shape"),
         ("mixed.jsonl", 3, "JSON that matches no known OpenAI Chat shape"),
@@ -506,12 +510,12 @@ def test_malformed_messages_are_warned_not_raised(tmp_path):
     assert [len(t.rounds) for t in traces] == [3, 0]
     assert traces[0].rounds[2].text == "Done."
     assert [(line, reason) for _, line, reason in warnings_of(diagnostics)] == [
-        (1, "trace odd.jsonl:1: a message must be a JSON object; skipped (message 2)"),
-        (1, "trace odd.jsonl:1: message with unknown role 'critic' skipped (message 3)"),
-        (1, "trace odd.jsonl:1: 'tool_calls' must be a list; ignored (message 4)"),
-        (1, "trace odd.jsonl:1: tool call without a function name skipped (message 5)"),
-        (1, "trace odd.jsonl:1: function result 'lookup' with no function_call awaiting a result (message 6)"),
-        (2, "trace odd.jsonl:2: response without choices[0].message"),
+        (1, f"trace {traces[0].id}: a message must be a JSON object; skipped (message 2)"),
+        (1, f"trace {traces[0].id}: message with unknown role 'critic' skipped (message 3)"),
+        (1, f"trace {traces[0].id}: 'tool_calls' must be a list; ignored (message 4)"),
+        (1, f"trace {traces[0].id}: tool call without a function name skipped (message 5)"),
+        (1, f"trace {traces[0].id}: function result 'lookup' with no function_call awaiting a result (message 6)"),
+        (2, f"trace {traces[1].id}: response without choices[0].message"),
     ]
 
 

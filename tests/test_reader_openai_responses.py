@@ -9,6 +9,7 @@ from pathlib import Path
 from conftest import (
     assert_show_and_convert_round_trip,
     read_with_diagnostics as read,
+    shown_ids,
     usage_tuple,
     utc,
     warnings_of,
@@ -284,7 +285,7 @@ def test_streaming_events_keep_the_final_snapshot():
 
 def test_failed_response_retried_and_request_without_response():
     traces, diagnostics = read(FIXTURES / "failures.jsonl")
-    assert [t.id for t in traces] == ["resp_68f4a1b2c3d48190a0a0b0b0c0c0d0d0e0e0f0f001020304", "failures.jsonl:4"]
+    assert shown_ids(traces) == ["resp_68f4a1b2c3d48190a0a0b0b0c0c0d0d0e0e0f0f001020304", "failures.jsonl:@4"]
     retried, limited = traces
     # The failed response returned nothing: no round; the retry clears the error.
     assert [r.id for r in retried.rounds] == [

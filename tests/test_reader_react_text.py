@@ -11,7 +11,7 @@ from tracecheck.cli.main import app
 from tracecheck.readers import sniff
 from tracecheck.input.sources import TextDocument
 
-from conftest import read_with_diagnostics as read, warnings_of
+from conftest import read_with_diagnostics as read, shown_ids, warnings_of
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "react_text"
 LOOP = FIXTURES / "search_loop.txt"
@@ -23,9 +23,9 @@ def test_transcripts_split_at_each_question_and_the_template_is_skipped():
     traces, diagnostics = read(LOOP)
     assert len(diagnostics) == 0
     # The prompt's own format block (lines 7-14) is not a transcript.
-    assert [(t.id, t.line, t.end_line) for t in traces] == [
-        ("search_loop.txt:19", 19, 43),
-        ("search_loop.txt:45", 45, 51),
+    assert list(zip(shown_ids(traces), [(t.line, t.end_line) for t in traces])) == [
+        ("search_loop.txt:@19", (19, 43)),
+        ("search_loop.txt:@45", (45, 51)),
     ]
     assert {t.format for t in traces} == {"react-text"}
     assert traces[0].metadata["input"] == "Who won the 2024 Tour de France, and how old was he then?"
@@ -135,12 +135,12 @@ def test_unfinished_transcripts(tmp_path):
         encoding="utf-8",
     )
     traces, diagnostics = read(path)
-    assert [t.id for t in traces] == ["cut.txt:1", "cut.txt:5", "cut.txt:7"]
+    assert shown_ids(traces) == ["cut.txt:@1", "cut.txt:@5", "cut.txt:@7"]
     a, b, c = traces
     assert a.rounds[0].tool_calls[0].result is None
     assert b.error == "the transcript ends without a Final Answer" and b.rounds[0].text == "I am still thinking"
     assert c.rounds == [] and c.error == "Agent stopped due to max iterations."
-    assert warnings_of(diagnostics) == [("cut.txt", 2, "trace cut.txt:1: call r1.c1 (web_search) has no result")]
+    assert warnings_of(diagnostics) == [("cut.txt", 2, f"trace {a.id}: call r1.c1 (web_search) has no result")]
 
 
 def test_ansi_colours_and_crlf(tmp_path):

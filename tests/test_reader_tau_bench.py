@@ -316,7 +316,8 @@ def test_items_without_traj_and_odd_messages_are_reported(tmp_path):
     path = tmp_path / "mixed.json"
     path.write_text(json.dumps(items, indent=2), encoding="utf-8")
     traces, diagnostics = read(path)
-    assert [t.id for t in traces] == ["task-0/trial-0", "task-4/trial-0", "task-0/trial-0"]
+    # The good item twice: the same id twice, told apart by order (readers/identity.py).
+    assert [t.id for t in traces] == ["task-0/trial-0", "task-4/trial-0", "task-0/trial-0#2"]
     assert len(traces[2].rounds) == 4  # the last good item is still read
     bad_args = traces[1].rounds[0].tool_calls[0]
     assert bad_args.arguments is None and bad_args.arguments_error.startswith("arguments are not valid JSON")
@@ -329,7 +330,15 @@ def test_items_without_traj_and_odd_messages_are_reported(tmp_path):
         ("mixed.json", 1, "trace task-4/trial-0: message with unknown role 'critic' skipped (message 4)"),
     ]
     assert warnings[5][2].startswith("trace task-4/trial-0: call c1 (f): arguments are not valid JSON: ")
-    assert warnings[6:] == [("mixed.json", 1, "trace task-4/trial-0: call c1 (f) has no result")]
+    assert warnings[6:] == [
+        ("mixed.json", 1, "trace task-4/trial-0: call c1 (f) has no result"),
+        (
+            "mixed.json",
+            1,
+            "this trace has the same id as the trace at line 1 ('task-0/trial-0'): named 'task-0/trial-0#2' by its order in the file, "
+            "so a label or baseline entry for either follows that order",
+        ),
+    ]
 
 
 def test_one_result_per_line(tmp_path):

@@ -186,6 +186,11 @@ class Trace:
     error: str | None = None  # what stopped the run when it ended without an answer
     ending: str | None = None  # one of ENDINGS, or None when the format does not say
     user_messages: list[UserMessage] = field(default_factory=list)
+    # Set by a reader whose format gave the trace no id of its own, so that it named the
+    # trace by its place (the file, or ``<file>:<line>``): the file name to name it by
+    # content under when its file holds several traces. ``readers/identity.py`` settles
+    # the id once the file is read and clears this.
+    id_base: str | None = None
 
     def add_user_message(self, text: str, at: float | None = None, line: int | None = None) -> None:
         """A user message arriving now, after the rounds read so far. It opens a new turn;

@@ -219,6 +219,7 @@ def prune(
 
     known = load_baseline(baseline)
     _, result, diagnostics = _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, no_labels, None, "new", max_wasted_rounds, max_wasted_tokens, [baseline])
+    known.warn_unread(result.traces_read, diagnostics)  # kept, never pruned: say why
     finish_input(paths, diagnostics, False, result.traces)
     kept, removed = prune_baseline(baseline, result, known, _inputs(paths, [baseline]))
     stderr_console().print(f"{baseline}: removed {removed} fixed entr{'ies' if removed != 1 else 'y'}, kept {kept}", markup=False, highlight=False)

@@ -39,6 +39,7 @@ from ..guards.base import Action
 from ..guards.signals import call_signature
 from ..input.diagnostics import Diagnostics, TracecheckError
 from ..model import Expectation, Trace
+from ..readers.identity import stale_id_note
 from .replay import TraceResult, replay_trace
 
 KINDS = ("expectation", "harm", "waste")
@@ -425,6 +426,7 @@ def run_check(
         labels.finish(result.diagnostics)
     if baseline is not None:
         result.baseline_fixed = baseline.absorb(result.findings, result.could_see)
+        baseline.warn_unread(result.traces_read, result.diagnostics)
     return result
 
 
@@ -464,6 +466,19 @@ class Baseline:
                 finding.status = "baseline"
                 matched.add(finding.fingerprint)
         return sum(1 for e in [*self.findings, *self.accepted] if e["fingerprint"] not in matched and could_see(e))
+
+    def warn_unread(self, traces_read: set[str], diagnostics: Diagnostics) -> None:
+        """Say which traces the baseline names that no input held: their entries were not
+        checked (a trace left out of this run, or an id that changed)."""
+        unread: dict[str, int] = {}
+        for item in [*self.findings, *self.accepted]:
+            trace = item.get("trace")
+            if isinstance(trace, str) and trace not in traces_read:
+                unread[trace] = unread.get(trace, 0) + 1
+        for trace, count in unread.items():
+            entries = f"{count} entries name" if count != 1 else "1 entry names"
+            note = stale_id_note(trace, "tracecheck baseline write")
+            diagnostics.warn(self.file, None, f"{entries} trace {trace!r}, which no input holds: not checked{note}")
 
     def to_json(self) -> dict[str, Any]:
         return {"version": BASELINE_VERSION, "findings": self.findings, "accepted": self.accepted, "checked": self.checked}

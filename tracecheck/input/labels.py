@@ -20,7 +20,7 @@ CSV, one row per trace (blank cells say nothing)::
 An entry names its trace by ``trace`` (the id reports show) and, when ids repeat across
 files, by ``file`` too: a path that ends the trace's file path, whole components
 (``batch_output.jsonl`` matches ``runs/batch_output.jsonl``). Ids are not qualified as
-``file:id`` because ids themselves hold colons (``finetune.jsonl:3``). When several
+``file:id`` because ids themselves hold colons (``finetune.jsonl:9e0d1292216f``). When several
 entries match a trace, the one with the longest ``file`` is used, alone.
 
 A hand label for benchmarks (``tracecheck sweep --labels``, ``engine/scoring.py``):
@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from ..model import OUTCOMES, Expectation, Trace
+from ..readers.identity import stale_id_note
 from .diagnostics import Diagnostics, TracecheckError
 from .sources import display_name
 
@@ -133,7 +134,8 @@ class Labels:
         that matched traces in several files (each got the labels)."""
         for entry in self.entries:
             if not entry.matched:
-                diagnostics.warn(self.file, entry.line, f"no trace matches the labels of {entry.describe()}")
+                note = stale_id_note(entry.trace, "tracecheck label")
+                diagnostics.warn(self.file, entry.line, f"no trace matches the labels of {entry.describe()}{note}")
             elif len(entry.matched) > 1 and not entry.file:
                 diagnostics.warn(
                     self.file,

@@ -6,14 +6,14 @@ Every record is recognised on its own, so one file may mix shapes:
    the whole run, as an agent would send it last): one trace per record; a JSON array
    gives one trace per element. Trace id: the record's ``id``, ``conversation_id``,
    ``thread_id``, ``session_id`` or ``trace_id`` (also looked up inside ``metadata``),
-   else ``<file name>:<line>`` (``#<index>`` appended for an array element).
+   else its place, ``<file name>:<line>`` (``#<index>`` appended for an array element).
 2. **request/response** ``{"request": {...}, "response": {message}}`` per model call, or
    a request with its ``response`` beside ``messages`` (the formats.md example). Each
    request resends the history, so a record continues an open trace when its messages
    start with that trace's last request plus the last response's message (compared by
    role, text, tool names and canonical inputs, tool-result ids and texts; thinking
    blocks and ``cache_control`` marks are ignored, because clients drop or move them);
-   otherwise it starts a new trace (id as in shape 1, else ``<file name>:<line>``). Up
+   otherwise it starts a new trace (id as in shape 1, else its place, ``<file name>:<line>``). Up
    to 16 traces stay open at once, the least recently continued is closed first. Only
    the messages new to a request are read, so tool results attach to the rounds that
    called them; assistant messages no logged response produced are rounds without
@@ -98,6 +98,7 @@ from .common import (
     dump_json,
     failure,
     finish_trace,
+    make_trace,
     make_usage,
     new_call,
     parse_time,
@@ -555,8 +556,8 @@ class _Reader:
         self.line_groups = 0
         self.lines_count = 0
 
-    def new_trace(self, trace_id: str, line: int, shape: str, model: Any = None) -> Trace:
-        trace = Trace(id=trace_id, format=FORMAT, file=self.ctx.file, line=line, end_line=line)
+    def new_trace(self, trace_id: str | None, line: int, shape: str, model: Any = None, index: int | None = None) -> Trace:
+        trace = make_trace(trace_id, FORMAT, self.ctx.file, self.base, line, index)
         trace.metadata["shape"] = shape
         if as_str(model):
             trace.metadata["model"] = model
@@ -566,9 +567,6 @@ class _Reader:
         conversation.calls.settle()
         conclude(conversation.trace)
         return finish_trace(conversation.trace, diagnostics or self.ctx.diagnostics)
-
-    def default_id(self, line: int, index: int | None) -> str:
-        return f"{self.base}:{line}" if index is None else f"{self.base}:{line}#{index}"
 
     def record(self, value: Any, line: int) -> Iterator[Trace]:
         if isinstance(value, list):
@@ -613,8 +611,8 @@ class _Reader:
     # shape 1 ------------------------------------------------------------------------------
 
     def conversation(self, value: dict, messages: list, line: int, index: int | None) -> Trace:
-        trace_id = _explicit_id(value, _ID_KEYS) or self.default_id(line, index)
-        conversation = _Conversation(self.new_trace(trace_id, line, "conversation", value.get("model")), self.ctx)
+        trace = self.new_trace(_explicit_id(value, _ID_KEYS), line, "conversation", value.get("model"), index)
+        conversation = _Conversation(trace, self.ctx)
         for number, msg in enumerate(messages, 1):
             conversation.add(msg, line, number)
         return self.finish(conversation)
@@ -637,8 +635,8 @@ class _Reader:
         if entry is None:
             if len(self.open) >= _MAX_OPEN:
                 yield self.finish(self.open.pop(0).conversation)
-            trace_id = self.exchange_id(thread, line, index)
-            entry = _Open(_Conversation(self.new_trace(trace_id, line, "request-response", request.get("model")), self.ctx), thread)
+            trace_id = None if thread is None else thread_trace_id(self.thread_uses, thread)
+            entry = _Open(_Conversation(self.new_trace(trace_id, line, "request-response", request.get("model"), index), self.ctx), thread)
             start = 0
         else:
             self.open.remove(entry)
@@ -672,14 +670,11 @@ class _Reader:
         entry.expected = prints[: len(body)] + [_fingerprint(sent)]
         trace.error = None
 
-    def exchange_id(self, thread: str | None, line: int, index: int | None) -> str:
-        return self.default_id(line, index) if thread is None else thread_trace_id(self.thread_uses, thread)
-
     # shape 3 ------------------------------------------------------------------------------
 
     def bare_response(self, body: dict, record: dict, line: int) -> None:
         if self.bare is None:
-            self.bare = _Conversation(self.new_trace(f"{self.base}:{line}", line, "responses"), self.ctx)
+            self.bare = _Conversation(self.new_trace(None, line, "responses"), self.ctx)
         trace = self.bare.trace
         trace.end_line = line
         rnd = self.bare.response(body, line)
@@ -692,8 +687,10 @@ class _Reader:
     def message_line(self, message: dict, line: int) -> None:
         if self.lines is None:
             self.line_groups += 1
-            trace_id = self.base if self.line_groups == 1 else f"{self.base}:{line}"
-            self.lines = _Conversation(self.new_trace(trace_id, line, "message-per-line"), self.ctx)
+            trace = self.new_trace(None, line, "message-per-line")
+            if self.line_groups == 1:
+                trace.id = self.base  # the file's messages: named after it while no other trace joins them
+            self.lines = _Conversation(trace, self.ctx)
             self.lines_count = 0
         self.lines_count += 1
         self.lines.trace.end_line = line

@@ -407,6 +407,17 @@ def error_ending(error: str | None) -> str:
     return "limit" if error and _LIMIT_ERRORS.search(error) else "error"
 
 
+def make_trace(trace_id: str | None, fmt: str, file: str, base: str, line: int, index: int | None = None) -> Trace:
+    """A trace named ``trace_id``; without one (its format gave none), named by its place,
+    ``<base>:<line>`` (``#<index>`` for an element of an array), until ``identity``
+    settles its id once its file is read."""
+    place = f"{base}:{line}" if index is None else f"{base}:{line}#{index}"
+    trace = Trace(id=trace_id or place, format=fmt, file=file, line=line, end_line=line)
+    if not trace_id:
+        trace.id_base = base
+    return trace
+
+
 def finish_trace(trace: Trace, diagnostics, *, synthesize_ids: bool = True) -> Trace:
     """Number rounds and turns, give id-less calls synthetic ids, and warn about calls
     without results and arguments that are not JSON. Every reader calls this on each

@@ -52,6 +52,7 @@ from .common import (
     dump_json,
     failure,
     finish_trace,
+    make_trace,
     make_usage,
     new_call,
     scalar_text,
@@ -180,8 +181,8 @@ class _Builder:
 
     __slots__ = ("trace", "pending", "idless", "step_key", "kind")
 
-    def __init__(self, trace_id: str, line: int, ctx: ReadContext, kind: str) -> None:
-        self.trace = Trace(id=trace_id, format=FORMAT, file=ctx.file, line=line, end_line=line)
+    def __init__(self, trace_id: str | None, line: int, ctx: ReadContext, kind: str, index: int | None = None) -> None:
+        self.trace = make_trace(trace_id, FORMAT, ctx.file, os.path.basename(ctx.file), line, index)
         self.pending: dict[str, ToolCall] = {}
         self.idless: list[ToolCall] = []  # legacy function_call calls, paired by name
         self.step_key: Any = None  # which model response the last step came from
@@ -194,10 +195,6 @@ class _Builder:
         if call.id in self.pending:
             ctx.warn(line, f"trace {self.trace.id}: call id {brief(call.id)} reused before its result arrived")
         self.pending[call.id] = call
-
-
-def _default_id(ctx: ReadContext, line: int) -> str:
-    return f"{os.path.basename(ctx.file)}:{line}"
 
 
 def _raw_usage(raw: dict, warn: Warn | None = None, path: str = "usage"):
@@ -426,7 +423,7 @@ def _add_messages(b: _Builder, messages: list, line: int, ctx: ReadContext) -> N
 
 
 def _executor_result(value: dict, line: int, ctx: ReadContext) -> Trace:
-    b = _Builder(_record_id(value) or _default_id(ctx, line), line, ctx, "executor")
+    b = _Builder(_record_id(value), line, ctx, "executor")
     trace = b.trace
     if value.get("input") is not None:
         trace.metadata["input"] = content_text(value["input"])
@@ -487,7 +484,7 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
                 if stream is not None and stream.kind != kind:
                     yield close_stream()
                 if stream is None:
-                    stream = _Builder(_default_id(ctx, line), line, ctx, kind)
+                    stream = _Builder(None, line, ctx, kind)
                 if kind == "message":
                     message = parse_message(value)
                     _add_message(stream, message[0], message[1], line, ctx)
@@ -505,20 +502,20 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
             elif kind == "executor":
                 yield _executor_result(value, line, ctx)
             elif kind == "state":
-                b = _Builder(_record_id(value) or _default_id(ctx, line), line, ctx, kind)
+                b = _Builder(_record_id(value), line, ctx, kind)
                 _add_messages(b, value["messages"], line, ctx)
                 yield finish_trace(b.trace, ctx.diagnostics)
             elif kind == "messages":
-                b = _Builder(_default_id(ctx, line), line, ctx, kind)
+                b = _Builder(None, line, ctx, kind)
                 _add_messages(b, value, line, ctx)
                 yield finish_trace(b.trace, ctx.diagnostics)
             elif kind == "steps":
-                b = _Builder(_default_id(ctx, line), line, ctx, kind)
+                b = _Builder(None, line, ctx, kind)
                 _add_steps(b, value, line, ctx)
                 yield finish_trace(b.trace, ctx.diagnostics)
             elif kind == "conversations":
                 for k, conversation in enumerate(value, 1):
-                    b = _Builder(f"{_default_id(ctx, line)}#{k}", line, ctx, kind)
+                    b = _Builder(None, line, ctx, kind, k)
                     if isinstance(conversation, list):
                         _add_messages(b, conversation, line, ctx)
                     else:

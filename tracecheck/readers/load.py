@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from ..input.diagnostics import Diagnostics, TracecheckError
 from ..input.sources import Source, TextDocument, display_name, expand_paths, read_records
 from ..model import Trace
+from .identity import settle_ids
 from . import MESSAGE_LOOKAHEAD, READER_NAMES, ReadContext, is_bare_message, not_a_transcript, read_with, reader_by_name, sniff, sniff_message_lines
 
 
@@ -21,7 +22,7 @@ def check_input_format(name: str | None) -> None:
 
 def read_source(source: Source, diagnostics: Diagnostics, input_format: str | None = None) -> Iterator[Trace]:
     """Traces of one file. Records before the first one of a known format are reported and
-    skipped; a file with none is reported whole."""
+    skipped; a file with none is reported whole. Ids are settled as ``identity`` says."""
     shown = display_name(source.name)
     ctx = ReadContext(shown, diagnostics)
     records = read_records(source, diagnostics)
@@ -41,7 +42,7 @@ def read_source(source: Source, diagnostics: Diagnostics, input_format: str | No
             ahead = [first, *itertools.islice(records, MESSAGE_LOOKAHEAD - 1)]
             info = sniff_message_lines([r.value for r in ahead])
             if info is not None:
-                yield from _read_safely(info, itertools.chain(ahead, records), ctx)
+                yield from settle_ids(_read_safely(info, itertools.chain(ahead, records), ctx), ctx)
                 return
             records = itertools.chain(ahead, records)
         elif first is not None:
@@ -58,7 +59,7 @@ def read_source(source: Source, diagnostics: Diagnostics, input_format: str | No
             unknown.report_unrecognised(ctx)
             return
         unknown.report_skipped(ctx, info.name)
-    yield from _read_safely(info, itertools.chain(head, records), ctx)
+    yield from settle_ids(_read_safely(info, itertools.chain(head, records), ctx), ctx)
 
 
 _GUESS_FROM = 20  # records kept to guess the format of a file the named one read nothing from

@@ -61,8 +61,9 @@ a SWE-bench report beside the trajectory that names the instance (the document's
 ``instance_id``, else the trace id; see ``graders.py``), else from a labels file;
 otherwise it is unknown.
 
-Trace id: the file name without ``.traj``/``.json`` (and compression) suffixes; later
-documents of the same file get ``<stem>:<line>``.
+Trace id: the file name without ``.traj``/``.json`` (and compression) suffixes. A file
+of several documents names each by its content, ``<stem>:<12 hex digits>``
+(``identity.py``), not by its line: a label stays on its trace when lines move.
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ from .common import (
     failure,
     file_stem,
     finish_trace,
+    make_trace,
     litellm_usage,
     new_call,
     parse_time,
@@ -291,8 +293,9 @@ def _read_document(value: Any, line: int, ctx: ReadContext, first: bool) -> Trac
     else:
         ctx.warn(line, "JSON that is not a mini-swe-agent trajectory (neither a message list nor an object)")
         return None
-    stem = file_stem(ctx.file)
-    trace = Trace(id=stem if first else f"{stem}:{line}", format=FORMAT, file=ctx.file, line=line, end_line=line)
+    trace = make_trace(None, FORMAT, ctx.file, file_stem(ctx.file), line)
+    if first:
+        trace.id = trace.id_base  # named after its file while no other trace joins it
     fence = _MSWEA_BLOCK if _uses_mswea_fence(messages) else _BASH_BLOCK
     b = _Builder(trace, ctx, line, fence)
     exit_extra: dict = {}

@@ -6,15 +6,15 @@ Every record is recognised on its own, so one file may mix shapes:
    how eval harnesses dump a run): one trace per record. A record that is a JSON array
    (a ``.json`` file) gives one trace per element. Trace id: the record's ``id``,
    ``conversation_id``, ``thread_id`` or ``session_id`` (or the same keys inside
-   ``metadata``), else ``<file name>:<line>`` (``<file name>:<line>#<index>`` for the
-   0-based index of an array element).
+   ``metadata``), else its place, ``<file name>:<line>`` (``<file name>:<line>#<index>``
+   for the 0-based index of an array element).
 2. **request/response** ``{"request": {"messages": ...}, "response": {chat.completion},
    "timestamp"?, "latency_ms"?}`` (proxies, custom loggers; a record with ``messages``
    next to a ``response`` object is read the same way). Each request resends the whole
    history, so a record continues an open trace when its messages start with that
    trace's last request plus the last response message; otherwise it starts a new trace
    (id: a ``conversation_id``/``thread_id``/``session_id``/``trace_id`` of the record,
-   else ``<file name>:<line>``). Up to 16 such traces stay open at once, so concurrent
+   else its place, ``<file name>:<line>``). Up to 16 such traces stay open at once, so concurrent
    agents logging to one file are told apart; the least recently continued is closed
    first. Round k is response k; messages new to a request (tool results, user turns;
    for the first request of a trace, all of them) are read like a conversation, so tool
@@ -50,6 +50,10 @@ the server wrote no ids); legacy ``function_call``/``function`` pairs match the 
 recent unanswered call. The format has no error flag, so ``is_error`` stays ``None``
 unless a message carries an ``error``/``is_error`` field (τ²-bench, Inspect).
 
+Ids by place: a trace named by its place keeps that name only while it is the only
+trace of its file; among several it is named by its content, ``<file name>:<12 hex
+digits>`` (``identity.py``), so that a label stays on it when lines move.
+
 Ending: a failed request nothing retried (``trace.error``) → ``"error"``; a last
 assistant message without tool calls → ``answered``; else unknown. Outcome: never set:
 chat logs carry no grade; a labels file gives one.
@@ -76,6 +80,7 @@ from .common import (
     dump_json,
     failure,
     finish_trace,
+    make_trace,
     make_usage,
     new_call,
     parse_arguments,
@@ -423,15 +428,12 @@ class _Reader:
         self.exchange_ids: dict[str, int] = {}
         self.threads: dict[str | None, _Conversation] = {}
 
-    def new_trace(self, trace_id: str, line: int, shape: str, metadata: Any = None) -> Trace:
-        trace = Trace(id=trace_id, format=FORMAT, file=self.ctx.file, line=line, end_line=line)
+    def new_trace(self, trace_id: str | None, line: int, shape: str, metadata: Any = None, index: int | None = None) -> Trace:
+        trace = make_trace(trace_id, FORMAT, self.ctx.file, self.base, line, index)
         if isinstance(metadata, dict):
             trace.metadata.update(metadata)
         trace.metadata["shape"] = shape
         return trace
-
-    def default_id(self, line: int, index: int | None) -> str:
-        return f"{self.base}:{line}" if index is None else f"{self.base}:{line}#{index}"
 
     def finish(self, trace: Trace) -> Trace:
         if trace.error is not None:
@@ -486,8 +488,8 @@ class _Reader:
         trace_id: str | None = None,
         shape: str = "conversation",
     ) -> Trace:
-        trace_id = trace_id or _explicit_id(value, ("id",) + _THREAD_KEYS) or self.default_id(line, index)
-        trace = self.new_trace(trace_id, line, shape, value.get("metadata"))
+        trace_id = trace_id or _explicit_id(value, ("id",) + _THREAD_KEYS)
+        trace = self.new_trace(trace_id, line, shape, value.get("metadata"), index)
         if as_str(value.get("model")):
             trace.metadata["model"] = value["model"]
         conversation = _Conversation(trace, self.ctx)
@@ -508,7 +510,8 @@ class _Reader:
         if open_ is None:
             if len(self.exchanges) >= _MAX_OPEN_EXCHANGES:
                 yield self.finish(self.exchanges.pop(0).conversation.trace)
-            trace = self.new_trace(self.exchange_id(thread, line, index), line, "request-response")
+            trace_id = None if thread is None else thread_trace_id(self.exchange_ids, thread)
+            trace = self.new_trace(trace_id, line, "request-response", index=index)
             open_ = _Exchange(_Conversation(trace, self.ctx), thread)
             start = 0
         else:
@@ -546,14 +549,10 @@ class _Reader:
         open_.expected = prints + [_fingerprint(message)]
         trace.error = None
 
-    def exchange_id(self, thread: str | None, line: int, index: int | None) -> str:
-        return self.default_id(line, index) if thread is None else thread_trace_id(self.exchange_ids, thread)
-
     # shape 3 -------------------------------------------------------------------------
 
     def batch_output(self, value: dict, line: int, index: int | None) -> Iterator[Trace]:
-        trace_id = as_str_or_int(value.get("custom_id")) or self.default_id(line, index)
-        trace = self.new_trace(trace_id, line, "batch-output")
+        trace = self.new_trace(as_str_or_int(value.get("custom_id")), line, "batch-output", index=index)
         if as_str(value.get("id")):
             trace.metadata["batch_request_id"] = value["id"]
         response = value.get("response")
@@ -576,7 +575,7 @@ class _Reader:
                 message, choice = _first_choice(body)
                 if message is None:
                     reason = "batch response body is not a chat completion (no choices[0].message); line skipped"
-                    self.ctx.warn(line, f"trace {trace_id}: {reason}")
+                    self.ctx.warn(line, f"trace {trace.id}: {reason}")
                     return
                 conversation = _Conversation(trace, self.ctx)
                 rnd = conversation.assistant(message, line)
@@ -589,8 +588,7 @@ class _Reader:
         if not isinstance(messages, list):
             self.ctx.warn(line, "batch request body without a 'messages' list (not a chat completion); skipped")
             return
-        trace_id = as_str_or_int(value.get("custom_id")) or self.default_id(line, index)
-        yield self.conversation(body, messages, line, index, trace_id=trace_id, shape="batch-input")
+        yield self.conversation(body, messages, line, index, trace_id=as_str_or_int(value.get("custom_id")), shape="batch-input")
 
     # shape 4 -------------------------------------------------------------------------
 

@@ -17,6 +17,9 @@ Shapes (every record is recognised on its own, so a file may mix the first three
    of items (one trace per array, id ``<file name>:<line>``), or one item per line (the
    whole file is one trace named after the file).
 
+A trace named by its place (``<file name>:<line>``) keeps that name only while it is
+the only trace of its file; among several it is named by its content (``identity.py``).
+
 **Grouping.** A response continues the trace that holds its ``previous_response_id``, or
 that shares its ``conversation`` id, or (state managed by hand, no id linking them) whose
 items its request re-sends (an output item id or a call id already seen). Anything
@@ -101,6 +104,7 @@ from .common import (
     dump_json,
     failure,
     finish_trace,
+    make_trace,
     first_of,
     make_usage,
     new_call,
@@ -329,7 +333,7 @@ class _Reader:
     # --- shape 4: item lists ---------------------------------------------------------
 
     def flat_array(self, items: list, line: int) -> Trace:
-        state = _State(self.new_trace(f"{self.base}:{line}", line, "items"))
+        state = _State(self.new_trace(None, line, "items"))
         self.read_items(state, items, line, skip_known=False)
         self.flush(state)
         return self.finish(state)
@@ -372,8 +376,8 @@ class _Reader:
         else:
             state = self.find(prev, conv, items)
         if state is None:
-            trace_id = self.unique_id(conv or rid or (f"{self.base}:{line}" if number is None else f"{self.base}:{line}#{number}"))
-            state = _State(self.new_trace(trace_id, line, "responses"))
+            own = conv or rid
+            state = _State(self.new_trace(self.unique_id(own) if own else None, line, "responses", number))
             yield from self.add_state(state)
         self.touch(state, line)
         if conv is not None:
@@ -594,8 +598,8 @@ class _Reader:
     def warner(self, state: _State, line: int) -> Warn:
         return lambda reason: self.ctx.warn(line, f"trace {state.trace.id}: {reason}")
 
-    def new_trace(self, trace_id: str, line: int, shape: str) -> Trace:
-        trace = Trace(id=trace_id, format=FORMAT, file=self.ctx.file, line=line, end_line=line)
+    def new_trace(self, trace_id: str | None, line: int, shape: str, index: int | None = None) -> Trace:
+        trace = make_trace(trace_id, FORMAT, self.ctx.file, self.base, line, index)
         trace.metadata["shape"] = shape
         return trace
 

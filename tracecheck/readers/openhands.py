@@ -165,7 +165,7 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
                 continue
             if _is_event(value):
                 if stream is None:
-                    stream = _Builder(next_id(line), line, ctx)
+                    stream = _Builder(None, line, ctx, next_id(line))
                 stream.event(value, line, len(stream.trace.rounds) + 1)
                 stream.trace.end_line = line
                 continue
@@ -293,8 +293,11 @@ def _is_error(obs: dict, content: str) -> bool | None:
 class _Builder:
     """One trace under construction from its events."""
 
-    def __init__(self, trace_id: str, line: int, ctx: ReadContext) -> None:
-        self.trace = Trace(id=trace_id, format=FORMAT, file=ctx.file, line=line, end_line=line)
+    def __init__(self, trace_id: str | None, line: int, ctx: ReadContext, place: str = "") -> None:
+        # Without an id of its own the trace is named by its ``place`` until ``identity`` settles it.
+        self.trace = Trace(id=trace_id or place, format=FORMAT, file=ctx.file, line=line, end_line=line)
+        if not trace_id:
+            self.trace.id_base = file_stem(ctx.file)
         self.ctx = ctx
         self.by_response: dict[str, Round] = {}
         self.by_event: dict[str, ToolCall] = {}  # action event id -> its call
@@ -502,7 +505,7 @@ def _first_text(*values: Any) -> str:
 
 def _read_value(value: Any, line: int, ctx: ReadContext, next_id) -> Iterator[Trace]:
     if isinstance(value, list) and value and _is_event(value[0]):
-        b = _Builder(next_id(line), line, ctx)
+        b = _Builder(None, line, ctx, next_id(line))
         for k, ev in enumerate(value, 1):
             b.event(ev, line, k)
         yield b.finish()
@@ -532,8 +535,8 @@ def _issue_id(issue: Any) -> str | None:
     return f"{owner}/{repo}#{number}" if owner and repo and number else None
 
 
-def _eval_output(value: dict, line: int, ctx: ReadContext, fallback_id: str) -> Trace:
-    b = _Builder(as_str_or_int(value.get("instance_id")) or _issue_id(value.get("issue")) or fallback_id, line, ctx)
+def _eval_output(value: dict, line: int, ctx: ReadContext, place: str) -> Trace:
+    b = _Builder(as_str_or_int(value.get("instance_id")) or _issue_id(value.get("issue")), line, ctx, place)
     history = as_list(value.get("history"))
     instruction = as_str(value.get("instruction"))
     if instruction is not None and not any(_user_text(_first_event(item)) is not None for item in history):

@@ -30,7 +30,8 @@ The executor's own "Agent stopped due to iteration limit or time limit." (or "..
 max iterations.") is no model output: the run ended without an answer, so it sets
 ``trace.error`` and adds no round.
 
-Trace id ``<file name>:<line of the transcript's first line>``. The ``Question:`` is the
+Trace id ``<file name>:<line of the transcript's first line>`` for the only transcript
+of a file; among several, ``<file name>:<12 hex digits>`` of its content (``identity.py``). The ``Question:`` is the
 user message (at its line, before the first round) that opens the one turn of a
 transcript, and also ``metadata["input"]``; a later ``Question:`` starts a new
 transcript, not a turn. Everything else in the text is the agent's or the tools'. Round, call and result lines are the lines they start on.
@@ -52,7 +53,7 @@ import orjson
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record, TextDocument
 from . import ReadContext
-from .common import failure, finish_trace
+from .common import failure, finish_trace, make_trace
 
 FORMAT = "react-text"
 
@@ -173,13 +174,8 @@ class _Parser:
         self.section = None
         if transcript.template or not (transcript.has_content() or transcript.error):
             return
-        trace = Trace(
-            id=f"{self.base}:{transcript.line}",
-            format=FORMAT,
-            file=self.ctx.file,
-            line=transcript.line,
-            end_line=transcript.end_line,
-        )
+        trace = make_trace(None, FORMAT, self.ctx.file, self.base, transcript.line)
+        trace.end_line = transcript.end_line
         if transcript.question is not None:
             trace.metadata["input"] = "\n".join(transcript.question).strip()
             trace.add_user_message(trace.metadata["input"], line=transcript.question_line)

@@ -77,7 +77,8 @@ up; the file is kept as ``trace.metadata["graded_by"]``), else from a labels fil
 otherwise it is unknown, whatever the exit status.
 
 Trace id: ``replay_config.problem_statement.id`` (the instance id), else the file
-name without ``.traj``/``.json`` and compression suffixes.
+name without ``.traj``/``.json`` and compression suffixes (in a file of several
+trajectories, that name and their content: ``<stem>:<12 hex digits>``, ``identity.py``).
 """
 
 from __future__ import annotations
@@ -103,6 +104,7 @@ from .common import (
     failure,
     file_stem,
     finish_trace,
+    make_trace,
     make_usage,
     new_call,
     scalar_text,
@@ -290,15 +292,13 @@ def _read_document(value: Any, line: int, ctx: ReadContext, first: bool) -> Trac
         return None
     info = as_dict(value.get("info"))
     config = _replay_config(value.get("replay_config"))
-    trace_id = as_str(as_dict(config.get("problem_statement")).get("id"))
-    if trace_id is None:
-        stem = file_stem(ctx.file)
-        trace_id = stem if first else f"{stem}:{line}"
-    trace = Trace(id=trace_id, format=FORMAT, file=ctx.file, line=line, end_line=line)
+    trace = make_trace(as_str(as_dict(config.get("problem_statement")).get("id")), FORMAT, ctx.file, file_stem(ctx.file), line)
+    if first and trace.id_base is not None:
+        trace.id = trace.id_base  # named after its file while no other trace joins it
 
     history = value.get("history")
     if history is not None and not isinstance(history, list):
-        ctx.warn(line, f"trace {trace_id}: 'history' is not a list; reading the trajectory")
+        ctx.warn(line, f"trace {trace.id}: 'history' is not a list; reading the trajectory")
         history = None
     task = _task(history) if history else None
     if task is not None:
@@ -320,7 +320,7 @@ def _read_document(value: Any, line: int, ctx: ReadContext, first: bool) -> Trac
     stats = as_dict(info.get("model_stats"))
     if stats:
         trace.metadata["model_stats"] = stats
-        trace.usage_total = _model_stats_usage(stats, len(trace.rounds), lambda reason: ctx.warn(line, f"trace {trace_id}: {reason}"))
+        trace.usage_total = _model_stats_usage(stats, len(trace.rounds), lambda reason: ctx.warn(line, f"trace {trace.id}: {reason}"))
 
     status = as_str(info.get("exit_status"))
     if status is not None:

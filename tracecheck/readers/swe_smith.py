@@ -45,7 +45,8 @@ else no outcome. ``model`` is kept as ``trace.metadata["model"]``.
 No usage and no times: the format has neither.
 
 Trace id: ``traj_id`` (unique per trajectory), else ``instance_id``, else the file name
-stem (``<stem>:<line>`` for later records, ``#<k>`` for the k-th object of a list).
+stem; in a file of several records, that stem and the record's content
+(``<stem>:<12 hex digits>``, ``identity.py``), never its line.
 """
 
 from __future__ import annotations
@@ -83,16 +84,16 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
         value, line = record.value, record.line
         try:
             stem = file_stem(ctx.file)
-            fallback = stem if first else f"{stem}:{line}"
+            place = stem if first else f"{stem}:{line}"
             if isinstance(value, dict):
-                documents = [(value, fallback)]
+                documents = [(value, place)]
             elif isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-                documents = [(v, f"{fallback}#{k}") for k, v in enumerate(value)]
+                documents = [(v, f"{place}#{k}") for k, v in enumerate(value)]
             else:
                 ctx.warn(line, "JSON that is not a chat transcript object (no 'messages' list)")
                 continue
-            for document, fallback_id in documents:
-                trace = _read_document(document, line, ctx, fallback_id)
+            for document, document_place in documents:
+                trace = _read_document(document, line, ctx, document_place)
                 if trace is not None:
                     first = False
                     yield trace
@@ -109,13 +110,16 @@ def parse_function_calls(text: str) -> tuple[str, list[tuple[str, dict[str, str]
     return _FUNCTION.sub("", text).strip(), calls
 
 
-def _read_document(document: dict, line: int, ctx: ReadContext, fallback_id: str) -> Trace | None:
+def _read_document(document: dict, line: int, ctx: ReadContext, place: str) -> Trace | None:
     messages = document.get("messages")
     if not isinstance(messages, list):
         ctx.warn(line, "JSON that is not a chat transcript object (no 'messages' list)")
         return None
-    trace_id = as_str_or_int(document.get("traj_id")) or as_str_or_int(document.get("instance_id")) or fallback_id
-    trace = Trace(id=trace_id, format=FORMAT, file=ctx.file, line=line, end_line=line)
+    own_id = as_str_or_int(document.get("traj_id")) or as_str_or_int(document.get("instance_id"))
+    trace = Trace(id=own_id or place, format=FORMAT, file=ctx.file, line=line, end_line=line)
+    if own_id is None:
+        trace.id_base = file_stem(ctx.file)  # named by its place until ``identity`` settles it
+    trace_id = trace.id
     open_calls: list[ToolCall] = []  # calls of the last round still waiting for their result
     for k, msg in enumerate(messages, 1):
         if not isinstance(msg, dict):
