@@ -1,4 +1,4 @@
-"""The check report: plain data (``--output-format json``) and a writer per format.
+"""The check report: plain data (``--format json``) and a writer per format.
 
 Every format is fed ``check_data(result)``; none knows how guards or expectations work.
 Findings are listed most important first: new ones, then known ones; within those,
@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import __version__
-from ..engine.check import CheckResult, Finding
+from ..engine.check import CheckResult, ExpectationCheck, Finding
 
 SCHEMA_VERSION = 1
 FORMATS = ("full", "concise", "json", "jsonl", "github", "junit", "sarif", "gitlab", "markdown")
@@ -60,6 +60,22 @@ def finding_data(finding: Finding, failing: bool) -> dict[str, Any]:
     }
 
 
+def expectation_data(checked: ExpectationCheck) -> dict[str, Any]:
+    return {
+        "trace": checked.trace,
+        "file": checked.file,
+        "line": checked.line,
+        "guard": checked.guard,
+        "fires": checked.fires,
+        "by_round": checked.by_round,
+        "note": checked.note,
+        "status": checked.status,
+        "round": checked.round,
+        "message": checked.message,
+        "fingerprint": checked.fingerprint,
+    }
+
+
 def check_data(result: CheckResult, settings=None) -> dict[str, Any]:
     failing = {id(f) for f in result.failing}
     findings = [finding_data(f, id(f) in failing) for f in ordered(result.findings)]
@@ -75,6 +91,8 @@ def check_data(result: CheckResult, settings=None) -> dict[str, Any]:
         "traces": result.traces,
         "expectations": {"checked": result.expectations, "met": result.expectations_met, "not_checked": result.expectations_unchecked},
         "findings": findings,
+        # Every expectation, met or not, in input order (a broken one's finding has its fingerprint).
+        "expectation_checks": [expectation_data(e) for e in result.expectation_checks],
         "counts": {**counts, "failing": len(failing)},
         "baseline_fixed": result.baseline_fixed,
         "warnings": [{"file": d.file, "line": d.line, "reason": d.reason} for d in result.diagnostics],
@@ -141,8 +159,9 @@ def write_json(data: dict[str, Any]) -> str:
 def write_jsonl(data: dict[str, Any]) -> str:
     import orjson
 
-    head = {k: v for k, v in data.items() if k not in ("findings", "warnings")}
+    head = {k: v for k, v in data.items() if k not in ("findings", "expectation_checks", "warnings")}
     lines = [orjson.dumps({"type": "finding", **f}).decode() for f in data["findings"]]
+    lines += [orjson.dumps({"type": "expectation", **e}).decode() for e in data.get("expectation_checks", [])]
     lines += [orjson.dumps({"type": "warning", **w}).decode() for w in data["warnings"]]
     lines.append(orjson.dumps({"type": "summary", **head}).decode())
     return "\n".join(lines) + "\n"
@@ -206,5 +225,5 @@ def render(format: str, data: dict[str, Any], settings=None) -> str:
     if writer is None:
         from ..input.diagnostics import TracecheckError
 
-        raise TracecheckError(f"--output-format {format!r} is not written yet; choose one of: {', '.join(WRITERS)}")
+        raise TracecheckError(f"--format {format!r} is not written yet; choose one of: {', '.join(WRITERS)}")
     return writer(data)
