@@ -74,7 +74,7 @@ def test_arguments_and_options_have_placeholders(cli):
     for placeholder in ("--grid GUARD.OPTION=VALUES", "--max-combos N", "--holdout SHARE", "--folds K", "-j, --jobs N", "--objective NAME"):
         assert placeholder in sweep
     assert "-o, --output FILE" in cli("convert", "--help").stdout
-    assert "[0.05 to 0.95]" in " ".join(sweep.split()) and "[default: 1; at least 1]" in sweep
+    assert "[0.05 to 0.95]" in " ".join(sweep.split()) and "[default: 1; at least 0]" in sweep
     # Several presets side by side are replay's; show and check take one.
     assert "--preset NAMES" in cli("replay", "--help").stdout
     for command in ("show", "check"):
@@ -90,6 +90,8 @@ def test_arguments_and_options_have_placeholders(cli):
         (["replay", "--format=jsn"], "'jsn' is not one of: terminal, json, jsonl, markdown"),
         (["sweep", "-fcvs"], "'cvs' is not one of: terminal, json, csv, markdown"),
         (["label", "--format", "yaml"], "'yaml' is not one of: json, csv"),
+        (["check", "-f", "jsn"], "Invalid value for '--format' / '-f': 'jsn' is not one of: full, concise, json, jsonl, github, junit, sarif, gitlab, markdown"),
+        (["check", "--output-format", "jsn"], "Invalid value for '--output-format': 'jsn' is not one of: full, concise, json,"),
     ],
 )
 def test_a_value_outside_the_choices_lists_them_plainly(cli, args, message):
@@ -142,7 +144,6 @@ def _guard_count() -> int:
         (["replay", "--input-format", "nativ"], "unknown input format 'nativ' (did you mean 'native'?); choose one of: native,"),
         (["sweep", "--grid", "P001.threshold=2,3", "--objective", "token_saved"], "(did you mean 'tokens_saved'?); choose one of: tokens_saved,"),
         (["sweep", "--grid", "P001.threshold=2,3", "--constraint", "harn<=0.1"], "unknown metric 'harn' (did you mean 'harm'?); choose one of:"),
-        (["check", "--output-format", "jsn"], "unknown 'jsn' (did you mean 'json'?); choose one of: full,"),
         (["schema", "reprt"], "unknown schema 'reprt' (did you mean 'report'?); choose one of: native, report, labels"),
     ],
 )
@@ -152,3 +153,4 @@ def test_a_misspelt_value_gets_a_suggestion_and_the_choices(cli, args, message):
     paths = [] if args[0] == "schema" else [str(SAMPLES / "healthy_pagination.jsonl")]
     result = cli(*args, *paths)
     assert result.exit_code == 2 and message in result.stderr, result.stderr
+

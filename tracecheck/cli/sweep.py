@@ -14,6 +14,7 @@ from .app import (
     ConfigOpt,
     IgnoreOpt,
     InputFormatOpt,
+    JobsOpt,
     LabelsOpt,
     PathsArg,
     SelectOpt,
@@ -21,9 +22,13 @@ from .app import (
     StrictOpt,
     command,
     finish_input,
+    format_option,
     guard_settings,
+    job_count,
+    output_option,
     stderr_console,
 )
+from .report_files import SWEEP_FILES
 
 
 class SweepFormat(str, enum.Enum):
@@ -72,11 +77,9 @@ def sweep(
     ] = None,
     folds: Annotated[Optional[int], typer.Option("--folds", metavar="K", min=2, help="K-fold cross-validation of the choice.")] = None,
     seed: Annotated[int, typer.Option("--seed", metavar="N", help="Seed of the holdout / fold split.")] = 0,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", metavar="N", min=1, help="Worker processes.")] = 1,
-    format: Annotated[
-        Optional[SweepFormat], typer.Option("--format", "-f", help="Report format (default: from -o FILE's extension, .json .csv .md .html, else terminal).")
-    ] = None,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="FILE", help="Write the report to this file.")] = None,
+    jobs: JobsOpt = 1,
+    format: Annotated[Optional[SweepFormat], format_option("terminal")] = None,
+    output: Annotated[Optional[Path], output_option(SWEEP_FILES)] = None,
     write_config: Annotated[
         Optional[Path],
         typer.Option("--write-config", metavar="FILE", help="Write the winning settings into FILE's [tool.tracecheck] (pyproject.toml) or top level (tracecheck.toml)."),
@@ -99,15 +102,9 @@ def sweep(
     from ..reports.sweep_report import frontier_chart, sweep_data, write_csv, write_markdown, write_terminal
     from ..config import load_settings
 
-    if format is None:
-        suffix = output.suffix.lower() if output is not None else ""
-        format = {
-            ".json": SweepFormat.json,
-            ".csv": SweepFormat.csv,
-            ".md": SweepFormat.markdown,
-            ".html": SweepFormat.html,
-            ".htm": SweepFormat.html,
-        }.get(suffix, SweepFormat.terminal)
+    from .report_files import all_inputs, report_format
+
+    format = SweepFormat(report_format("sweep", output, format, SWEEP_FILES, "terminal"))
     if format is SweepFormat.html and output is None and sys.stdout.isatty():
         raise TracecheckError(HTML_ON_TERMINAL.format(name="sweep.html"))
     if objective not in OBJECTIVES:
@@ -152,7 +149,8 @@ def sweep(
     from ..input.labels import load_labels
 
     sidecar = load_labels(labels) if labels is not None else None
-    traces = load_all(paths, input_format=input_format, diagnostics=diagnostics, labels=sidecar)
+    jobs = job_count(jobs)
+    traces = load_all(sources, input_format=input_format, diagnostics=diagnostics, labels=sidecar, jobs=jobs)
     finish_input(paths, diagnostics, strict, len(traces))
     with _progress(err, len(traces)) as advance:
         result = run_sweep(
@@ -160,7 +158,7 @@ def sweep(
             labels=sidecar,
         )
     data = sweep_data(result, dimensions)
-    with open_output(str(output) if output is not None else "-", sources) as out:
+    with open_output(str(output) if output is not None else "-", all_inputs(sources, labels, config)) as out:
         if format is SweepFormat.json:
             from ..reports.machine import _dumps
 

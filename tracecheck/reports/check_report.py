@@ -14,30 +14,8 @@ from ..engine.check import CheckResult, ExpectationCheck, Finding
 
 SCHEMA_VERSION = 1
 FORMATS = ("full", "concise", "json", "jsonl", "github", "junit", "sarif", "gitlab", "markdown")
-# -o FILE picks the format from the file name.
-EXTENSIONS = {
-    ".sarif": "sarif",
-    ".sarif.json": "sarif",
-    ".xml": "junit",
-    ".junit.xml": "junit",
-    ".gitlab.json": "gitlab",
-    ".codequality.json": "gitlab",
-    ".json": "json",
-    ".jsonl": "jsonl",
-    ".md": "markdown",
-    ".txt": "full",
-}
 _STATUS_ORDER = {"new": 0, "baseline": 1, "accepted": 2, "allowed": 3}
 _KIND_ORDER = {"expectation": 0, "harm": 1, "waste": 2}
-
-
-def format_for(path: str) -> str | None:
-    """The output format a file name asks for (longest matching suffix), or None."""
-    lowered = path.lower()
-    for suffix in sorted(EXTENSIONS, key=len, reverse=True):
-        if lowered.endswith(suffix):
-            return EXTENSIONS[suffix]
-    return None
 
 
 def ordered(findings: list[Finding]) -> list[Finding]:
