@@ -7,10 +7,11 @@ broken expectations, then harm, then waste; then by file and line.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from .. import __version__
-from ..engine.check import CheckResult, ExpectationCheck, Finding
+from ..engine.check import CheckResult, Finding
 
 SCHEMA_VERSION = 1
 FORMATS = ("full", "concise", "json", "jsonl", "github", "junit", "sarif", "gitlab", "markdown")
@@ -38,22 +39,6 @@ def finding_data(finding: Finding, failing: bool) -> dict[str, Any]:
     }
 
 
-def expectation_data(checked: ExpectationCheck) -> dict[str, Any]:
-    return {
-        "trace": checked.trace,
-        "file": checked.file,
-        "line": checked.line,
-        "guard": checked.guard,
-        "fires": checked.fires,
-        "by_round": checked.by_round,
-        "note": checked.note,
-        "status": checked.status,
-        "round": checked.round,
-        "message": checked.message,
-        "fingerprint": checked.fingerprint,
-    }
-
-
 def check_data(result: CheckResult, settings=None) -> dict[str, Any]:
     failing = {id(f) for f in result.failing}
     findings = [finding_data(f, id(f) in failing) for f in ordered(result.findings)]
@@ -70,7 +55,7 @@ def check_data(result: CheckResult, settings=None) -> dict[str, Any]:
         "expectations": {"checked": result.expectations, "met": result.expectations_met, "not_checked": result.expectations_unchecked},
         "findings": findings,
         # Every expectation, met or not, in input order (a broken one's finding has its fingerprint).
-        "expectation_checks": [expectation_data(e) for e in result.expectation_checks],
+        "expectation_checks": [dataclasses.asdict(e) for e in result.expectation_checks],
         "counts": {**counts, "failing": len(failing)},
         "baseline_fixed": result.baseline_fixed,
         "warnings": [{"file": d.file, "line": d.line, "reason": d.reason} for d in result.diagnostics],
