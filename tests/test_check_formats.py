@@ -106,21 +106,35 @@ def test_golden(outputs, fmt, snapshot):
     assert found[fmt] == snapshot(extension_class=GOLDEN[EXTENSIONS[fmt]])
 
 
-def test_junit_parses_and_counts_what_the_findings_say(outputs):
+def test_junit_has_a_testcase_per_expectation_and_per_other_finding(outputs):
     found, _ = outputs
     data = json.loads(found["json"])
     root = ET.fromstring(found["junit"].encode())
     (suite,) = root.findall("testsuite")
     cases = suite.findall("testcase")
+    expectations = data["expectation_checks"]
+    others = [f for f in data["findings"] if f["kind"] != "expectation"]
     failing = [f for f in data["findings"] if f["failing"]]
-    assert len(cases) == len(data["findings"]) == int(suite.get("tests")) == int(root.get("tests"))
+    assert len(cases) == len(expectations) + len(others) == int(suite.get("tests")) == int(root.get("tests"))
     assert int(suite.get("failures")) == len(failing) == len([c for c in cases if c.find("failure") is not None])
-    assert int(suite.get("skipped")) == len(data["findings"]) - len(failing) == len([c for c in cases if c.find("skipped") is not None])
+    # Known findings (baseline, accepted, allowed) and expectations whose guard is not run are skipped; met ones pass.
+    not_run = [e for e in expectations if e["status"] == "not_checked"]
+    assert int(suite.get("skipped")) == len(data["findings"]) - len(failing) + len(not_run) == len([c for c in cases if c.find("skipped") is not None])
+    passed = [c for c in cases if not list(c)]
+    assert len(passed) == data["expectations"]["met"] == sum(e["status"] == "met" for e in expectations) > 0
+    names = [(c.get("classname"), c.get("name")) for c in cases]
+    assert len(set(names)) == len(names)
     hostile = [c for c in cases if c.get("classname") == HOSTILE_ID]
-    assert {c.get("name") for c in hostile} == {"P001 expectation", "TC-WASTE-ROUNDS waste"}
-    (failure,) = [c.find("failure") for c in hostile if c.get("name") == "P001 expectation"]
+    assert {c.get("name") for c in hostile} == {
+        "P001 should stay quiet", "P001 should intervene by round 3", "P002 should stay quiet", "R001 should stay quiet",
+        "policy should intervene by round 3", "TC-WASTE-ROUNDS waste",
+    }
+    (failure,) = [c.find("failure") for c in hostile if c.get("name") == "P001 should stay quiet"]
+    assert failure.get("message") == f"{HOSTILE_ID}: P001 should stay quiet; it acted at round 3"
     # The XML-forbidden characters are visible escapes; markup in the note is text.
     assert "\\x1b[31m\\x00" in failure.text and "<b>&amp;" in failure.text and "\x00" not in found["junit"]
+    (known,) = [c for c in cases if c.get("classname") == "seed002_contract_search_token_limit" and c.get("name") == "policy should intervene by round 6"]
+    assert known.find("skipped").get("message") == "baseline: known in the baseline"
 
 
 def test_junit_keeps_a_passing_testcase_when_nothing_is_found():
@@ -262,6 +276,7 @@ def _data(findings: list[dict], warnings: list[dict] = ()) -> dict:
         "traces": len(findings),
         "expectations": {"checked": len(findings), "met": 0},
         "findings": findings,
+        "expectation_checks": [],
         "counts": {**counts, "failing": failing},
         "baseline_fixed": 0,
         "warnings": list(warnings),

@@ -225,8 +225,12 @@ def test_o_picks_the_report_format_from_the_file_name(cli, weather, tmp_path):
         assert check((tmp_path / name).read_text())
     assert cli("replay", "-o", str(tmp_path / "r.jsonl"), str(weather)).exit_code == 0
     assert json.loads((tmp_path / "r.jsonl").read_text().splitlines()[0])["type"] == "header"
-    assert cli("replay", "-f", "terminal", "-o", str(tmp_path / "forced.json"), str(weather)).exit_code == 0
-    assert "Summary" in (tmp_path / "forced.json").read_text()  # an explicit --format wins
+    # An explicit --format that the name contradicts is refused, not written as the name's.
+    result = cli("replay", "-f", "terminal", "-o", str(tmp_path / "forced.json"), str(weather))
+    assert result.exit_code == 2 and "the name says JSON (.json), not terminal; name the file .txt" in result.stderr
+    assert not (tmp_path / "forced.json").exists()
+    assert cli("replay", "-f", "terminal", "-o", str(tmp_path / "forced.log"), str(weather)).exit_code == 0
+    assert "Summary" in (tmp_path / "forced.log").read_text()  # a name that says no format takes --format
 
 
 @pytest.mark.parametrize(

@@ -74,7 +74,7 @@ def test_arguments_and_options_have_placeholders(cli):
     for placeholder in ("--grid GUARD.OPTION=VALUES", "--max-combos N", "--holdout SHARE", "--folds K", "-j, --jobs N", "--objective NAME"):
         assert placeholder in sweep
     assert "-o, --output FILE" in cli("convert", "--help").stdout
-    assert "[0.05 to 0.95]" in " ".join(sweep.split()) and "[default: 1; at least 1]" in sweep
+    assert "[0.05 to 0.95]" in " ".join(sweep.split()) and "[default: 1; at least 0]" in sweep
     # Several presets side by side are replay's; show and check take one.
     assert "--preset NAMES" in cli("replay", "--help").stdout
     for command in ("show", "check"):
@@ -90,6 +90,9 @@ def test_arguments_and_options_have_placeholders(cli):
         (["replay", "--format=jsn"], "'jsn' is not one of: terminal, json, jsonl, markdown"),
         (["sweep", "-fcvs"], "'cvs' is not one of: terminal, json, csv, markdown"),
         (["label", "--format", "yaml"], "'yaml' is not one of: json, csv"),
+        (["check", "-f", "jsn"], "Invalid value for '--format' / '-f': 'jsn' is not one of: full, concise, json, jsonl, github, junit, sarif, gitlab, markdown"),
+        (["check", "--output-format", "jsn"], "Invalid value for '--output-format': 'jsn' is not one of: full, concise, json,"),
+        (["show", "-f", "jsn"], "'jsn' is not one of: terminal, json, jsonl"),
     ],
 )
 def test_a_value_outside_the_choices_lists_them_plainly(cli, args, message):
@@ -142,7 +145,6 @@ def _guard_count() -> int:
         (["replay", "--input-format", "nativ"], "unknown input format 'nativ' (did you mean 'native'?); choose one of: native,"),
         (["sweep", "--grid", "P001.threshold=2,3", "--objective", "token_saved"], "(did you mean 'tokens_saved'?); choose one of: tokens_saved,"),
         (["sweep", "--grid", "P001.threshold=2,3", "--constraint", "harn<=0.1"], "unknown metric 'harn' (did you mean 'harm'?); choose one of:"),
-        (["check", "--output-format", "jsn"], "unknown 'jsn' (did you mean 'json'?); choose one of: full,"),
         (["schema", "reprt"], "unknown schema 'reprt' (did you mean 'report'?); choose one of: native, report, labels"),
     ],
 )
@@ -152,3 +154,39 @@ def test_a_misspelt_value_gets_a_suggestion_and_the_choices(cli, args, message):
     paths = [] if args[0] == "schema" else [str(SAMPLES / "healthy_pagination.jsonl")]
     result = cli(*args, *paths)
     assert result.exit_code == 2 and message in result.stderr, result.stderr
+
+
+def _options(command: tuple[str, ...]) -> dict[str, object]:
+    """The command's options by their long name."""
+    group = typer.main.get_command(app)
+    for name in command:
+        group = group.commands[name]
+    return {max(p.opts, key=len): p for p in group.params if p.param_type_name == "option" and not p.hidden}
+
+
+READS_TRACES = [c for c in COMMANDS if "--input-format" in _options(c) and c not in (("convert",), ("label",))]
+
+
+def test_every_command_spells_format_output_and_jobs_one_way():
+    """-f/--format FORMAT, -o/--output FILE and -j/--jobs N: the same names, placeholders and,
+    where they mean the same, the same words on every command."""
+    assert sorted(READS_TRACES) == [("baseline", "prune"), ("baseline", "write"), ("check",), ("replay",), ("show",), ("sweep",)]
+    jobs_help = set()
+    for command in COMMANDS:
+        options = _options(command)
+        if "--format" in options:
+            assert sorted(options["--format"].opts) == ["--format", "-f"] and options["--format"].metavar == "FORMAT", command
+        if "--output" in options:
+            assert sorted(options["--output"].opts) == ["--output", "-o"] and options["--output"].metavar == "FILE", command
+        if command in READS_TRACES:
+            jobs = options["--jobs"]
+            assert sorted(jobs.opts) == ["--jobs", "-j"] and jobs.metavar == "N" and jobs.default == 1, command
+            jobs_help.add(jobs.help)
+    assert len(jobs_help) == 1
+    # Each command that writes one report says its default and what -o FILE's name does in the same words.
+    for command, default in ((("replay",), "terminal"), (("show",), "terminal"), (("sweep",), "terminal"), (("label",), "json")):
+        options = _options(command)
+        assert options["--format"].help.endswith(f"(default: the one -o FILE's name says, else {default}).")
+        assert options["--output"].help.startswith("Write ") and "instead of standard output; a name ending in " in options["--output"].help
+    # The old spelling of check's -f still works, out of the way of the help.
+    assert "--output-format" not in _options(("check",))

@@ -261,7 +261,7 @@ def test_replay_refuses_to_write_its_report_over_an_input_found_in_a_directory(t
     folder.mkdir()
     path = write_jsonl(folder / "y.jsonl", events("t1"))
     before = path.read_bytes()
-    result = cli("replay", str(folder), "--format", "json", "-o", str(path))
+    result = cli("replay", str(folder), "--format", "jsonl", "-o", str(path))
     assert result.exit_code == 2 and "is also an input" in result.stderr
     assert path.read_bytes() == before
 

@@ -202,13 +202,27 @@ def test_schema_labels_is_printed(cli):
 
 
 def test_label_never_writes_over_an_input(cli, tmp_path):
-    trace = tmp_path / "runs.jsonl"
+    # Named .json, a name a labels file may have: only the input guard stops it.
+    trace = tmp_path / "runs.json"
     trace.write_bytes((SAMPLES / "seed004_query_db_identical.jsonl").read_bytes())
     before = trace.read_bytes()
     result = cli("label", str(tmp_path), "-o", str(trace))
     assert result.exit_code == 2
     assert "is also an input" in result.stderr
     assert trace.read_bytes() == before
+    # Named .jsonl, it is refused before anything is read: label writes no JSON Lines.
+    jsonl = trace.rename(tmp_path / "runs.jsonl")
+    result = cli("label", str(tmp_path), "-o", str(jsonl))
+    assert result.exit_code == 2 and "label does not write JSON Lines (.jsonl)" in result.stderr
+    assert jsonl.read_bytes() == before
+
+
+def test_label_takes_its_format_from_the_output_name(cli, tmp_path):
+    target = tmp_path / "labels.csv"
+    assert cli("label", str(SAMPLES / "seed004_query_db_identical.jsonl"), "-o", str(target)).exit_code == 0
+    assert target.read_text(encoding="utf-8").startswith("trace,")
+    result = cli("label", str(SAMPLES / "seed004_query_db_identical.jsonl"), "-f", "json", "-o", str(target))
+    assert result.exit_code == 2 and "the name says CSV (.csv), not json" in result.stderr
 
 
 def test_plain_functions_take_labels(tmp_path):

@@ -252,9 +252,23 @@ JobsOpt = Annotated[
         "-j",
         metavar="N",
         min=0,
-        help="Replay the input files in N processes (0: one per processor); the report is the same as with 1.",
+        help="Read and replay the input files in N processes (0: one per processor); the output is the same as with 1.",
     ),
 ]
+
+
+def format_option(default: str, what: str = "Report format"):
+    """``-f/--format``, worded one way for every command that writes a report."""
+    return typer.Option("--format", "-f", metavar="FORMAT", help=f"{what} (default: the one -o FILE's name says, else {default}).")
+
+
+def output_option(files, what: str = "the report"):
+    """``-o/--output`` of a command that writes one report: the name ends it may have
+    (``files``, see ``report_files``) say its format."""
+    from .report_files import listed_ends
+
+    ends = listed_ends(files)
+    return typer.Option("--output", "-o", metavar="FILE", help=f"Write {what} to FILE instead of standard output; a name ending in {ends} says the format.")
 TokenizerOpt = Annotated[
     Optional[str],
     typer.Option("--tokenizer", metavar="NAMES", help="P001 tokenizer: char, jieba, or 'char,jieba' to replay both and compare."),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import enum
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -11,6 +12,7 @@ from .app import (
     ConfigOpt,
     IgnoreOpt,
     InputFormatOpt,
+    JobsOpt,
     LabelsOpt,
     NoLabelsOpt,
     PathsArg,
@@ -23,9 +25,23 @@ from .app import (
     command,
     finish_input,
     guard_settings,
+    job_count,
     load_labels_option,
     stderr_console,
 )
+from .report_files import BASELINE_FILES, CHECK_FILES, listed_ends
+
+class CheckFormat(str, enum.Enum):
+    full = "full"
+    concise = "concise"
+    json = "json"
+    jsonl = "jsonl"
+    github = "github"
+    junit = "junit"
+    sarif = "sarif"
+    gitlab = "gitlab"
+    markdown = "markdown"
+
 
 OutputOpt = Annotated[
     Optional[list[str]],
@@ -33,8 +49,8 @@ OutputOpt = Annotated[
         "--output",
         "-o",
         metavar="FILE",
-        help="Also write the report to FILE, in the format its name says (.json, .jsonl, .sarif, .xml for JUnit, "
-        ".gitlab.json, .md, .txt). Repeatable; FORMAT:FILE names the format.",
+        help=f"Also write the report to FILE; a name ending in {listed_ends(CHECK_FILES)} says the format (.xml: JUnit), "
+        "FORMAT:FILE names it. Repeatable.",
     ),
 ]
 MaxRoundsOpt = Annotated[
@@ -45,7 +61,7 @@ MaxTokensOpt = Annotated[
 ]
 
 
-def _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, no_labels, baseline, fail_on, max_wasted_rounds, max_wasted_tokens, exclude=()):
+def _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, no_labels, baseline, fail_on, max_wasted_rounds, max_wasted_tokens, exclude=(), jobs=1):
     from ..engine.check import load_baseline, run_check
     from ..input.diagnostics import Diagnostics, TracecheckError
 
@@ -66,6 +82,7 @@ def _evaluate(paths, config, select, ignore, set_, preset, input_format, labels,
         max_wasted_tokens=max_wasted_tokens,
         diagnostics=diagnostics,
         exclude=[str(p) for p in exclude],
+        jobs=job_count(jobs),
     )
     return settings, result, diagnostics
 
@@ -85,8 +102,9 @@ def _inputs(paths, exclude):
 def check(
     paths: PathsArg,
     output_format: Annotated[
-        str, typer.Option("--output-format", "--format", "-f", metavar="FORMAT", help="full, concise, json, jsonl, github, junit, sarif, gitlab or markdown.")
-    ] = "full",
+        Optional[CheckFormat], typer.Option("--format", "-f", metavar="FORMAT", help="Report format on standard output (default: full; -o FILE's name says its own).")
+    ] = None,
+    output_format_alias: Annotated[Optional[CheckFormat], typer.Option("--output-format", metavar="FORMAT", hidden=True)] = None,  # the older spelling of -f
     output: OutputOpt = None,
     baseline: Annotated[Optional[Path], typer.Option("--baseline", metavar="FILE", help="Known findings: fail only on new ones.")] = None,
     fail_on: Annotated[str, typer.Option("--fail-on", metavar="WHEN", help="new: fail on new findings only; any: on any finding not accepted.")] = "new",
@@ -114,32 +132,32 @@ def check(
     ignore: IgnoreOpt = None,
     set_: SetOpt = None,
     preset: PresetOpt = None,
+    jobs: JobsOpt = 1,
 ) -> None:
     """Fail (exit 1) when a trace's expectations break, the policy cuts a successful run, or an agent loops;
     exit 5 when the traces hold nothing to check (as pytest when it collects no test)."""
     from ..input.diagnostics import TracecheckError
     from ..input.sources import expand_paths
     from ..output import open_output
-    from ..reports.check_report import FORMATS, check_data, format_for, render
+    from ..reports.check_report import FORMATS, check_data, render
+    from .report_files import all_inputs, format_of_file
 
-    if output_format not in FORMATS:
-        from ..config import did_you_mean
-
-        hint = did_you_mean(output_format, FORMATS)
-        raise TracecheckError(f"--output-format: unknown {output_format!r}{hint}; choose one of: {', '.join(FORMATS)}")
+    if output_format and output_format_alias and output_format != output_format_alias:
+        raise TracecheckError(f"--format {output_format.value} and --output-format {output_format_alias.value} disagree; give one")
+    output_format = output_format or output_format_alias or CheckFormat.full
     targets = []
     for spec in output or ():
         name, sep, path = spec.partition(":")
         if sep and name in FORMATS:
             if not path:
                 raise TracecheckError(f"-o {spec}: no file name after the format")
-            targets.append((name, path))
+            targets.append((format_of_file("check", path, CHECK_FILES, name, named=f"the '{name}:' before it"), path))
             continue
         if sep and name.isalpha() and len(name) > 1:
             from ..config import did_you_mean
 
             raise TracecheckError(f"-o {spec}: unknown format {name!r}{did_you_mean(name, FORMATS)}; choose one of: {', '.join(FORMATS)}")
-        chosen = format_for(spec)
+        chosen = format_of_file("check", spec, CHECK_FILES)
         if chosen is None:
             raise TracecheckError(f"-o {spec}: cannot tell the format from the file name; write FORMAT:{spec}")
         targets.append((chosen, spec))
@@ -147,7 +165,7 @@ def check(
     if len(set(written)) < len(written):
         raise TracecheckError("-o names the same file twice: " + ", ".join(sorted({p for p in written if written.count(p) > 1})))
     settings, result, diagnostics = _evaluate(
-        paths, config, select, ignore, set_, preset, input_format, labels, no_labels, baseline, fail_on, max_wasted_rounds, max_wasted_tokens
+        paths, config, select, ignore, set_, preset, input_format, labels, no_labels, baseline, fail_on, max_wasted_rounds, max_wasted_tokens, jobs=jobs
     )
     result.allow_empty = allow_empty
     finish_input(paths, diagnostics, strict, result.traces)
@@ -155,12 +173,12 @@ def check(
         # A regression trace that cannot be read checks nothing: that is no pass.
         raise TracecheckError("no trace could be read from " + ", ".join(result.unreadable) + " (see the warnings above)")
     data = check_data(result, settings)
-    sources = expand_paths(paths, type(diagnostics)())
+    inputs = all_inputs(expand_paths(paths, type(diagnostics)()), labels, baseline, config)
     for name, path in targets:
-        with open_output(path, sources) as out:
+        with open_output(path, inputs) as out:
             out.write(render(name, data, settings).encode())
-    with open_output("-", sources) as out:
-        out.write(render(output_format, data, settings).encode())
+    with open_output("-", inputs) as out:
+        out.write(render(output_format.value, data, settings).encode())
     if github_summary:
         from ..reports.check_report import append_github_summary
 
@@ -177,7 +195,7 @@ app.add_typer(baseline_app, name="baseline")
 @command(on=baseline_app)
 def write(
     paths: PathsArg,
-    output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE", help="The baseline file.")] = Path("tracecheck-baseline.json"),
+    output: Annotated[Path, typer.Option("--output", "-o", metavar="FILE", help="Write the baseline (JSON) to FILE.")] = Path("tracecheck-baseline.json"),
     max_wasted_rounds: MaxRoundsOpt = None,
     max_wasted_tokens: MaxTokensOpt = None,
     input_format: InputFormatOpt = None,
@@ -188,12 +206,15 @@ def write(
     ignore: IgnoreOpt = None,
     set_: SetOpt = None,
     preset: PresetOpt = None,
+    jobs: JobsOpt = 1,
 ) -> None:
     """Record today's findings as known (the file's accepted findings, with their reasons, stay)."""
     from ..engine.check import load_baseline, write_baseline
+    from .report_files import format_of_file
 
+    format_of_file("baseline write", str(output), BASELINE_FILES)
     previous = load_baseline(output) if output.exists() else None
-    _, result, diagnostics = _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, no_labels, None, "new", max_wasted_rounds, max_wasted_tokens, [output])
+    _, result, diagnostics = _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, no_labels, None, "new", max_wasted_rounds, max_wasted_tokens, [output], jobs)
     finish_input(paths, diagnostics, False, result.traces)
     written = write_baseline(output, result, previous, _inputs(paths, [output]))
     stderr_console().print(f"wrote {len(written.findings)} finding(s) to {output}" + (f", kept {len(written.accepted)} accepted" if written.accepted else ""), markup=False, highlight=False)
@@ -213,12 +234,13 @@ def prune(
     ignore: IgnoreOpt = None,
     set_: SetOpt = None,
     preset: PresetOpt = None,
+    jobs: JobsOpt = 1,
 ) -> None:
     """Remove the entries no finding matches any more; never add one."""
     from ..engine.check import load_baseline, prune_baseline
 
     known = load_baseline(baseline)
-    _, result, diagnostics = _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, no_labels, None, "new", max_wasted_rounds, max_wasted_tokens, [baseline])
+    _, result, diagnostics = _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, no_labels, None, "new", max_wasted_rounds, max_wasted_tokens, [baseline], jobs)
     known.warn_unread(result.traces_read, diagnostics)  # kept, never pruned: say why
     finish_input(paths, diagnostics, False, result.traces)
     kept, removed = prune_baseline(baseline, result, known, _inputs(paths, [baseline]))

@@ -11,9 +11,8 @@ from __future__ import annotations
 import enum
 from typing import Annotated, Optional
 
-import typer
-
-from .app import ConfigOpt, InputFormatOpt, LabelsOpt, NoLabelsOpt, PathsArg, StrictOpt, command, finish_input, load_labels_option, safe, stderr_console
+from .app import ConfigOpt, InputFormatOpt, LabelsOpt, NoLabelsOpt, PathsArg, StrictOpt, command, finish_input, format_option, load_labels_option, output_option, safe, stderr_console
+from .report_files import LABEL_FILES
 
 
 class LabelsFormat(str, enum.Enum):
@@ -24,8 +23,8 @@ class LabelsFormat(str, enum.Enum):
 @command
 def label(
     paths: PathsArg,
-    output: Annotated[Optional[str], typer.Option("--output", "-o", metavar="FILE", help="Write the labels file here (default: standard output).")] = None,
-    format: Annotated[LabelsFormat, typer.Option("--format", "-f", help="json, or csv for a spreadsheet.")] = LabelsFormat.json,
+    format: Annotated[Optional[LabelsFormat], format_option("json", "Labels file format, csv for a spreadsheet")] = None,
+    output: Annotated[Optional[str], output_option(LABEL_FILES, "the labels file")] = None,
     input_format: InputFormatOpt = None,
     strict: StrictOpt = False,
     labels: LabelsOpt = None,
@@ -41,6 +40,9 @@ def label(
     from ..output import open_output
     from ..readers.load import read_traces
 
+    from .report_files import report_format
+
+    chosen = report_format("label", output, format, LABEL_FILES, "json")
     sidecar = load_labels_option(labels, no_labels, config)
     diagnostics = Diagnostics()
     sources = expand_paths(paths, diagnostics)
@@ -53,7 +55,7 @@ def label(
             sidecar.finish(diagnostics)
         if not entries:
             finish_input(paths, diagnostics, strict, 0)  # exits before an empty output replaces anything
-        write_template(entries, out, format.value, diagnostics)
+        write_template(entries, out, chosen, diagnostics)
     finish_input(paths, diagnostics, strict, len(entries))
     if output is not None:
         stderr_console().print(safe(f"wrote labels for {len(entries)} trace(s) to {output}"))

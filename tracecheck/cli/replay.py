@@ -25,12 +25,15 @@ from .app import (
     TokenizerOpt,
     command,
     finish_input,
+    format_option,
     load_labels_option,
     job_count,
+    output_option,
     preset_settings,
     progress_console,
     tokenizer_list,
 )
+from .report_files import REPLAY_FILES
 
 
 class ReportFormat(str, enum.Enum):
@@ -41,17 +44,11 @@ class ReportFormat(str, enum.Enum):
     html = "html"
 
 
-# Report files other commands write: named here, replay refuses them instead of writing text.
-_OTHER_COMMANDS_FORMATS = {".sarif": "SARIF", ".xml": "JUnit XML", ".csv": "CSV"}
-
-
 @command
 def replay(
     paths: PathsArg,
-    format: Annotated[
-        Optional[ReportFormat], typer.Option("--format", "-f", help="Report format (default: from -o FILE's extension, .json .jsonl .md .html, else terminal).")
-    ] = None,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="FILE", help="Write the report to this file.")] = None,
+    format: Annotated[Optional[ReportFormat], format_option("terminal")] = None,
+    output: Annotated[Optional[Path], output_option(REPLAY_FILES)] = None,
     only_fires: Annotated[bool, typer.Option("--only-fires", help="List only traces where a guard fired.")] = False,
     input_format: InputFormatOpt = None,
     strict: StrictOpt = False,
@@ -71,22 +68,9 @@ def replay(
     from ..reports.replay_report import write_replay_report
     from ..input.diagnostics import TracecheckError
     from ..input.sources import expand_paths
+    from .report_files import all_inputs, report_format
 
-    if format is None:
-        suffix = output.suffix.lower() if output is not None else ""
-        if suffix in _OTHER_COMMANDS_FORMATS:
-            # Writing terminal text into report.sarif and exiting 0 would pass a broken upload.
-            raise TracecheckError(
-                f"-o {output}: replay does not write {_OTHER_COMMANDS_FORMATS[suffix]}; "
-                "use .json, .jsonl, .md, .html or --format (tracecheck check -o writes SARIF and JUnit)"
-            )
-        format = {
-            ".json": ReportFormat.json,
-            ".jsonl": ReportFormat.jsonl,
-            ".md": ReportFormat.markdown,
-            ".html": ReportFormat.html,
-            ".htm": ReportFormat.html,
-        }.get(suffix, ReportFormat.terminal)
+    format = ReportFormat(report_format("replay", output, format, REPLAY_FILES, "terminal"))
     if format is ReportFormat.html and output is None and sys.stdout.isatty():
         raise TracecheckError(HTML_ON_TERMINAL.format(name="report.html"))
     names = tokenizer_list(tokenizer)
@@ -97,7 +81,7 @@ def replay(
     # The bar shares the screen with nothing: only when the report goes elsewhere (a file,
     # a pipe); a report printed to the terminal shows its own progress, trace by trace.
     report_on_screen = output is None and sys.stdout.isatty()
-    with open_output(str(output) if output is not None else "-", sources) as out:
+    with open_output(str(output) if output is not None else "-", all_inputs(sources, labels, config)) as out:
         with _progress(not report_on_screen) as advance:  # cleared before anything else is said
             traces = write_replay_report(
                 sources,

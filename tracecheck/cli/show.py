@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from pathlib import Path
 from typing import Annotated, Optional
 
 import typer
@@ -12,6 +13,7 @@ from .app import (
     ConfigOpt,
     IgnoreOpt,
     InputFormatOpt,
+    JobsOpt,
     LabelsOpt,
     NoLabelsOpt,
     PathsArg,
@@ -21,11 +23,20 @@ from .app import (
     StrictOpt,
     command,
     finish_input,
+    format_option,
     load_labels_option,
     guard_settings,
-    stdout_console,
+    job_count,
+    output_option,
     tokenizer_list,
 )
+from .report_files import SHOW_FILES
+
+
+class ShowFormat(str, enum.Enum):
+    terminal = "terminal"
+    json = "json"
+    jsonl = "jsonl"
 
 
 class ShowState(str, enum.Enum):
@@ -38,6 +49,8 @@ def show(
     paths: PathsArg,
     trace: Annotated[Optional[str], typer.Option("--trace", "-t", metavar="ID", help="Show only the trace with this id.")] = None,
     guards: Annotated[bool, typer.Option("--guards/--no-guards", help="Show each guard's state and fires per round.")] = True,
+    format: Annotated[Optional[ShowFormat], format_option("terminal")] = None,
+    output: Annotated[Optional[Path], output_option(SHOW_FILES)] = None,
     state: Annotated[
         ShowState, typer.Option("--state", help="changed: a guard's state where it changed or the guard fired; all: under every round.")
     ] = ShowState.changed,
@@ -53,11 +66,17 @@ def show(
     preset: PresetOpt = None,
     labels: LabelsOpt = None,
     no_labels: NoLabelsOpt = False,
+    jobs: JobsOpt = 1,
 ) -> None:
-    """Show traces round by round: calls, results, tokens, times, and why each guard fired or not."""
+    """Show traces round by round: calls, results, tokens, times, and why each guard fired or not.
+    --format json writes the replay report (tracecheck schema report) with each trace's rounds."""
     from ..input.diagnostics import Diagnostics
-    from ..reports.timeline import show_traces
+    from ..input.sources import expand_paths
+    from ..output import open_output
+    from ..reports.timeline import write_show_report
+    from .report_files import all_inputs, report_format
 
+    chosen = report_format("show", output, format, SHOW_FILES, "terminal")
     if preset and "," in preset:
         raise TracecheckError("show replays one preset at a time; compare presets with 'tracecheck replay --preset a,b'")
     tokenizers = tokenizer_list(tokenizer)
@@ -68,16 +87,18 @@ def show(
         )
     settings = guard_settings(config, select, ignore, set_, tokenizers, preset) if guards else None
     sidecar = load_labels_option(labels, no_labels, config)
-    console = stdout_console()
     diagnostics = Diagnostics()
+    sources = expand_paths(paths, diagnostics)
     ids: list[str] = []
-    seen, shown = show_traces(
-        paths, console, settings=settings, trace_id=trace, input_format=input_format, diagnostics=diagnostics, labels=sidecar, seen_ids=ids,
-        all_states=state is ShowState.all,
-    )
-    finish_input(paths, diagnostics, strict, seen)
-    if trace is not None and not shown:
-        from ..config import did_you_mean
+    # Every check is made before the file is renamed into place: a failed show replaces nothing.
+    with open_output(str(output) if output is not None else "-", all_inputs(sources, labels, config)) as out:
+        seen, shown = write_show_report(
+            sources, out, format=chosen, to_file=output is not None, settings=settings, trace_id=trace, input_format=input_format,
+            diagnostics=diagnostics, labels=sidecar, seen_ids=ids, jobs=job_count(jobs), all_states=state is ShowState.all,
+        )
+        finish_input(paths, diagnostics, strict, seen)
+        if trace is not None and not shown:
+            from ..config import did_you_mean
 
-        listed = ", ".join(repr(i) for i in ids) + (f" and {seen - len(ids)} more" if seen > len(ids) else "")
-        raise TracecheckError(f"no trace with id {trace!r}{did_you_mean(trace, ids)}; the traces here: {listed}")
+            listed = ", ".join(repr(i) for i in ids) + (f" and {seen - len(ids)} more" if seen > len(ids) else "")
+            raise TracecheckError(f"no trace with id {trace!r}{did_you_mean(trace, ids)}; the traces here: {listed}")

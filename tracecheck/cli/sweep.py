@@ -14,6 +14,7 @@ from .app import (
     ConfigOpt,
     IgnoreOpt,
     InputFormatOpt,
+    JobsOpt,
     LabelsOpt,
     NoLabelsOpt,
     PathsArg,
@@ -22,10 +23,14 @@ from .app import (
     StrictOpt,
     command,
     finish_input,
+    format_option,
     guard_settings,
+    job_count,
     load_labels_option,
+    output_option,
     stderr_console,
 )
+from .report_files import SWEEP_FILES
 
 
 class SweepFormat(str, enum.Enum):
@@ -74,11 +79,9 @@ def sweep(
     ] = None,
     folds: Annotated[Optional[int], typer.Option("--folds", metavar="K", min=2, help="K-fold cross-validation of the choice.")] = None,
     seed: Annotated[int, typer.Option("--seed", metavar="N", help="Seed of the holdout / fold split.")] = 0,
-    jobs: Annotated[int, typer.Option("--jobs", "-j", metavar="N", min=1, help="Worker processes.")] = 1,
-    format: Annotated[
-        Optional[SweepFormat], typer.Option("--format", "-f", help="Report format (default: from -o FILE's extension, .json .csv .md .html, else terminal).")
-    ] = None,
-    output: Annotated[Optional[Path], typer.Option("--output", "-o", metavar="FILE", help="Write the report to this file.")] = None,
+    jobs: JobsOpt = 1,
+    format: Annotated[Optional[SweepFormat], format_option("terminal")] = None,
+    output: Annotated[Optional[Path], output_option(SWEEP_FILES)] = None,
     write_config: Annotated[
         Optional[Path],
         typer.Option("--write-config", metavar="FILE", help="Write the winning settings into FILE's [tool.tracecheck] (pyproject.toml) or top level (tracecheck.toml)."),
@@ -102,15 +105,9 @@ def sweep(
     from ..reports.sweep_report import frontier_chart, sweep_data, write_csv, write_markdown, write_terminal
     from ..config import load_settings
 
-    if format is None:
-        suffix = output.suffix.lower() if output is not None else ""
-        format = {
-            ".json": SweepFormat.json,
-            ".csv": SweepFormat.csv,
-            ".md": SweepFormat.markdown,
-            ".html": SweepFormat.html,
-            ".htm": SweepFormat.html,
-        }.get(suffix, SweepFormat.terminal)
+    from .report_files import all_inputs, report_format
+
+    format = SweepFormat(report_format("sweep", output, format, SWEEP_FILES, "terminal"))
     if format is SweepFormat.html and output is None and sys.stdout.isatty():
         raise TracecheckError(HTML_ON_TERMINAL.format(name="sweep.html"))
     if objective not in OBJECTIVES:
@@ -156,7 +153,8 @@ def sweep(
         from ..output import check_not_an_input
 
         check_not_an_input(str(write_config), sources)  # before the work, whatever it recommends
-    traces = load_all(paths, input_format=input_format, diagnostics=diagnostics, labels=sidecar)
+    jobs = job_count(jobs)
+    traces = load_all(sources, input_format=input_format, diagnostics=diagnostics, labels=sidecar, jobs=jobs)
     finish_input(paths, diagnostics, strict, len(traces))
     with _progress(err, len(traces)) as advance:
         result = run_sweep(
@@ -164,7 +162,7 @@ def sweep(
             labels=sidecar,
         )
     data = sweep_data(result, dimensions)
-    with open_output(str(output) if output is not None else "-", sources) as out:
+    with open_output(str(output) if output is not None else "-", all_inputs(sources, labels, config)) as out:
         if format is SweepFormat.json:
             from ..reports.machine import _dumps
 

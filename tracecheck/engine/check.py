@@ -74,6 +74,56 @@ class Finding:
         return self.status in ("new", "baseline")
 
 
+@dataclass(slots=True)
+class ExpectationCheck:
+    """One expectation of a trace as check judged it, met or not: what the JUnit report
+    makes a testcase of (a broken one also has its finding, by ``fingerprint``)."""
+
+    trace: str
+    file: str
+    line: int | None  # where the expectation is written, else where the trace starts
+    guard: str  # the guard's code, "policy", or the name as written when no guard has it
+    fires: bool  # must intervene (by ``by_round``), or stay quiet
+    by_round: int | None
+    status: str  # met | broken | not_checked (its guard is not run) | unknown_guard
+    round: int | None  # where the guard or the policy first acted; None: it never did
+    message: str  # what was expected and what happened, in words
+    note: str | None = None
+    fingerprint: str | None = None  # of its finding (broken, unknown_guard)
+
+
+@dataclass(slots=True)
+class TraceCheck:
+    """What check makes of one trace: its findings and its expectations, judged."""
+
+    trace: str
+    labelled: bool  # an outcome or a kind label: the policy's harm is checked on it
+    findings: list[Finding]
+    expectations: list[ExpectationCheck]
+
+    @property
+    def checked(self) -> int:
+        return sum(1 for e in self.expectations if e.status in ("met", "broken"))
+
+    @property
+    def met(self) -> int:
+        return sum(1 for e in self.expectations if e.status == "met")
+
+    @property
+    def unchecked(self) -> int:
+        return sum(1 for e in self.expectations if e.status == "not_checked")
+
+
+@dataclass(slots=True)
+class FileChecked:
+    """The end of one input file's traces: how many it gave and warnings it raised (a file
+    that gave no trace but warnings could not be read)."""
+
+    name: str
+    traces: int
+    warnings: int
+
+
 # pytest's exit code when it collected no test: the run checked nothing, which is no pass.
 NOTHING_TO_CHECK = 5
 
@@ -81,6 +131,7 @@ NOTHING_TO_CHECK = 5
 @dataclass
 class CheckResult:
     findings: list[Finding] = field(default_factory=list)
+    expectation_checks: list[ExpectationCheck] = field(default_factory=list)  # every expectation, in input order
     traces: int = 0
     expectations: int = 0  # checked
     expectations_met: int = 0
@@ -95,6 +146,17 @@ class CheckResult:
     traces_read: set[str] = field(default_factory=set)  # ids of the traces read
     checked_guards: set[tuple[str, str]] = field(default_factory=set)  # (trace id, guard code) of the expectations checked
     labels_file: str | None = None  # the labels file the traces were labelled from
+
+    def add(self, checked: TraceCheck) -> None:
+        self.findings += checked.findings
+        self.expectation_checks += checked.expectations
+        self.traces += 1
+        self.traces_read.add(checked.trace)
+        self.labelled += checked.labelled
+        self.expectations += checked.checked
+        self.expectations_met += checked.met
+        self.expectations_unchecked += checked.unchecked
+        self.checked_guards |= {(e.trace, e.guard) for e in checked.expectations if e.status in ("met", "broken") and guard_by_key(e.guard) is not None}
 
     def could_see(self, entry: dict[str, Any]) -> bool:
         """Whether a baseline entry's finding could have come back in this run: its trace was
@@ -186,28 +248,42 @@ def _who(exp: Expectation) -> str:
     return "the policy" if exp.guard.lower() == "policy" else exp.guard
 
 
-def _expectation_findings(trace: Trace, result: TraceResult, settings: Settings) -> list[Finding]:
-    out = []
+def _expectation_findings(trace: Trace, result: TraceResult, settings: Settings) -> tuple[list[Finding], list[ExpectationCheck]]:
+    """The findings of the trace's broken expectations, and every expectation judged."""
+    out: list[Finding] = []
+    judged: list[ExpectationCheck] = []
     for checked in result.expectations:
-        if checked.met is None and getattr(checked, "unknown", False):
-            exp = checked.expectation
-            out.append(
-                Finding(
-                    kind="expectation",
-                    rule=exp.guard,
-                    trace=trace.id,
-                    file=trace.file,
-                    line=exp.line or trace.line,
-                    round=None,
-                    message=f"an expectation about {exp.guard!r}, which is not a guard (a typo?), cannot be checked",
-                    fingerprint=fingerprint("unknown-guard", exp.guard, trace.id, exp.fires, exp.by_round),
-                )
+        exp = checked.expectation
+        rule = "policy" if exp.guard.lower() == "policy" else (guard_by_key(exp.guard).code if guard_by_key(exp.guard) else exp.guard)
+        verdict = ExpectationCheck(
+            trace=trace.id,
+            file=trace.file,
+            line=exp.line or trace.line,
+            guard=rule,
+            fires=exp.fires,
+            by_round=exp.by_round,
+            status="met" if checked.met else "broken" if checked.met is False else "unknown_guard" if checked.unknown else "not_checked",
+            round=checked.round,
+            message=checked.message,
+            note=exp.note,
+        )
+        judged.append(verdict)
+        if checked.met is None and checked.unknown:
+            finding = Finding(
+                kind="expectation",
+                rule=exp.guard,
+                trace=trace.id,
+                file=trace.file,
+                line=exp.line or trace.line,
+                round=None,
+                message=f"an expectation about {exp.guard!r}, which is not a guard (a typo?), cannot be checked",
+                fingerprint=fingerprint("unknown-guard", exp.guard, trace.id, exp.fires, exp.by_round),
             )
+            verdict.fingerprint = finding.fingerprint
+            out.append(finding)
             continue
         if checked.met is not False:
             continue
-        exp = checked.expectation
-        rule = "policy" if exp.guard.lower() == "policy" else (guard_by_key(exp.guard).code if guard_by_key(exp.guard) else exp.guard)
         message = checked.message
         # Where it first acted (late, or when it should have stayed quiet); None: never.
         fired_round = checked.round
@@ -227,26 +303,26 @@ def _expectation_findings(trace: Trace, result: TraceResult, settings: Settings)
         # A loop caught late or never points at its expectation; a guard that should have
         # stayed quiet, at the round where it acted.
         line = (exp.line or trace.line) if exp.fires else (_round_line(trace, fired_round) or exp.line or trace.line)
-        out.append(
-            Finding(
-                kind="expectation",
-                rule=rule,
-                trace=trace.id,
-                file=trace.file,
-                line=line,
-                round=fired_round,
-                message=message,
-                expected_round=exp.by_round if exp.fires else None,
-                deviation=_deviation(exp.fires, fired_round),
-                turn=_turn_of(trace, fired_round),
-                # The deviation is part of it: "one round late" and "never" are different
-                # findings, so a baseline of the first cannot hide the second.
-                fingerprint=fingerprint(
-                    "expectation", rule, trace.id, exp.fires, exp.by_round, _deviation(exp.fires, fired_round), _round_signature(trace, fired_round)
-                ),
-            )
+        finding = Finding(
+            kind="expectation",
+            rule=rule,
+            trace=trace.id,
+            file=trace.file,
+            line=line,
+            round=fired_round,
+            message=message,
+            expected_round=exp.by_round if exp.fires else None,
+            deviation=_deviation(exp.fires, fired_round),
+            turn=_turn_of(trace, fired_round),
+            # The deviation is part of it: "one round late" and "never" are different
+            # findings, so a baseline of the first cannot hide the second.
+            fingerprint=fingerprint(
+                "expectation", rule, trace.id, exp.fires, exp.by_round, _deviation(exp.fires, fired_round), _round_signature(trace, fired_round)
+            ),
         )
-    return out
+        verdict.fingerprint = finding.fingerprint
+        out.append(finding)
+    return out, judged
 
 
 def _harm_findings(trace: Trace, result: TraceResult) -> list[Finding]:
@@ -329,41 +405,55 @@ def _allowed(trace: Trace, finding: Finding) -> str | None:
     return None
 
 
-def check_trace(
-    trace: Trace, settings: Settings, *, max_wasted_rounds: int | None = None, max_wasted_tokens: int | None = None
-) -> tuple[list[Finding], int, int, int]:
-    """(findings, expectations checked, met, not checked because their guard is not run) of one trace."""
+def check_trace(trace: Trace, settings: Settings, *, max_wasted_rounds: int | None = None, max_wasted_tokens: int | None = None) -> TraceCheck:
+    """One trace's findings and its expectations, judged."""
     result = replay_trace(trace, settings.build())
-    findings = _expectation_findings(trace, result, settings) + _harm_findings(trace, result)
+    findings, expectations = _expectation_findings(trace, result, settings)
+    findings += _harm_findings(trace, result)
     findings += _waste_findings(trace, result, max_wasted_rounds, max_wasted_tokens)
     for finding in findings:
         reason = _allowed(trace, finding)
         if reason is not None:
             finding.status, finding.reason = "allowed", reason
-    checked = [e for e in result.expectations if e.met is not None]
-    unchecked = [e.expectation for e in result.expectations if e.met is None and not getattr(e, "unknown", False)]
-    return findings, checked, unchecked
+    labelled = bool(trace.labels.get("outcome") or trace.labels.get("kind"))
+    return TraceCheck(trace.id, labelled, findings, expectations)
 
 
-def _guard_rule(exp: Expectation) -> str | None:
-    """The code of the guard an expectation is about; None for the policy or a non-guard."""
-    guard = guard_by_key(exp.guard)
-    return guard.code if guard is not None else None
+class TraceChecker:
+    """Checks the traces of one input file after another (in a worker process with
+    ``--jobs``, see ``engine.jobs``): a ``TraceCheck`` per trace, then a ``FileChecked``."""
+
+    def __init__(self, settings: Settings, input_format: str | None, labels, max_wasted_rounds: int | None, max_wasted_tokens: int | None) -> None:
+        self.settings, self.input_format, self.labels = settings, input_format, labels
+        self.max_wasted_rounds, self.max_wasted_tokens = max_wasted_rounds, max_wasted_tokens
+
+    def items(self, source, diagnostics: Diagnostics):
+        from ..readers.load import read_source
+
+        warned, read = len(diagnostics), 0
+        for trace in read_source(source, diagnostics, self.input_format):
+            read += 1
+            if self.labels is not None:
+                self.labels.apply(trace)
+            yield check_trace(trace, self.settings, max_wasted_rounds=self.max_wasted_rounds, max_wasted_tokens=self.max_wasted_tokens)
+        yield FileChecked(source.name, read, len(diagnostics) - warned)
 
 
-def _no_longer_checked(trace: Trace, exp: Expectation, rule: str, baseline: Baseline) -> Finding:
-    wanted = f"intervene by round {exp.by_round}" if exp.fires and exp.by_round else ("intervene" if exp.fires else "stay quiet")
+def _no_longer_checked(check: ExpectationCheck, baseline: Baseline) -> Finding:
+    """An expectation about a guard the settings no longer run, which the baseline checked."""
+    rule = check.guard
+    wanted = f"intervene by round {check.by_round}" if check.fires and check.by_round else ("intervene" if check.fires else "stay quiet")
     return Finding(
         kind="expectation",
         rule=rule,
-        trace=trace.id,
-        file=trace.file,
-        line=exp.line or trace.line,
+        trace=check.trace,
+        file=check.file,
+        line=check.line,
         round=None,
         message=f"{rule} should {wanted}, and is no longer checked: the settings do not run {rule}, "
-        f"which ran when the baseline {baseline.file} was written" + (f" [{exp.note}]" if exp.note else ""),
-        fingerprint=fingerprint("unchecked", rule, trace.id, exp.fires, exp.by_round),
-        expected_round=exp.by_round if exp.fires else None,
+        f"which ran when the baseline {baseline.file} was written" + (f" [{check.note}]" if check.note else ""),
+        fingerprint=fingerprint("unchecked", rule, check.trace, check.fires, check.by_round),
+        expected_round=check.by_round if check.fires else None,
         deviation="unchecked",
     )
 
@@ -381,10 +471,13 @@ def run_check(
     diagnostics: Diagnostics | None = None,
     exclude: Sequence[str] = (),
     allow_empty: bool = False,
+    jobs: int = 1,
 ) -> CheckResult:
-    """``exclude``: files below ``paths`` that are not traces (a baseline being written)."""
+    """``exclude``: files below ``paths`` that are not traces (a baseline being written).
+    ``jobs`` above 1 reads and checks the files in that many processes; the result is the same."""
     from ..input.sources import expand_paths
-    from ..readers.load import check_input_format, read_source
+    from ..readers.load import check_input_format
+    from .jobs import items_in_order
 
     if fail_on not in ("new", "any"):
         raise TracecheckError(f"--fail-on: choose new or any, not {fail_on!r}")
@@ -396,32 +489,22 @@ def run_check(
 
     # The baseline and labels files are check's own inputs, not traces, wherever they sit.
     own = {os.path.realpath(f) for f in (getattr(baseline, "file", ""), getattr(labels, "file", ""), *exclude) if f}
-    for source in expand_paths(list(paths), result.diagnostics):
-        if os.path.realpath(source.name) in own:
-            continue
-        warned, read = len(result.diagnostics), 0
-        for trace in read_source(source, result.diagnostics, input_format):
-            read += 1
-            if labels is not None:
-                labels.apply(trace)
-            findings, checked, unchecked = check_trace(trace, settings, max_wasted_rounds=max_wasted_rounds, max_wasted_tokens=max_wasted_tokens)
-            result.traces += 1
-            result.traces_read.add(trace.id)
-            result.labelled += bool(trace.labels.get("outcome") or trace.labels.get("kind"))
-            result.expectations += len(checked)
-            result.expectations_met += sum(1 for e in checked if e.met)
-            result.expectations_unchecked += len(unchecked)
-            result.checked_guards |= {(trace.id, rule) for e in checked if (rule := _guard_rule(e.expectation))}
+    sources = [s for s in expand_paths(list(paths), result.diagnostics) if os.path.realpath(s.name) not in own]
+    checker = TraceChecker(settings, input_format, labels, max_wasted_rounds, max_wasted_tokens)
+    for item in items_in_order(checker, sources, result.diagnostics, jobs):
+        if isinstance(item, FileChecked):
+            if not item.traces and item.warnings:
+                result.unreadable.append(item.name)
+        else:
             if baseline is not None:
                 # A guard switched off since the baseline was written leaves its expectations
                 # unchecked: that is a regression of the gate, not a pass.
-                for exp in unchecked:
-                    rule = _guard_rule(exp)
-                    if rule and baseline.checked_before(trace.id, rule):
-                        findings.append(_no_longer_checked(trace, exp, rule, baseline))
-            result.findings += findings
-        if not read and len(result.diagnostics) > warned:
-            result.unreadable.append(source.name)
+                item.findings += [
+                    _no_longer_checked(e, baseline)
+                    for e in item.expectations
+                    if e.status == "not_checked" and guard_by_key(e.guard) is not None and baseline.checked_before(e.trace, e.guard)
+                ]
+            result.add(item)
     if labels is not None:
         labels.finish(result.diagnostics)
     if baseline is not None:
@@ -547,4 +630,4 @@ def _write_json(path: str | Path, data: dict[str, Any], inputs) -> None:
         out.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
 
 
-__all__ = ["Baseline", "CheckResult", "Finding", "KINDS", "check_trace", "load_baseline", "prune_baseline", "run_check", "write_baseline"]
+__all__ = ["Baseline", "CheckResult", "ExpectationCheck", "Finding", "KINDS", "TraceCheck", "check_trace", "load_baseline", "prune_baseline", "run_check", "write_baseline"]

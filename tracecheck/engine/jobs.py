@@ -1,5 +1,9 @@
 """``--jobs N``: replaying input files in worker processes, with the output of one.
 
+Any command that reads files can use it: its per-file work is an object with
+``items(source, diagnostics)`` (what one file gives, in order) and ``labels`` (a
+``Labels`` or None), picklable, run by ``items_in_order``.
+
 Each input file is one task: a worker reads it, replays its traces and sends back, in
 one message, what the file gave (each item as ``FileReplayer.prepare`` made it), the
 warnings it raised and the labels entries its traces matched. The parent takes the
@@ -105,6 +109,25 @@ def replay_in_workers(
     finally:
         pool.terminate()
         pool.join()
+
+
+def items_in_order(
+    worker: Any,
+    sources: Sequence[Source],
+    diagnostics: Diagnostics,
+    jobs: int = 1,
+    on_file: Callable[[int, int, str], Any] | None = None,
+) -> Iterator[Any]:
+    """``worker.items`` of every source in input order: in this process, or with ``jobs``
+    above 1 (and more than one file) in that many processes; the items and warnings are
+    the same either way."""
+    if jobs > 1 and len(sources) > 1:
+        yield from replay_in_workers(worker, sources, diagnostics, on_file, jobs)
+        return
+    for number, source in enumerate(sources, 1):
+        if on_file is not None:
+            on_file(number, len(sources), source.name)
+        yield from worker.items(source, diagnostics)
 
 
 def default_jobs() -> int:

@@ -85,12 +85,31 @@ LOWER_IS_BETTER = {
 GRADES = ("failure", "success", "unknown")  # the buckets of saved_by_outcome, bankable first
 
 
-def load_all(paths: Sequence[str], *, input_format: str | None = None, diagnostics: Diagnostics | None = None, labels=None) -> list[Trace]:
-    """Every trace below ``paths``, in memory: a sweep replays each many times."""
-    from ..readers.load import read_traces
+class TraceLoader:
+    """Reads one input file's traces, labelled (in a worker process with ``jobs``, see
+    ``engine.jobs``)."""
 
+    def __init__(self, input_format: str | None, labels) -> None:
+        self.input_format, self.labels = input_format, labels
+
+    def items(self, source, diagnostics: Diagnostics):
+        from ..readers.load import read_source
+
+        for trace in read_source(source, diagnostics, self.input_format):
+            yield self.labels.apply(trace) if self.labels is not None else trace
+
+
+def load_all(paths: Sequence[str], *, input_format: str | None = None, diagnostics: Diagnostics | None = None, labels=None, jobs: int = 1) -> list[Trace]:
+    """Every trace below ``paths``, in memory: a sweep replays each many times. ``jobs``
+    above 1 reads the files in that many processes; the traces are the same, in order."""
+    from ..input.sources import expand_paths
+    from ..readers.load import check_input_format
+    from .jobs import items_in_order
+
+    check_input_format(input_format)
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
-    traces = [labels.apply(t) if labels is not None else t for t in read_traces(paths, diagnostics, input_format)]
+    sources = expand_paths(list(paths), diagnostics)
+    traces = list(items_in_order(TraceLoader(input_format, labels), sources, diagnostics, jobs))
     if labels is not None:
         labels.finish(diagnostics)
     return traces

@@ -228,6 +228,59 @@ _POLICY = {
     },
     "required": ["stopped_at", "action", "saved"],
 }
+_TIMELINE_CALL = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "name": {"type": "string"},
+        "args": {"type": "string", "description": "the arguments as recorded, cut to an excerpt"},
+        "args_chars": {"type": ["integer", "null"], "description": "the arguments' whole length, when the excerpt leaves some out"},
+        "result": {"type": ["string", "null"], "description": "an excerpt of the result; null: no result recorded"},
+        "result_chars": {"type": ["integer", "null"]},
+        "error": {"type": ["boolean", "null"], "description": "the result is an error (null: not known)"},
+        "blocked": {"type": "boolean"},
+        "seconds": {"type": ["number", "null"]},
+    },
+    "required": ["id", "name", "args", "result", "error"],
+}
+_TIMELINE = {
+    "type": "object",
+    "description": (
+        "tracecheck show --format json (and the HTML report): the trace round by round, as show prints it; "
+        "a trace of more than 200 rounds keeps its start, its end and the rounds around its fires, a gap row "
+        "standing for the rounds left out. Where guards fired is in fires (by round)."
+    ),
+    "properties": {
+        "rows": {
+            "type": "array",
+            "items": {
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "properties": {
+                            "round": {"type": "integer"},
+                            "turn": {"type": "integer"},
+                            "user": {"type": ["string", "null"], "description": "the user's message before the round"},
+                            "text": {"type": "string", "description": "the model's text"},
+                            "final": {"type": "boolean"},
+                            "input_tokens": {"type": "integer"},
+                            "output_tokens": {"type": "integer"},
+                            "basis": {"type": "string", "description": "how the tokens are known (measured, estimated, apportioned)"},
+                            "llm_seconds": {"type": ["number", "null"]},
+                            "tool_seconds": {"type": ["number", "null"]},
+                            "calls": {"type": "array", "items": _TIMELINE_CALL},
+                            "more_calls": {"type": "integer", "description": "calls of the round not listed (a fan-out keeps its first 12)"},
+                        },
+                        "required": ["round", "turn", "text", "final", "calls"],
+                    },
+                    {"type": "object", "properties": {"gap": {"type": "integer"}}, "required": ["gap"]},
+                ]
+            },
+        },
+        "user_after": {"type": "array", "items": {"type": "string"}, "description": "user messages after the last round"},
+    },
+    "required": ["rows", "user_after"],
+}
 _TRACE = {
     "type": "object",
     "properties": {
@@ -291,6 +344,7 @@ _TRACE = {
             },
         },
         "policy": _POLICY,
+        "timeline": _TIMELINE,
         "presets": {
             "type": "object",
             "description": "with --preset a,b: each preset's replay of this trace, by name",

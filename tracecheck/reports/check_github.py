@@ -1,4 +1,4 @@
-"""``check --output-format github``: GitHub Actions workflow commands, and a job summary.
+"""``check --format github``: GitHub Actions workflow commands, and a job summary.
 
 Each failing finding becomes an ``::error`` annotation on the trace file and the line of
 the round concerned; a known finding that does not fail the gate (in the baseline with

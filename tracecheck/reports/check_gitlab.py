@@ -1,4 +1,4 @@
-"""``check --output-format gitlab``: GitLab Code Quality (a JSON array of issues).
+"""``check --format gitlab``: GitLab Code Quality (a JSON array of issues).
 
 Each finding is an issue on the trace file and the line of the round concerned, with the
 finding's fingerprint (no line number in it, so a merge request shows only what is new)

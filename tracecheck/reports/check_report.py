@@ -1,4 +1,4 @@
-"""The check report: plain data (``--output-format json``) and a writer per format.
+"""The check report: plain data (``--format json``) and a writer per format.
 
 Every format is fed ``check_data(result)``; none knows how guards or expectations work.
 Findings are listed most important first: new ones, then known ones; within those,
@@ -7,6 +7,7 @@ broken expectations, then harm, then waste; then by file and line.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from .. import __version__
@@ -14,30 +15,8 @@ from ..engine.check import CheckResult, Finding
 
 SCHEMA_VERSION = 1
 FORMATS = ("full", "concise", "json", "jsonl", "github", "junit", "sarif", "gitlab", "markdown")
-# -o FILE picks the format from the file name.
-EXTENSIONS = {
-    ".sarif": "sarif",
-    ".sarif.json": "sarif",
-    ".xml": "junit",
-    ".junit.xml": "junit",
-    ".gitlab.json": "gitlab",
-    ".codequality.json": "gitlab",
-    ".json": "json",
-    ".jsonl": "jsonl",
-    ".md": "markdown",
-    ".txt": "full",
-}
 _STATUS_ORDER = {"new": 0, "baseline": 1, "accepted": 2, "allowed": 3}
 _KIND_ORDER = {"expectation": 0, "harm": 1, "waste": 2}
-
-
-def format_for(path: str) -> str | None:
-    """The output format a file name asks for (longest matching suffix), or None."""
-    lowered = path.lower()
-    for suffix in sorted(EXTENSIONS, key=len, reverse=True):
-        if lowered.endswith(suffix):
-            return EXTENSIONS[suffix]
-    return None
 
 
 def ordered(findings: list[Finding]) -> list[Finding]:
@@ -79,6 +58,8 @@ def check_data(result: CheckResult, settings=None) -> dict[str, Any]:
         "traces": result.traces,
         "expectations": {"checked": result.expectations, "met": result.expectations_met, "not_checked": result.expectations_unchecked},
         "findings": findings,
+        # Every expectation, met or not, in input order (a broken one's finding has its fingerprint).
+        "expectation_checks": [dataclasses.asdict(e) for e in result.expectation_checks],
         "counts": {**counts, "failing": len(failing)},
         "baseline_fixed": result.baseline_fixed,
         "warnings": [{"file": d.file, "line": d.line, "reason": d.reason} for d in result.diagnostics],
@@ -145,8 +126,9 @@ def write_json(data: dict[str, Any]) -> str:
 def write_jsonl(data: dict[str, Any]) -> str:
     import orjson
 
-    head = {k: v for k, v in data.items() if k not in ("findings", "warnings")}
+    head = {k: v for k, v in data.items() if k not in ("findings", "expectation_checks", "warnings")}
     lines = [orjson.dumps({"type": "finding", **f}).decode() for f in data["findings"]]
+    lines += [orjson.dumps({"type": "expectation", **e}).decode() for e in data.get("expectation_checks", [])]
     lines += [orjson.dumps({"type": "warning", **w}).decode() for w in data["warnings"]]
     lines.append(orjson.dumps({"type": "summary", **head}).decode())
     return "\n".join(lines) + "\n"
@@ -210,5 +192,5 @@ def render(format: str, data: dict[str, Any], settings=None) -> str:
     if writer is None:
         from ..input.diagnostics import TracecheckError
 
-        raise TracecheckError(f"--output-format {format!r} is not written yet; choose one of: {', '.join(WRITERS)}")
+        raise TracecheckError(f"--format {format!r} is not written yet; choose one of: {', '.join(WRITERS)}")
     return writer(data)

@@ -1,4 +1,4 @@
-"""``check --output-format sarif``: SARIF 2.1.0 for code scanning (GitHub's upload-sarif).
+"""``check --format sarif``: SARIF 2.1.0 for code scanning (GitHub's upload-sarif).
 
 ``tool.driver.rules`` is every registered guard (id = its code, name, summary and
 explanation) and the rules of tracecheck's own findings (``policy``,

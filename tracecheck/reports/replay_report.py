@@ -114,22 +114,27 @@ def entry_maker(format: str) -> Callable[[ReplayItem], tuple[dict[str, Any], tup
     return report_entry_with_rounds if format == "html" else report_entry
 
 
+def report_console(out: BinaryIO, to_file: bool):
+    """The console a terminal-style report prints to: ``out`` without colour when it goes
+    to a file, else standard output as the terminal shows it."""
+    from rich.console import Console
+
+    from ..output import CheckedText
+
+    if not to_file:
+        return Console(file=CheckedText(sys.stdout), highlight=False, soft_wrap=True)
+    console = Console(file=io.TextIOWrapper(out, encoding="utf-8", write_through=True), highlight=False, soft_wrap=True, no_color=True, force_terminal=False)
+    console.size = console.size  # measured once: Rich otherwise asks the environment on every print
+    return console
+
+
 @contextlib.contextmanager
 def report_writer(format: str, out: BinaryIO, to_file: bool, only_fires: bool) -> Iterator[Any]:
     """The writer for a report format, writing to ``out``."""
     if format == "terminal":
-        from rich.console import Console
-
-        from ..output import CheckedText
         from .terminal import TerminalWriter
 
-        if to_file:
-            console = Console(
-                file=io.TextIOWrapper(out, encoding="utf-8", write_through=True), highlight=False, soft_wrap=True, no_color=True, force_terminal=False
-            )
-            console.size = console.size  # measured once: Rich otherwise asks the environment on every print
-        else:
-            console = Console(file=CheckedText(sys.stdout), highlight=False, soft_wrap=True)
+        console = report_console(out, to_file)
         yield TerminalWriter(console, only_fires=only_fires)
         console.file.flush()
     elif format == "markdown":

@@ -122,19 +122,19 @@ def _put(console: Console, line: Text) -> None:
         emit(console, part, len(part.plain) - len(part.plain.lstrip(" ")) + 2)
 
 
-def render_trace(console: Console, trace: Trace, annotate: RoundAnnotator | None = None) -> None:
+def timeline_lines(trace: Trace, annotate: RoundAnnotator | None = None) -> list[Text]:
+    """The lines ``show`` prints for ``trace`` (a line may hold line breaks), unwrapped:
+    plain data made where the trace is read (in a worker process with ``--jobs``)."""
     costs = round_costs(trace)
-    _put(console, trace_summary(trace, costs))
+    lines = [trace_summary(trace, costs)]
     said = {m.before_round: m for m in trace.user_messages}
     several_turns = len({r.turn for r in trace.rounds}) > 1
     for rnd, cost in zip(trace.rounds, costs):
         message = said.get(rnd.index)
         if several_turns and (message is not None or rnd.index == 1):
-            _put(console, Text(f"  turn {rnd.turn}", style="bold magenta"))
+            lines.append(Text(f"  turn {rnd.turn}", style="bold magenta"))
         if message is not None:
-            line = Text("    user: ", style="magenta")
-            line.append_text(plain(one_line(message.text, 200)))
-            _put(console, line)
+            lines.append(Text("    user: ", style="magenta").append_text(plain(one_line(message.text, 200))))
         head = Text(f"  round {rnd.index:>2}", style="bold")
         if rnd.started_at is None and rnd.ended_at is not None:
             head.append(f"  ended {_clock(rnd.ended_at)}", style="dim")  # the format records when the reply came only
@@ -147,60 +147,142 @@ def render_trace(console: Console, trace: Trace, annotate: RoundAnnotator | None
             head.append_text(plain(f"  {rnd.finish_reason}", "dim"))
         if rnd.is_final:
             head.append("  final answer" if rnd is trace.rounds[-1] else "  reply", style="green")
-        _put(console, head)
+        lines.append(head)
         if rnd.text.strip():
-            _put(console, Text("    ").append_text(plain(one_line(rnd.text, 200), "italic")))
+            lines.append(Text("    ").append_text(plain(one_line(rnd.text, 200), "italic")))
         for call in rnd.tool_calls:
-            for line in _call_lines(call):
-                _put(console, line)
+            lines += _call_lines(call)
         if annotate is not None:
-            for line in annotate(trace, rnd):
-                _put(console, line)
-    trailing = [m for m in trace.user_messages if m.before_round > len(trace.rounds)]
-    for message in trailing:
-        line = Text("    user: ", style="magenta")
-        line.append_text(plain(one_line(message.text, 200)))
+            lines += annotate(trace, rnd)
+    for message in trace.user_messages:
+        if message.before_round > len(trace.rounds):
+            lines.append(Text("    user: ", style="magenta").append_text(plain(one_line(message.text, 200))))
+    return lines
+
+
+def render_trace(console: Console, trace: Trace, annotate: RoundAnnotator | None = None) -> None:
+    _print_timeline(console, timeline_lines(trace, annotate))
+
+
+def _print_timeline(console: Console, lines: list[Text]) -> None:
+    for line in lines:
         _put(console, line)
     console.print()
 
 
-def show_traces(
+# What ``show`` writes: its timeline on the terminal (or in a text file), or the replay
+# report's JSON with each trace's rounds (``timeline``, see ``reports.rounds``).
+FORMATS = ("terminal", "json", "jsonl")
+
+
+class TimelineMaker:
+    """What ``show`` writes for each trace of one input file, made where the file is read
+    (in a worker process with ``--jobs``, see ``engine.jobs``): (trace id, its timeline
+    lines or report entry), with None for a trace that ``trace_id`` leaves out."""
+
+    def __init__(self, settings, input_format: str | None, labels, trace_id: str | None, format: str, all_states: bool = False) -> None:
+        self.settings, self.input_format, self.labels, self.trace_id, self.format = settings, input_format, labels, trace_id, format
+        self.all_states = all_states  # every guard's state under every round, not only where it changed
+
+    def items(self, source, diagnostics):
+        from ..engine.batch import ReplayItem
+        from ..engine.replay import replay_trace
+        from ..readers.load import read_source
+        from .explain import guard_annotator
+        from .replay_report import report_entry_with_rounds
+
+        for trace in read_source(source, diagnostics, self.input_format):
+            if self.labels is not None:
+                self.labels.apply(trace)
+            if self.trace_id is not None and trace.id != self.trace_id:
+                yield trace.id, None
+            elif self.format == "terminal":
+                yield trace.id, timeline_lines(trace, guard_annotator(trace, self.settings, self.all_states) if self.settings is not None else None)
+            else:
+                guards = self.settings.build() if self.settings is not None else []
+                yield trace.id, report_entry_with_rounds(ReplayItem(replay_trace(trace, guards)))
+
+
+class _Tally:
+    """Traces read and shown, and the first ids read (to say which there were)."""
+
+    def __init__(self, seen_ids: list[str] | None) -> None:
+        self.seen = self.shown = 0
+        self.ids = seen_ids
+
+    def shown_only(self, made):
+        for trace_id, item in made:
+            self.seen += 1
+            if self.ids is not None and len(self.ids) < 20:
+                self.ids.append(trace_id)
+            if item is not None:
+                self.shown += 1
+                yield item
+
+
+def _made(paths, format: str, settings, trace_id, input_format, diagnostics, labels, jobs: int, all_states: bool = False):
+    """Every trace's timeline or report entry, in input order (see ``TimelineMaker``)."""
+    from ..engine.jobs import items_in_order
+    from ..input.labels import as_labels
+    from ..input.sources import expand_paths
+    from ..readers.load import check_input_format
+
+    check_input_format(input_format)
+    labels = as_labels(labels)
+    sources = expand_paths(list(paths), diagnostics)
+    yield from items_in_order(TimelineMaker(settings, input_format, labels, trace_id, format, all_states), sources, diagnostics, jobs)
+    if labels is not None:
+        labels.finish(diagnostics)
+
+
+def show_traces(paths, console: Console, **options) -> tuple[int, int]:
+    """Print the timeline of every trace below ``paths`` to ``console``: the plain function
+    behind ``tracecheck show``; ``options`` are ``write_show_report``'s. Returns (traces
+    read, traces shown)."""
+    return write_show_report(paths, None, console=console, **options)
+
+
+def write_show_report(
     paths,
-    console: Console,
+    out,
     *,
+    format: str = "terminal",
+    to_file: bool = True,
+    console: Console | None = None,
     settings=None,
     trace_id: str | None = None,
     input_format: str | None = None,
     diagnostics=None,
     labels=None,
     seen_ids: list[str] | None = None,
+    jobs: int = 1,
     all_states: bool = False,
 ) -> tuple[int, int]:
-    """Print the timeline of every trace below ``paths`` (only ``trace_id`` when given),
-    with each guard's state when ``settings`` are given: the plain function behind
-    ``tracecheck show``. Returns (traces read, traces shown); one trace in memory at a time.
-    ``labels`` (a labels file's path or a loaded ``Labels``) labels each trace as it is read;
-    ``seen_ids`` collects the ids read (the first 20), to say which there were;
-    ``all_states`` shows every guard's state under every round, not only where it changed."""
-    from ..input.diagnostics import Diagnostics
-    from ..input.labels import as_labels
-    from ..readers.load import read_traces
-    from .explain import guard_annotator
+    """``show`` in ``format`` to the binary stream ``out``: every trace below ``paths`` (only
+    ``trace_id`` when given), with each guard's state and fires when ``settings`` are given.
+    One trace in memory at a time; ``jobs`` above 1 reads the files in that many processes,
+    the output the same. Returns (traces read, traces shown).
 
-    labels = as_labels(labels)
+    ``terminal`` prints to ``console`` (else to ``out`` without colour when ``to_file``, else
+    to standard output as a terminal shows it). ``json`` and ``jsonl`` are the replay report
+    (``tracecheck schema report``) of the traces shown, each with ``timeline``: its rounds
+    as ``reports.rounds`` keeps them (calls, result excerpts, tokens, seconds), the fires
+    in ``fires`` by round. ``labels`` (a labels file's path or a loaded ``Labels``) labels
+    each trace as it is read; ``seen_ids`` collects the ids read (the first 20), to say
+    which there were."""
+    from ..input.diagnostics import Diagnostics
+    from .replay_report import report_console, write_entries
+
+    if format not in FORMATS:
+        raise ValueError(f"unknown show format {format!r}; choose one of: {', '.join(FORMATS)}")
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
-    seen = shown = 0
-    for trace in read_traces(paths, diagnostics, input_format):
-        seen += 1
-        if seen_ids is not None and len(seen_ids) < 20:
-            seen_ids.append(trace.id)
-        if labels is not None:
-            labels.apply(trace)
-        if trace_id is not None and trace.id != trace_id:
-            continue
-        shown += 1
-        render_trace(console, trace, guard_annotator(trace, settings, all_states) if settings is not None else None)
-    if labels is not None:
-        labels.finish(diagnostics)
-    console.file.flush()
-    return seen, shown
+    tally = _Tally(seen_ids)
+    made = tally.shown_only(_made(paths, format, settings, trace_id, input_format, diagnostics, labels, jobs, all_states))
+    if format == "terminal":
+        console = console if console is not None else report_console(out, to_file)
+        for lines in made:
+            _print_timeline(console, lines)
+        console.file.flush()
+    else:
+        write_entries(made, settings, out, format=format, to_file=to_file, only_fires=False, tokenizers=(), presets=(), diagnostics=diagnostics)
+    return tally.seen, tally.shown
