@@ -138,7 +138,7 @@ def test_baseline_entries_that_no_longer_match_look_fixed_and_prune_removes_them
     cli("baseline", "write", *ESCAPE, "-o", str(baseline), str(folder))
     code, data = check_json(cli, "--baseline", str(baseline), str(folder))  # P004 back on: fixed
     assert code == 0 and data["baseline_fixed"] == 1
-    assert "1 baseline entry look fixed" in check(cli, "--baseline", str(baseline), str(folder)).stdout
+    assert "1 baseline entry looks fixed" in check(cli, "--baseline", str(baseline), str(folder)).stdout
     # Prune with findings present that the baseline never had: nothing is added.
     result = cli("baseline", "prune", str(baseline), "--max-wasted-rounds", "0", str(folder))
     assert result.exit_code == 0 and "removed 1 fixed entry, kept 0" in result.stderr

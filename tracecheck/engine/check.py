@@ -377,7 +377,7 @@ def _waste_findings(trace: Trace, result: TraceResult, max_rounds: int | None, m
                 line=_round_line(trace, stop.round) or trace.line,
                 round=stop.round,
                 message=f"the agent loops: {stop.code} would have {'ended the run' if stop.action is Action.ABORT else 'stopped it'} at round {stop.round} ({stop.reason}), "
-                f"saving {value:,} {noun} (more than --max-wasted-{noun} {limit:,})"
+                f"saving {value:,} {noun if value != 1 else noun[:-1]} (more than --max-wasted-{noun} {limit:,})"
                 + (
                     f"; but the recorded run found new information at round {stop.new_information[0]} "
                     f"({stop.new_information[1]}): look before calling it a loop"

@@ -67,18 +67,19 @@ def check_data(result: CheckResult, settings=None) -> dict[str, Any]:
 
 
 def summary_line(data: dict[str, Any]) -> str:
+    from .data import count
+
     counts = data["counts"]
-    parts = [
-        f"{data['traces']} trace{'s' if data['traces'] != 1 else ''}",
-        f"{data['expectations']['met']} of {data['expectations']['checked']} expectations hold",
-    ]
+    met, checked = data["expectations"]["met"], data["expectations"]["checked"]
+    parts = [count(data["traces"], "trace"), f"{met:,} of {count(checked, 'expectation')} {'holds' if checked == 1 else 'hold'}"]
     unchecked = data["expectations"].get("not_checked")
     if unchecked:
-        parts.append(f"{unchecked} not checked (their guards are not run)")
-    known = [f"{counts[s]} {s}" for s in ("baseline", "accepted", "allowed") if counts[s]]
-    parts.append(f"{counts['failing']} failing finding{'s' if counts['failing'] != 1 else ''}" + (f" ({', '.join(known)} known)" if known else ""))
-    if data["baseline_fixed"]:
-        parts.append(f"{data['baseline_fixed']} baseline entr{'ies' if data['baseline_fixed'] != 1 else 'y'} look fixed (tracecheck baseline prune)")
+        parts.append(f"{unchecked:,} not checked (their guards are not run)")
+    known = [f"{counts[s]:,} {word}" for s, word in (("baseline", "in the baseline"), ("accepted", "accepted"), ("allowed", "allowed")) if counts[s]]
+    parts.append(count(counts["failing"], "failing finding") + (f" (known: {', '.join(known)})" if known else ""))
+    fixed = data["baseline_fixed"]
+    if fixed:
+        parts.append(f"{fixed:,} baseline {'entry looks' if fixed == 1 else 'entries look'} fixed (tracecheck baseline prune)")
     return " · ".join(parts)
 
 

@@ -148,7 +148,9 @@ def write_html(data: dict[str, Any]) -> str:
     """The whole page of a sweep (``sweep_data``)."""
     keys = [d["key"] for d in data["dimensions"]]
     objective = data["objective"]
-    title = f"tracecheck sweep: {len(data['points'])} settings on {data['traces']} traces"
+    from .sweep_report import settings_on
+
+    title = f"tracecheck sweep: {settings_on(data)}"
     body = [
         f"<h1>{esc(title)}</h1>",
         f'<p class="sub">sorted by {esc(objective)}'

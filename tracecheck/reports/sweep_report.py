@@ -113,6 +113,12 @@ def verdict(result: SweepResult) -> str:
     return text
 
 
+def settings_on(data: dict[str, Any]) -> str:
+    from .data import count
+
+    return f"{count(len(data['points']), 'setting')} on {count(data['traces'], 'trace')}"
+
+
 def _fmt(value: Any) -> str:
     if value is None:
         return "unknown"
@@ -358,7 +364,7 @@ def write_markdown(data: dict[str, Any]) -> str:
     titles = [MARKDOWN_COLUMNS[0], *(("tokens saved on failed runs", "tokens at risk") if by_outcome else ()), *MARKDOWN_COLUMNS[1:]]
     head = ["", *(md(k) for k in keys), *titles]
     lines = [
-        f"# tracecheck sweep: {len(data['points'])} settings on {data['traces']} traces, sorted by {md(data['objective'])}",
+        f"# tracecheck sweep: {settings_on(data)}, sorted by {md(data['objective'])}",
         "",
         "| " + " | ".join(head) + " |",
         "|---|" + "---|" * len(keys) + "--:|" * len(titles),
@@ -476,7 +482,7 @@ def write_terminal(console, data: dict[str, Any], chart: str | None = None) -> N
         table.add_column(title, justify="right", no_wrap=True, min_width=widest)
     for point, mark, values, figures in rows:
         table.add_row(f"{mark} {values[0]}", *values[1:], *figures, style="bold green" if point["best"] else "")
-    console.print(Text(f"{len(data['points'])} settings on {data['traces']} traces, sorted by {data['objective']}", style="bold underline"))
+    console.print(Text(f"{settings_on(data)}, sorted by {data['objective']}", style="bold underline"))
     from .terminal import emit, print_table
 
     print_table(console, table)
