@@ -161,18 +161,23 @@ def test_after_end_anything_but_an_annotation_or_a_late_one_still_starts_a_new_t
         ],
     )
     traces, warnings = read(path)
+    # Traces that share an id in one file are told apart by their order (see test_trace_ids).
     assert [(t.id, [r.text for r in t.rounds], len(t.allowances)) for t in traces] == [
         ("a", ["first"], 0),
-        ("a", ["second"], 0),
-        ("a", [], 0),
+        ("a#2", ["second"], 0),
+        ("a#3", [], 0),
         ("b", ["other"], 0),
-        ("a", [], 1),
+        ("a#4", [], 1),
     ]
     said = "trace a: event after its 'end' event starts a new trace with the same id"
+    renamed = "this trace has the same id as the trace at line 1 ('a'): named 'a#{}' by its order in the file, so a label or baseline entry for either follows that order"
     assert warnings == [
         f"{path}:3: {said}",
         f"{path}:5: {said}",
+        f"{path}:3: {renamed.format(2)}",
+        f"{path}:5: {renamed.format(3)}",
         f"{path}:7: {said} (an annotation applies to an ended trace only before other events than 'end' and annotations follow)",
+        f"{path}:7: {renamed.format(4)}",
     ]
 
 

@@ -161,6 +161,6 @@ def test_indel_fires_on_the_seed_contract_repeats():
 
 def test_indel_without_rapidfuzz_says_how_to_get_it(monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "rapidfuzz.distance", None)  # import fails
-    with pytest.raises(ValueError, match=r"tracecheck\[rapidfuzz\]"):
+    with pytest.raises(ValueError, match=r"needs the optional rapidfuzz package: pip install rapidfuzz"):
         NoNewInformation(metric="indel")
     assert NoNewInformation().options.metric == "ngram"  # the default needs nothing more

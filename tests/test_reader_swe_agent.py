@@ -300,7 +300,11 @@ def test_a_document_that_is_no_trajectory_is_reported(tmp_path):
     diagnostics = Diagnostics()
     traces = list(read_traces([str(path)], diagnostics, input_format="swe-agent"))
     assert traces == []
-    assert [(d.line, d.reason) for d in diagnostics] == [(1, "JSON that is not a SWE-agent trajectory (no 'trajectory' or 'history' list)")]
+    assert [(d.line, d.reason) for d in diagnostics] == [
+        (1, "JSON that is not a SWE-agent trajectory (no 'trajectory' or 'history' list)"),
+        # An empty 'history' list is how an OpenHands trajectory starts: the format asked for read nothing.
+        (None, "nothing could be read as swe-agent; the records look like openhands: did you mean --input-format openhands (or leave --input-format out)?"),
+    ]
 
 
 # --- CLI ------------------------------------------------------------------------------------------
