@@ -295,8 +295,10 @@ def test_sweep_writes_its_table_and_frontier_chart(cli, tmp_path):
     assert cli("sweep", *args, "-o", str(target)).exit_code == 0
     text = target.read_text(encoding="utf-8")
     page = assert_self_contained(text)
-    rows = re.findall(r"<tr[^>]*><td class=\"r\" data-v=\"(\d+)\">", text)
-    assert [int(n) for n in rows] == [p["number"] for p in data["points"]]
+    # '#' is the rank in the order shown; the grid point's own number is kept beside it.
+    rows = re.findall(r'<tr[^>]*><td class="r" data-v="(\d+)" data-grid="(\d+)" title="grid point #(\d+)">(\d+)</td>', text)
+    assert [(int(v), int(g), int(n)) for v, g, _, n in rows] == [(k, p["number"], k) for k, p in enumerate(data["points"], 1)]
+    assert [int(g) for _, g, _, _ in rows] != list(range(1, len(rows) + 1))  # the grid order is not the order shown
     marks = {(p["metrics"]["harm"], p["metrics"][data["objective"]]) for p in data["points"]}
     circles = [attrs for tag, attrs in page.tags if tag == "circle"]
     assert len(circles) == len(marks)
@@ -459,9 +461,11 @@ def test_the_sweep_page_draws_its_frontier_in_a_browser(browser, cli, tmp_path):
     box = page.locator("svg#frontier").bounding_box()
     assert box["width"] > 400 and box["height"] > 150
     numbers = lambda: [int(n) for n in page.eval_on_selector_all("#grid tbody tr", "rows => rows.map(r => r.cells[0].textContent)")]
-    assert numbers() == [p["number"] for p in data["points"]]
+    assert numbers() == list(range(1, len(data["points"]) + 1))
     page.click("#grid thead th:nth-child(1) button")
-    assert numbers() == sorted(p["number"] for p in data["points"])
+    assert numbers() == list(range(1, len(data["points"]) + 1))
+    page.click("#grid thead th:nth-child(1) button")
+    assert numbers() == list(range(len(data["points"]), 0, -1))
     opened.close()
 
 
@@ -509,3 +513,66 @@ def test_the_table_fits_a_1024_pixel_window_in_a_browser(browser, cli, tmp_path)
     opened.page.set_viewport_size({"width": 1024, "height": 800})
     assert opened.page.evaluate("document.documentElement.scrollWidth") <= 1024
     opened.close()
+
+
+TAU2_SWEEP = (str(CORPUS / "tau2-bench"), "--preset", "default,seeds", "--grid", "P001.containment=0.6,0.8", "--grid", "R001.stop_at=2,3")
+
+
+def test_graded_runs_are_named_by_their_grade_on_the_sweep_page(cli, tmp_path):
+    """τ²-bench's runs carry the grader's reward as their outcome: where one setting
+    alone changes what happens to such a run, the page calls it a graded failure, not
+    unlabelled; the table's titles may wrap, so that it fits the window."""
+    data = json.loads(cli("sweep", *TAU2_SWEEP, "-f", "json").stdout)
+    assert data["disagreements"] and {d["kind"] for d in data["disagreements"]} == {"unlabelled"}
+    assert {d["outcome"] for d in data["disagreements"]} == {"failure"}
+    target = tmp_path / "sweep.html"
+    assert cli("sweep", *TAU2_SWEEP, "-o", str(target)).exit_code == 0
+    text = target.read_text(encoding="utf-8")
+    shown = "".join(assert_self_contained(text).text)
+    assert "(unlabelled)" not in shown
+    for item in data["disagreements"]:
+        assert f"{item['trace']} (graded failure): first stop or block" in shown
+    assert "#grid thead th{white-space:normal" in text  # titles wrap (the browser test measures the width)
+
+
+def test_the_sweep_table_fits_1280_pixels_in_a_browser(browser, cli, tmp_path):
+    """Three dimensions and the savings by outcome (17 columns): the last one, precision,
+    ends inside a 1,280-pixel window and the page does not scroll sideways."""
+    target = tmp_path / "sweep.html"
+    assert cli("sweep", *TAU2_SWEEP, "-o", str(target)).exit_code == 0
+    opened = Opened(browser, target)
+    page = opened.page
+    heads = page.eval_on_selector_all("#grid thead th", "cells => cells.map(c => [c.textContent, c.getBoundingClientRect().right])")
+    assert len(heads) == 17 and heads[-1][0] == "precision"
+    assert heads[-1][1] <= 1280
+    assert page.evaluate("document.documentElement.scrollWidth") <= 1280
+    opened.close()
+
+
+def test_an_error_result_is_marked_as_show_marks_it(cli, tmp_path):
+    """A result the format flags as an error, and one it does not flag whose text reads
+    as a failure, carry the error style and the word; a successful one does not; the
+    result's markup stays text."""
+    events = [{"type": "trace", "trace": "e", "format_version": 1}, {"type": "user", "trace": "e", "text": "fetch"}]
+    results = [
+        {"content": "HTTP 503 Service Unavailable <u>retry</u>", "is_error": True},
+        {"content": "Traceback (most recent call last):\n  File \"x.py\"\nConnectionError: <i>503</i>"},
+        {"content": "{\"status\": 200, \"body\": \"ok\"}", "is_error": False},
+    ]
+    for number, result in enumerate(results, 1):
+        events.append({"type": "round", "trace": "e", "round": number, "tool_calls": [{"id": f"c{number}", "name": "http_get", "arguments": "{}"}]})
+        events.append({"type": "result", "trace": "e", "call_id": f"c{number}", **result})
+    events.append({"type": "round", "trace": "e", "round": 4, "text": "done"})
+    source = write_jsonl(tmp_path / "errors.jsonl", events)
+    assert "← error HTTP 503 Service Unavailable <u>retry</u>" in cli("show", str(source)).stdout
+    text = replay_html(cli, tmp_path, str(source)).read_text(encoding="utf-8")
+    page = assert_self_contained(text)
+    assert not {"u", "i"} & {tag for tag, _ in page.tags}
+    shown = re.findall(r'<div class="res ([^"]*)">← (.*?)<pre>(.*?)</pre>', text, re.S)
+    assert [(cls, html.unescape(pre)) for cls, _, pre in shown] == [
+        ("err", results[0]["content"]), ("err", results[1]["content"]), ("", results[2]["content"])
+    ]
+    flagged, read, ok = (marker for _, marker, _ in shown)
+    assert flagged.startswith('<span class="badge r-err">error</span>')
+    assert read.startswith('<span class="badge r-err" title="the format records no error flag: its text reads as a failure">error</span>')
+    assert ok.startswith("ok") and "error" not in ok

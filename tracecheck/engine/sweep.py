@@ -462,6 +462,7 @@ def disagreements(
     kinds: Sequence[str],
     current: dict[str, Any] | None = None,
     limit: int = 8,
+    grades: Sequence[str] | None = None,
 ) -> list[dict[str, Any]]:
     """Where one dimension alone changes what happens to a trace: grid points equal in
     every other dimension whose policies first intervene at different rounds (or one not
@@ -469,7 +470,9 @@ def disagreements(
     ``current`` ones (key → value: what the user runs today) when the values disagree
     there, else a case where one value catches and another misses, else the first;
     ``groups`` says in how many of the other dimensions' settings they disagree.
-    Labelled loops first, ``limit`` traces per dimension."""
+    Labelled loops first, ``limit`` traces per dimension. ``outcome`` is each trace's
+    graded outcome (``grades``: success, failure or unknown), so that a graded run the
+    loop labels leave unlabelled is named by its grade."""
     current = current or {}
     if not points:
         return []
@@ -499,6 +502,7 @@ def disagreements(
                 "dimension": key,
                 "trace": ids[t],
                 "kind": kinds[t],
+                "outcome": grades[t] if grades is not None else "unknown",
                 "first_round": [[value, first] for value, first in rounds.items()],
                 "with": other,
                 "groups": len(candidates),
@@ -630,7 +634,7 @@ def sweep(
     result = SweepResult(
         benchmark=scores[: len(points)] if scores is not None else None,
         baseline_benchmark=scores[-1] if scores is not None and baseline is not None else None,
-        disagreements=disagreements(points, [row[: len(points)] for row in outcomes], ids, kinds, current=_values_of(baseline, points)),
+        disagreements=disagreements(points, [row[: len(points)] for row in outcomes], ids, kinds, current=_values_of(baseline, points), grades=grades),
         points=list(points),
         rows=rows,
         pareto=pareto(rows, objective),

@@ -143,7 +143,7 @@ details.trace[open]>summary{border-bottom:1px solid var(--line);margin-bottom:8p
 .res{color:var(--dim);margin-top:2px;font-size:12.5px}
 .call.notrun{opacity:.55}.call.notrun .nm,.call.notrun .args{text-decoration:line-through;text-decoration-color:var(--stop)}.res.err{color:var(--stop)}
 .res pre{display:block;background:#f8f9fb;border-radius:4px;padding:3px 6px;color:#374151;max-height:9.5em;overflow:auto}
-.res.err pre{background:#fdf1f0}
+.res.err pre{background:#fdf1f0;color:#8a1c12;border-left:3px solid var(--stop)}.badge.r-err{color:#fff;background:var(--stop)}
 .fire{margin:4px 0;padding:3px 8px;border-radius:5px;background:#fbf6e9;font-size:13px}
 .fire.ends{background:#fdecea}.fire.alone{opacity:.7}
 .fire .why{color:#39404d}
@@ -163,6 +163,8 @@ details.trace[open]>summary{border-bottom:1px solid var(--line);margin-bottom:8p
 svg text{font:11.5px system-ui,sans-serif;fill:var(--dim)}svg text.pl{fill:var(--ink);font-weight:600}
 .chart{background:var(--card);border:1px solid var(--line);border-radius:8px;padding:12px;max-width:900px}.chart svg{width:100%;height:auto}
 tr.best td{background:#eef8f0}
+/* The sweep's table fits the window (1,280 pixels and less): titles wrap between words, settings anywhere; figures never */
+#grid thead th{white-space:normal;vertical-align:bottom}#grid th,#grid td{padding:5px 7px}
 ul.warnings{font-size:12.5px;color:var(--warn)}
 """
 
@@ -651,11 +653,17 @@ class HtmlWriter:
         if call["result"] is None:
             lines.append('<div class="res warn">← no result recorded</div>')
         else:
-            state = {True: ("err", "error"), False: ("", "ok"), None: ("", "")}[call["error"]]
+            # An error as show marks it: in red, with the word; one the format does not flag
+            # but whose text reads as a failure too, saying so in its tooltip.
+            if call["error"] or call.get("failed"):
+                tip = None if call["error"] else "the format records no error flag: its text reads as a failure"
+                state = ("err", badge("error", "r-err", tip))
+            else:
+                state = ("", "ok" if call["error"] is False else "")
             more = f" · {call['result_chars']:,} characters" if call["result_chars"] else ""
             took = f" · {seconds(call['seconds'])}" if call["seconds"] is not None else ""
             lines.append(
-                f'<div class="res {state[0]}">← {esc(state[1])}{esc(took)}{esc(more)}'
+                f'<div class="res {state[0]}">← {state[1]}{esc(took)}{esc(more)}'
                 + (f"<pre>{esc_lines(call['result'])}</pre>" if call["result"] else " (empty)")
                 + "</div>"
             )

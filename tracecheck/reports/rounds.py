@@ -13,7 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..engine.replay import TraceResult
+from ..guards.signals import ResultClassifier
 from ..text.textsafe import excerpt, excerpt_is_cut, single_line
+
+FAILURES = ResultClassifier()  # the default patterns: its verdicts are cached on the result as the guards'
 
 TEXT_CHARS = 300  # the model's text and the user's message, per round
 ARGUMENT_CHARS = 300
@@ -39,6 +42,9 @@ def _call(call) -> dict[str, Any]:
         "result": None if result is None else excerpt(result.content, RESULT_CHARS, RESULT_LINES),
         "result_chars": None if result is None else len(result.content),
         "error": None if result is None else result.is_error,
+        # Where the format records no flag: whether the guards' default classifier reads the
+        # text as a failure (an exception, a traceback, a JSON error), as F001 counts it.
+        "failed": bool(result is not None and result.is_error is None and FAILURES.is_failure(result)),
         "blocked": bool(result is not None and result.blocked),
         "seconds": None if result is None else _seconds(result.seconds),
     }

@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 from .html import esc, esc_lines, page, sortable
-from .sweep_report import _fmt, _markdown_figures, _runs, _validation_text, _value_text, baseline_text, columns, graded, outcome_legend
+from .sweep_report import _fmt, _markdown_figures, _runs, _validation_text, _value_text, baseline_text, columns, graded, kind_text, outcome_legend
 
 HEADS = {
     "traces_stopped": "stopped",
@@ -65,10 +65,18 @@ def _tick_text(value: float) -> str:
     return f"{value:g}"
 
 
+def ranks(data: dict[str, Any]) -> dict[int, int]:
+    """Each grid point's number → its rank in the table (1 for the first row): the
+    points come sorted by the objective, and the page names a point by its rank."""
+    return {point["number"]: rank for rank, point in enumerate(data["points"], 1)}
+
+
 def frontier_svg(data: dict[str, Any], width: int = 760, height: int = 360) -> str:
     """Savings (the objective) against harm: every grid point, the Pareto front joined,
-    the best point ringed, the current settings as a diamond."""
+    the best point ringed, the current settings as a diamond; points named by their
+    rank in the table (``#`` there)."""
     objective = data["objective"]
+    rank = ranks(data)
     points = [p for p in data["points"] if p["metrics"].get(objective) is not None]
     if not points:
         return '<p class="note">no grid point has a value for the objective: no chart</p>'
@@ -110,19 +118,19 @@ def frontier_svg(data: dict[str, Any], width: int = 760, height: int = 360) -> s
     for point in points:
         groups.setdefault((point["metrics"]["harm"], point["metrics"][objective]), []).append(point)
 
-    def rank(item):
+    def drawn_last(item):
         members = item[1]
         return (any(p["pareto"] for p in members), any(p["best"] for p in members))
 
-    for (harm, value), members in sorted(groups.items(), key=rank):  # the front and the best drawn on top
+    for (harm, value), members in sorted(groups.items(), key=drawn_last):  # the front and the best drawn on top
         x, y = sx(harm), sy(value)
         kind = "best" if any(p["best"] for p in members) else "front" if any(p["pareto"] for p in members) else "grid"
-        named = "; ".join(f"#{p['number']} {p['label']}" for p in members[:8]) + (f"; and {len(members) - 8} more" if len(members) > 8 else "")
+        named = "; ".join(f"#{rank[p['number']]} {p['label']}" for p in members[:8]) + (f"; and {len(members) - 8} more" if len(members) > 8 else "")
         tip = f"{objective} {_fmt(value)}, harm {harm:.2f}: {named}"
         style = {"best": 'r="7" fill="#2e7d32" stroke="#1b5e20"', "front": 'r="5.5" fill="#2f63b5"', "grid": 'r="4.5" fill="#aab2c0"'}[kind]
         out.append(f'<circle class="point {kind}" data-points="{len(members)}" cx="{x:.1f}" cy="{y:.1f}" {style}><title>{esc(tip)}</title></circle>')
         if kind != "grid":
-            numbers = ", ".join(f"#{p['number']}" for p in members[:3]) + ("…" if len(members) > 3 else "")
+            numbers = ", ".join(f"#{rank[p['number']]}" for p in members[:3]) + ("…" if len(members) > 3 else "")
             anchor = "end" if x > width * 0.8 else "start"
             shift = -10 if anchor == "end" else 10
             out.append(f'<text x="{x + shift:.1f}" y="{y - 8:.1f}" text-anchor="{anchor}" class="pl">{esc(numbers)}</text>')
@@ -165,16 +173,20 @@ def write_html(data: dict[str, Any]) -> str:
     body.append("</div>")
     body.append(f"<h2>{esc(objective)} against harm</h2>")
     body.append(f'<div class="chart">{frontier_svg(data)}</div>')
-    heads = [sortable("#", "num", True), '<th title="&gt; best under the constraints, * on the Pareto front">mark</th>']
+    heads = [sortable("#", "num", True, "rank by the objective (hover a number for the grid point's own number)"), '<th title="&gt; best under the constraints, * on the Pareto front">mark</th>']
     heads += [sortable(key, "text") for key in keys]
     shown = columns(data)
     by_outcome = graded(data)
     heads += [sortable(HEADS[key], "num", True, TITLES.get(key)) for key, _ in shown]
     rows = []
-    for point in data["points"]:
+    for rank, point in enumerate(data["points"], 1):
         row = point["metrics"]
         mark = (">" if point["best"] else "") + ("*" if point["pareto"] else "")
-        cells = [f'<td class="r" data-v="{point["number"]}">{point["number"]}</td>', f"<td><b>{esc(mark)}</b></td>"]
+        # The rank in the order shown; the grid point's number (as in --format json and csv) in its tooltip.
+        cells = [
+            f'<td class="r" data-v="{rank}" data-grid="{point["number"]}" title="grid point #{point["number"]}">{rank}</td>',
+            f"<td><b>{esc(mark)}</b></td>",
+        ]
         cells += [f"<td>{esc(_value_text(point['values'][k]))}</td>" for k in keys]
         # The figures as the Markdown and terminal tables write them (281,628 (39%), 115.0s (21%)).
         for (key, _), figure in zip(shown, _markdown_figures(row, by_outcome)):
@@ -197,7 +209,7 @@ def write_html(data: dict[str, Any]) -> str:
             context = " ".join(f"{k}={_value_text(v)}" for k, v in item["with"].items())
             more = f" (and {item['groups'] - 1} more of {item['of']} such settings)" if item["groups"] > 1 else ""
             body.append(
-                f"<li><b>{esc(item['dimension'])}</b> {esc(item['trace'], 200)} ({esc(item['kind'])}): first stop or block "
+                f"<li><b>{esc(item['dimension'])}</b> {esc(item['trace'], 200)} ({esc(kind_text(item))}): first stop or block "
                 f"{esc(_runs(item['first_round']))}" + (f' <span class="note">at {esc(context)}{esc(more)}</span>' if context else "") + "</li>"
             )
         body.append("</ul>")

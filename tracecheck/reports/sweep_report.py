@@ -388,7 +388,7 @@ def write_markdown(data: dict[str, Any]) -> str:
         lines += ["", "**Where one setting alone changes the outcome** (first stop or block; - = none):", ""]
         for item in disagreements:
             context = " ".join(f"{k}={_value_text(v)}" for k, v in item["with"].items())
-            text = f"- {md(item['dimension'])} {md(item['trace'])} ({item['kind']}): {md(_runs(item['first_round']))}"
+            text = f"- {md(item['dimension'])} {md(item['trace'])} ({kind_text(item)}): {md(_runs(item['first_round']))}"
             if context:
                 text += f" at {md(context)}" + (f" (and {item['groups'] - 1} more of {item['of']} such settings)" if item["groups"] > 1 else "")
             lines.append(text)
@@ -563,10 +563,20 @@ def _disagreements(console, data: dict[str, Any]) -> None:
         context = " ".join(f"{k}={_value_text(v)}" for k, v in item["with"].items())
         line = Text(f"  {item['dimension']}  ")
         line.append_text(plain(item["trace"], "cyan"))
-        line.append(f" ({item['kind']})  {_runs(item['first_round'])}")
+        line.append(f" ({kind_text(item)})  {_runs(item['first_round'])}")
         if context:
             line.append(f"  at {context}" + (f" (and {item['groups'] - 1} more of {item['of']} such settings)" if item["groups"] > 1 else ""), style="dim")
         emit(console, line, 4)
+
+
+def kind_text(item: dict[str, Any]) -> str:
+    """What a disagreement's trace is: its loop label (loop, healthy), else its graded
+    outcome — a run a grader scored is labelled for the reader, as the savings by
+    outcome count it — and only a run with neither is unlabelled."""
+    outcome = item.get("outcome", "unknown")
+    if item["kind"] == "unlabelled" and outcome != "unknown":
+        return f"graded {outcome}"
+    return item["kind"]
 
 
 def _runs(pairs: list[list[Any]]) -> str:
