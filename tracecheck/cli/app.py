@@ -191,7 +191,7 @@ app = typer.Typer(
     name="tracecheck",
     help="Replay recorded LLM-agent transcripts through loop and no-progress guards.",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
     cls=PlainGroup,
@@ -206,6 +206,24 @@ PathsArg = Annotated[list[str], typer.Argument(metavar="PATH", help="Files or di
 InputFormatOpt = Annotated[
     Optional[str],
     typer.Option("--input-format", metavar="FORMAT", help="Read every file as this format instead of sniffing: " + ", ".join(READER_NAMES) + "."),
+]
+SelectTracesOpt = Annotated[
+    Optional[str],
+    typer.Option(
+        "-k",
+        metavar="EXPR",
+        help="Only the traces EXPR matches, as pytest's -k: a word matches a trace whose id holds it or a label value equal to it "
+        "(case-insensitive); combine with and, or, not and parentheses, e.g. -k 'loop and not airline'.",
+    ),
+]
+ExcludeOpt = Annotated[
+    Optional[list[str]],
+    typer.Option(
+        "--exclude",
+        metavar="GLOB",
+        help="Skip the files of a folder walk that GLOB matches: their path below the folder, a folder name or the file name "
+        "(repeatable). package.json, tsconfig.json and the like, and node_modules, are skipped anyway; a file named on the command line never is.",
+    ),
 ]
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Treat any input warning as an error (exit code 2).")]
 ConfigOpt = Annotated[
@@ -354,15 +372,24 @@ def _drop_unwritable_stdout() -> None:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
 
 
-def finish_input(paths: list[str], diagnostics, strict: bool, traces: int) -> None:
-    """Print input warnings to stderr, then apply the no-traces and --strict rules (exit 2)."""
+def finish_input(paths: list[str], diagnostics, strict: bool, traces: int, selection=None) -> None:
+    """Print input warnings to stderr, then apply the no-traces and --strict rules (exit 2).
+    With ``selection`` (``-k``), say how many traces it left out, as pytest's "N deselected"."""
     from ..text.textsafe import plain
 
-    if not len(diagnostics) and traces:
+    deselected = len(diagnostics.deselected)
+    if not len(diagnostics) and traces and selection is None:
         return  # nothing to say: no console (and no rich) needed
+    from ..reports.data import count
+
     err = stderr_console()
     for item in diagnostics:
         err.print(plain(f"warning: {item}", "yellow"))
+    if selection is not None:
+        err.print(plain(f"-k {selection.text!r}: {traces:,} selected, {deselected:,} deselected", "dim"))
+    if not traces and deselected:
+        err.print(plain(f"error: -k {selection.text!r} matches none of the {count(deselected, 'trace')} in " + ", ".join(paths), "bold red"))
+        raise typer.Exit(EXIT_ERROR)
     if not traces:
         err.print(plain("error: no traces found in " + ", ".join(paths), "bold red"))
         raise typer.Exit(EXIT_ERROR)

@@ -10,6 +10,7 @@ import typer
 
 from .app import (
     ConfigOpt,
+    ExcludeOpt,
     IgnoreOpt,
     InputFormatOpt,
     JobsOpt,
@@ -19,6 +20,7 @@ from .app import (
     PlainGroup,
     PresetOpt,
     SelectOpt,
+    SelectTracesOpt,
     SetOpt,
     StrictOpt,
     app,
@@ -61,9 +63,15 @@ MaxTokensOpt = Annotated[
 ]
 
 
-def _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, no_labels, baseline, fail_on, max_wasted_rounds, max_wasted_tokens, exclude=(), jobs=1):
+def _evaluate(
+    paths, config, select, ignore, set_, preset, input_format, labels, no_labels, baseline, fail_on, max_wasted_rounds, max_wasted_tokens, exclude=(), jobs=1,
+    selection=None, skip=(),
+):
+    """``exclude``: files that are check's own (a baseline being written); ``skip``: the
+    --exclude globs of a folder walk; ``selection``: -k."""
     from ..engine.check import load_baseline, run_check
     from ..input.diagnostics import Diagnostics, TracecheckError
+    from ..input.sources import expand_paths
 
     if preset and "," in preset:
         raise TracecheckError("check runs one preset at a time; compare presets with 'tracecheck replay --preset a,b'")
@@ -72,7 +80,7 @@ def _evaluate(paths, config, select, ignore, set_, preset, input_format, labels,
     known = load_baseline(baseline) if baseline is not None else None
     diagnostics = Diagnostics()
     result = run_check(
-        paths,
+        expand_paths(paths, diagnostics, skip),
         settings,
         input_format=input_format,
         labels=sidecar,
@@ -83,6 +91,7 @@ def _evaluate(paths, config, select, ignore, set_, preset, input_format, labels,
         diagnostics=diagnostics,
         exclude=[str(p) for p in exclude],
         jobs=job_count(jobs),
+        selection=selection,
     )
     return settings, result, diagnostics
 
@@ -133,6 +142,13 @@ def check(
     set_: SetOpt = None,
     preset: PresetOpt = None,
     jobs: JobsOpt = 1,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Full and concise reports: only the failing findings and the summary.")] = False,
+    statistics: Annotated[
+        bool,
+        typer.Option("--statistics", help="Instead of the findings one by one, a table of findings per rule and the summary, as ruff --statistics."),
+    ] = False,
+    keyword: SelectTracesOpt = None,
+    exclude: ExcludeOpt = None,
 ) -> None:
     """Fail (exit 1) when a trace's expectations break, the policy cuts a successful run, or an agent loops;
     exit 5 when the traces hold nothing to check (as pytest when it collects no test)."""
@@ -145,6 +161,11 @@ def check(
     if output_format and output_format_alias and output_format != output_format_alias:
         raise TracecheckError(f"--format {output_format.value} and --output-format {output_format_alias.value} disagree; give one")
     output_format = output_format or output_format_alias or CheckFormat.full
+    if (quiet or statistics) and output_format not in (CheckFormat.full, CheckFormat.concise):
+        raise TracecheckError(f"{'--quiet' if quiet else '--statistics'} shortens the full and concise reports; -f {output_format.value} writes every finding")
+    from ..input.selection import parse_selection
+
+    selection = parse_selection(keyword)
     targets = []
     for spec in output or ():
         name, sep, path = spec.partition(":")
@@ -165,20 +186,27 @@ def check(
     if len(set(written)) < len(written):
         raise TracecheckError("-o names the same file twice: " + ", ".join(sorted({p for p in written if written.count(p) > 1})))
     settings, result, diagnostics = _evaluate(
-        paths, config, select, ignore, set_, preset, input_format, labels, no_labels, baseline, fail_on, max_wasted_rounds, max_wasted_tokens, jobs=jobs
+        paths, config, select, ignore, set_, preset, input_format, labels, no_labels, baseline, fail_on, max_wasted_rounds, max_wasted_tokens, jobs=jobs,
+        selection=selection, skip=exclude or (),
     )
     result.allow_empty = allow_empty
-    finish_input(paths, diagnostics, strict, result.traces)
+    finish_input(paths, diagnostics, strict, result.traces, selection)
     if result.unreadable:
         # A regression trace that cannot be read checks nothing: that is no pass.
         raise TracecheckError("no trace could be read from " + ", ".join(result.unreadable) + " (see the warnings above)")
     data = check_data(result, settings)
-    inputs = all_inputs(expand_paths(paths, type(diagnostics)()), labels, baseline, config)
+    inputs = all_inputs(expand_paths(paths, type(diagnostics)(), exclude or ()), labels, baseline, config)
     for name, path in targets:
         with open_output(path, inputs) as out:
             out.write(render(name, data, settings).encode())
     with open_output("-", inputs) as out:
-        out.write(render(output_format.value, data, settings).encode())
+        if statistics:
+            from ..reports.check_report import write_statistics
+
+            out.write(write_statistics(data).encode())
+        else:
+            shown = {**data, "findings": [f for f in data["findings"] if f["failing"]]} if quiet else data
+            out.write(render(output_format.value, shown, settings).encode())
     if github_summary:
         from ..reports.check_report import append_github_summary
 

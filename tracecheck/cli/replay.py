@@ -12,6 +12,7 @@ import typer
 from .app import (
     HTML_ON_TERMINAL,
     ConfigOpt,
+    ExcludeOpt,
     IgnoreOpt,
     InputFormatOpt,
     JobsOpt,
@@ -20,6 +21,7 @@ from .app import (
     PathsArg,
     PresetsOpt,
     SelectOpt,
+    SelectTracesOpt,
     SetOpt,
     StrictOpt,
     TokenizerOpt,
@@ -50,6 +52,12 @@ def replay(
     format: Annotated[Optional[ReportFormat], format_option("terminal")] = None,
     output: Annotated[Optional[Path], output_option(REPLAY_FILES)] = None,
     only_fires: Annotated[bool, typer.Option("--only-fires", help="List only traces where a guard fired.")] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Terminal report: the summary only, no trace by trace.")] = False,
+    statistics: Annotated[
+        bool, typer.Option("--statistics", help="Terminal report: only a table of each guard's fires and the traces it fired in, as ruff --statistics.")
+    ] = False,
+    keyword: SelectTracesOpt = None,
+    exclude: ExcludeOpt = None,
     input_format: InputFormatOpt = None,
     strict: StrictOpt = False,
     config: ConfigOpt = None,
@@ -68,16 +76,20 @@ def replay(
     from ..reports.replay_report import write_replay_report
     from ..input.diagnostics import TracecheckError
     from ..input.sources import expand_paths
+    from ..input.selection import parse_selection
     from .report_files import all_inputs, report_format
 
     format = ReportFormat(report_format("replay", output, format, REPLAY_FILES, "terminal"))
+    if (quiet or statistics) and format is not ReportFormat.terminal:
+        raise TracecheckError(f"{'--quiet' if quiet else '--statistics'} shortens the terminal report; -f {format.value} writes every trace")
+    selection = parse_selection(keyword)
     if format is ReportFormat.html and output is None and sys.stdout.isatty():
         raise TracecheckError(HTML_ON_TERMINAL.format(name="report.html"))
     names = tokenizer_list(tokenizer)
     settings, presets = preset_settings(config, select, ignore, set_, names, preset)
     sidecar = load_labels_option(labels, no_labels, config)
     diagnostics = Diagnostics()
-    sources = expand_paths(paths, diagnostics)
+    sources = expand_paths(paths, diagnostics, exclude or ())
     # The bar shares the screen with nothing: only when the report goes elsewhere (a file,
     # a pipe); a report printed to the terminal shows its own progress, trace by trace.
     report_on_screen = output is None and sys.stdout.isatty()
@@ -97,10 +109,13 @@ def replay(
                 presets=presets,
                 labels=sidecar,
                 jobs=job_count(jobs),
+                selection=selection,
+                quiet=quiet,
+                statistics=statistics,
             )
         if not traces:
-            finish_input(paths, diagnostics, strict, 0)  # exits before an empty output replaces anything
-    finish_input(paths, diagnostics, strict, traces)
+            finish_input(paths, diagnostics, strict, 0, selection)  # exits before an empty output replaces anything
+    finish_input(paths, diagnostics, strict, traces, selection)
 
 
 class _progress:

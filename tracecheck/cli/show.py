@@ -11,6 +11,7 @@ import typer
 from ..input.diagnostics import TracecheckError
 from .app import (
     ConfigOpt,
+    ExcludeOpt,
     IgnoreOpt,
     InputFormatOpt,
     JobsOpt,
@@ -19,6 +20,7 @@ from .app import (
     PathsArg,
     PresetOpt,
     SelectOpt,
+    SelectTracesOpt,
     SetOpt,
     StrictOpt,
     command,
@@ -54,6 +56,9 @@ def show(
     state: Annotated[
         ShowState, typer.Option("--state", help="changed: a guard's state where it changed or the guard fired; all: under every round.")
     ] = ShowState.changed,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Terminal: one summary line per trace (id, file, labels, size), no rounds.")] = False,
+    keyword: SelectTracesOpt = None,
+    exclude: ExcludeOpt = None,
     input_format: InputFormatOpt = None,
     strict: StrictOpt = False,
     config: ConfigOpt = None,
@@ -71,12 +76,16 @@ def show(
     """Show traces round by round: calls, results, tokens, times, and why each guard fired or not.
     --format json writes the replay report (tracecheck schema report) with each trace's rounds."""
     from ..input.diagnostics import Diagnostics
+    from ..input.selection import parse_selection
     from ..input.sources import expand_paths
     from ..output import open_output
     from ..reports.timeline import write_show_report
     from .report_files import all_inputs, report_format
 
     chosen = report_format("show", output, format, SHOW_FILES, "terminal")
+    if quiet and chosen != "terminal":
+        raise TracecheckError(f"--quiet shortens the terminal timeline; -f {chosen} writes every round")
+    selection = parse_selection(keyword)
     if preset and "," in preset:
         raise TracecheckError("show replays one preset at a time; compare presets with 'tracecheck replay --preset a,b'")
     tokenizers = tokenizer_list(tokenizer)
@@ -88,15 +97,16 @@ def show(
     settings = guard_settings(config, select, ignore, set_, tokenizers, preset) if guards else None
     sidecar = load_labels_option(labels, no_labels, config)
     diagnostics = Diagnostics()
-    sources = expand_paths(paths, diagnostics)
+    sources = expand_paths(paths, diagnostics, exclude or ())
     ids: list[str] = []
     # Every check is made before the file is renamed into place: a failed show replaces nothing.
     with open_output(str(output) if output is not None else "-", all_inputs(sources, labels, config)) as out:
         seen, shown = write_show_report(
             sources, out, format=chosen, to_file=output is not None, settings=settings, trace_id=trace, input_format=input_format,
             diagnostics=diagnostics, labels=sidecar, seen_ids=ids, jobs=job_count(jobs), all_states=state is ShowState.all,
+            selection=selection, quiet=quiet,
         )
-        finish_input(paths, diagnostics, strict, seen)
+        finish_input(paths, diagnostics, strict, seen, selection)
         if trace is not None and not shown:
             from ..config import did_you_mean
 

@@ -12,6 +12,7 @@ import typer
 from .app import (
     HTML_ON_TERMINAL,
     ConfigOpt,
+    ExcludeOpt,
     IgnoreOpt,
     InputFormatOpt,
     JobsOpt,
@@ -19,6 +20,7 @@ from .app import (
     NoLabelsOpt,
     PathsArg,
     SelectOpt,
+    SelectTracesOpt,
     SetOpt,
     StrictOpt,
     command,
@@ -94,6 +96,11 @@ def sweep(
     select: SelectOpt = None,
     ignore: IgnoreOpt = None,
     set_: SetOpt = None,
+    quiet: Annotated[
+        bool, typer.Option("--quiet", "-q", help="Terminal report: only the current settings, the verdict and the settings to paste, no table.")
+    ] = False,
+    keyword: SelectTracesOpt = None,
+    exclude: ExcludeOpt = None,
 ) -> None:
     """Replay traces under a grid of guard settings: savings against harm, the Pareto front, and the best choice."""
     from ..engine.grid import combinations, merge, parse_dimension, preset_dimension, expand
@@ -108,6 +115,11 @@ def sweep(
     from .report_files import all_inputs, report_format
 
     format = SweepFormat(report_format("sweep", output, format, SWEEP_FILES, "terminal"))
+    if quiet and format is not SweepFormat.terminal:
+        raise TracecheckError(f"--quiet shortens the terminal report; -f {format.value} writes every grid point")
+    from ..input.selection import parse_selection
+
+    selection = parse_selection(keyword)
     if format is SweepFormat.html and output is None and sys.stdout.isatty():
         raise TracecheckError(HTML_ON_TERMINAL.format(name="sweep.html"))
     if objective not in OBJECTIVES:
@@ -148,14 +160,14 @@ def sweep(
 
     points = expand(dimensions, settings_for)
     diagnostics = Diagnostics()
-    sources = expand_paths(paths, diagnostics)
+    sources = expand_paths(paths, diagnostics, exclude or ())
     if write_config is not None:
         from ..output import check_not_an_input
 
         check_not_an_input(str(write_config), sources)  # before the work, whatever it recommends
     jobs = job_count(jobs)
-    traces = load_all(sources, input_format=input_format, diagnostics=diagnostics, labels=sidecar, jobs=jobs)
-    finish_input(paths, diagnostics, strict, len(traces))
+    traces = load_all(sources, input_format=input_format, diagnostics=diagnostics, labels=sidecar, jobs=jobs, selection=selection)
+    finish_input(paths, diagnostics, strict, len(traces), selection)
     with _progress(err, len(traces)) as advance:
         result = run_sweep(
             traces, points, baseline=base, objective=objective, constraints=constraints, holdout=holdout, folds=folds, seed=seed, jobs=jobs, on_progress=advance,
@@ -186,7 +198,7 @@ def sweep(
                 console = Console(file=CheckedText(sys.stdout), highlight=False, soft_wrap=True)
             else:
                 console = Console(file=io.TextIOWrapper(out, encoding="utf-8", write_through=True), highlight=False, soft_wrap=True, no_color=True)
-            write_terminal(console, data, frontier_chart(data))
+            write_terminal(console, data, None if quiet else frontier_chart(data), quiet)
             console.file.flush()
     if write_config is not None:
         from ..config import write_winning_config

@@ -20,6 +20,7 @@ from typing import Any
 from ..config import Settings
 from ..input.diagnostics import Diagnostics
 from ..input.labels import Labels, as_labels
+from ..input.selection import Selection
 from ..guards.base import Phase
 from ..readers.load import check_input_format, read_source
 from ..model import Trace
@@ -116,6 +117,7 @@ def replay_stream(
     jobs: int = 1,
     prepare: Callable[[ReplayItem], Any] | None = None,
     on_progress: Callable[[int, int | None, int], Any] | None = None,
+    selection: Selection | None = None,
 ) -> Iterator[Any]:
     """Read every trace below ``paths`` and replay it through the enabled guards, one
     trace at a time: memory grows with the largest trace, not with the input.
@@ -134,12 +136,14 @@ def replay_stream(
     ``on_file(number, files, name)`` is called as each file starts; ``on_progress(bytes
     read, bytes in all, traces)`` after each trace and file (bytes in all is None when
     standard input is among them), so that one large file shows its progress too.
+    ``selection`` (``-k``, see ``input.selection``) leaves out the traces it does not
+    match, after labelling; their ids go to ``diagnostics.deselected``.
     """
     check_input_format(input_format)
     labels = as_labels(labels)
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
     sources = expand_paths(list(paths), diagnostics)
-    replayer = FileReplayer(settings, input_format, tuple(tokenizers), dict(presets) if presets else None, labels, prepare)
+    replayer = FileReplayer(settings, input_format, tuple(tokenizers), dict(presets) if presets else None, labels, prepare, selection)
     progress = _Progress(sources, on_file, on_progress)
     if jobs > 1 and len(sources) > 1:
         from .jobs import replay_in_workers
@@ -221,8 +225,10 @@ class FileReplayer:
         presets: dict[str, Settings] | None,
         labels: Labels | None,
         prepare: Callable[[ReplayItem], Any] | None,
+        selection: Selection | None = None,
     ) -> None:
         self.settings = settings
+        self.selection = selection
         self.input_format = input_format
         self.tokenizers = tokenizers
         self.presets = presets
@@ -245,6 +251,8 @@ class FileReplayer:
         for trace in read_source(source, diagnostics, self.input_format):
             if labels is not None:
                 labels.apply(trace)
+            if self.selection is not None and not self.selection.keep(trace, diagnostics):
+                continue
             result = replay_trace(trace, self.guards(settings))
             comparison = compare_tokenizers(trace, settings, self.tokenizers) if self.compare else None
             by_preset = None

@@ -423,8 +423,8 @@ class TraceChecker:
     """Checks the traces of one input file after another (in a worker process with
     ``--jobs``, see ``engine.jobs``): a ``TraceCheck`` per trace, then a ``FileChecked``."""
 
-    def __init__(self, settings: Settings, input_format: str | None, labels, max_wasted_rounds: int | None, max_wasted_tokens: int | None) -> None:
-        self.settings, self.input_format, self.labels = settings, input_format, labels
+    def __init__(self, settings: Settings, input_format: str | None, labels, max_wasted_rounds: int | None, max_wasted_tokens: int | None, selection=None) -> None:
+        self.settings, self.input_format, self.labels, self.selection = settings, input_format, labels, selection
         self.max_wasted_rounds, self.max_wasted_tokens = max_wasted_rounds, max_wasted_tokens
 
     def items(self, source, diagnostics: Diagnostics):
@@ -435,6 +435,8 @@ class TraceChecker:
             read += 1
             if self.labels is not None:
                 self.labels.apply(trace)
+            if self.selection is not None and not self.selection.keep(trace, diagnostics):
+                continue
             yield check_trace(trace, self.settings, max_wasted_rounds=self.max_wasted_rounds, max_wasted_tokens=self.max_wasted_tokens)
         yield FileChecked(source.name, read, len(diagnostics) - warned)
 
@@ -472,9 +474,11 @@ def run_check(
     exclude: Sequence[str] = (),
     allow_empty: bool = False,
     jobs: int = 1,
+    selection=None,
 ) -> CheckResult:
     """``exclude``: files below ``paths`` that are not traces (a baseline being written).
-    ``jobs`` above 1 reads and checks the files in that many processes; the result is the same."""
+    ``jobs`` above 1 reads and checks the files in that many processes; the result is the same.
+    ``selection`` (``-k``) checks only the traces it matches."""
     from ..input.sources import expand_paths
     from ..readers.load import check_input_format
     from .jobs import items_in_order
@@ -490,7 +494,7 @@ def run_check(
     # The baseline and labels files are check's own inputs, not traces, wherever they sit.
     own = {os.path.realpath(f) for f in (getattr(baseline, "file", ""), getattr(labels, "file", ""), *exclude) if f}
     sources = [s for s in expand_paths(list(paths), result.diagnostics) if os.path.realpath(s.name) not in own]
-    checker = TraceChecker(settings, input_format, labels, max_wasted_rounds, max_wasted_tokens)
+    checker = TraceChecker(settings, input_format, labels, max_wasted_rounds, max_wasted_tokens, selection)
     for item in items_in_order(checker, sources, result.diagnostics, jobs):
         if isinstance(item, FileChecked):
             if not item.traces and item.warnings:
@@ -509,7 +513,8 @@ def run_check(
         labels.finish(result.diagnostics)
     if baseline is not None:
         result.baseline_fixed = baseline.absorb(result.findings, result.could_see)
-        baseline.warn_unread(result.traces_read, result.diagnostics)
+        # A trace -k left out was read: its entries are not missing, only not checked now.
+        baseline.warn_unread(result.traces_read | set(result.diagnostics.deselected), result.diagnostics)
     return result
 
 

@@ -42,8 +42,9 @@ def _start(replayer: Any) -> None:
     _replayer = replayer
 
 
-def _replay_file(name: str) -> tuple[list[Any], list[Diagnostic], list[tuple[int, str]]]:
-    """In a worker: one file's items, warnings and labels matches (entry index, file)."""
+def _replay_file(name: str) -> tuple[list[Any], list[Diagnostic], list[tuple[int, str]], list[str]]:
+    """In a worker: one file's items, warnings, labels matches (entry index, file) and the
+    ids of the traces ``-k`` left out."""
     diagnostics = Diagnostics()
     items = list(_replayer.items(Source(name), diagnostics))
     matched: list[tuple[int, str]] = []
@@ -52,7 +53,7 @@ def _replay_file(name: str) -> tuple[list[Any], list[Diagnostic], list[tuple[int
         for index, entry in enumerate(labels.entries):
             matched.extend((index, file) for file in sorted(entry.matched))
             entry.matched.clear()
-    return items, diagnostics.items, matched
+    return items, diagnostics.items, matched, diagnostics.deselected
 
 
 def _context() -> multiprocessing.context.BaseContext:
@@ -99,9 +100,10 @@ def replay_in_workers(
                 yield from replayer.items(source, diagnostics)
                 submit()
                 continue
-            items, warnings, matched = task.get()
+            items, warnings, matched, deselected = task.get()
             submit()
             diagnostics.items.extend(warnings)
+            diagnostics.deselected.extend(deselected)
             if replayer.labels is not None:
                 for index, file in matched:
                     replayer.labels.entries[index].matched.add(file)

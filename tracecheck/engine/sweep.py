@@ -89,19 +89,23 @@ class TraceLoader:
     """Reads one input file's traces, labelled (in a worker process with ``jobs``, see
     ``engine.jobs``)."""
 
-    def __init__(self, input_format: str | None, labels) -> None:
-        self.input_format, self.labels = input_format, labels
+    def __init__(self, input_format: str | None, labels, selection=None) -> None:
+        self.input_format, self.labels, self.selection = input_format, labels, selection
 
     def items(self, source, diagnostics: Diagnostics):
         from ..readers.load import read_source
 
         for trace in read_source(source, diagnostics, self.input_format):
-            yield self.labels.apply(trace) if self.labels is not None else trace
+            if self.labels is not None:
+                self.labels.apply(trace)
+            if self.selection is None or self.selection.keep(trace, diagnostics):
+                yield trace
 
 
-def load_all(paths: Sequence[str], *, input_format: str | None = None, diagnostics: Diagnostics | None = None, labels=None, jobs: int = 1) -> list[Trace]:
-    """Every trace below ``paths``, in memory: a sweep replays each many times. ``jobs``
-    above 1 reads the files in that many processes; the traces are the same, in order."""
+def load_all(paths: Sequence[str], *, input_format: str | None = None, diagnostics: Diagnostics | None = None, labels=None, jobs: int = 1, selection=None) -> list[Trace]:
+    """Every trace below ``paths`` (those ``selection``, ``-k``, matches), in memory: a sweep
+    replays each many times. ``jobs`` above 1 reads the files in that many processes; the
+    traces are the same, in order."""
     from ..input.sources import expand_paths
     from ..readers.load import check_input_format
     from .jobs import items_in_order
@@ -109,7 +113,7 @@ def load_all(paths: Sequence[str], *, input_format: str | None = None, diagnosti
     check_input_format(input_format)
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
     sources = expand_paths(list(paths), diagnostics)
-    traces = list(items_in_order(TraceLoader(input_format, labels), sources, diagnostics, jobs))
+    traces = list(items_in_order(TraceLoader(input_format, labels, selection), sources, diagnostics, jobs))
     if labels is not None:
         labels.finish(diagnostics)
     return traces

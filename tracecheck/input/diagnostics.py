@@ -29,6 +29,8 @@ class Diagnostics:
     items: list[Diagnostic] = field(default_factory=list)
     _per_file: dict[str, int] = field(default_factory=dict, repr=False)
     _overflow: dict[str, int] = field(default_factory=dict, repr=False)  # file -> index of its count line
+    # Ids of the traces read but left out by ``-k`` (see ``selection``): counted, not warned about.
+    deselected: list[str] = field(default_factory=list)
 
     def warn(self, file: str, line: int | None, reason: str, *, always: bool = False) -> None:
         """``always``: a conclusion about the whole file, shown past the cap too."""

@@ -28,7 +28,7 @@ import sys
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -42,6 +42,28 @@ from .diagnostics import TracecheckError, Diagnostics
 SUPPORTED_SUFFIXES = (".jsonl", ".ndjson", ".json", ".traj", ".eval")
 COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz")
 STDIN_NAME = "-"
+
+# What a folder walk skips besides ``--exclude``: JSON files of the tools that sit beside
+# transcripts in a project (each would be an "unrecognised format" warning) and the
+# folder of node packages. Matched as ``--exclude`` globs are; a file named on the
+# command line is read whatever it is called.
+DEFAULT_EXCLUDE = (
+    "node_modules",
+    "package.json",
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "tsconfig.json",
+    "tsconfig.*.json",
+    "jsconfig.json",
+    "composer.json",
+    "lerna.json",
+    "renovate.json",
+    "tslint.json",
+    "deno.json",
+    "vercel.json",
+    "turbo.json",
+    "biome.json",
+)
 
 _GZIP_MAGIC = b"\x1f\x8b"
 _BZIP2_MAGIC = b"BZh"
@@ -159,9 +181,20 @@ class Source:
         return open(self.name, "rb")
 
 
-def expand_paths(paths: list[str | Source], diagnostics: Diagnostics) -> list[Source]:
+def excluded(relative: Path, patterns: Sequence[str]) -> bool:
+    """Whether a file at ``relative`` (below the walked folder) is skipped: a glob matches
+    the whole relative path, or one of its parts (a folder's name, the file's name)."""
+    import fnmatch
+
+    whole = relative.as_posix()
+    return any(fnmatch.fnmatchcase(whole, p) or any(fnmatch.fnmatchcase(part, p) for part in relative.parts) for p in patterns)
+
+
+def expand_paths(paths: list[str | Source], diagnostics: Diagnostics, exclude: Sequence[str] = ()) -> list[Source]:
     """Files named directly, and every supported file below a named directory, in order
-    (a ``Source`` is already expanded and passes through)."""
+    (a ``Source`` is already expanded and passes through). A walk skips the files
+    ``exclude`` (globs) or ``DEFAULT_EXCLUDE`` match (see ``excluded``)."""
+    patterns = (*DEFAULT_EXCLUDE, *(p.rstrip("/") for p in exclude))
     sources: list[Source] = []
     seen: set[str] = set()
 
@@ -187,6 +220,7 @@ def expand_paths(paths: list[str | Source], diagnostics: Diagnostics) -> list[So
                 if p.is_file()
                 and _suffixes(p)[0] in SUPPORTED_SUFFIXES
                 and not any(part.startswith(".") for part in p.relative_to(path).parts)
+                and not excluded(p.relative_to(path), patterns)
             ]
             for p in found:
                 add(Source(str(p)))

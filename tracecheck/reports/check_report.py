@@ -63,7 +63,7 @@ def check_data(result: CheckResult, settings=None) -> dict[str, Any]:
         "counts": {**counts, "failing": len(failing)},
         "baseline_fixed": result.baseline_fixed,
         "warnings": [{"file": d.file, "line": d.line, "reason": d.reason} for d in result.diagnostics],
-    }
+    } | ({"deselected": len(result.diagnostics.deselected)} if result.diagnostics.deselected else {})  # -k: only when it left traces out
 
 
 def summary_line(data: dict[str, Any]) -> str:
@@ -71,7 +71,8 @@ def summary_line(data: dict[str, Any]) -> str:
 
     counts = data["counts"]
     met, checked = data["expectations"]["met"], data["expectations"]["checked"]
-    parts = [count(data["traces"], "trace"), f"{met:,} of {count(checked, 'expectation')} {'holds' if checked == 1 else 'hold'}"]
+    traces = count(data["traces"], "trace") + (f" ({data['deselected']:,} deselected by -k)" if data.get("deselected") else "")
+    parts = [traces, f"{met:,} of {count(checked, 'expectation')} {'holds' if checked == 1 else 'hold'}"]
     unchecked = data["expectations"].get("not_checked")
     if unchecked:
         parts.append(f"{unchecked:,} not checked (their guards are not run)")
@@ -103,6 +104,31 @@ def write_full(data: dict[str, Any]) -> str:
             "nothing to check: no expectation, no label and no outcome in these traces"
             + ("" if data["passed"] else " (exit 5; --allow-empty passes)")
         )
+    lines.append("passed" if data["passed"] else "failed" if data["counts"]["failing"] else "nothing checked")
+    return "\n".join(lines) + "\n"
+
+
+def write_statistics(data: dict[str, Any]) -> str:
+    """``--statistics``, as ruff's: one row per rule (findings, how many fail, in how many
+    traces, the guard's name or the kind of finding), most findings first, then the summary
+    and the verdict, instead of the findings one by one."""
+    from ..guards import guard_by_key
+    from ..text.textsafe import neutralize
+
+    by_rule: dict[str, dict[str, Any]] = {}
+    for f in data["findings"]:
+        row = by_rule.setdefault(f["rule"], {"findings": 0, "failing": 0, "traces": set(), "kind": f["kind"]})
+        row["findings"] += 1
+        row["failing"] += f["failing"]
+        row["traces"].add(f["trace"])
+    lines = []
+    if by_rule:
+        names = {rule: getattr(guard_by_key(rule), "name", None) or row["kind"] for rule, row in by_rule.items()}
+        lines.append(f"{'findings':>8}  {'failing':>7}  {'traces':>6}  rule")
+        for rule, row in sorted(by_rule.items(), key=lambda item: (-item[1]["findings"], item[0])):
+            lines.append(f"{row['findings']:>8,}  {row['failing']:>7,}  {len(row['traces']):>6,}  {neutralize(rule)} {neutralize(names[rule])}")
+        lines.append("")
+    lines.append(summary_line(data))
     lines.append("passed" if data["passed"] else "failed" if data["counts"]["failing"] else "nothing checked")
     return "\n".join(lines) + "\n"
 

@@ -43,6 +43,9 @@ def write_replay_report(
     labels: Labels | str | None = None,
     jobs: int = 1,
     on_progress: Callable[[int, int | None, int], Any] | None = None,
+    selection=None,
+    quiet: bool = False,
+    statistics: bool = False,
 ) -> int:
     """Replay every trace below ``paths`` and write the report in ``format`` to ``out``;
     returns how many traces were replayed (nothing is written when there were none).
@@ -51,14 +54,17 @@ def write_replay_report(
     every trace once per preset too and reports them side by side. ``labels`` (a labels
     file's path or a loaded ``Labels``) labels each trace as it is read. ``jobs`` above 1
     replays the input files in that many processes; the report is the same, byte for byte.
-    ``on_file`` and ``on_progress`` follow the reading (see ``replay_stream``)."""
+    ``on_file`` and ``on_progress`` follow the reading (see ``replay_stream``).
+    ``selection`` (``-k``) replays only the traces it matches. The terminal report prints
+    only its summary with ``quiet``, only the fires per guard with ``statistics``."""
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
     stream = replay_stream(
         paths, settings, input_format=input_format, tokenizers=tokenizers, diagnostics=diagnostics, on_file=on_file, presets=presets, labels=labels,
-        jobs=jobs, prepare=entry_maker(format), on_progress=on_progress,
+        jobs=jobs, prepare=entry_maker(format), on_progress=on_progress, selection=selection,
     )
     return write_entries(
-        stream, settings, out, format=format, to_file=to_file, only_fires=only_fires, tokenizers=tokenizers, presets=tuple(presets or ()), diagnostics=diagnostics
+        stream, settings, out, format=format, to_file=to_file, only_fires=only_fires, tokenizers=tokenizers, presets=tuple(presets or ()), diagnostics=diagnostics,
+        quiet=quiet, statistics=statistics,
     )
 
 
@@ -73,12 +79,15 @@ def write_entries(
     tokenizers: Sequence[str],
     presets: tuple[str, ...],
     diagnostics: Diagnostics,
+    quiet: bool = False,
+    statistics: bool = False,
 ) -> int:
     """Write the report of ``report_entry`` results, in order, wherever they were made (this
     process, ``--jobs`` workers, a Dask cluster); the warnings are ``diagnostics`` as they
     stand at the end. Returns how many traces were written."""
     totals = ReportTotals(presets)
-    with report_writer(format, out, to_file, only_fires) as writer:
+    terminal = {"quiet": quiet, "statistics": statistics, "deselected": lambda: len(diagnostics.deselected)}
+    with report_writer(format, out, to_file, only_fires, terminal) as writer:
         for data, entry, fired in entries:
             if not totals.traces:
                 writer.begin(header_data(settings, tuple(tokenizers), presets))
@@ -129,13 +138,14 @@ def report_console(out: BinaryIO, to_file: bool):
 
 
 @contextlib.contextmanager
-def report_writer(format: str, out: BinaryIO, to_file: bool, only_fires: bool) -> Iterator[Any]:
-    """The writer for a report format, writing to ``out``."""
+def report_writer(format: str, out: BinaryIO, to_file: bool, only_fires: bool, terminal: Mapping[str, Any] | None = None) -> Iterator[Any]:
+    """The writer for a report format, writing to ``out``; ``terminal``: the terminal
+    writer's own options (``TerminalWriter``'s quiet, statistics, deselected)."""
     if format == "terminal":
         from .terminal import TerminalWriter
 
         console = report_console(out, to_file)
-        yield TerminalWriter(console, only_fires=only_fires)
+        yield TerminalWriter(console, only_fires=only_fires, **(terminal or {}))
         console.file.flush()
     elif format == "markdown":
         from .markdown import MarkdownWriter

@@ -424,7 +424,12 @@ def _value_text(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else _csv(value)
 
 
-def write_terminal(console, data: dict[str, Any], chart: str | None = None) -> None:
+def write_terminal(console, data: dict[str, Any], chart: str | None = None, quiet: bool = False) -> None:
+    """The sweep for a terminal: the table of grid points, its legend, the benchmark and
+    disagreements, the chart, then the verdict; ``quiet``: the verdict part alone."""
+    if quiet:
+        _verdict(console, data)
+        return
     from rich import box
     from rich.cells import cell_len
     from rich.table import Table
@@ -505,6 +510,15 @@ def write_terminal(console, data: dict[str, Any], chart: str | None = None) -> N
             shown = Text.from_ansi(row) if "\x1b" in row else Text(row)
             shown.rstrip()
             console.print(shown)
+    _verdict(console, data)
+
+
+def _verdict(console, data: dict[str, Any]) -> None:
+    """The current settings, the verdict, its validation and the settings to paste."""
+    from rich.text import Text
+
+    from .terminal import emit
+
     if data.get("baseline") is not None:
         emit(console, Text(f"current settings: {baseline_text(data)}"), 2)
     line = Text("verdict: ", style="bold")

@@ -275,12 +275,31 @@ def _preset_summary(console: Console, by_preset: dict[str, dict[str, Any]]) -> N
     console.print()
 
 
+def write_statistics(console: Console, totals: dict[str, Any]) -> None:
+    """``--statistics``, as ruff's: one row per guard that fired (code, name, fires, traces
+    it fired in), most fires first, instead of the report trace by trace."""
+    from ..guards import guard_by_key
+
+    rows = sorted(totals["by_guard"].items(), key=lambda item: (-item[1]["fires"], item[0]))
+    if not rows:
+        console.print(Text(f"no guard fired on {_count(totals['traces'], 'trace')}"))
+        return
+    names = {code: getattr(guard_by_key(code), "name", "") for code, _ in rows}
+    width = max(len(name) for name in names.values())
+    console.print(Text(f"{'fires':>6}  {'traces':>6}  {'code':<5} {'name':<{width}}".rstrip(), style="bold"))
+    for code, counts in rows:
+        console.print(Text(f"{counts['fires']:>6,}  {counts['traces']:>6,}  {code:<5} {names[code]}".rstrip()))
+
+
 class TerminalWriter:
     """Prints each trace as it is replayed, then the tokenizer comparison and totals."""
 
-    def __init__(self, console: Console, *, only_fires: bool = False) -> None:
+    def __init__(self, console: Console, *, only_fires: bool = False, quiet: bool = False, statistics: bool = False, deselected=lambda: 0) -> None:
         self.console = console
         self.only_fires = only_fires
+        self.quiet = quiet  # the summary only, no trace blocks
+        self.statistics = statistics  # the table of fires per guard instead of the trace blocks and summary
+        self.deselected = deselected  # traces -k left out, known once every trace was read
         self.tokenizers: list[str] = []
         self.compared = 0
         self.differing: list[tuple[str, dict[str, Any]]] = []
@@ -293,6 +312,8 @@ class TerminalWriter:
 
     def trace(self, trace: dict[str, Any]) -> None:
         count_unchecked(self.unchecked, trace)
+        if self.quiet or self.statistics:
+            return
         comparison = trace.get("tokenizer_comparison")
         if comparison is not None:
             self.compared += 1
@@ -310,6 +331,9 @@ class TerminalWriter:
             self.console.print()
 
     def end(self, totals: dict[str, Any], warnings: list[dict[str, Any]]) -> None:
+        if self.statistics:
+            write_statistics(self.console, totals)
+            return
         if self.tokenizers:
             self._comparison()
         if self.presets:
@@ -360,7 +384,9 @@ class TerminalWriter:
         emit(
             console,
             Text(
-                f"  {_count(totals['traces'], 'trace')} · {totals['traces_with_fires']} with fires · "
+                f"  {_count(totals['traces'], 'trace')}"
+                + (f" ({self.deselected():,} deselected by -k)" if self.deselected() else "")
+                + f" · {totals['traces_with_fires']} with fires · "
                 f"{totals['traces_stopped']} stopped by the policy"
                 + (f" · {totals['possible_harm']} labelled a success (possible harm)" if totals.get("possible_harm") else "")
                 + (f" · {_count(totals['expectations_broken'], 'expectation')} broken" if totals.get("expectations_broken") else "")

@@ -180,9 +180,13 @@ class TimelineMaker:
     (in a worker process with ``--jobs``, see ``engine.jobs``): (trace id, its timeline
     lines or report entry), with None for a trace that ``trace_id`` leaves out."""
 
-    def __init__(self, settings, input_format: str | None, labels, trace_id: str | None, format: str, all_states: bool = False) -> None:
+    def __init__(
+        self, settings, input_format: str | None, labels, trace_id: str | None, format: str, all_states: bool = False, selection=None, quiet: bool = False
+    ) -> None:
         self.settings, self.input_format, self.labels, self.trace_id, self.format = settings, input_format, labels, trace_id, format
         self.all_states = all_states  # every guard's state under every round, not only where it changed
+        self.selection = selection  # -k: the traces left out are not seen at all
+        self.quiet = quiet  # the terminal timeline's first line only: the trace's summary
 
     def items(self, source, diagnostics):
         from ..engine.batch import ReplayItem
@@ -194,8 +198,12 @@ class TimelineMaker:
         for trace in read_source(source, diagnostics, self.input_format):
             if self.labels is not None:
                 self.labels.apply(trace)
+            if self.selection is not None and not self.selection.keep(trace, diagnostics):
+                continue
             if self.trace_id is not None and trace.id != self.trace_id:
                 yield trace.id, None
+            elif self.format == "terminal" and self.quiet:
+                yield trace.id, [trace_summary(trace)]
             elif self.format == "terminal":
                 yield trace.id, timeline_lines(trace, guard_annotator(trace, self.settings, self.all_states) if self.settings is not None else None)
             else:
@@ -220,7 +228,7 @@ class _Tally:
                 yield item
 
 
-def _made(paths, format: str, settings, trace_id, input_format, diagnostics, labels, jobs: int, all_states: bool = False):
+def _made(paths, format: str, settings, trace_id, input_format, diagnostics, labels, jobs: int, all_states: bool = False, selection=None, quiet: bool = False):
     """Every trace's timeline or report entry, in input order (see ``TimelineMaker``)."""
     from ..engine.jobs import items_in_order
     from ..input.labels import as_labels
@@ -230,7 +238,7 @@ def _made(paths, format: str, settings, trace_id, input_format, diagnostics, lab
     check_input_format(input_format)
     labels = as_labels(labels)
     sources = expand_paths(list(paths), diagnostics)
-    yield from items_in_order(TimelineMaker(settings, input_format, labels, trace_id, format, all_states), sources, diagnostics, jobs)
+    yield from items_in_order(TimelineMaker(settings, input_format, labels, trace_id, format, all_states, selection, quiet), sources, diagnostics, jobs)
     if labels is not None:
         labels.finish(diagnostics)
 
@@ -257,6 +265,8 @@ def write_show_report(
     seen_ids: list[str] | None = None,
     jobs: int = 1,
     all_states: bool = False,
+    selection=None,
+    quiet: bool = False,
 ) -> tuple[int, int]:
     """``show`` in ``format`` to the binary stream ``out``: every trace below ``paths`` (only
     ``trace_id`` when given), with each guard's state and fires when ``settings`` are given.
@@ -269,7 +279,8 @@ def write_show_report(
     as ``reports.rounds`` keeps them (calls, result excerpts, tokens, seconds), the fires
     in ``fires`` by round. ``labels`` (a labels file's path or a loaded ``Labels``) labels
     each trace as it is read; ``seen_ids`` collects the ids read (the first 20), to say
-    which there were."""
+    which there were. ``selection`` (``-k``) shows only the traces it matches; ``quiet``
+    prints one summary line per trace (terminal only)."""
     from ..input.diagnostics import Diagnostics
     from .replay_report import report_console, write_entries
 
@@ -277,7 +288,7 @@ def write_show_report(
         raise ValueError(f"unknown show format {format!r}; choose one of: {', '.join(FORMATS)}")
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
     tally = _Tally(seen_ids)
-    made = tally.shown_only(_made(paths, format, settings, trace_id, input_format, diagnostics, labels, jobs, all_states))
+    made = tally.shown_only(_made(paths, format, settings, trace_id, input_format, diagnostics, labels, jobs, all_states, selection, quiet))
     if format == "terminal":
         console = console if console is not None else report_console(out, to_file)
         for lines in made:
