@@ -425,3 +425,17 @@ def test_a_gain_the_folds_do_not_repeat_is_within_the_spread(cli):
     flat = sum(1 for f in per_fold if f["test"]["tokens_saved"] <= f["current_test"]["tokens_saved"])
     assert flat >= 1  # on some fold left out, the choice saves no more than what runs now
     assert f"in {flat} of 3 folds the choice did no better on tokens_saved than the current settings" in data["verdict"]
+
+
+def test_a_loop_labelled_without_a_round_is_caught_wherever_it_is_stopped(tmp_path, cli):
+    # A hand label may say "loop" and no stop_by: the sweep and its benchmark take any stop as caught.
+    lines = (SAMPLES / "seed004_query_db_identical.jsonl").read_text(encoding="utf-8").splitlines()
+    kept = [line for line in lines if json.loads(line)["type"] not in ("expect", "labels")]
+    trace = json.loads(kept[0])["trace"]
+    labelled = [kept[0], json.dumps({"type": "labels", "trace": trace, "labels": {"kind": "loop", "why": "polls forever"}}), *kept[1:]]
+    path = tmp_path / "loop.jsonl"
+    path.write_text("\n".join(labelled) + "\n", encoding="utf-8")
+    data = sweep_json(cli, "--grid", "P004.threshold=3,4", str(path))
+    assert {p["metrics"]["loops"] for p in data["points"]} == {1}
+    assert {p["metrics"]["caught"] for p in data["points"]} == {1}
+    assert [point["loops_stopped_in_time"] for point in data["benchmark"]["points"]] == [1, 1]

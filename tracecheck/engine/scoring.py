@@ -73,7 +73,8 @@ class RunVerdict:
     @property
     def caught(self) -> bool:
         """A loop stopped in time."""
-        return self.label.kind == LOOP and self.stopped and self.stopped_at <= self.label.stop_by + SLACK
+        in_time = self.label.stop_by is None or self.stopped_at <= self.label.stop_by + SLACK  # no round given: stopped at all
+        return self.label.kind == LOOP and self.stopped and in_time
 
     @property
     def cut(self) -> bool:

@@ -127,7 +127,8 @@ def trace_kind(trace: Trace) -> tuple[str, int | None]:
     label = run_label(trace.labels)
     if label is not None:
         if label.kind == LOOP:
-            return POSITIVE, label.stop_by + SLACK
+            # A loop labelled without the round to stop it by is caught wherever it is stopped.
+            return POSITIVE, (label.stop_by + SLACK) if label.stop_by is not None else None
         return (NEGATIVE, None) if label.kind == HEALTHY else (UNLABELLED, None)
     if str(trace.labels.get("loop", "")).strip().lower() in ("true", "yes", "1"):
         return POSITIVE, None
