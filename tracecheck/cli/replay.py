@@ -50,6 +50,9 @@ def replay(
     format: Annotated[Optional[ReportFormat], format_option("terminal")] = None,
     output: Annotated[Optional[Path], output_option(REPLAY_FILES)] = None,
     only_fires: Annotated[bool, typer.Option("--only-fires", help="List only traces where a guard fired.")] = False,
+    all_traces: Annotated[
+        bool, typer.Option("--all-traces", help="List every trace; by default the terminal report lists 3 where nothing fired and counts the rest.")
+    ] = False,
     input_format: InputFormatOpt = None,
     strict: StrictOpt = False,
     config: ConfigOpt = None,
@@ -90,6 +93,7 @@ def replay(
                 format=format.value,
                 to_file=output is not None,
                 only_fires=only_fires,
+                all_traces=all_traces,
                 input_format=input_format,
                 tokenizers=names,
                 diagnostics=diagnostics,

@@ -35,6 +35,7 @@ def write_replay_report(
     format: str = "terminal",
     to_file: bool = True,
     only_fires: bool = False,
+    all_traces: bool = False,
     input_format: str | None = None,
     tokenizers: Sequence[str] = (),
     diagnostics: Diagnostics | None = None,
@@ -58,7 +59,7 @@ def write_replay_report(
         jobs=jobs, prepare=entry_maker(format), on_progress=on_progress,
     )
     return write_entries(
-        stream, settings, out, format=format, to_file=to_file, only_fires=only_fires, tokenizers=tokenizers, presets=tuple(presets or ()), diagnostics=diagnostics
+        stream, settings, out, format=format, to_file=to_file, only_fires=only_fires, all_traces=all_traces, tokenizers=tokenizers, presets=tuple(presets or ()), diagnostics=diagnostics
     )
 
 
@@ -73,12 +74,13 @@ def write_entries(
     tokenizers: Sequence[str],
     presets: tuple[str, ...],
     diagnostics: Diagnostics,
+    all_traces: bool = False,
 ) -> int:
     """Write the report of ``report_entry`` results, in order, wherever they were made (this
     process, ``--jobs`` workers, a Dask cluster); the warnings are ``diagnostics`` as they
     stand at the end. Returns how many traces were written."""
     totals = ReportTotals(presets)
-    with report_writer(format, out, to_file, only_fires) as writer:
+    with report_writer(format, out, to_file, only_fires, all_traces) as writer:
         for data, entry, fired in entries:
             if not totals.traces:
                 writer.begin(header_data(settings, tuple(tokenizers), presets))
@@ -129,13 +131,14 @@ def report_console(out: BinaryIO, to_file: bool):
 
 
 @contextlib.contextmanager
-def report_writer(format: str, out: BinaryIO, to_file: bool, only_fires: bool) -> Iterator[Any]:
-    """The writer for a report format, writing to ``out``."""
+def report_writer(format: str, out: BinaryIO, to_file: bool, only_fires: bool, all_traces: bool = False) -> Iterator[Any]:
+    """The writer for a report format, writing to ``out``; ``all_traces``: the terminal
+    report lists every quiet trace (see ``TerminalWriter``)."""
     if format == "terminal":
         from .terminal import TerminalWriter
 
         console = report_console(out, to_file)
-        yield TerminalWriter(console, only_fires=only_fires)
+        yield TerminalWriter(console, only_fires=only_fires, all_traces=all_traces)
         console.file.flush()
     elif format == "markdown":
         from .markdown import MarkdownWriter
