@@ -335,7 +335,7 @@ def test_items_without_traj_and_odd_messages_are_reported(tmp_path):
         (
             "mixed.json",
             1,
-            "this trace has the same id as the trace at line 1 ('task-0/trial-0'): named 'task-0/trial-0#2' by its order in the file, "
+            "this trace ([4]) has the same id as the trace at [0] ('task-0/trial-0'): named 'task-0/trial-0#2' by its order in the file, "
             "so a label or baseline entry for either follows that order",
         ),
     ]

@@ -31,6 +31,16 @@ def graded_outcome(outcome: str | None) -> str:
     return outcome if outcome in ("success", "failure") else "unknown"
 
 
+def place_text(file: str, line: int | None, pointer: str | None = None) -> str:
+    """Where something is, one rule for every report: ``file:line`` (``file`` when the
+    line is unknown); a trace that is a part of a JSON value adds its path inside it,
+    ``file:line#pointer``, and a part of a whole-file document (which starts on line 1)
+    is ``file#pointer``: ``results.json#simulations[3]``, ``runs.jsonl:4#[2]``."""
+    if pointer:
+        return f"{file}#{pointer}" if line in (None, 1) else f"{file}:{line}#{pointer}"
+    return f"{file}:{line}" if line else file
+
+
 @dataclass(slots=True)
 class Usage:
     """Token usage of one model response (or a run total)."""
@@ -191,6 +201,16 @@ class Trace:
     # content under when its file holds several traces. ``readers/identity.py`` settles
     # the id once the file is read and clears this.
     id_base: str | None = None
+    # Where the trace is inside the JSON value that starts on ``line``, when it is a part
+    # of that value and not all of it: ``simulations[3]`` (the fourth run of a τ²-bench
+    # results document), ``[2]`` (the third element of an array), ``samples[0]``. Every
+    # trace of a document of many runs then has a place of its own (see ``place``).
+    pointer: str | None = None
+
+    @property
+    def place(self) -> str:
+        """Where the trace is, as every report names it (see ``place_text``)."""
+        return place_text(self.file, self.line, self.pointer)
 
     def add_user_message(self, text: str, at: float | None = None, line: int | None = None) -> None:
         """A user message arriving now, after the rounds read so far. It opens a new turn;

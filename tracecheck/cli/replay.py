@@ -56,6 +56,9 @@ def replay(
     statistics: Annotated[
         bool, typer.Option("--statistics", help="Terminal report: only a table of each guard's fires and the traces it fired in, as ruff --statistics.")
     ] = False,
+    all_traces: Annotated[
+        bool, typer.Option("--all-traces", help="List every trace; by default the terminal report lists 3 where nothing fired and counts the rest.")
+    ] = False,
     keyword: SelectTracesOpt = None,
     exclude: ExcludeOpt = None,
     input_format: InputFormatOpt = None,
@@ -102,6 +105,7 @@ def replay(
                 format=format.value,
                 to_file=output is not None,
                 only_fires=only_fires,
+                all_traces=all_traces,
                 input_format=input_format,
                 tokenizers=names,
                 diagnostics=diagnostics,

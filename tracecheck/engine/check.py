@@ -38,7 +38,7 @@ from ..guards import guard_by_key
 from ..guards.base import Action
 from ..guards.signals import call_signature
 from ..input.diagnostics import Diagnostics, TracecheckError
-from ..model import Expectation, Trace
+from ..model import Expectation, Trace, place_text
 from ..readers.identity import stale_id_note
 from .replay import TraceResult, replay_trace
 
@@ -64,10 +64,11 @@ class Finding:
     expected_round: int | None = None
     deviation: str | None = None
     turn: int | None = None  # the conversation turn of ``round``
+    pointer: str | None = None  # the trace's place inside a document of many runs (Trace.pointer)
 
     @property
     def location(self) -> str:
-        return f"{self.file}:{self.line}" if self.line else self.file
+        return place_text(self.file, self.line, self.pointer)
 
     @property
     def failing(self) -> bool:
@@ -90,6 +91,7 @@ class ExpectationCheck:
     message: str  # what was expected and what happened, in words
     note: str | None = None
     fingerprint: str | None = None  # of its finding (broken, unknown_guard)
+    pointer: str | None = None  # the trace's place inside a document of many runs (Trace.pointer)
 
 
 @dataclass(slots=True)
@@ -258,6 +260,7 @@ def _expectation_findings(trace: Trace, result: TraceResult, settings: Settings)
         verdict = ExpectationCheck(
             trace=trace.id,
             file=trace.file,
+            pointer=trace.pointer,
             line=exp.line or trace.line,
             guard=rule,
             fires=exp.fires,
@@ -274,6 +277,7 @@ def _expectation_findings(trace: Trace, result: TraceResult, settings: Settings)
                 rule=exp.guard,
                 trace=trace.id,
                 file=trace.file,
+                pointer=trace.pointer,
                 line=exp.line or trace.line,
                 round=None,
                 message=f"an expectation about {exp.guard!r}, which is not a guard (a typo?), cannot be checked",
@@ -308,6 +312,7 @@ def _expectation_findings(trace: Trace, result: TraceResult, settings: Settings)
             rule=rule,
             trace=trace.id,
             file=trace.file,
+            pointer=trace.pointer,
             line=line,
             round=fired_round,
             message=message,
@@ -344,6 +349,7 @@ def _harm_findings(trace: Trace, result: TraceResult) -> list[Finding]:
             rule="policy",
             trace=trace.id,
             file=trace.file,
+            pointer=trace.pointer,
             line=_round_line(trace, stop.round) or trace.line,
             round=stop.round,
             message=message,
@@ -374,6 +380,7 @@ def _waste_findings(trace: Trace, result: TraceResult, max_rounds: int | None, m
                 rule=rule,
                 trace=trace.id,
                 file=trace.file,
+                pointer=trace.pointer,
                 line=_round_line(trace, stop.round) or trace.line,
                 round=stop.round,
                 message=f"the agent loops: {stop.code} would have {'ended the run' if stop.action is Action.ABORT else 'stopped it'} at round {stop.round} ({stop.reason}), "
@@ -451,6 +458,7 @@ def _no_longer_checked(check: ExpectationCheck, baseline: Baseline) -> Finding:
         trace=check.trace,
         file=check.file,
         line=check.line,
+        pointer=check.pointer,
         round=None,
         message=f"{rule} should {wanted}, and is no longer checked: the settings do not run {rule}, "
         f"which ran when the baseline {baseline.file} was written" + (f" [{check.note}]" if check.note else ""),

@@ -287,6 +287,11 @@ _TRACE = {
         "id": {"type": "string"},
         "file": {"type": "string"},
         "line": {"type": ["integer", "null"], "description": "line where the trace starts"},
+        "pointer": {
+            "type": ["string", "null"],
+            "description": "where the trace is inside the JSON value on its line, when it is one of several runs there: simulations[3], [2], samples[0]",
+        },
+        "place": {"type": "string", "description": "where the trace is, as reports print it: file:line, file#pointer or file:line#pointer"},
         "format": {"type": "string"},
         "labels": {"type": "object", "additionalProperties": {"type": "string"}},
         "turns": {"type": "integer", "minimum": 1, "description": "conversation turns (a user message opens one)"},

@@ -82,14 +82,18 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
     for record in records:
         value = record.value
         documents = value if isinstance(value, list) else [value]
-        for document in documents:
+        for index, document in enumerate(documents):
             if not _is_atif(document):
                 ctx.warn(record.line, "JSON that is not an ATIF trajectory (an object with 'schema_version' ATIF-… and 'steps')")
                 continue
             try:
-                yield _read_trajectory(document, record.line, ctx)
+                trace = _read_trajectory(document, record.line, ctx)
             except Exception as exc:  # one odd trajectory must not cost the rest
                 ctx.warn(record.line, f"could not read this trajectory ({failure(exc)})")
+                continue
+            if isinstance(value, list):
+                trace.pointer = f"[{index}]"
+            yield trace
 
 
 def _read_trajectory(doc: dict, line: int, ctx: ReadContext) -> Trace:

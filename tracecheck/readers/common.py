@@ -413,6 +413,8 @@ def make_trace(trace_id: str | None, fmt: str, file: str, base: str, line: int, 
     settles its id once its file is read."""
     place = f"{base}:{line}" if index is None else f"{base}:{line}#{index}"
     trace = Trace(id=trace_id or place, format=fmt, file=file, line=line, end_line=line)
+    if index is not None:
+        trace.pointer = f"[{index}]"
     if not trace_id:
         trace.id_base = base
     return trace

@@ -92,7 +92,8 @@ class _Namer:
 
     def __init__(self, ctx: ReadContext, start: int) -> None:
         self.ctx = ctx
-        self.first_line: dict[str, int | None] = {}  # id -> line of its first trace
+        # id -> where its first trace is in the file: "line 12", "simulations[3]", or None
+        self.first_line: dict[str, str | None] = {}
         self.repeats: dict[str, int] = {}
         self.warnings = ctx.diagnostics.items
         self.scanned = start
@@ -107,16 +108,16 @@ class _Namer:
         wanted = trace.id
         if wanted in self.first_line:
             trace.id = self.next_free(wanted)
-        self.first_line[trace.id] = trace.line
+        self.first_line[trace.id] = trace.pointer or (f"line {trace.line}" if trace.line is not None else None)
         if by_content:  # a place names one trace; an id of the format's own may name several
             self.rename_warnings(place, trace.id)
         if trace.id != wanted:
             first = self.first_line[wanted]
-            at = f"line {first}" if first is not None else "an earlier trace"
+            at = first if first is not None else "an earlier trace"
             why = "starts as the trace at" if by_content else "has the same id as the trace at"
             self.ctx.warn(
                 trace.line,
-                f"this trace {why} {at} ({wanted!r}): named {trace.id!r} by its order in the file, "
+                f"this trace{f' ({trace.pointer})' if trace.pointer else ''} {why} {at} ({wanted!r}): named {trace.id!r} by its order in the file, "
                 "so a label or baseline entry for either follows that order",
             )
         return trace

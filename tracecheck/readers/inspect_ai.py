@@ -151,6 +151,7 @@ def _read_log(doc: dict, line: int, ctx: ReadContext) -> Iterator[Trace]:
             continue
         trace = _guarded(sample, header, line, ctx, None, f"sample {number}")
         if trace is not None:
+            trace.pointer = f"samples[{number - 1}]"
             yield trace
 
 
@@ -206,6 +207,7 @@ def _read_archive(doc: ZipDocument, line: int, ctx: ReadContext) -> Iterator[Tra
                 continue
             trace = _guarded(sample, header, line, ctx, member, member)
             if trace is not None:
+                trace.pointer = member  # the sample's own file inside the .eval archive
                 yield trace
 
 

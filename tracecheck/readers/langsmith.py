@@ -123,12 +123,13 @@ def _has_error(run: dict) -> bool:
 
 
 class _Entry:
-    __slots__ = ("run", "line", "seq")
+    __slots__ = ("run", "line", "seq", "pointer")
 
-    def __init__(self, run: dict, line: int, seq: int) -> None:
+    def __init__(self, run: dict, line: int, seq: int, pointer: str | None) -> None:
         self.run = run
         self.line = line
         self.seq = seq
+        self.pointer = pointer  # where in the JSON value on ``line`` the run (or its parent) is
 
 
 def _empty(value: Any) -> bool:
@@ -141,7 +142,7 @@ class _Collector:
         self.runs: dict[str, _Entry] = {}
         self.patches: list[tuple[int, dict]] = []
 
-    def add_run(self, run: dict, line: int) -> None:
+    def add_run(self, run: dict, line: int, pointer: str | None = None) -> None:
         # Nested child_runs are walked with a stack: they may nest deeper than Python recurses.
         pending = [run]
         while pending:
@@ -154,7 +155,7 @@ class _Collector:
             run = {k: v for k, v in run.items() if k != "child_runs"}
             entry = self.runs.get(run_id)
             if entry is None:
-                self.runs[run_id] = _Entry(run, line, len(self.runs))
+                self.runs[run_id] = _Entry(run, line, len(self.runs), pointer)
             else:
                 # The same run again (a repeated export): later non-empty fields win.
                 for key, value in run.items():
@@ -162,22 +163,22 @@ class _Collector:
                         entry.run[key] = value
             pending.extend(reversed([child for child in as_list(children) if isinstance(child, dict)]))
 
-    def add_value(self, value: Any, line: int, where: str = "") -> None:
+    def add_value(self, value: Any, line: int, where: str = "", pointer: str | None = None) -> None:
         if isinstance(value, list):
             for index, item in enumerate(value):
                 if isinstance(item, list):  # runs are objects: an array inside the array is none
                     self.ctx.warn(line, _NOT_A_RUN + f" (array element {index})")
                 else:
-                    self.add_value(item, line, f" (array element {index})")
+                    self.add_value(item, line, f" (array element {index})", f"[{index}]")
             return
         if not isinstance(value, dict):
             self.ctx.warn(line, _NOT_A_RUN + where)
             return
         posts, patches = value.get("post"), value.get("patch")
         if isinstance(posts, list) or isinstance(patches, list):
-            for item in as_list(posts):
+            for index, item in enumerate(as_list(posts)):
                 if isinstance(item, dict):
-                    self.add_run(item, line)
+                    self.add_run(item, line, f"{pointer}.post[{index}]" if pointer else f"post[{index}]")
                 else:
                     self.ctx.warn(line, "'post' item that is not a run object; skipped")
             for item in as_list(patches):
@@ -187,7 +188,7 @@ class _Collector:
                     self.ctx.warn(line, "'patch' item without a run id; skipped")
             return
         if "run_type" in value and "id" in value:
-            self.add_run(value, line)
+            self.add_run(value, line, pointer)
             return
         self.ctx.warn(line, _NOT_A_RUN + where)
 
@@ -695,6 +696,8 @@ def _run_warner(ctx: ReadContext, line: int, trace_id: str, run: dict) -> Warn:
 def _build(trace_id: str, entries: list[_Entry], runs: dict[str, _Entry], ctx: ReadContext) -> Trace:
     lines = [e.line for e in entries]
     trace = Trace(id=trace_id, format=FORMAT, file=ctx.file, line=min(lines), end_line=max(lines))
+    # Placed by its first run: a trace's runs may lie apart in an exported array.
+    trace.pointer = min(entries, key=lambda e: (e.line, e.seq)).pointer
     if all(_dotted_ids(e.run) is not None for e in entries):
         entries = sorted(entries, key=lambda e: (e.run["dotted_order"], e.seq))
     else:

@@ -514,7 +514,9 @@ def _read_value(value: Any, line: int, ctx: ReadContext, next_id) -> Iterator[Tr
     elif isinstance(value, list) and value and _is_eval_output(value[0]):
         for k, item in enumerate(value):
             if _is_eval_output(item):
-                yield _eval_output(item, line, ctx, f"{next_id(line)}#{k}")
+                trace = _eval_output(item, line, ctx, f"{next_id(line)}#{k}")
+                trace.pointer = f"[{k}]"
+                yield trace
             else:
                 ctx.warn(line, f"item {k} is not an OpenHands evaluation output")
     elif value == []:

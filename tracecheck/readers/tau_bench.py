@@ -111,22 +111,22 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
 def _record(value: Any, line: int, ctx: ReadContext) -> Iterator[Trace]:
     if isinstance(value, list):
         for index, item in enumerate(value):
-            yield from _item(item, line, ctx, f"array element {index}")
+            yield from _item(item, line, ctx, f"array element {index}", f"[{index}]")
         return
     if isinstance(value, dict) and ("simulations" in value or "simulation_index" in value) and "task_id" not in value:
         simulations = value.get("simulations")
         if isinstance(simulations, list) and simulations:
             for index, item in enumerate(simulations):
-                yield from _item(item, line, ctx, f"simulation {index}")
+                yield from _item(item, line, ctx, f"simulation {index}", f"simulations[{index}]")
         elif value.get("simulation_index"):
             ctx.warn(line, "τ²-bench results.json of the directory format: the simulations are in simulations/*.json beside it")
         else:
             ctx.warn(line, "τ²-bench results without simulations")
         return
-    yield from _item(value, line, ctx, None)
+    yield from _item(value, line, ctx, None, None)
 
 
-def _item(item: Any, line: int, ctx: ReadContext, where: str | None) -> Iterator[Trace]:
+def _item(item: Any, line: int, ctx: ReadContext, where: str | None, pointer: str | None) -> Iterator[Trace]:
     place = f" ({where})" if where else ""
     if not isinstance(item, dict) or "task_id" not in item:
         ctx.warn(line, f"not a τ-bench result or τ²-bench simulation (no task_id); skipped{place}")
@@ -136,9 +136,12 @@ def _item(item: Any, line: int, ctx: ReadContext, where: str | None) -> Iterator
             "reward_info" in item or "termination_reason" in item or "reward" not in item
         )  # else a τ-bench result, maybe dumped with "messages"
         try:
-            yield _tau2(item, line, ctx) if tau2 else _tau1(item, line, ctx)
+            trace = _tau2(item, line, ctx) if tau2 else _tau1(item, line, ctx)
         except Exception as exc:  # one odd item must not cost the rest of the array
             ctx.warn(line, f"could not read this item ({failure(exc)}); skipped{place}")
+        else:
+            trace.pointer = pointer  # the run's own place in a document of many
+            yield trace
     elif item.get("ticks") is not None:
         ctx.warn(line, f"τ²-bench simulation of task {brief(item['task_id'])} has only full-duplex ticks, no messages; skipped{place}")
     else:

@@ -56,15 +56,17 @@ def _annotation(kind: str, finding: dict[str, Any]) -> str:
     message = finding["message"]
     if finding["status"] != "new":
         message += f" [{finding['status']}" + (f": {finding['reason']}" if finding["reason"] else "") + "]"
-    return command(kind, message, file=finding["file"], line=finding["line"], title=f"tracecheck {finding['rule']}: {finding['trace']}")
+    from .check_report import named
+
+    return command(kind, message, file=finding["file"], line=finding["line"], title=f"tracecheck {finding['rule']}: {named(finding)}")
 
 
 def _log_line(finding: dict[str, Any]) -> str:
-    from .check_report import _tag
+    from .check_report import _tag, named
     from ..text.textsafe import neutralize
 
     where = f"{finding['file']}:{finding['line'] or 1}"
-    return neutralize(f"{_LOG_PREFIX}{where}: {finding['rule']} [{finding['trace']}] {finding['message']}{_tag(finding)}")
+    return neutralize(f"{_LOG_PREFIX}{where}: {finding['rule']} [{named(finding)}] {finding['message']}{_tag(finding)}")
 
 
 def write_github(data: dict[str, Any]) -> str:

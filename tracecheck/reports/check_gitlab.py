@@ -20,14 +20,14 @@ def severity(finding: dict[str, Any]) -> str:
 def write_gitlab(data: dict[str, Any]) -> str:
     import orjson
 
-    from .check_report import _tag
+    from .check_report import _tag, named
     from ..text.textsafe import neutralize
 
     issues = [
         {
             "type": "issue",
             "check_name": f["rule"],
-            "description": neutralize(f"{f['rule']} [{f['trace']}] {f['message']}{_tag(f)}"),
+            "description": neutralize(f"{f['rule']} [{named(f)}] {f['message']}{_tag(f)}"),
             "fingerprint": f["fingerprint"],
             "severity": severity(f),
             "location": {"path": f["file"], "lines": {"begin": f["line"] or 1}},

@@ -60,10 +60,12 @@ def _testcase(suite, item: dict[str, Any], name: str, finding: dict[str, Any] | 
             return "passed"
         ET.SubElement(case, "skipped", {"message": xml_attribute(item["message"])})  # not checked: its guard is not run
         return "skipped"
+    from .check_report import named
+
     where = f"{finding['file']}:{finding['line'] or 1}"
     if finding["failing"]:
         failure = ET.SubElement(case, "failure", {"message": xml_attribute(failure_message or finding["message"]), "type": finding["kind"]})
-        failure.text = xml_text(f"{where}: {finding['rule']} [{finding['trace']}] ({finding['status']})\n{finding['message']}\n")
+        failure.text = xml_text(f"{where}: {finding['rule']} [{named(finding)}] ({finding['status']})\n{finding['message']}\n")
         return "failures"
     reason = finding["reason"] or ("known in the baseline" if finding["status"] == "baseline" else None)
     ET.SubElement(case, "skipped", {"message": xml_attribute(finding["status"] + (f": {reason}" if reason else ""))}).text = xml_text(f"{where}: {finding['message']}\n")

@@ -12,6 +12,7 @@ from typing import Any
 
 from .. import __version__
 from ..engine.check import CheckResult, Finding
+from ..model import place_text
 
 SCHEMA_VERSION = 1
 FORMATS = ("full", "concise", "json", "jsonl", "github", "junit", "sarif", "gitlab", "markdown")
@@ -30,6 +31,8 @@ def finding_data(finding: Finding, failing: bool) -> dict[str, Any]:
         "trace": finding.trace,
         "file": finding.file,
         "line": finding.line,
+        "pointer": finding.pointer,
+        "place": finding.location,
         "round": finding.round,
         "expected_round": finding.expected_round,
         "deviation": finding.deviation,
@@ -84,6 +87,13 @@ def summary_line(data: dict[str, Any]) -> str:
     return " · ".join(parts)
 
 
+def named(finding: dict[str, Any]) -> str:
+    """The trace of a finding as the line-based formats name it beside ``file:line``:
+    its id, and its place inside a document of many runs, where the line alone does not
+    tell the runs apart (``task-5/trial-0 at simulations[3]``)."""
+    return finding["trace"] + (f" at {finding['pointer']}" if finding.get("pointer") else "")
+
+
 def _tag(finding: dict[str, Any]) -> str:
     return "" if finding["status"] == "new" else f" [{finding['status']}" + (f": {finding['reason']}" if finding["reason"] else "") + "]"
 
@@ -94,7 +104,7 @@ def write_full(data: dict[str, Any]) -> str:
 
     lines = []
     for f in data["findings"]:
-        lines.append(f"{neutralize(f['file'])}:{f['line'] or 1}: {f['rule']} {neutralize(f['trace'])}{_tag(f)}")
+        lines.append(f"{neutralize(f['file'])}:{f['line'] or 1}: {f['rule']} {neutralize(named(f))}{_tag(f)}")
         lines.append(f"  {neutralize(f['message'])}")
     if lines:
         lines.append("")
@@ -137,7 +147,7 @@ def write_concise(data: dict[str, Any]) -> str:
     from ..text.textsafe import neutralize
 
     lines = [
-        f"{neutralize(f['file'])}:{f['line'] or 1}: {f['rule']} [{neutralize(f['trace'])}] {neutralize(f['message'])}{_tag(f)}"
+        f"{neutralize(f['file'])}:{f['line'] or 1}: {f['rule']} [{neutralize(named(f))}] {neutralize(f['message'])}{_tag(f)}"
         for f in data["findings"]
     ]
     lines.append(summary_line(data))
@@ -171,7 +181,7 @@ def markdown_lines(data: dict[str, Any]) -> tuple[list[str], list[str]]:
         head += ["| | rule | trace | where | finding |", "|---|---|---|---|---|"]
         for f in data["findings"]:
             mark = "❌" if f["failing"] else "➖"
-            where = f"{f['file']}:{f['line'] or 1}"
+            where = place_text(f["file"], f["line"] or 1, f.get("pointer"))
             rows.append(f"| {mark} | {_cell(f['rule'])} | {_cell(f['trace'])} | {_cell(where)} | {_cell(f['message'] + _tag(f))} |")
     return head, rows
 

@@ -23,6 +23,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+from .check_report import named
+
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 FINGERPRINT_KEY = "tracecheck/v1"
 # tracecheck's own rules, besides one per guard.
@@ -91,19 +93,22 @@ def artifact_uri(path: str) -> str:
     return quote(path.replace("\\", "/"), safe="/")
 
 
-def _location(file: str, line: int | None) -> dict[str, Any]:
+def _location(file: str, line: int | None, pointer: str | None = None) -> dict[str, Any]:
     physical: dict[str, Any] = {"artifactLocation": {"uri": artifact_uri(file)}}
     if line:
         physical["region"] = {"startLine": line}
-    return {"physicalLocation": physical}
+    location: dict[str, Any] = {"physicalLocation": physical}
+    if pointer:  # the run's own place inside a document of many, which the line does not tell
+        location["logicalLocations"] = [{"name": pointer, "fullyQualifiedName": f"{file}#{pointer}", "kind": "object"}]
+    return location
 
 
 def _result(finding: dict[str, Any], index: dict[str, int]) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": finding["rule"],
         "level": "error" if finding["failing"] else "note",
-        "message": {"text": f"{finding['message']} (trace {finding['trace']})"},
-        "locations": [_location(finding["file"], finding["line"])],
+        "message": {"text": f"{finding['message']} (trace {named(finding)})"},
+        "locations": [_location(finding["file"], finding["line"], finding.get("pointer"))],
         "partialFingerprints": {FINGERPRINT_KEY: finding["fingerprint"]},
         "baselineState": "new" if finding["status"] == "new" else "unchanged",
         "properties": {"trace": finding["trace"], "kind": finding["kind"], "round": finding["round"], "status": finding["status"]},

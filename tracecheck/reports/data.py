@@ -15,7 +15,7 @@ from ..config import Settings
 from ..engine.batch import ReplayItem, ReplayReport, TokenizerComparison
 from ..engine.costs import Saving, combine_bases
 from ..engine.replay import Fire, PolicyResult, TraceResult
-from ..model import graded_outcome
+from ..model import graded_outcome, place_text
 
 SCHEMA_VERSION = 1
 
@@ -89,8 +89,9 @@ def seconds(value: float | None) -> str:
 
 
 def location(trace: dict[str, Any]) -> str:
-    """Where a trace is: ``file:line``, or the file."""
-    return f"{trace['file']}:{trace['line']}" if trace.get("line") else trace["file"]
+    """Where a trace is, by the one rule of ``model.place_text``: ``file:line``, the file,
+    or with its place inside a document of many runs, ``file#simulations[3]``."""
+    return place_text(trace["file"], trace.get("line"), trace.get("pointer"))
 
 
 def shown_id(trace: dict[str, Any]) -> str | None:
@@ -334,6 +335,8 @@ def trace_data(result: TraceResult) -> dict[str, Any]:
         "id": trace.id,
         "file": trace.file,
         "line": trace.line,
+        "pointer": trace.pointer,
+        "place": trace.place,
         "format": trace.format,
         "labels": dict(trace.labels),
         "turns": totals.turns,

@@ -23,7 +23,7 @@ from typing import Any
 
 from ..model import OUTCOMES
 from ..text.textsafe import neutralize, neutralize_lines, one_line, single_line
-from .data import BASIS_NOTES, after_policy_stop, already_stopped_notes, basis_note, count, effect, seconds, shown_id, count_unchecked, enable_hint, unchecked_remedy, outcome_lines
+from .data import BASIS_NOTES, after_policy_stop, already_stopped_notes, basis_note, count, effect, location, seconds, shown_id, count_unchecked, enable_hint, unchecked_remedy, outcome_lines
 from .rounds import CALL_ID_CHARS
 
 FIRED_TIMELINES = 100  # timelines for the first traces where a guard fired ...
@@ -398,8 +398,8 @@ class HtmlWriter:
             self.sections.append(self._section(number, trace, attrs, label, category, fired))
 
     def _row(self, number: int, trace: dict[str, Any], attrs: str, label: str, category: str, codes: list[str], timeline: bool) -> str:
-        place = f"{trace['file']}:{trace['line']}" if trace["line"] else trace["file"]
-        short = trace["file"].replace("\\", "/").rsplit("/", 1)[-1] + (f":{trace['line']}" if trace["line"] else "")
+        place = location(trace)
+        short = location({**trace, "file": trace["file"].replace("\\", "/").rsplit("/", 1)[-1]})
         ident = shown_id(trace)
         # A trace named by its file and line: that name once, the full path on hover.
         name = esc(trace["id"], 200) if ident is not None else f'<span title="{esc(place)}">{esc(short, 120)}</span>'
@@ -445,7 +445,7 @@ class HtmlWriter:
 
     def _section(self, number: int, trace: dict[str, Any], attrs: str, label: str, category: str, fired: bool) -> str:
         turns = trace.get("turns", 1)
-        place = f"{trace['file']}:{trace['line']}" if trace["line"] else trace["file"]
+        place = location(trace)
         facts = [count(turns, "turn")] if turns > 1 else []
         facts += [count(trace["rounds"], "round"), count(trace["tool_calls"], "tool call")]
         facts.append(f"{num(trace['tokens'])} tokens{basis_note(trace)}")

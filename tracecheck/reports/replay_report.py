@@ -35,6 +35,7 @@ def write_replay_report(
     format: str = "terminal",
     to_file: bool = True,
     only_fires: bool = False,
+    all_traces: bool = False,
     input_format: str | None = None,
     tokenizers: Sequence[str] = (),
     diagnostics: Diagnostics | None = None,
@@ -64,7 +65,7 @@ def write_replay_report(
     )
     return write_entries(
         stream, settings, out, format=format, to_file=to_file, only_fires=only_fires, tokenizers=tokenizers, presets=tuple(presets or ()), diagnostics=diagnostics,
-        quiet=quiet, statistics=statistics,
+        quiet=quiet, statistics=statistics, all_traces=all_traces,
     )
 
 
@@ -81,12 +82,13 @@ def write_entries(
     diagnostics: Diagnostics,
     quiet: bool = False,
     statistics: bool = False,
+    all_traces: bool = False,
 ) -> int:
     """Write the report of ``report_entry`` results, in order, wherever they were made (this
     process, ``--jobs`` workers, a Dask cluster); the warnings are ``diagnostics`` as they
     stand at the end. Returns how many traces were written."""
     totals = ReportTotals(presets)
-    terminal = {"quiet": quiet, "statistics": statistics, "deselected": lambda: len(diagnostics.deselected)}
+    terminal = {"quiet": quiet, "statistics": statistics, "deselected": lambda: len(diagnostics.deselected), "all_traces": all_traces}
     with report_writer(format, out, to_file, only_fires, terminal) as writer:
         for data, entry, fired in entries:
             if not totals.traces:
@@ -140,7 +142,7 @@ def report_console(out: BinaryIO, to_file: bool):
 @contextlib.contextmanager
 def report_writer(format: str, out: BinaryIO, to_file: bool, only_fires: bool, terminal: Mapping[str, Any] | None = None) -> Iterator[Any]:
     """The writer for a report format, writing to ``out``; ``terminal``: the terminal
-    writer's own options (``TerminalWriter``'s quiet, statistics, deselected)."""
+    writer's own options (``TerminalWriter``'s quiet, statistics, deselected, all_traces)."""
     if format == "terminal":
         from .terminal import TerminalWriter
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from rich.cells import cell_len
 from rich.console import Console
+from rich.style import Style
 from rich.text import Text
 
 from ..text.textsafe import one_line, plain
@@ -45,36 +46,84 @@ def print_table(console: Console, table) -> None:
         console.print(Text.from_ansi(line.rstrip()))
 
 
+def whole(value: str, style: str = "", *, keep: str = "start") -> Text:
+    """Untrusted text that names something (a trace id, a place): ``emit`` moves it to a
+    line of its own when it does not fit where it is and, when it is longer than a whole
+    line, cuts it with an ellipsis, keeping its ``start`` (an id) or its ``end`` (a path,
+    whose file name and place come last); it never breaks it inside (a folded id,
+    ``task-[mo`` / ``bile_data_issue]``, reads as two words and cannot be copied)."""
+    text = plain(value, style)
+    text.stylize(Style(meta={"whole": keep}))  # a mark for emit: no look of its own
+    return text
+
+
+def _whole_spans(text: Text) -> list[tuple[int, int, str]]:
+    return [(s.start, s.end, s.style.meta["whole"]) for s in text.spans if isinstance(s.style, Style) and s.style.meta.get("whole")]
+
+
+def _cut_whole(text: Text, limit: int) -> Text:
+    """``text`` with each whole stretch longer than ``limit`` cells cut to it with "…"."""
+    for start, end, keep in sorted(_whole_spans(text), reverse=True):
+        stretch = text.plain[start:end]
+        if cell_len(stretch) <= limit:
+            continue
+        before, middle, after = text.divide([start, end]) if start else (Text(), *text.divide([end]))
+        if keep == "start":
+            middle.truncate(limit, overflow="ellipsis")
+        else:
+            first = next(k for k in range(1, len(stretch)) if cell_len(stretch[k:]) <= limit - 1)
+            middle = middle.divide([first - 1])[1]
+            middle.plain = "…" + middle.plain[1:]  # same length: the styles stay in place
+        text = Text(style=text.style, end=text.end).append_text(before).append_text(middle).append_text(after)
+    return text
+
+
 def emit(console: Console, text: Text, indent: int = 4) -> None:
     """Print ``text`` within the console's width: words wrapped (never cut by the
-    terminal mid-word), continuation lines indented by ``indent``, no trailing spaces."""
+    terminal mid-word), continuation lines indented by ``indent``, no trailing spaces;
+    a ``whole`` stretch is never broken inside."""
     text.rstrip()
     width = max(40, console.width)
     if text.cell_len <= width:
         console.print(text)
         return
+    text = _cut_whole(text, width - indent)
     number = 0
     for paragraph in text.split("\n", allow_blank=True):
         first = width if number == 0 else width - indent
-        for line in paragraph.divide(_breaks(paragraph.plain, first, width - indent)):
+        for line in paragraph.divide(_breaks(paragraph.plain, first, width - indent, _whole_spans(paragraph))):
             line.rstrip()
             console.print(line if number == 0 else Text(" " * indent).append_text(line))
             number += 1
 
 
-def _breaks(text: str, first: int, width: int) -> list[int]:
+def _words(text: str, whole: list[tuple[int, int, str]]) -> list[tuple[int, str]]:
+    """The words of ``text`` (with the spaces after them) and where each starts; the
+    words of a ``whole`` stretch are one."""
+    from rich._wrap import words
+
+    out: list[tuple[int, str]] = []
+    for start, end, word in words(text):
+        if out and any(a < start < b and a <= out[-1][0] for a, b, _keep in whole):
+            out[-1] = (out[-1][0], text[out[-1][0] : end])
+        else:
+            out.append((start, word))
+    return out
+
+
+def _breaks(text: str, first: int, width: int, whole: list[tuple[int, int, str]] = ()) -> list[int]:
     """Where to break ``text`` into lines of at most ``first`` cells, then ``width``
     (the continuation lines are indented): between words; a
     word longer than a whole line (a run of Chinese, a long JSON value) is folded from
     where it starts, not moved under its label first (Rich's own wrap leaves "user:"
-    alone on a line above a Chinese sentence)."""
+    alone on a line above a Chinese sentence). A ``whole`` stretch is one word, cut to
+    fit a line beforehand: it is never folded."""
     from rich.cells import get_character_cell_size
-    from rich._wrap import words
 
     breaks: list[int] = []
     used = 0
     limit = first
-    for start, _end, word in words(text):
+    for start, word in _words(text, whole):
         length = cell_len(word.rstrip())
         if used + length <= limit:
             used += cell_len(word)
@@ -100,11 +149,11 @@ def _breaks(text: str, first: int, width: int) -> list[int]:
 def _trace_head(console: Console, trace: dict[str, Any]) -> None:
     """Where the trace is, its id and outcome, and what it cost as recorded."""
     head = Text()
-    head.append_text(plain(location(trace), "dim"))
+    head.append_text(whole(location(trace), "dim", keep="end"))
     ident = shown_id(trace)  # not again when it is the location's own text
     if ident is not None:
         head.append("  ")
-        head.append_text(plain(ident, "bold cyan"))
+        head.append_text(whole(ident, "bold cyan"))
     outcome = trace["labels"].get("outcome")
     if outcome:
         head.append("  ")
@@ -291,12 +340,31 @@ def write_statistics(console: Console, totals: dict[str, Any]) -> None:
         console.print(Text(f"{counts['fires']:>6,}  {counts['traces']:>6,}  {code:<5} {names[code]}".rstrip()))
 
 
-class TerminalWriter:
-    """Prints each trace as it is replayed, then the tokenizer comparison and totals."""
+# Traces where nothing happened (no guard fired, no expectation broken) listed in full
+# before the rest are only counted: a folder of 500 runs with one fire reads as that fire
+# and the summary, not 2,500 lines of "no guard fired".
+QUIET_LISTED = 3
 
-    def __init__(self, console: Console, *, only_fires: bool = False, quiet: bool = False, statistics: bool = False, deselected=lambda: 0) -> None:
+
+def _quiet(trace: dict[str, Any], presets: bool) -> bool:
+    """Nothing to see: no guard fired and no expectation is broken or unknown."""
+    if presets:
+        return not any(run["fires"] or run["expectations_broken"] for run in trace["presets"].values())
+    return not trace["fires"] and not any(e["met"] is False or e.get("unknown_guard") for e in trace.get("expectations", []))
+
+
+class TerminalWriter:
+    """Prints each trace as it is replayed, then the tokenizer comparison and totals.
+    Quiet traces (see ``_quiet``): all with ``all_traces``, none with ``only_fires``, else
+    the first ``QUIET_LISTED``, and how many more there were in the summary."""
+
+    def __init__(
+        self, console: Console, *, only_fires: bool = False, all_traces: bool = False, quiet: bool = False, statistics: bool = False, deselected=lambda: 0
+    ) -> None:
         self.console = console
         self.only_fires = only_fires
+        self.quiet_room = None if all_traces else 0 if only_fires else QUIET_LISTED
+        self.quiet_unlisted = 0
         self.quiet = quiet  # the summary only, no trace blocks
         self.statistics = statistics  # the table of fires per guard instead of the trace blocks and summary
         self.deselected = deselected  # traces -k left out, known once every trace was read
@@ -319,21 +387,31 @@ class TerminalWriter:
             self.compared += 1
             if comparison["differs"]:
                 self.differing.append((trace["id"], comparison))
-        if self.presets:
-            if not self.only_fires or any(run["fires"] for run in trace["presets"].values()):
-                _preset_block(self.console, trace)
-                self.console.print()
+        if self.only_fires and not (any(run["fires"] for run in trace["presets"].values()) if self.presets else trace["fires"]):
             return
-        if self.only_fires and not trace["fires"]:
-            return
+        if self.quiet_room is not None and _quiet(trace, bool(self.presets)):
+            if not self.quiet_room:
+                self.quiet_unlisted += 1
+                return
+            self.quiet_room -= 1
         with self.console:  # one write per trace, not one per line
-            _trace_block(self.console, trace)
+            (_preset_block if self.presets else _trace_block)(self.console, trace)
             self.console.print()
 
     def end(self, totals: dict[str, Any], warnings: list[dict[str, Any]]) -> None:
         if self.statistics:
             write_statistics(self.console, totals)
             return
+        if self.quiet_unlisted:
+            emit(
+                self.console,
+                Text(
+                    f"… and {_count(self.quiet_unlisted, 'more trace')} where no guard fired, not listed (--all-traces lists them)",
+                    style="dim",
+                ),
+                2,
+            )
+            self.console.print()
         if self.tokenizers:
             self._comparison()
         if self.presets:
@@ -350,7 +428,7 @@ class TerminalWriter:
             return
         for trace_id, item in self.differing:
             head = Text("  ")
-            head.append_text(plain(trace_id, "bold cyan"))
+            head.append_text(whole(trace_id, "bold cyan"))
             head.append(
                 "  "
                 + " · ".join(

@@ -11,6 +11,7 @@ from rich.text import Text
 from ..engine.costs import RoundCost, round_costs, trace_totals
 from ..model import Round, ToolCall, Trace, Usage
 from .data import BASIS_NOTES, count as _count, seconds, shown_id
+from .terminal import whole
 from ..text.textsafe import one_line, plain, single_line
 
 # A hook that lets a caller add lines under each round (the guard engine adds its state).
@@ -53,12 +54,15 @@ def trace_summary(trace: Trace, costs: list[RoundCost] | None = None) -> Text:
     totals = trace_totals(trace, costs)
     head = Text()
     head.append("trace ", style="bold")
-    head.append_text(plain(trace.id, "bold cyan"))
-    where = trace.file if trace.line is None else f"{trace.file}:{trace.line}"
-    if shown_id({"id": trace.id, "file": trace.file, "line": trace.line}) is None:
+    head.append_text(whole(trace.id, "bold cyan"))
+    where = trace.place
+    if shown_id({"id": trace.id, "file": trace.file, "line": trace.line, "pointer": trace.pointer}) is None:
         where = where[: -len(trace.id)]  # the id names the file and line: only the folder is left to say
     head.append("  ")
-    head.append_text(plain(f"{where} · {trace.format}" if where else trace.format, "dim"))
+    if where:
+        head.append_text(whole(where, "dim", keep="end"))
+        head.append(" · ", style="dim")
+    head.append_text(plain(trace.format, "dim"))
     head.append("\n  ")
     facts = [_count(totals.turns, "turn")] if totals.turns > 1 else []
     facts += [_count(totals.llm_calls, "round"), _count(totals.tool_calls, "tool call")]
