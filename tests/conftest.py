@@ -122,9 +122,10 @@ def round_usage_tuple(rnd):
 
 
 def comparable(trace):
-    """The model without where it came from (file and lines change on conversion)."""
+    """The model without where it came from (file, lines and the place in a document
+    change on conversion)."""
     data = dataclasses.asdict(trace)
-    for key in ("file", "line", "end_line"):
+    for key in ("file", "line", "end_line", "pointer"):
         data.pop(key)
     for message in data["user_messages"]:
         message.pop("line")

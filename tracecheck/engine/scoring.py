@@ -73,8 +73,9 @@ class RunVerdict:
     @property
     def caught(self) -> bool:
         """A loop stopped in time."""
-        in_time = self.label.stop_by is None or self.stopped_at <= self.label.stop_by + SLACK  # no round given: stopped at all
-        return self.label.kind == LOOP and self.stopped and in_time
+        if not (self.label.kind == LOOP and self.stopped):
+            return False
+        return self.label.stop_by is None or self.stopped_at <= self.label.stop_by + SLACK  # no round given: stopped at all
 
     @property
     def cut(self) -> bool:
