@@ -252,3 +252,25 @@ def test_tau2_rounds_show_when_the_reply_came(cli):
     out = cli("show", "--no-guards", str(path)).stdout
     first_round = next(line for line in out.splitlines() if line.startswith("  round  1"))
     assert f"ended {clock}" in first_round and "--:--:--" not in first_round
+
+
+def test_compact_json_wraps_between_tokens(tmp_path, cli, monkeypatch):
+    """A call's arguments written as compact JSON (no spaces, as OpenAI writes them) fold
+    after a separator, never inside a key or a value."""
+    import json as _json
+
+    monkeypatch.setenv("COLUMNS", "80")
+    arguments = _json.dumps({f"field_{k:02d}": f"value-{k:02d}-abcdef" for k in range(8)}, separators=(",", ":"))
+    events = [
+        {"type": "round", "trace": "t", "tool_calls": [{"id": "c1", "name": "update_record", "arguments": arguments}]},
+        {"type": "result", "trace": "t", "call_id": "c1", "content": "ok"},
+        {"type": "round", "trace": "t", "text": "done", "finish_reason": "stop"},
+    ]
+    out = cli("show", "--no-guards", str(write_jsonl(tmp_path / "t.jsonl", events))).stdout
+    lines = out.splitlines()
+    start = next(k for k, line in enumerate(lines) if "→ update_record" in line)
+    end = next(k for k in range(start, len(lines)) if lines[k].rstrip().endswith("…") or "[c1]" in lines[k])
+    block = lines[start : end + 1]  # the arguments, cut at 200 characters with …
+    assert len(block) >= 3  # it did wrap
+    for line in block[:-1]:
+        assert len(line) <= 80 and line.rstrip()[-1] in ",:{[", line

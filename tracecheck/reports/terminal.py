@@ -135,14 +135,25 @@ def _breaks(text: str, first: int, width: int, whole: list[tuple[int, int, str]]
             used = cell_len(word)
             continue
         position = start
-        for char in word:  # fold: fill this line, then whole lines
+        # Fold: fill this line, then whole lines; in compact JSON, after the last "," ":"
+        # "{" or "[" of the line when that keeps it at least half full (between tokens,
+        # not inside a key or a value).
+        after_token: tuple[int, int] | None = None  # (position after it, cells used up to it)
+        for char in word:
             size = get_character_cell_size(char)
             if used + size > limit and used:
-                breaks.append(position)
+                if after_token is not None and after_token[1] * 2 >= limit and after_token[0] < position:
+                    breaks.append(after_token[0])
+                    used -= after_token[1]
+                else:
+                    breaks.append(position)
+                    used = 0
                 limit = width
-                used = 0
+                after_token = None
             used += size
             position += 1
+            if char in ",:{[":
+                after_token = (position, used)
     return [b for b in breaks if 0 < b < len(text)]
 
 
