@@ -45,7 +45,10 @@ def _unit(objective: str) -> str | None:
 
 
 def _fmt(value: float) -> str:
-    return f"{value:,.0f}" if abs(value) >= 10 or float(value).is_integer() else f"{value:,.2f}"
+    """A count with thousands separators; a small fraction (a rate, seconds) to 3 digits."""
+    if isinstance(value, float) and abs(value) < 10 and not value.is_integer():
+        return f"{value:.3g}"
+    return f"{value:,.0f}"
 
 
 def minimum_gain(objective: str, best: dict[str, Any]) -> tuple[float, str]:
@@ -94,11 +97,11 @@ def recommend(result, current_values: dict[str, Any]) -> Recommendation | None:
         if b is not None and c is not None:
             gain = b - c
             if gain <= 0:
-                return Recommendation(False, f"no grid point does better on {objective} than the current settings ({_fmt_value(c)}): keep them", minimum=minimum)
+                return Recommendation(False, f"no grid point does better on {objective} than the current settings ({_fmt(c)}): keep them", minimum=minimum)
             if gain < floor:
                 return Recommendation(
                     False,
-                    f"{point.label} gains only {_fmt_value(gain)} on {objective} over the current settings, "
+                    f"{point.label} gains only {_fmt(gain)} on {objective} over the current settings, "
                     f"less than the {minimum}: keep them",
                     minimum=minimum,
                 )
@@ -107,12 +110,6 @@ def recommend(result, current_values: dict[str, Any]) -> Recommendation | None:
         caveats.append(f"it rests on {result.traces} trace{'s' if result.traces != 1 else ''} (fewer than {MIN_TRACES}): try it on more before trusting it")
     caveats += _validation_caveats(result.validation, objective)
     return Recommendation(True, "", caveats, minimum)
-
-
-def _fmt_value(value: float) -> str:
-    if isinstance(value, float) and abs(value) < 10:
-        return f"{value:.3g}"
-    return _fmt(value)
 
 
 def _validation_caveats(validation: dict[str, Any] | None, objective: str) -> list[str]:

@@ -59,11 +59,6 @@ class TracecheckError(Exception):
     """An error meant for the user (bad usage, config or input): exit code 2, no traceback."""
 
 
-# The project's name on the package index (``tracecheck`` there is another project); the
-# command and the import stay ``tracecheck``.
-DISTRIBUTION = "tracecheck-guards"
-
-
 class MissingExtra(TracecheckError, ValueError):
     """An optional dependency is not installed: a user error with the line that installs
     it (the package itself, which works whether tracecheck came from a checkout or the

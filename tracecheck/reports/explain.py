@@ -324,7 +324,7 @@ def guard_annotator(trace: Trace, settings: Settings, all_states: bool = False):
     every round where it holds any), then the round's fires. A guard that stopped sits out
     the rest of its turn, and shows no state there: it judged nothing."""
     guards = settings.build()
-    fresh = {guard.code: _state_text(guard.state()) for guard in settings.build()}
+    fresh = {guard.code: _state_text(guard.state()) for guard in guards}  # before the replay feeds them
     after: dict[int, dict[str, str]] = defaultdict(dict)
 
     def observe(rnd: Round, phase: Phase, current) -> None:
