@@ -183,7 +183,7 @@ def test_after_end_anything_but_an_annotation_or_a_late_one_still_starts_a_new_t
 
 def test_an_ended_trace_is_handed_on_at_the_next_event_of_a_run(tmp_path):
     from tracecheck.input.sources import Record
-    from tracecheck.readers import ReadContext
+    from tracecheck.readers.contract import ReadContext
     from tracecheck.readers.native import read as read_native
 
     events = [

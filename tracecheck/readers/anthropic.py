@@ -88,7 +88,8 @@ import orjson
 
 from ..model import Round, ToolCall, ToolResult, Trace, Usage
 from ..input.sources import Record
-from . import ReadContext
+from .chat_messages import is_bare_messages
+from .contract import ReadContext, first_item
 from .common import (
     Counts,
     Warn,
@@ -533,6 +534,36 @@ class _Open:
 
 
 # --- the reader -------------------------------------------------------------------------
+
+
+_ANTHROPIC_BLOCKS = ("tool_use", "tool_result", "thinking", "redacted_thinking", "server_tool_use")
+
+
+def _has_anthropic_blocks(messages: Any) -> bool:
+    if not isinstance(messages, list):
+        return False
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, list) and any(isinstance(b, dict) and b.get("type") in _ANTHROPIC_BLOCKS for b in content):
+            return True
+    return False
+
+
+def sniff(value: Any) -> bool:
+    if is_bare_messages(value):  # json.dump(messages) of Anthropic messages
+        return _has_anthropic_blocks(value)
+    item = first_item(value)
+    if not isinstance(item, dict):
+        return False
+    if item.get("type") == "message" and item.get("role") == "assistant" and isinstance(item.get("content"), list):
+        return True  # a Messages API response object
+    response = item.get("response")
+    if isinstance(response, dict) and response.get("type") == "message":
+        return True
+    request = item.get("request") if isinstance(item.get("request"), dict) else item
+    return _has_anthropic_blocks(request.get("messages")) or (
+        isinstance(request.get("system"), (str, list)) and isinstance(request.get("messages"), list) and "model" in request
+    )
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:

@@ -66,7 +66,7 @@ import orjson
 
 from ..input.sources import Record
 from ..model import Round, ToolCall, ToolResult, Trace, Usage
-from . import ReadContext, _is_atif, _is_harbor_result
+from .contract import ReadContext
 from .common import Counts, as_dict, as_list, as_str, content_text, failure, file_stem, finish_trace, new_call, parse_time
 
 FORMAT = "atif"
@@ -78,12 +78,25 @@ _APPENDED = re.compile(r"\n\n\[(?:stdout|stderr|metadata|error)\][\s\S]*\Z")
 _NOTIFICATION = "<task-notification>"
 
 
+def sniff(value: Any) -> bool:
+    version = value.get("schema_version") if isinstance(value, dict) else None
+    return isinstance(version, str) and version.upper().startswith("ATIF") and isinstance(value.get("steps"), list)
+
+
+def is_harbor_result(value: Any) -> bool:
+    """A Harbor trial's result.json (the registry skips it in a directory walk; its
+    reward is read as the outcome of the trajectory beside it)."""
+    return isinstance(value, dict) and ("verifier_result" in value or "agent_result" in value or "trial_results" in value) and (
+        "trial_name" in value or "task_name" in value or "n_total_trials" in value or "stats" in value
+    )
+
+
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
     for record in records:
         value = record.value
         documents = value if isinstance(value, list) else [value]
         for index, document in enumerate(documents):
-            if not _is_atif(document):
+            if not sniff(document):
                 ctx.warn(record.line, "JSON that is not an ATIF trajectory (an object with 'schema_version' ATIF-… and 'steps')")
                 continue
             try:
@@ -259,7 +272,7 @@ def harbor_grade(ctx: ReadContext) -> dict | None:
             except (OSError, orjson.JSONDecodeError) as exc:
                 ctx.warn(None, f"{path}: Harbor result unreadable ({failure(exc)}); outcome unknown")
                 return None
-            if not _is_harbor_result(result):
+            if not is_harbor_result(result):
                 continue
             rewards = as_dict(as_dict(result.get("verifier_result")).get("rewards"))
             reward = rewards.get("reward")

@@ -72,7 +72,7 @@ from typing import Any
 
 from ..model import Round, Trace
 from ..input.sources import Record
-from . import ReadContext
+from .contract import ReadContext, first_item
 from .anthropic import CallTracker, conclude, content_blocks_text, finish_reason, usage_from
 from .common import as_str, failure, finish_trace, parse_time, visible_text
 
@@ -93,6 +93,16 @@ _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
 
 _CONVERSATION = ("user", "assistant")
 _META_KEYS = ("cwd", "version", "gitBranch")
+
+
+def sniff(value: Any) -> bool:
+    item = first_item(value)
+    if not isinstance(item, dict):
+        return False
+    kind = item.get("type")
+    if kind in ("user", "assistant", "system") and isinstance(item.get("message"), dict):
+        return "sessionId" in item or "uuid" in item
+    return kind in ("summary", "file-history-snapshot") and ("leafUuid" in item or "messageId" in item or "snapshot" in item)
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:

@@ -32,7 +32,7 @@ from typing import Any
 
 import orjson
 
-from . import ReadContext
+from .contract import ReadContext
 
 GRADER_FILES = ("report.json", "results.json")
 

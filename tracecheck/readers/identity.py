@@ -34,7 +34,7 @@ from collections.abc import Iterable, Iterator
 from ..input.diagnostics import Diagnostic
 from ..model import Trace
 from ..text.arguments import dump_json
-from . import ReadContext
+from .contract import ReadContext
 
 DIGEST_HEX = 12  # 48 bits: a file of 100,000 distinct traces collides with odds of 1 in 50,000
 

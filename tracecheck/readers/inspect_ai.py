@@ -77,7 +77,7 @@ import orjson
 
 from ..model import Round, ToolCall, ToolResult, Trace, Usage
 from ..input.sources import ArchiveError, Record, TextDocument, ZipDocument, read_member
-from . import ReadContext
+from .contract import ReadContext
 from .common import (
     Counts,
     Warn,
@@ -102,6 +102,17 @@ _SAMPLE_MEMBER = re.compile(r"^samples/(?P<id>.+)_epoch_(?P<epoch>[0-9]+)\.json$
 _SCORER_SPANS = ("scorer", "scorers")
 _SUCCESS_WORDS = ("C", "CORRECT", "Y", "YES", "TRUE", "PASS", "PASSED")
 _FAILURE_WORDS = ("I", "INCORRECT", "N", "NO", "FALSE", "FAIL", "FAILED")
+
+
+def sniff(value: Any) -> bool:
+    if isinstance(value, ZipDocument):
+        try:
+            names = value.names()
+        except OSError:  # ArchiveError: the source already said the archive is unreadable
+            return False
+        # header.json is written when an eval ends; a running or killed one has the journal.
+        return "header.json" in names or "_journal/start.json" in names
+    return isinstance(value, dict) and isinstance(value.get("eval"), dict) and ("samples" in value or "results" in value or "status" in value)
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:

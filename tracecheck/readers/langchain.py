@@ -39,7 +39,7 @@ import orjson
 
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
-from . import ReadContext
+from .contract import ReadContext, first_item
 from .common import (
     Counts,
     Warn,
@@ -465,6 +465,45 @@ def _classify(value: Any) -> str | None:
         if _is_conversation(first):
             return "conversations"
     return None
+
+
+_LANGCHAIN_TYPES = ("human", "ai", "tool", "system", "function", "chat")
+
+
+def _is_langchain_message(obj: Any) -> bool:
+    if not isinstance(obj, dict):
+        return False
+    if obj.get("lc") == 1:
+        return True
+    kind = obj.get("type")
+    # messages_to_dict writes chunk classes by their class name ("AIMessageChunk").
+    if kind in _LANGCHAIN_TYPES or (isinstance(kind, str) and kind.endswith("MessageChunk")):
+        if isinstance(obj.get("data"), dict):
+            return True
+        # A bare message.model_dump(): content plus LangChain's metadata dicts.
+        return "content" in obj and ("additional_kwargs" in obj or "response_metadata" in obj)
+    return False
+
+
+def sniff(value: Any) -> bool:
+    item = first_item(value)
+    if isinstance(item, dict):
+        if _is_langchain_message(item):
+            return True
+        if isinstance(item.get("intermediate_steps"), list):
+            return True
+        if "tool" in item and "tool_input" in item:
+            return True
+        # A LangGraph state {"messages": [...]} of LangChain (not OpenAI) messages.
+        messages = item.get("messages")
+        if isinstance(messages, list) and messages and _is_langchain_message(messages[0]):
+            return True
+    if isinstance(item, list) and item and isinstance(item[0], dict):
+        if _is_langchain_message(item[0]):  # several conversations in one document
+            return True
+        action = item[0]
+        return len(item) == 2 and "tool" in action and "tool_input" in action
+    return False
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:

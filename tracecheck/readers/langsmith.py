@@ -82,7 +82,7 @@ import orjson
 
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
-from . import ReadContext
+from .contract import ReadContext, first_item
 from .common import (
     Counts,
     Warn,
@@ -771,6 +771,15 @@ def _build(trace_id: str, entries: list[_Entry], runs: dict[str, _Entry], ctx: R
         if root.run.get("run_type") != "llm" and all(r.usage is None for r in trace.rounds):
             trace.usage_total = _run_usage(run, _run_warner(ctx, root.line, trace_id, run))
     return finish_trace(trace, ctx.diagnostics)
+
+
+def sniff(value: Any) -> bool:
+    item = first_item(value)
+    if not isinstance(item, dict):
+        return False
+    if isinstance(item.get("post"), list) or isinstance(item.get("patch"), list):
+        return True
+    return "run_type" in item and ("dotted_order" in item or "trace_id" in item or "parent_run_id" in item)
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:

@@ -10,7 +10,9 @@ from ..input.diagnostics import Diagnostics, TracecheckError
 from ..input.sources import Source, TextDocument, display_name, expand_paths, read_records
 from ..model import Trace
 from .identity import settle_ids
-from . import MESSAGE_LOOKAHEAD, READER_NAMES, ReadContext, is_bare_message, not_a_transcript, read_with, reader_by_name, sniff, sniff_message_lines
+from . import MESSAGE_LOOKAHEAD, READER_NAMES, not_a_transcript, read_with, reader_by_name, sniff, sniff_message_lines
+from .chat_messages import is_bare_message
+from .contract import ReadContext
 
 
 def check_input_format(name: str | None) -> None:

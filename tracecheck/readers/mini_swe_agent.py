@@ -74,7 +74,7 @@ from typing import Any
 
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
-from . import ReadContext
+from .contract import ReadContext
 from .graders import swe_bench_verdict
 from .common import (
     Warn,
@@ -102,6 +102,23 @@ _BASH_BLOCK = re.compile(r"```bash\s*\n(.*?)\n```", re.S)
 _RETURNCODE = re.compile(r"<returncode>\s*(-?[0-9]{1,18})\s*</returncode>")  # ASCII: int() refuses "²"
 _SUBMIT_WORDS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
 _TIMEOUT_START = "The last command <command>"
+
+
+def _mentions_mswea(messages: Any) -> bool:
+    if not isinstance(messages, list):
+        return False
+    for message in messages[:6]:
+        content = message.get("content") if isinstance(message, dict) else None
+        if isinstance(content, str) and ("mswea_bash_command" in content or "<returncode>" in content):
+            return True
+    return False
+
+
+def sniff(value: Any) -> bool:
+    if isinstance(value, dict):
+        fmt = value.get("trajectory_format")
+        return (isinstance(fmt, str) and fmt.startswith("mini-swe-agent")) or _mentions_mswea(value.get("messages"))
+    return _mentions_mswea(value)
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:

@@ -40,7 +40,7 @@ from typing import Any
 
 from ..model import ENDINGS, OUTCOMES, Allowance, Expectation, Round, ToolCall, ToolResult, Trace, Usage
 from ..input.sources import Record
-from . import NATIVE_EVENT_TYPES, ReadContext
+from .contract import ReadContext
 from .common import (
     Counts,
     Warn,
@@ -79,6 +79,13 @@ def _warner(ctx: ReadContext, line: int, trace_id: str) -> Warn:
 
 
 ANNOTATIONS = ("labels", "expect", "allow")  # about a run, not part of it: may follow its 'end'
+
+
+NATIVE_EVENT_TYPES = ("trace", "labels", "expect", "allow", "user", "round", "result", "end")
+
+
+def sniff(value: Any) -> bool:
+    return isinstance(value, dict) and "trace" in value and value.get("type") in NATIVE_EVENT_TYPES
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:

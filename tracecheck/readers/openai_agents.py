@@ -70,7 +70,7 @@ from typing import Any
 
 from ..model import Round, ToolResult, Trace
 from ..input.sources import Record
-from . import ReadContext
+from .contract import ReadContext, first_item
 from .common import (
     Counts,
     Warn,
@@ -96,6 +96,13 @@ NO_SHAPE = "JSON that is not an Agents SDK trace or span"
 _MAX_OPEN = 256
 _MODEL_SPANS = ("generation", "response")
 _IGNORED_SPANS = ("mcp_tools", "transcription", "speech", "speech_group")
+
+
+def sniff(value: Any) -> bool:
+    item = first_item(value)
+    if isinstance(item, dict) and isinstance(item.get("data"), list):  # a captured ingest POST body
+        item = first_item(item["data"])
+    return isinstance(item, dict) and item.get("object") in ("trace", "trace.span")
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:

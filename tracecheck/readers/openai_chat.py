@@ -67,7 +67,8 @@ from typing import Any
 
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
-from . import ReadContext
+from .chat_messages import is_bare_messages
+from .contract import ReadContext, first_item
 from .common import (
     Counts,
     Warn,
@@ -97,6 +98,24 @@ NO_SHAPE = "JSON that matches no known OpenAI Chat shape"
 _THREAD_KEYS = ("conversation_id", "thread_id", "session_id")
 _MESSAGE_TIME_KEYS = ("timestamp", "created_at", "created")
 _MAX_OPEN_EXCHANGES = 16
+
+
+def sniff(value: Any) -> bool:
+    # A dumped messages list with no Anthropic blocks (the anthropic sniffer comes first;
+    # a list without tools reads the same either way).
+    if is_bare_messages(value):
+        return True
+    item = first_item(value)
+    if not isinstance(item, dict):
+        return False
+    if isinstance(item.get("messages"), list):
+        return True
+    if "request" in item and "response" in item:
+        request = item["request"]
+        return isinstance(request, dict) and "messages" in request
+    if "custom_id" in item and ("response" in item or "body" in item):
+        return True
+    return "role" in item and ("conversation_id" in item or "thread_id" in item or "session_id" in item)
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:

@@ -94,7 +94,7 @@ from typing import Any
 
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
-from . import ReadContext
+from .contract import ReadContext, first_item
 from .common import (
     Counts,
     Warn,
@@ -138,6 +138,30 @@ _HOSTED_CALLS = {
 _NOT_ROUNDS = {"mcp_list_tools", "item_reference", "compaction", "compaction_summary", "tool_search_output"}
 _TERMINAL = ("completed", "incomplete", "failed", "cancelled")
 _MODEL_KINDS = ("text", "call", "hosted", "reasoning", "approval")
+
+
+_RESPONSES_ITEM_TYPES = ("function_call", "function_call_output", "reasoning", "web_search_call", "file_search_call", "computer_call", "custom_tool_call", "mcp_call", "code_interpreter_call", "local_shell_call")
+
+
+def sniff(value: Any) -> bool:
+    item = first_item(value)
+    if not isinstance(item, dict):
+        return False
+    if item.get("object") == "response":
+        return True
+    response = item.get("response")
+    if isinstance(response, dict) and response.get("object") == "response":
+        return True
+    if item.get("type") in _RESPONSES_ITEM_TYPES:
+        return True
+    # A typed message item (one item per line): its parts are input_text/output_text,
+    # where an Anthropic message has text/tool_use blocks.
+    content = item.get("content")
+    if item.get("type") == "message" and isinstance(content, list):
+        if any(isinstance(p, dict) and p.get("type") in ("input_text", "output_text") for p in content):
+            return True
+    # A flat item list that starts with a short-form or typed message.
+    return isinstance(value, list) and any(isinstance(v, dict) and v.get("type") in _RESPONSES_ITEM_TYPES for v in value[:20])
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:

@@ -100,7 +100,7 @@ import orjson
 
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
-from . import ReadContext
+from .contract import ReadContext, first_item
 from .common import (
     Counts,
     Warn,
@@ -146,6 +146,34 @@ _SIGNALLING_KINDS = ("run", "read", "write", "edit", "browse", "browse_interacti
 # the observation's extras.
 _ACTION_EVENT_KEYS = frozenset(("id", "timestamp", "source", "message", "cause", "action", "tool_call_metadata", "llm_metrics", "timeout"))
 _OBSERVATION_EVENT_KEYS = frozenset(("id", "timestamp", "source", "message", "cause", "observation", "tool_call_metadata", "llm_metrics", "content", "success"))
+
+
+def _is_openhands_event(obj: Any) -> bool:
+    return isinstance(obj, dict) and "source" in obj and ("action" in obj or "observation" in obj)
+
+
+def sniff(value: Any) -> bool:
+    item = first_item(value)
+    if _is_openhands_event(item):
+        return True
+    if isinstance(item, list) and len(item) == 2 and all(isinstance(e, dict) for e in item):
+        # The old format: [action, observation] pairs.
+        return "action" in item[0] and "observation" in item[1]
+    if isinstance(item, dict) and "instance_id" in item and "history" in item and item["history"] is None:
+        return True  # an evaluation line whose run produced no history
+    if not (isinstance(item, dict) and isinstance(item.get("history"), list)):
+        return False
+    history = item["history"]
+    if not history or _is_openhands_event(history[0]):
+        return True
+    # Old evaluation and resolver lines: flat events without "source" (no chat "role").
+    first = history[0]
+    return (
+        ("instruction" in item or "instance_id" in item)
+        and isinstance(first, dict)
+        and "role" not in first
+        and (isinstance(first.get("action"), str) or isinstance(first.get("observation"), str))
+    )
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:

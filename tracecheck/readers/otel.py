@@ -92,7 +92,7 @@ import orjson
 
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
-from . import ReadContext
+from .contract import ReadContext, first_item
 from .common import (
     Counts,
     Warn,
@@ -749,6 +749,11 @@ def _build(trace_id: str, spans: list[_Span], ctx: ReadContext) -> Trace:
         if value:
             trace.metadata[meta] = value
     return finish_trace(trace, ctx.diagnostics)
+
+
+def sniff(value: Any) -> bool:
+    item = first_item(value)
+    return isinstance(item, dict) and isinstance(item.get("resourceSpans"), list)
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:

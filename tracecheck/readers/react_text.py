@@ -52,7 +52,7 @@ import orjson
 
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record, TextDocument
-from . import ReadContext
+from .contract import ReadContext
 from .common import failure, finish_trace, make_trace
 
 FORMAT = "react-text"
@@ -69,6 +69,13 @@ _STOPPED = (
 )
 _TEMPLATE_QUESTION = "the input question you must answer"
 _EXCEPTION_TOOL = "_Exception"
+
+
+_REACT_ACTION = re.compile(r"^\s*(Action\s*\d*\s*:|Final Answer\s*:)", re.M)
+
+
+def sniff(value: Any) -> bool:
+    return isinstance(value, TextDocument) and bool(_REACT_ACTION.search(value.text))
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:

@@ -90,7 +90,7 @@ import orjson
 
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
-from . import ReadContext
+from .contract import ReadContext
 from .graders import swe_bench_verdict
 from .common import (
     Counts,
@@ -115,6 +115,24 @@ FORMAT = "swe-agent"
 # What SWE-agent writes as the "response" of the step it adds when it stops a run
 # (handle_error_with_autosubmission); no model produced it.
 _HARNESS_EXIT_PREFIXES = ("Exit due to ", "Exiting due to ")
+
+
+def sniff(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    if isinstance(value.get("trajectory"), list):
+        return "history" in value or "info" in value
+    # A .traj that keeps only the messages: SWE-agent's history items carry their "agent";
+    # 1.x items also their "message_type", which is enough without "info".
+    history = value.get("history")
+    first = history[0] if isinstance(history, list) and history else None
+    return (
+        "trajectory" not in value
+        and isinstance(first, dict)
+        and "role" in first
+        and "agent" in first
+        and (isinstance(value.get("info"), dict) or "message_type" in first)
+    )
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:

@@ -53,10 +53,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
-from . import ReadContext
+from .contract import ReadContext, first_item
 from .graders import swe_bench_verdict
 from .common import (
     as_str,
@@ -76,6 +77,20 @@ _FUNCTION = re.compile(r"<function=([^>\n]+)>(.*?)</function>", re.S)
 _PARAMETER = re.compile(r"<parameter=([^>\n]+)>(.*?)</parameter>", re.S)
 _OBSERVATION_LABEL = re.compile(r"\AOBSERVATION:[ \t]*\n?")
 _SUBMIT_NAMES = ("submit", "finish")
+
+
+def sniff(value: Any) -> bool:
+    item = first_item(value)
+    messages = item.get("messages") if isinstance(item, dict) else None
+    if not isinstance(messages, list):
+        return False
+    # An assistant text with an XML function call (SWE-agent's <function=NAME> syntax).
+    for message in messages[:8]:
+        if isinstance(message, dict) and message.get("role") == "assistant":
+            content = message.get("content")
+            if isinstance(content, str) and "<function=" in content and "</function>" in content:
+                return True
+    return False
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:

@@ -75,7 +75,7 @@ import orjson
 
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
-from . import ReadContext
+from .contract import ReadContext, first_item
 from .common import (
     Counts,
     Warn,
@@ -97,6 +97,21 @@ _NORMAL_ENDS = ("user_stop", "agent_stop")
 _LIMIT_ENDS = ("max_steps", "timeout")  # τ²'s step and time limits
 _RESPOND = "respond"
 _API_OUTPUT = "API output: "
+
+
+def sniff(value: Any) -> bool:
+    if isinstance(value, dict) and "task_id" not in value and isinstance(value.get("info"), dict):
+        # τ²-bench results: {timestamp, info, tasks, simulations} (the directory
+        # format's results.json has a simulation_index instead of simulations).
+        if isinstance(value.get("simulations"), list) or isinstance(value.get("simulation_index"), list):
+            return "tasks" in value
+    item = first_item(value)
+    if not isinstance(item, dict) or "task_id" not in item:
+        return False
+    if "traj" in item:
+        return "reward" in item or "trial" in item
+    # A τ²-bench SimulationRun keeps its reward under reward_info.
+    return "messages" in item and ("reward" in item or "reward_info" in item or "termination_reason" in item)
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:

@@ -1,0 +1,103 @@
+"""The reader contract: what every format's module provides, and the driver they share.
+
+A format's module (``readers/<module>.py``, listed in the registry, ``readers/__init__``)
+provides the names of :class:`FormatModule`: its ``FORMAT`` name, ``sniff`` (does this
+first record look like the format?) and ``read`` (a file's records -> its traces, the
+traces still open handed on at the end of the file). Most readers build ``read`` from
+:func:`read_each`, which keeps one odd record from costing the rest of the file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from ..input.diagnostics import Diagnostics
+from .common import failure
+
+if TYPE_CHECKING:
+    from ..input.sources import Record
+    from ..model import Trace
+
+
+@dataclass(slots=True)
+class ReadContext:
+    file: str  # name shown in warnings and reports
+    diagnostics: Diagnostics
+
+    def warn(self, line: int | None, reason: str) -> None:
+        self.diagnostics.warn(self.file, line, reason)
+
+
+def first_item(value: Any) -> Any:
+    """The first element of a list (a .json array of items), else the value itself: what
+    most sniffers look at."""
+    if isinstance(value, list) and value:
+        return value[0]
+    return value
+
+
+class FormatModule(Protocol):
+    """What the registry needs from a format's module (a module satisfies it)."""
+
+    FORMAT: str  # the name of --input-format and of trace.format
+
+    def sniff(self, value: Any) -> bool:
+        """Whether a file's first record (a JSON value, a TextDocument or a ZipDocument)
+        has this format's shape. Cheap: it runs on every file, in registry order."""
+
+    def read(self, records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
+        """The traces of one file's records, in file order."""
+
+
+class RecordReader(Protocol):
+    """A reader that takes a file's records one at a time, then closes what is still open."""
+
+    def record(self, value: Any, line: int) -> Iterable[Trace]:
+        """The traces this record completes (usually none: most traces end at the file's end)."""
+
+    def close(self) -> Iterable[Trace]:
+        """The traces still open at the end of the file."""
+
+
+def read_each(
+    records: Iterable[Record],
+    ctx: ReadContext,
+    read_record: Callable[[Any, int], Iterable[Trace]],
+    close: Callable[[], Iterable[Trace]] | None = None,
+    what: str = "record",
+) -> Iterator[Trace]:
+    """``read_record(value, line)`` for each record, then ``close()``; a reader bug on one
+    odd record is a warning about that record (``could not read this <what>``)."""
+    for record in records:
+        try:
+            yield from read_record(record.value, record.line)
+        except Exception as exc:  # noqa: BLE001 - one odd record must not cost the rest of the file
+            ctx.warn(record.line, f"could not read this {what} ({failure(exc)})")
+    if close is not None:
+        yield from close()
+
+
+def read_with_reader(reader: RecordReader, records: Iterable[Record], ctx: ReadContext) -> Iterator[Trace]:
+    """:func:`read_each` for a :class:`RecordReader`."""
+    return read_each(records, ctx, reader.record, reader.close)
+
+
+def read_documents(
+    records: Iterable[Record],
+    ctx: ReadContext,
+    read_document: Callable[[Any, int, ReadContext, bool], Trace | None],
+) -> Iterator[Trace]:
+    """One trace (or none) per record; ``read_document(value, line, ctx, first)`` is told
+    whether no trace was read before it (the first trace is named after the file)."""
+    first = True
+
+    def read_record(value: Any, line: int) -> Iterator[Trace]:
+        nonlocal first
+        trace = read_document(value, line, ctx, first)
+        if trace is not None:
+            first = False
+            yield trace
+
+    return read_each(records, ctx, read_record)
