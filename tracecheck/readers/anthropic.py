@@ -89,7 +89,7 @@ import orjson
 from ..model import Round, ToolCall, ToolResult, Trace, Usage
 from ..input.sources import Record
 from .chat_messages import is_bare_messages
-from .contract import ReadContext, first_item
+from .contract import ReadContext, first_item, read_with_reader
 from .common import (
     Counts,
     Warn,
@@ -97,7 +97,6 @@ from .common import (
     brief,
     continued_trace,
     dump_json,
-    failure,
     finish_trace,
     make_trace,
     make_usage,
@@ -567,13 +566,7 @@ def sniff(value: Any) -> bool:
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
-    reader = _Reader(ctx)
-    for record in records:
-        try:
-            yield from reader.record(record.value, record.line)
-        except Exception as exc:  # one odd record must not cost the rest of the file
-            ctx.warn(record.line, f"could not read this record ({failure(exc)})")
-    yield from reader.close()
+    return read_with_reader(_Reader(ctx), records, ctx)
 
 
 class _Reader:

@@ -77,7 +77,7 @@ import orjson
 
 from ..model import Round, ToolCall, ToolResult, Trace, Usage
 from ..input.sources import ArchiveError, Record, TextDocument, ZipDocument, read_member
-from .contract import ReadContext
+from .contract import ReadContext, read_each
 from .common import (
     Counts,
     Warn,
@@ -92,7 +92,7 @@ from .common import (
     scalar_text,
     shift_time,
 )
-from .langsmith import NewUserMessages, message_role_and_text
+from .chat_messages import NewUserMessages, message_role_and_text
 
 FORMAT = "inspect"
 
@@ -116,19 +116,17 @@ def sniff(value: Any) -> bool:
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
-    for record in records:
-        value, line = record.value, record.line
-        try:
-            if isinstance(value, ZipDocument):
-                yield from _read_archive(value, line, ctx)
-            elif isinstance(value, TextDocument):
-                ctx.warn(line, "plain text, not an Inspect eval log")
-            elif isinstance(value, dict) and isinstance(value.get("eval"), dict):
-                yield from _read_log(value, line, ctx)
-            else:
-                ctx.warn(line, "JSON that is not an Inspect eval log (no 'eval' object)")
-        except Exception as exc:  # one odd record must not cost the rest of the input
-            ctx.warn(line, f"could not read this record ({failure(exc)})")
+    def eval_log(value: Any, line: int) -> Iterator[Trace]:
+        if isinstance(value, ZipDocument):
+            yield from _read_archive(value, line, ctx)
+        elif isinstance(value, TextDocument):
+            ctx.warn(line, "plain text, not an Inspect eval log")
+        elif isinstance(value, dict) and isinstance(value.get("eval"), dict):
+            yield from _read_log(value, line, ctx)
+        else:
+            ctx.warn(line, "JSON that is not an Inspect eval log (no 'eval' object)")
+
+    return read_each(records, ctx, eval_log)
 
 
 # --- the two layouts ---------------------------------------------------------------

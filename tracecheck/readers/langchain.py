@@ -39,9 +39,9 @@ import orjson
 
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
+from .chat_messages import ai_calls, lc_constructor, message_usage, parse_message
 from .contract import ReadContext, first_item
 from .common import (
-    Counts,
     Warn,
     as_dict,
     as_list,
@@ -53,37 +53,12 @@ from .common import (
     failure,
     finish_trace,
     make_trace,
-    make_usage,
     new_call,
     scalar_text,
     visible_text,
 )
 
 FORMAT = "langchain"
-
-# messages_to_dict writes ``message.type``; dumpd writes the class name. Both map here.
-_MESSAGE_KINDS = {
-    "ai": "ai",
-    "AIMessage": "ai",
-    "AIMessageChunk": "ai",
-    "human": "human",
-    "HumanMessage": "human",
-    "HumanMessageChunk": "human",
-    "tool": "tool",
-    "ToolMessage": "tool",
-    "ToolMessageChunk": "tool",
-    "system": "system",
-    "SystemMessage": "system",
-    "SystemMessageChunk": "system",
-    "function": "function",
-    "FunctionMessage": "function",
-    "FunctionMessageChunk": "function",
-    "chat": "chat",
-    "ChatMessage": "chat",
-    "ChatMessageChunk": "chat",
-    "remove": "remove",
-    "RemoveMessage": "remove",
-}
 
 _ACTION_CLASSES = ("AgentAction", "AgentActionMessageLog", "ToolAgentAction", "OpenAIToolAgentAction")
 
@@ -100,39 +75,9 @@ _UNKNOWN_SHAPE = "JSON that matches no known LangChain shape"
 # --- recognising shapes -------------------------------------------------------------
 
 
-def _lc_constructor(value: Any) -> tuple[str, dict] | None:
-    """(class name, kwargs) of a ``dumpd`` constructor object."""
-    if not isinstance(value, dict) or value.get("lc") != 1 or value.get("type") != "constructor":
-        return None
-    ident, kwargs = value.get("id"), value.get("kwargs")
-    if not isinstance(ident, list) or not ident or not isinstance(ident[-1], str):
-        return None
-    return ident[-1], kwargs if isinstance(kwargs, dict) else {}
-
-
-def parse_message(value: Any) -> tuple[str, dict] | None:
-    """(kind, fields) of one serialized message in any of the three layouts, else None."""
-    if not isinstance(value, dict):
-        return None
-    lc = _lc_constructor(value)
-    if lc is not None:
-        kind = _MESSAGE_KINDS.get(lc[0])
-        return (kind, lc[1]) if kind else None
-    kind_name = value.get("type")
-    kind = _MESSAGE_KINDS.get(kind_name) if isinstance(kind_name, str) else None
-    if kind is None:
-        return None
-    if isinstance(value.get("data"), dict):
-        return kind, value["data"]
-    # A bare model_dump(): always has content plus the metadata dicts.
-    if "content" in value and ("additional_kwargs" in value or "response_metadata" in value):
-        return kind, value
-    return None
-
-
 def _action(value: Any) -> dict | None:
     """The fields of an AgentAction (plain dict or ``dumpd``), else None."""
-    lc = _lc_constructor(value)
+    lc = lc_constructor(value)
     if lc is not None:
         return lc[1] if lc[0] in _ACTION_CLASSES else None
     if isinstance(value, dict) and "tool" in value and "tool_input" in value:
@@ -145,7 +90,7 @@ def _step(value: Any) -> tuple[dict, Any] | None:
     if isinstance(value, list) and len(value) == 2:
         action = _action(value[0])
         return (action, value[1]) if action is not None else None
-    lc = _lc_constructor(value)
+    lc = lc_constructor(value)
     if lc is not None and lc[0] == "AgentStep":
         fields = lc[1]
     elif isinstance(value, dict) and "action" in value and "observation" in value:
@@ -197,52 +142,6 @@ class _Builder:
         self.pending[call.id] = call
 
 
-def _raw_usage(raw: dict, warn: Warn | None = None, path: str = "usage"):
-    """Usage from a provider's own numbers in ``response_metadata``."""
-    counts = Counts(raw, warn, path)
-    if "prompt_tokens" in raw or "completion_tokens" in raw:  # OpenAI
-        return make_usage(
-            counts.get("prompt_tokens"),
-            counts.get("completion_tokens"),
-            counts.within("prompt_tokens_details").get("cached_tokens"),
-            counts.within("completion_tokens_details").get("reasoning_tokens"),
-        )
-    if "input_tokens" in raw or "output_tokens" in raw:  # Anthropic
-        cache_read = counts.get("cache_read_input_tokens")
-        cache_write = counts.get("cache_creation_input_tokens")
-        prompt = counts.get("input_tokens")
-        # Anthropic's input_tokens leaves out cached tokens; the model counts all input.
-        if prompt is not None:
-            prompt += (cache_read or 0) + (cache_write or 0)
-        return make_usage(prompt, counts.get("output_tokens"), cache_read)
-    if "inputTokens" in raw or "outputTokens" in raw:  # Bedrock Converse
-        return make_usage(counts.get("inputTokens"), counts.get("outputTokens"), counts.get("cacheReadInputTokens"))
-    return None
-
-
-def message_usage(fields: dict, warn: Warn | None = None):
-    """A message's usage: ``usage_metadata``, else the provider's numbers in
-    ``response_metadata``; counts that are not counts are reported through ``warn``."""
-    meta = fields.get("usage_metadata")
-    if isinstance(meta, dict):
-        counts = Counts(meta, warn, "usage_metadata")
-        usage = make_usage(
-            counts.get("input_tokens"),
-            counts.get("output_tokens"),
-            counts.within("input_token_details").get("cache_read"),
-            counts.within("output_token_details").get("reasoning"),
-        )
-        if usage is not None:
-            return usage
-    response = as_dict(fields.get("response_metadata"))
-    for key in ("token_usage", "usage"):
-        if isinstance(response.get(key), dict):
-            usage = _raw_usage(response[key], warn, f"response_metadata.{key}")
-            if usage is not None:
-                return usage
-    return None
-
-
 def _first_str(mapping: dict, *keys: str) -> str | None:
     for key in keys:
         if isinstance(mapping.get(key), str) and mapping[key]:
@@ -262,43 +161,6 @@ def _ai_round(fields: dict, line: int, warn: Warn | None = None) -> Round:
         id=as_str_or_int(msg_id),
         model=_first_str(response, "model_name", "model", "model_id"),
     )
-
-
-def ai_calls(fields: dict) -> list[ToolCall]:
-    """The calls of one AI message. ``tool_calls`` / ``invalid_tool_calls`` are what
-    LangChain itself parsed; the raw provider copies (content ``tool_use`` blocks,
-    ``additional_kwargs``) repeat them, so they are read only when those are empty."""
-    calls: list[ToolCall] = []
-    for spec in as_list(fields.get("tool_calls")):
-        if isinstance(spec, dict):
-            calls.append(new_call(spec.get("id"), spec.get("name"), spec.get("args")))
-    for spec in as_list(fields.get("invalid_tool_calls")):
-        if not isinstance(spec, dict):
-            continue
-        args = spec.get("args")
-        call = new_call(spec.get("id"), spec.get("name"), args if args is not None else "")
-        if call.arguments_error is None:
-            error = spec.get("error")
-            call.arguments_error = f"invalid tool call: {error}" if error else "invalid tool call"
-        calls.append(call)
-    if calls:
-        return calls
-    content = fields.get("content")
-    if isinstance(content, list):
-        for block in content:
-            if isinstance(block, dict) and block.get("type") == "tool_use":
-                calls.append(new_call(block.get("id"), block.get("name"), block.get("input")))
-    if calls:
-        return calls
-    extra = as_dict(fields.get("additional_kwargs"))
-    for spec in as_list(extra.get("tool_calls")):
-        if isinstance(spec, dict):
-            function = as_dict(spec.get("function"))
-            calls.append(new_call(spec.get("id"), function.get("name"), function.get("arguments")))
-    if not calls and isinstance(extra.get("function_call"), dict):
-        legacy = extra["function_call"]
-        calls.append(new_call(None, legacy.get("name"), legacy.get("arguments")))
-    return calls
 
 
 def _add_message(b: _Builder, kind: str, fields: dict, line: int, ctx: ReadContext) -> None:

@@ -74,11 +74,8 @@ feedback scores are user-defined (no documented verdict); a labels file gives on
 
 from __future__ import annotations
 
-import ast
 from collections.abc import Iterator
 from typing import Any
-
-import orjson
 
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
@@ -91,7 +88,6 @@ from .common import (
     as_str_or_int,
     brief,
     content_text,
-    dump_json,
     failure,
     finish_trace,
     make_usage,
@@ -101,7 +97,8 @@ from .common import (
     visible_text,
     error_ending,
 )
-from .langchain import ai_calls, message_usage, parse_message
+from .chat_messages import NewUserMessages, ai_calls, message_role_and_text, message_usage, parse_message
+from .tool_runs import Linker, input_call
 
 FORMAT = "langsmith"
 
@@ -461,32 +458,6 @@ def _tool_result(run: dict, line: int) -> tuple[ToolResult, str | None]:
     return result, call_id
 
 
-def _python_literal(text: str) -> Any:
-    try:
-        return ast.literal_eval(text)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return None
-
-
-def input_call(call_id: str | None, name: str, value: Any) -> ToolCall:
-    """A call rebuilt from a tool run's input (no model message recorded it)."""
-    if isinstance(value, str):
-        text = value.strip()
-        if text[:1] in ("{", "["):
-            try:
-                parsed = orjson.loads(text)
-            except orjson.JSONDecodeError:
-                parsed = _python_literal(text)  # LangChain writes str(dict)
-                if isinstance(parsed, (dict, list)):
-                    return ToolCall(id=call_id or "", name=name, arguments_raw=dump_json(parsed), arguments=parsed)
-            else:
-                if isinstance(parsed, (dict, list)):
-                    return ToolCall(id=call_id or "", name=name, arguments_raw=value, arguments=parsed)
-        # Free text (a ReAct "Action Input"): kept as text, not a JSON error.
-        return ToolCall(id=call_id or "", name=name, arguments_raw=value, arguments=value)
-    return new_call(call_id, name, value)
-
-
 def _llm_input(run: dict) -> list:
     """The messages an llm run was sent: LangChain's ``messages`` (a batch: the first
     list), a wrapped client's ``messages``, or a Responses ``input`` (a string is one
@@ -529,160 +500,7 @@ def _tool_input(run: dict) -> Any:
 # --- user messages in resent histories ------------------------------------------------------
 
 
-class NewUserMessages:
-    """The user messages a model call's input adds, for formats whose every model call
-    records the whole history it was sent (LangSmith llm runs, OpenTelemetry inference
-    spans, Agents SDK generation spans, Inspect model events).
-
-    What a call answers is the user messages at the end of its input, after the last
-    message that is neither the user's nor a system prompt (the agent's earlier reply, a
-    tool result). Earlier user messages of that input are history, answered by earlier
-    calls or from before the record began. The same messages at the same place in a
-    later input (the next call of a turn that got no reply, a retry) are not new.
-    """
-
-    __slots__ = ("seen",)
-
-    def __init__(self) -> None:
-        self.seen: set[tuple[int, tuple[str, ...]]] = set()
-
-    def take(self, messages: list, role_and_text) -> list[str]:
-        """The new user texts of one input, in order. ``role_and_text(message)`` gives
-        ("user" | "system" | anything else, its text); only the input's tail is read."""
-        texts: list[str] = []
-        start = len(messages)
-        for index in range(len(messages) - 1, -1, -1):
-            role, text = role_and_text(messages[index])
-            if role == "system":
-                continue
-            if role != "user":
-                break
-            texts.append(text)
-            start = index
-        if not texts:
-            return []
-        texts.reverse()
-        key = (start, tuple(texts))
-        if key in self.seen:
-            return []
-        self.seen.add(key)
-        return texts
-
-
-_USER_ROLES = ("user", "human")
-_SYSTEM_ROLES = ("system", "developer")
-_TEXT_PARTS = (None, "text", "input_text")
-
-
-def _said(message: dict, content: Any) -> str:
-    """The text of an input message: a string, or the text of its text parts in the
-    layouts model calls record (OpenAI/Anthropic ``text``, Responses ``input_text``,
-    OpenTelemetry GenAI ``parts`` {type: text, content}, OpenInference ``contents``)."""
-    if isinstance(content, str):
-        return content
-    pieces: list[str] = []
-    for part in as_list(content) or as_list(message.get("parts")):
-        if isinstance(part, str):
-            pieces.append(part)
-        elif isinstance(part, dict) and part.get("type") in _TEXT_PARTS:
-            text = part.get("text", part.get("content"))
-            if isinstance(text, str):
-                pieces.append(text)
-    for item in as_list(message.get("contents")):  # OpenInference
-        text = as_dict(as_dict(item).get("message_content")).get("text")
-        if isinstance(text, str):
-            pieces.append(text)
-    return "\n".join(p for p in pieces if p)
-
-
-def message_role_and_text(message: Any) -> tuple[str, str]:
-    """("user" | "system" | another role, text) of one message of a recorded model input,
-    in any layout :func:`_said` reads and LangChain's. A user message that carries tool
-    results (Anthropic ``tool_result`` blocks, Inspect's ``tool_call_id``) is a result."""
-    parsed = parse_message(message)
-    if parsed is not None:
-        kind, fields = parsed
-        role = scalar_text(fields.get("role")).lower() if kind == "chat" else kind
-        message, content = fields, fields.get("content")
-    elif isinstance(message, dict):
-        role = scalar_text(message.get("role") or message.get("type")).lower()
-        content = message.get("content")
-    else:
-        return "", ""
-    if role in _SYSTEM_ROLES:
-        return "system", ""
-    if role not in _USER_ROLES:
-        return role, ""
-    if message.get("tool_call_id") or any(isinstance(b, dict) and b.get("type") == "tool_result" for b in as_list(content)):
-        return "tool", ""
-    return "user", _said(message, content)
-
-
 # --- pairing tool runs with calls ----------------------------------------------------------
-
-
-class Linker:
-    """Attaches tool results to the calls of earlier rounds."""
-
-    def __init__(self, trace: Trace, ctx: ReadContext, noun: str = "tool run") -> None:
-        self.trace = trace
-        self.ctx = ctx
-        self.noun = noun  # how warnings name a tool execution
-        self.by_id: dict[str, ToolCall] = {}
-        self.open: list[ToolCall] = []
-        self.last: Round | None = None
-        self.last_native = False
-
-    def add_round(self, rnd: Round) -> None:
-        self.trace.rounds.append(rnd)
-        self.last = rnd
-        self.last_native = bool(rnd.tool_calls)
-        for call in rnd.tool_calls:
-            self._register(call, rnd.line)
-
-    def _register(self, call: ToolCall, line: int | None) -> None:
-        if call.id:
-            if call.id in self.by_id and self.by_id[call.id].result is None:
-                self.ctx.warn(line, f"trace {self.trace.id}: call id {brief(call.id)} reused before its result arrived")
-            self.by_id[call.id] = call
-        self.open.append(call)
-
-    def _answer(self, call: ToolCall, result: ToolResult) -> None:
-        call.result = result
-        self.open.remove(call)
-
-    def add_result(self, name: str, call_id: str | None, result: ToolResult, make_call) -> None:
-        line = result.line
-        if call_id:
-            call = self.by_id.get(call_id)
-            if call is not None:
-                if call.result is None:
-                    self._answer(call, result)
-                else:
-                    self.ctx.warn(line, f"trace {self.trace.id}: second result for call id {brief(call_id)} ignored (the first is kept)")
-                return
-        else:
-            call = next((c for c in self.open if c.name == name), None)
-            if call is None and self.last is not None and self.last_native:
-                call = next((c for c in self.open if c in self.last.tool_calls), None)
-            if call is not None:
-                self._answer(call, result)
-                return
-        if self.last is not None and not self.last_native:
-            # The latest round made no native calls (text actions, or content not
-            # recorded): the tool execution is the only record of its call.
-            call = make_call()
-            call.result = result
-            self.last.tool_calls.append(call)
-            if call.id:
-                self.by_id[call.id] = call
-            return
-        if call_id:
-            self.ctx.warn(line, f"trace {self.trace.id}: tool result for unknown call id {brief(call_id)}")
-        elif self.last is None:
-            self.ctx.warn(line, f"trace {self.trace.id}: {self.noun} {brief(name)} before any model round; skipped")
-        else:
-            self.ctx.warn(line, f"trace {self.trace.id}: {self.noun} {brief(name)} matches no call awaiting a result; skipped")
 
 
 # --- building traces ---------------------------------------------------------------------

@@ -74,7 +74,7 @@ from typing import Any
 
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
-from .contract import ReadContext
+from .contract import ReadContext, read_documents
 from .graders import swe_bench_verdict
 from .common import (
     Warn,
@@ -84,7 +84,6 @@ from .common import (
     as_str,
     brief,
     content_text,
-    failure,
     file_stem,
     finish_trace,
     make_trace,
@@ -122,16 +121,7 @@ def sniff(value: Any) -> bool:
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
-    first = True
-    for record in records:
-        try:
-            trace = _read_document(record.value, record.line, ctx, first)
-        except Exception as exc:  # one odd document must not cost the rest
-            ctx.warn(record.line, f"could not read this record ({failure(exc)})")
-            continue
-        if trace is not None:
-            first = False
-            yield trace
+    return read_documents(records, ctx, _read_document)
 
 
 # --- helpers -------------------------------------------------------------------------------

@@ -70,7 +70,7 @@ from typing import Any
 
 from ..model import Round, ToolResult, Trace
 from ..input.sources import Record
-from .contract import ReadContext, first_item
+from .contract import ReadContext, first_item, read_with_reader
 from .common import (
     Counts,
     Warn,
@@ -88,7 +88,7 @@ from .common import (
     scalar_text,
     error_ending,
 )
-from .langsmith import NewUserMessages, message_role_and_text
+from .chat_messages import NewUserMessages, message_role_and_text
 
 FORMAT = "openai-agents"
 
@@ -106,13 +106,7 @@ def sniff(value: Any) -> bool:
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
-    reader = _Reader(ctx)
-    for record in records:
-        try:
-            yield from reader.record(record.value, record.line)
-        except Exception as exc:  # one odd record must not cost the rest of the file
-            ctx.warn(record.line, f"could not read this record ({failure(exc)})")
-    yield from reader.close()
+    return read_with_reader(_Reader(ctx), records, ctx)
 
 
 # --- helpers ---------------------------------------------------------------------------

@@ -68,7 +68,7 @@ from typing import Any
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
 from .chat_messages import is_bare_messages
-from .contract import ReadContext, first_item
+from .contract import ReadContext, first_item, read_with_reader
 from .common import (
     Counts,
     Warn,
@@ -79,7 +79,6 @@ from .common import (
     content_text,
     continued_trace,
     dump_json,
-    failure,
     finish_trace,
     make_trace,
     make_usage,
@@ -119,13 +118,7 @@ def sniff(value: Any) -> bool:
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
-    reader = _Reader(ctx)
-    for record in records:
-        try:
-            yield from reader.record(record.value, record.line)
-        except Exception as exc:  # a bug on one odd record must not cost the rest of the file
-            ctx.warn(record.line, f"could not read this record ({failure(exc)})")
-    yield from reader.close()
+    return read_with_reader(_Reader(ctx), records, ctx)
 
 
 # --- small value helpers -------------------------------------------------------------

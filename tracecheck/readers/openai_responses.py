@@ -94,7 +94,7 @@ from typing import Any
 
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
-from .contract import ReadContext, first_item
+from .contract import ReadContext, first_item, read_with_reader
 from .common import (
     Counts,
     Warn,
@@ -102,7 +102,6 @@ from .common import (
     brief,
     content_text,
     dump_json,
-    failure,
     finish_trace,
     make_trace,
     first_of,
@@ -165,13 +164,7 @@ def sniff(value: Any) -> bool:
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
-    reader = _Reader(ctx)
-    for record in records:
-        try:
-            yield from reader.record(record.value, record.line)
-        except Exception as exc:  # one odd record must not cost the rest of the file
-            ctx.warn(record.line, f"could not read this record ({failure(exc)})")
-    yield from reader.close()
+    return read_with_reader(_Reader(ctx), records, ctx)
 
 
 # --- small helpers --------------------------------------------------------------------

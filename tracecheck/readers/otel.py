@@ -112,8 +112,8 @@ from .common import (
     visible_text,
     error_ending,
 )
-from .langchain import parse_message
-from .langsmith import Linker, NewUserMessages, input_call, message_role_and_text
+from .chat_messages import NewUserMessages, message_role_and_text, parse_message
+from .tool_runs import Linker, input_call
 
 FORMAT = "otel"
 

@@ -52,8 +52,8 @@ import orjson
 
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record, TextDocument
-from .contract import ReadContext
-from .common import failure, finish_trace, make_trace
+from .contract import ReadContext, read_each
+from .common import finish_trace, make_trace
 
 FORMAT = "react-text"
 
@@ -79,14 +79,13 @@ def sniff(value: Any) -> bool:
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
-    for record in records:
-        if not isinstance(record.value, TextDocument):
-            ctx.warn(record.line, "not a plain-text ReAct transcript; skipped")
-            continue
-        try:
-            yield from _Parser(ctx, record.line).run(record.value.text)
-        except Exception as exc:  # a bug on odd text must not cost the rest of the input
-            ctx.warn(record.line, f"could not read this transcript ({failure(exc)})")
+    def transcript(value: Any, line: int) -> Iterator[Trace]:
+        if not isinstance(value, TextDocument):
+            ctx.warn(line, "not a plain-text ReAct transcript; skipped")
+            return
+        yield from _Parser(ctx, line).run(value.text)
+
+    return read_each(records, ctx, transcript, what="transcript")
 
 
 def _kind(label: str) -> str:

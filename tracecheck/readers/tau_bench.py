@@ -75,7 +75,7 @@ import orjson
 
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
-from .contract import ReadContext, first_item
+from .contract import ReadContext, first_item, read_each
 from .common import (
     Counts,
     Warn,
@@ -115,12 +115,7 @@ def sniff(value: Any) -> bool:
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
-    for record in records:
-        value, line = record.value, record.line
-        try:
-            yield from _record(value, line, ctx)
-        except Exception as exc:  # one odd record must not cost the rest of the file
-            ctx.warn(line, f"could not read this record ({failure(exc)})")
+    return read_each(records, ctx, lambda value, line: _record(value, line, ctx))
 
 
 def _record(value: Any, line: int, ctx: ReadContext) -> Iterator[Trace]:
