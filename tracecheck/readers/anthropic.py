@@ -89,23 +89,20 @@ import orjson
 from ..model import Round, ToolCall, ToolResult, Trace, Usage
 from ..input.sources import Record
 from .chat_messages import is_bare_messages
+from .request_log import OpenTraces, continued_trace, error_text, explicit_id, in_file_order, thread_trace_id, time_of, with_latency
 from .contract import ReadContext, first_item, read_with_reader
 from .common import (
     Counts,
     Warn,
     as_str,
     brief,
-    continued_trace,
     dump_json,
     finish_trace,
     make_trace,
     make_usage,
     new_call,
-    parse_time,
     rebuild,
     scalar_text,
-    shift_time,
-    thread_trace_id,
     visible_text,
 )
 
@@ -358,35 +355,18 @@ def conclude(trace: Trace) -> None:
 _ENVELOPE = frozenset(("type", "messages", "request", "response"))
 
 
-def _explicit_id(obj: Any, keys: tuple[str, ...]) -> str | None:
-    if not isinstance(obj, dict):
-        return None
-    for holder in (obj, obj.get("metadata")):
-        if isinstance(holder, dict):
-            for key in keys:
-                value = holder.get(key)
-                if isinstance(value, str) and value:
-                    return value
-                if isinstance(value, int) and not isinstance(value, bool):
-                    return str(value)
-    return None
-
-
 def _error_text(error: Any) -> str | None:
-    if error is None or error is False or error in ("", {}, []):
-        return None
-    if isinstance(error, str):
-        return error
-    if isinstance(error, dict):
-        inner = error.get("error")
-        if isinstance(inner, dict):  # {"type": "error", "error": {"type", "message"}}
-            return _error_text(inner)
-        message, kind = as_str(error.get("message")), as_str(error.get("type"))
-        if message and kind and kind != "error":
-            return f"{kind}: {message}"
-        if message or kind:
-            return message or kind
-    return dump_json(error)
+    while isinstance(error, dict) and isinstance(error.get("error"), dict):
+        error = error["error"]  # {"type": "error", "error": {"type", "message"}}
+    return error_text(error, _typed_message)
+
+
+def _typed_message(error: dict) -> str | None:
+    """An Anthropic error object's text: "type: message" (its type alone is "error")."""
+    message, kind = as_str(error.get("message")), as_str(error.get("type"))
+    if message and kind and kind != "error":
+        return f"{kind}: {message}"
+    return message or kind
 
 
 def _is_response(value: Any) -> bool:
@@ -448,21 +428,12 @@ def _fingerprint(msg: Any) -> int:
 
 
 def _record_times(record: dict, warn: Warn | None = None) -> tuple[float | None, float | None]:
-    def time_of(*keys: str) -> float | None:
-        key = next((k for k in keys if record.get(k) is not None), None)
-        return None if key is None else parse_time(record[key], warn, key)
-
-    start = time_of("started_at", "start_time", "startTime")
-    end = time_of("ended_at", "end_time", "endTime")
+    start = time_of(record, warn, "started_at", "start_time", "startTime")
+    end = time_of(record, warn, "ended_at", "end_time", "endTime")
     if end is None:
-        end = time_of("timestamp")  # written when the response arrived
+        end = time_of(record, warn, "timestamp")  # written when the response arrived
     latency = next((record[k] for k in ("latency_ms", "duration_ms") if record.get(k) is not None), None)
-    if isinstance(latency, (int, float)) and not isinstance(latency, bool) and latency >= 0:
-        if start is None and end is not None:
-            start = shift_time(end, -latency / 1000.0)
-        elif end is None and start is not None:
-            end = shift_time(start, latency / 1000.0)
-    return start, end
+    return with_latency(start, end, latency)
 
 
 class _NoResultNotices:
@@ -573,7 +544,7 @@ class _Reader:
     def __init__(self, ctx: ReadContext) -> None:
         self.ctx = ctx
         self.base = os.path.basename(ctx.file) or ctx.file
-        self.open: list[_Open] = []  # least recently continued first
+        self.open: OpenTraces[_Open] = OpenTraces(_MAX_OPEN)
         self.thread_uses: dict[str, int] = {}
         self.bare: _Conversation | None = None
         self.lines: _Conversation | None = None  # messages one per line (shape 4)
@@ -635,7 +606,7 @@ class _Reader:
     # shape 1 ------------------------------------------------------------------------------
 
     def conversation(self, value: dict, messages: list, line: int, index: int | None) -> Trace:
-        trace = self.new_trace(_explicit_id(value, _ID_KEYS), line, "conversation", value.get("model"), index)
+        trace = self.new_trace(explicit_id(value, _ID_KEYS), line, "conversation", value.get("model"), index)
         conversation = _Conversation(trace, self.ctx)
         for number, msg in enumerate(messages, 1):
             conversation.add(msg, line, number)
@@ -654,18 +625,17 @@ class _Reader:
             prefill_msg = messages[-1]  # the response continues this message: one round, not two
         body = messages[:-1] if prefill_msg is not None else messages
         prints = [_fingerprint(m) for m in messages]
-        thread = _explicit_id(record, _THREAD_KEYS) or (_explicit_id(request, _THREAD_KEYS) if request is not record else None)
-        entry = continued_trace(self.open, prints, thread)
+        thread = explicit_id(record, _THREAD_KEYS) or (explicit_id(request, _THREAD_KEYS) if request is not record else None)
+        entry = continued_trace(self.open.entries, prints, thread)
         if entry is None:
-            if len(self.open) >= _MAX_OPEN:
-                yield self.finish(self.open.pop(0).conversation)
             trace_id = None if thread is None else thread_trace_id(self.thread_uses, thread)
             entry = _Open(_Conversation(self.new_trace(trace_id, line, "request-response", request.get("model"), index), self.ctx), thread)
+            for pushed_out in self.open.add(entry):
+                yield self.finish(pushed_out.conversation)
             start = 0
         else:
-            self.open.remove(entry)
+            self.open.touch(entry)
             start = len(entry.expected)
-        self.open.append(entry)
         conversation = entry.conversation
         trace = conversation.trace
         trace.end_line = line
@@ -744,7 +714,5 @@ class _Reader:
     def close(self) -> Iterator[Trace]:
         yield from self.end_lines()
         yield from self.end_bare()
-        entries = sorted(self.open, key=lambda e: e.conversation.trace.line or 0)
-        self.open.clear()
-        for entry in entries:
+        for entry in in_file_order(self.open.drain(), lambda e: e.conversation.trace):
             yield self.finish(entry.conversation)

@@ -496,24 +496,3 @@ __all__ = [
 # --- request/response logs that resend the history -------------------------------------------
 
 
-def continued_trace(candidates: list, prints: list, thread: str | None):
-    """The open trace whose expected history (``.expected``, on the same ``.thread``) this
-    request's history starts with; the longest history wins, a tie goes to the most
-    recently continued (``candidates`` are ordered least recently continued first)."""
-    best = None
-    for candidate in reversed(candidates):
-        size = len(candidate.expected)
-        if (
-            candidate.thread == thread
-            and 0 < size <= len(prints)
-            and (best is None or size > len(best.expected))
-            and prints[:size] == candidate.expected
-        ):
-            best = candidate
-    return best
-
-
-def thread_trace_id(uses: dict[str, int], thread: str) -> str:
-    """A trace id from a thread id, unique when a thread starts again (``thread#2``)."""
-    uses[thread] = uses.get(thread, 0) + 1
-    return thread if uses[thread] == 1 else f"{thread}#{uses[thread]}"

@@ -68,6 +68,7 @@ from typing import Any
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
 from .chat_messages import is_bare_messages
+from .request_log import OpenTraces, continued_trace, error_text, explicit_id, in_file_order, thread_trace_id, time_of, with_latency
 from .contract import ReadContext, first_item, read_with_reader
 from .common import (
     Counts,
@@ -77,7 +78,6 @@ from .common import (
     as_str_or_int,
     brief,
     content_text,
-    continued_trace,
     dump_json,
     finish_trace,
     make_trace,
@@ -86,8 +86,6 @@ from .common import (
     parse_arguments,
     parse_time,
     scalar_text,
-    shift_time,
-    thread_trace_id,
     visible_text,
 )
 
@@ -124,19 +122,6 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
 # --- small value helpers -------------------------------------------------------------
 
 
-def _explicit_id(obj: Any, keys: tuple[str, ...]) -> str | None:
-    """The first id under ``keys`` in ``obj`` or in its ``metadata`` object."""
-    if not isinstance(obj, dict):
-        return None
-    for holder in (obj, obj.get("metadata")):
-        if isinstance(holder, dict):
-            for key in keys:
-                found = as_str_or_int(holder.get(key))
-                if found is not None:
-                    return found
-    return None
-
-
 def _usage(value: Any, warn: Warn | None = None):
     """Chat-completion usage (or the input/output spelling some servers use) -> Usage | None."""
     if not isinstance(value, dict):
@@ -161,18 +146,6 @@ def _message_time(msg: dict, warn: Warn | None = None) -> float | None:
     return None
 
 
-def _error_text(error: Any) -> str | None:
-    if error is None or error is False or error in ("", {}, []):
-        return None
-    if isinstance(error, str):
-        return error
-    if isinstance(error, dict):
-        for key in ("message", "code", "type"):
-            if isinstance(error.get(key), str) and error[key]:
-                return error[key]
-    return dump_json(error)
-
-
 def _error_flag(msg: dict) -> bool | None:
     """Plain Chat messages have no error flag; some harnesses add one."""
     flag = msg.get("is_error")
@@ -182,7 +155,7 @@ def _error_flag(msg: dict) -> bool | None:
         return None
     if isinstance(msg["error"], bool):
         return msg["error"]
-    return _error_text(msg["error"]) is not None
+    return error_text(msg["error"]) is not None
 
 
 def _call_parts(item: Any) -> tuple[Any, Any]:
@@ -229,7 +202,7 @@ def _fingerprint(msg: Any) -> int:
 
 
 def _is_bare_message(item: Any) -> bool:
-    return isinstance(item, dict) and "role" in item and _explicit_id(item, _THREAD_KEYS) is None
+    return isinstance(item, dict) and "role" in item and explicit_id(item, _THREAD_KEYS) is None
 
 
 def _first_choice(body: Any) -> tuple[dict | None, dict]:
@@ -255,24 +228,14 @@ def _apply_response(rnd: Round, body: dict, choice: dict, warn: Warn, fallback_m
 
 
 def _exchange_times(record: dict, body: Any, warn: Warn) -> tuple[float | None, float | None]:
-    def time_of(obj: dict, *keys: str) -> float | None:
-        key = next((k for k in keys if obj.get(k) is not None), None)
-        return None if key is None else parse_time(obj[key], warn, key)
-
-    start = time_of(record, "started_at", "start_time", "startTime")
-    end = time_of(record, "ended_at", "end_time", "endTime")
+    start = time_of(record, warn, "started_at", "start_time", "startTime")
+    end = time_of(record, warn, "ended_at", "end_time", "endTime")
     if end is None:
         # A logger writes its line once the response is in: the timestamp is the end.
-        end = time_of(record, "timestamp")
+        end = time_of(record, warn, "timestamp")
     if end is None and isinstance(body, dict):
-        end = time_of(body, "created")
-    latency = record.get("latency_ms", record.get("duration_ms"))
-    if isinstance(latency, (int, float)) and not isinstance(latency, bool) and latency >= 0:
-        if start is None and end is not None:
-            start = shift_time(end, -latency / 1000.0)
-        elif end is None and start is not None:
-            end = shift_time(start, latency / 1000.0)
-    return start, end
+        end = time_of(body, warn, "created")
+    return with_latency(start, end, record.get("latency_ms", record.get("duration_ms")))
 
 
 # --- one conversation being rebuilt --------------------------------------------------
@@ -436,7 +399,7 @@ class _Reader:
     def __init__(self, ctx: ReadContext) -> None:
         self.ctx = ctx
         self.base = os.path.basename(ctx.file) or ctx.file
-        self.exchanges: list[_Exchange] = []  # least recently continued first
+        self.exchanges: OpenTraces[_Exchange] = OpenTraces(_MAX_OPEN_EXCHANGES)
         self.exchange_ids: dict[str, int] = {}
         self.threads: dict[str | None, _Conversation] = {}
 
@@ -500,7 +463,7 @@ class _Reader:
         trace_id: str | None = None,
         shape: str = "conversation",
     ) -> Trace:
-        trace_id = trace_id or _explicit_id(value, ("id",) + _THREAD_KEYS)
+        trace_id = trace_id or explicit_id(value, ("id",) + _THREAD_KEYS)
         trace = self.new_trace(trace_id, line, shape, value.get("metadata"), index)
         if as_str(value.get("model")):
             trace.metadata["model"] = value["model"]
@@ -517,19 +480,18 @@ class _Reader:
             self.ctx.warn(line, "request without a 'messages' list; record skipped")
             return
         prints = [_fingerprint(msg) for msg in messages]
-        thread = _explicit_id(record, _THREAD_KEYS + ("trace_id",)) or _explicit_id(request, _THREAD_KEYS)
-        open_ = continued_trace(self.exchanges, prints, thread)
+        thread = explicit_id(record, _THREAD_KEYS + ("trace_id",)) or explicit_id(request, _THREAD_KEYS)
+        open_ = continued_trace(self.exchanges.entries, prints, thread)
         if open_ is None:
-            if len(self.exchanges) >= _MAX_OPEN_EXCHANGES:
-                yield self.finish(self.exchanges.pop(0).conversation.trace)
             trace_id = None if thread is None else thread_trace_id(self.exchange_ids, thread)
             trace = self.new_trace(trace_id, line, "request-response", index=index)
             open_ = _Exchange(_Conversation(trace, self.ctx), thread)
+            for pushed_out in self.exchanges.add(open_):
+                yield self.finish(pushed_out.conversation.trace)
             start = 0
         else:
-            self.exchanges.remove(open_)
+            self.exchanges.touch(open_)
             start = len(open_.expected)
-        self.exchanges.append(open_)
         conversation = open_.conversation
         trace = conversation.trace
         trace.end_line = line
@@ -544,9 +506,9 @@ class _Reader:
         message, choice = _first_choice(body)
         if message is None:
             open_.expected = prints  # a retry resends this same request
-            error = _error_text(record.get("error"))
+            error = error_text(record.get("error"))
             if error is None and isinstance(body, dict):
-                error = _error_text(body.get("error"))
+                error = error_text(body.get("error"))
             if error is not None:
                 trace.error = error
             else:
@@ -568,7 +530,7 @@ class _Reader:
         if as_str(value.get("id")):
             trace.metadata["batch_request_id"] = value["id"]
         response = value.get("response")
-        error = _error_text(value.get("error"))
+        error = error_text(value.get("error"))
         if error is not None:
             trace.error = error
         elif not isinstance(response, dict):
@@ -581,7 +543,7 @@ class _Reader:
             if status is not None:
                 trace.metadata["status_code"] = status
             if status is not None and not 200 <= status < 300:
-                detail = _error_text(body.get("error")) if isinstance(body, dict) else None
+                detail = error_text(body.get("error")) if isinstance(body, dict) else None
                 trace.error = detail or f"HTTP status {status}"
             else:
                 message, choice = _first_choice(body)
@@ -605,7 +567,7 @@ class _Reader:
     # shape 4 -------------------------------------------------------------------------
 
     def thread_message(self, value: dict, line: int) -> None:
-        key = _explicit_id(value, _THREAD_KEYS)
+        key = explicit_id(value, _THREAD_KEYS)
         conversation = self.threads.get(key)
         if conversation is None:
             trace = self.new_trace(key if key is not None else self.base, line, "message-per-line")
@@ -617,10 +579,8 @@ class _Reader:
 
     def close(self) -> Iterator[Trace]:
         """The traces still open at the end of the file, in order of first appearance."""
-        traces = [entry.conversation.trace for entry in self.exchanges]
+        traces = [entry.conversation.trace for entry in self.exchanges.drain()]
         traces.extend(conversation.trace for conversation in self.threads.values())
-        self.exchanges.clear()
         self.threads.clear()
-        traces.sort(key=lambda trace: trace.line or 0)  # stable sort keeps same-line order
-        for trace in traces:
+        for trace in in_file_order(traces, lambda trace: trace):
             yield self.finish(trace)

@@ -88,12 +88,12 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections import OrderedDict
 from collections.abc import Iterator
 from typing import Any
 
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
+from .request_log import OpenTraces, error_text, in_file_order, thread_trace_id, time_of, with_latency
 from .contract import ReadContext, first_item, read_with_reader
 from .common import (
     Counts,
@@ -107,9 +107,7 @@ from .common import (
     first_of,
     make_usage,
     new_call,
-    parse_time,
     scalar_text,
-    shift_time,
 )
 
 FORMAT = "openai-responses"
@@ -253,18 +251,6 @@ def _usage(value: Any, warn: Warn | None = None):
     )
 
 
-def _error_text(error: Any) -> str | None:
-    if error is None or error is False or error in ("", {}, []):
-        return None
-    if isinstance(error, str):
-        return error
-    if isinstance(error, dict):
-        for key in ("message", "code", "type"):
-            if as_str(error.get(key)):
-                return error[key]
-    return dump_json(error)
-
-
 def _conversation_id(obj: Any) -> str | None:
     if not isinstance(obj, dict):
         return None
@@ -315,7 +301,7 @@ class _Reader:
     def __init__(self, ctx: ReadContext) -> None:
         self.ctx = ctx
         self.base = os.path.basename(ctx.file) or ctx.file
-        self.open: OrderedDict[int, _State] = OrderedDict()  # least recently continued first
+        self.open: OpenTraces[_State] = OpenTraces(_MAX_OPEN)
         self.index: dict[tuple[str, str], _State] = {}  # ("resp"|"conv"|"item", id) -> state
         self.items_state: _State | None = None  # the file-level trace of one item per line
         self.used_ids: dict[str, int] = {}
@@ -394,7 +380,7 @@ class _Reader:
             state = self.find(prev, conv, items)
         if state is None:
             own = conv or rid
-            state = _State(self.new_trace(self.unique_id(own) if own else None, line, "responses", number))
+            state = _State(self.new_trace(thread_trace_id(self.used_ids, own) if own else None, line, "responses", number))
             yield from self.add_state(state)
         self.touch(state, line)
         if conv is not None:
@@ -404,7 +390,7 @@ class _Reader:
             self.read_items(state, items, line, skip_known=True, users=not replacing)
             self.flush(state)
         if response is None:
-            error = _error_text(record.get("error"))
+            error = error_text(record.get("error"))
             if error is None:
                 self.ctx.warn(line, f"trace {state.trace.id}: record without a response object")
             else:
@@ -451,7 +437,7 @@ class _Reader:
             state.responses[rid] = (status, rounds)
             self.remember(state, "resp", rid)
         if status in ("failed", "cancelled"):
-            state.error = _error_text(response.get("error")) or f"response {status}"
+            state.error = error_text(response.get("error")) or f"response {status}"
         elif status != "queued":
             state.error = None
         if state.trace.metadata.get("response_metadata") is None and isinstance(response.get("metadata"), dict) and response["metadata"]:
@@ -620,11 +606,6 @@ class _Reader:
         trace.metadata["shape"] = shape
         return trace
 
-    def unique_id(self, wanted: str) -> str:
-        seen = self.used_ids.get(wanted, 0) + 1
-        self.used_ids[wanted] = seen
-        return wanted if seen == 1 else f"{wanted}#{seen}"
-
     def find(self, prev: str | None, conv: str | None, items: list | None) -> _State | None:
         if prev is not None and ("resp", prev) in self.index:
             return self.index[("resp", prev)]
@@ -640,19 +621,17 @@ class _Reader:
 
     def remember(self, state: _State, space: str, key: str) -> None:
         # Only chainable traces are indexed: item-list traces take no responses.
-        if id(state) in self.open and (space, key) not in self.index:
+        if state in self.open and (space, key) not in self.index:
             self.index[(space, key)] = state
             state.keys.append((space, key))
 
     def add_state(self, state: _State) -> Iterator[Trace]:
-        self.open[id(state)] = state
-        while len(self.open) > _MAX_OPEN:
-            _, oldest = self.open.popitem(last=False)
-            yield self.retire(oldest)
+        for pushed_out in self.open.add(state):
+            yield self.retire(pushed_out)
 
     def touch(self, state: _State, line: int) -> None:
-        if id(state) in self.open:
-            self.open.move_to_end(id(state))
+        if state in self.open:
+            self.open.touch(state)
         state.trace.end_line = line
 
     def retire(self, state: _State) -> Trace:
@@ -670,12 +649,10 @@ class _Reader:
         return finish_trace(trace, self.ctx.diagnostics)
 
     def close(self) -> Iterator[Trace]:
-        states = list(self.open.values())
+        states = self.open.drain()
         if self.items_state is not None:
             states.append(self.items_state)
-        self.open.clear()
-        states.sort(key=lambda s: s.trace.line or 0)
-        for state in states:
+        for state in in_file_order(states, lambda s: s.trace):
             yield self.retire(state)
 
 
@@ -713,24 +690,14 @@ def _finish_reason(status: str | None, response: dict, last: Round) -> str | Non
 
 
 def _times(record: dict, response: dict, warn: Warn) -> tuple[float | None, float | None]:
-    def time_of(obj: dict, *keys: str) -> float | None:
-        key = next((k for k in keys if obj.get(k) is not None), None)
-        return None if key is None else parse_time(obj[key], warn, key)
-
-    started = time_of(response, "created_at")
+    started = time_of(response, warn, "created_at")
     if started is None:
-        started = time_of(record, "started_at", "start_time", "startTime")
-    ended = time_of(response, "completed_at")
+        started = time_of(record, warn, "started_at", "start_time", "startTime")
+    ended = time_of(response, warn, "completed_at")
     if ended is None and record is not response:
         # A logger writes its line once the response is in: its timestamp is the end.
-        ended = time_of(record, "ended_at", "end_time", "endTime", "timestamp")
-    latency = record.get("latency_ms", record.get("duration_ms"))
-    if isinstance(latency, (int, float)) and not isinstance(latency, bool) and latency >= 0:
-        if ended is None and started is not None:
-            ended = shift_time(started, latency / 1000.0)
-        elif started is None and ended is not None:
-            started = shift_time(ended, -latency / 1000.0)
-    return started, ended
+        ended = time_of(record, warn, "ended_at", "end_time", "endTime", "timestamp")
+    return with_latency(started, ended, record.get("latency_ms", record.get("duration_ms")))
 
 
 def _hosted_call(item: dict, line: int) -> ToolCall:
@@ -772,7 +739,7 @@ def _hosted_call(item: dict, line: int) -> ToolCall:
     elif kind == "mcp_call":
         name = as_str(item.get("name")) or "mcp"
         arguments = item.get("arguments")
-        error = _error_text(item.get("error"))
+        error = error_text(item.get("error"))
         if error is not None:
             text, is_error = error, True
         else:
