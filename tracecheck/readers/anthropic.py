@@ -90,7 +90,7 @@ from ..model import Round, ToolCall, ToolResult, Trace, Usage
 from ..input.sources import Record
 from .chat_messages import is_bare_messages
 from .request_log import OpenTraces, continued_trace, error_text, explicit_id, in_file_order, thread_trace_id, time_of, with_latency
-from .contract import ReadContext, first_item, read_with_reader
+from .contract import ReadContext, array_elements, element_note, first_item, read_with_reader
 from .common import (
     Counts,
     Warn,
@@ -564,18 +564,15 @@ class _Reader:
         return finish_trace(conversation.trace, diagnostics or self.ctx.diagnostics)
 
     def record(self, value: Any, line: int) -> Iterator[Trace]:
-        if isinstance(value, list):
-            if value and all(isinstance(v, dict) and v.get("role") in ("user", "assistant") and not _is_response(v) for v in value):
-                yield from self.end_bare()
-                yield self.conversation({}, value, line, None)  # a dumped messages list
-                return
-            for index, item in enumerate(value):
-                yield from self.item(item, line, index)
-        else:
-            yield from self.item(value, line, None)
+        if isinstance(value, list) and value and all(isinstance(v, dict) and v.get("role") in ("user", "assistant") and not _is_response(v) for v in value):
+            yield from self.end_bare()
+            yield self.conversation({}, value, line, None)  # a dumped messages list
+            return
+        for item, index in array_elements(value):
+            yield from self.item(item, line, index)
 
     def item(self, value: Any, line: int, index: int | None) -> Iterator[Trace]:
-        where = "" if index is None else f" (array element {index})"
+        where = element_note(index)
         if index is None and isinstance(value, dict) and value.get("role") in ("user", "assistant", "system") and "content" in value and not _is_response(value) and not _ENVELOPE.intersection(value):
             self.message_line(value, line)
             return

@@ -169,6 +169,23 @@ def ai_calls(fields: dict) -> list[ToolCall]:
     return calls
 
 
+def chat_usage(value: Any, warn: Warn | None = None, path: str = "usage"):
+    """Chat-completion usage (OpenAI, LiteLLM), with the input/output spelling some
+    servers use as a fallback."""
+    if not isinstance(value, dict):
+        return None
+    counts = Counts(value, warn, path)
+    cached = counts.within("prompt_tokens_details", "input_tokens_details").get("cached_tokens")
+    if cached is None:
+        cached = counts.get("cache_read_input_tokens")  # Anthropic through LiteLLM
+    return make_usage(
+        counts.get("prompt_tokens", "input_tokens"),
+        counts.get("completion_tokens", "output_tokens"),
+        cached,
+        counts.within("completion_tokens_details", "output_tokens_details").get("reasoning_tokens"),
+    )
+
+
 # --- user messages in resent histories ------------------------------------------------------
 
 class NewUserMessages:

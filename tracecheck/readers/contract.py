@@ -38,6 +38,19 @@ def first_item(value: Any) -> Any:
     return value
 
 
+def array_elements(value: Any) -> list[tuple[Any, int | None]]:
+    """The items a record holds, each with its index: the elements of a JSON array, else
+    the record itself (index None)."""
+    if isinstance(value, list):
+        return [(item, index) for index, item in enumerate(value)]
+    return [(value, None)]
+
+
+def element_note(index: int | None) -> str:
+    """What a warning appends to say which array element it is about."""
+    return "" if index is None else f" (array element {index})"
+
+
 class FormatModule(Protocol):
     """What the registry needs from a format's module (a module satisfies it)."""
 

@@ -257,10 +257,8 @@ class _Attachments:
 def _visible_text(content: Any, att: _Attachments) -> str:
     """The text parts of a message's content; reasoning and media are not visible text."""
     content = att.text(content)
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
+    if content is None or isinstance(content, str):
+        return content or ""
     if isinstance(content, list):
         parts = []
         for part in content:

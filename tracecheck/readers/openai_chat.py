@@ -67,11 +67,10 @@ from typing import Any
 
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
-from .chat_messages import is_bare_messages
 from .request_log import OpenTraces, continued_trace, error_text, explicit_id, in_file_order, thread_trace_id, time_of, with_latency
-from .contract import ReadContext, first_item, read_with_reader
+from .chat_messages import chat_usage, is_bare_messages
+from .contract import ReadContext, array_elements, element_note, first_item, read_with_reader
 from .common import (
-    Counts,
     Warn,
     as_int,
     as_str,
@@ -81,7 +80,6 @@ from .common import (
     dump_json,
     finish_trace,
     make_trace,
-    make_usage,
     new_call,
     parse_arguments,
     parse_time,
@@ -120,22 +118,6 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
 
 
 # --- small value helpers -------------------------------------------------------------
-
-
-def _usage(value: Any, warn: Warn | None = None):
-    """Chat-completion usage (or the input/output spelling some servers use) -> Usage | None."""
-    if not isinstance(value, dict):
-        return None
-    counts = Counts(value, warn)
-    cached = counts.within("prompt_tokens_details", "input_tokens_details").get("cached_tokens")
-    if cached is None:
-        cached = counts.get("cache_read_input_tokens")  # Anthropic through LiteLLM
-    return make_usage(
-        counts.get("prompt_tokens", "input_tokens"),
-        counts.get("completion_tokens", "output_tokens"),
-        cached,
-        counts.within("completion_tokens_details", "output_tokens_details").get("reasoning_tokens"),
-    )
 
 
 def _message_time(msg: dict, warn: Warn | None = None) -> float | None:
@@ -217,7 +199,7 @@ def _first_choice(body: Any) -> tuple[dict | None, dict]:
 
 
 def _apply_response(rnd: Round, body: dict, choice: dict, warn: Warn, fallback_model: Any = None) -> None:
-    usage = _usage(body.get("usage"), warn)
+    usage = chat_usage(body.get("usage"), warn)
     if usage is not None:
         rnd.usage = usage
     rnd.id = as_str(body.get("id")) or rnd.id
@@ -286,7 +268,7 @@ class _Conversation:
         rnd = Round(
             index=len(self.trace.rounds) + 1,
             text=text,
-            usage=_usage(msg.get("usage"), warn),
+            usage=chat_usage(msg.get("usage"), warn),
             ended_at=_message_time(msg, warn),
             finish_reason=as_str(msg.get("finish_reason")),
             line=line,
@@ -416,18 +398,15 @@ class _Reader:
         return finish_trace(trace, self.ctx.diagnostics)
 
     def record(self, value: Any, line: int) -> Iterator[Trace]:
-        if isinstance(value, list):
-            if value and all(_is_bare_message(item) for item in value):
-                # A dumped ``messages`` list: one conversation (read only with --input-format).
-                yield self.conversation({}, value, line, None)
-                return
-            for index, item in enumerate(value):
-                yield from self.item(item, line, index)
+        if isinstance(value, list) and value and all(_is_bare_message(item) for item in value):
+            # A dumped ``messages`` list: one conversation (read only with --input-format).
+            yield self.conversation({}, value, line, None)
         else:
-            yield from self.item(value, line, None)
+            for item, index in array_elements(value):
+                yield from self.item(item, line, index)
 
     def item(self, value: Any, line: int, index: int | None) -> Iterator[Trace]:
-        where = "" if index is None else f" (array element {index})"
+        where = element_note(index)
         if not isinstance(value, dict):
             self.ctx.warn(line, NO_SHAPE + where)
             return

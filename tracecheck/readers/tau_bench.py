@@ -75,15 +75,14 @@ import orjson
 
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..input.sources import Record
+from .chat_messages import chat_usage
 from .contract import ReadContext, first_item, read_each
 from .common import (
-    Counts,
     Warn,
     brief,
     content_text,
     failure,
     finish_trace,
-    make_usage,
     new_call,
     parse_time,
     scalar_text,
@@ -172,22 +171,6 @@ def _outcome(trace: Trace, reward: Any) -> None:
     trace.labels["outcome"] = "success" if reward >= SUCCESS_MIN_REWARD else "failure"
 
 
-def _usage(value: Any, warn: Warn | None = None, path: str = "usage"):
-    """OpenAI-style usage (LiteLLM), with the input/output spelling as a fallback."""
-    if not isinstance(value, dict):
-        return None
-    counts = Counts(value, warn, path)
-    cached = counts.within("prompt_tokens_details", "input_tokens_details").get("cached_tokens")
-    if cached is None:
-        cached = counts.get("cache_read_input_tokens")
-    return make_usage(
-        counts.get("prompt_tokens", "input_tokens"),
-        counts.get("completion_tokens", "output_tokens"),
-        cached,
-        counts.within("completion_tokens_details", "output_tokens_details").get("reasoning_tokens"),
-    )
-
-
 class _Run:
     """Turns one message list into rounds, calls and results."""
 
@@ -259,7 +242,7 @@ class _Run:
             return
         warn = self.warner(number)
         raw = msg.get("raw_data") if isinstance(msg.get("raw_data"), dict) else {}
-        usage = _usage(raw.get("usage"), warn, "raw_data.usage") or _usage(msg.get("usage"), warn)
+        usage = chat_usage(raw.get("usage"), warn, "raw_data.usage") or chat_usage(msg.get("usage"), warn)
         ended = parse_time(msg.get("timestamp"), warn, "timestamp")
         started = None
         seconds = msg.get("generation_time_seconds")
