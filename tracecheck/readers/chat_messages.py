@@ -169,6 +169,9 @@ def ai_calls(fields: dict) -> list[ToolCall]:
     return calls
 
 
+# --- OpenAI chat completions ---------------------------------------------------------------
+
+
 def chat_usage(value: Any, warn: Warn | None = None, path: str = "usage"):
     """Chat-completion usage (OpenAI, LiteLLM), with the input/output spelling some
     servers use as a fallback."""
@@ -187,6 +190,7 @@ def chat_usage(value: Any, warn: Warn | None = None, path: str = "usage"):
 
 
 # --- user messages in resent histories ------------------------------------------------------
+
 
 class NewUserMessages:
     """The user messages a model call's input adds, for formats whose every model call

@@ -491,8 +491,3 @@ __all__ = [
     "shift_time",
     "visible_text",
 ]
-
-
-# --- request/response logs that resend the history -------------------------------------------
-
-

@@ -497,12 +497,6 @@ def _tool_input(run: dict) -> Any:
     return inputs
 
 
-# --- user messages in resent histories ------------------------------------------------------
-
-
-# --- pairing tool runs with calls ----------------------------------------------------------
-
-
 # --- building traces ---------------------------------------------------------------------
 
 
