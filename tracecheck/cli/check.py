@@ -114,7 +114,7 @@ def check(
     from ..input.diagnostics import Diagnostics, TracecheckError
     from .report_files import format_of_file
 
-    FORMATS = CHECK.names
+    formats = CHECK.names
 
     if output_format and output_format_alias and output_format != output_format_alias:
         raise TracecheckError(f"--format {output_format.value} and --output-format {output_format_alias.value} disagree; give one")
@@ -127,7 +127,7 @@ def check(
     targets = []
     for spec in output or ():
         name, sep, path = spec.partition(":")
-        if sep and name in FORMATS:
+        if sep and name in formats:
             if not path:
                 raise TracecheckError(f"-o {spec}: no file name after the format")
             targets.append((format_of_file("check", path, CHECK.files, name, named=f"the '{name}:' before it"), path))
@@ -135,7 +135,7 @@ def check(
         if sep and name.isalpha() and len(name) > 1:
             from ..config import did_you_mean
 
-            raise TracecheckError(f"-o {spec}: unknown format {name!r}{did_you_mean(name, FORMATS)}; choose one of: {', '.join(FORMATS)}")
+            raise TracecheckError(f"-o {spec}: unknown format {name!r}{did_you_mean(name, formats)}; choose one of: {', '.join(formats)}")
         chosen = format_of_file("check", spec, CHECK.files)
         if chosen is None:
             raise TracecheckError(f"-o {spec}: cannot tell the format from the file name; write FORMAT:{spec}")

@@ -67,25 +67,25 @@ class CheckOutcome:
         return self.result.exit_code
 
 
-def evaluate(request, diagnostics: Diagnostics, exclude: Sequence[str | Path] = ()):
-    """The check result of ``request``'s traces; ``exclude``: files that are check's own
-    (a baseline being written)."""
+def evaluate(request: CheckRequest, diagnostics: Diagnostics, exclude: Sequence[str | Path] = ()):
+    """The check result (``engine.check.CheckResult``) of ``request``'s traces; ``exclude``:
+    files that are check's own (a baseline being written)."""
     from ..engine.check import run_check
     from ..input.sources import expand_paths
 
     return run_check(
-        expand_paths(request.paths, diagnostics, getattr(request, "skip", ())),
+        expand_paths(request.paths, diagnostics, request.skip),
         request.settings,
         input_format=request.input_format,
         labels=request.labels,
-        baseline=getattr(request, "baseline", None),
-        fail_on=getattr(request, "fail_on", "new"),
+        baseline=request.baseline,
+        fail_on=request.fail_on,
         max_wasted_rounds=request.max_wasted_rounds,
         max_wasted_tokens=request.max_wasted_tokens,
         diagnostics=diagnostics,
         exclude=[str(p) for p in exclude],
         jobs=request.jobs,
-        selection=getattr(request, "selection", None),
+        selection=request.selection,
     )
 
 
@@ -143,6 +143,13 @@ class BaselineRequest:
     jobs: int = 1
     known: Any = None
 
+    def as_check(self) -> CheckRequest:
+        """The check whose findings the baseline records: every trace, new findings only."""
+        return CheckRequest(
+            self.paths, self.settings, input_format=self.input_format, labels=self.labels, max_wasted_rounds=self.max_wasted_rounds,
+            max_wasted_tokens=self.max_wasted_tokens, jobs=self.jobs,
+        )
+
 
 def _trace_inputs(paths, exclude):
     """The trace files below ``paths``, without the baseline file itself."""
@@ -161,7 +168,7 @@ def baseline_write(request: BaselineRequest, *, diagnostics: Diagnostics | None 
     output = Path(request.file)
     previous = request.known if request.known is not None else (load_baseline(output) if output.exists() else None)
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
-    result = evaluate(request, diagnostics, [output])
+    result = evaluate(request.as_check(), diagnostics, [output])
     if on_read is not None:
         on_read(result.traces)
     return BASELINE.writer("json")(output, result, previous, _trace_inputs(request.paths, [output]))
@@ -176,7 +183,7 @@ def baseline_prune(request: BaselineRequest, *, diagnostics: Diagnostics | None 
     baseline = request.file
     known = request.known if request.known is not None else load_baseline(baseline)
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
-    result = evaluate(request, diagnostics, [baseline])
+    result = evaluate(request.as_check(), diagnostics, [baseline])
     known.warn_unread(result.traces_read, diagnostics)  # kept, never pruned: say why
     if on_read is not None:
         on_read(result.traces)
