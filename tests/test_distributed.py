@@ -111,6 +111,22 @@ def test_labels_are_applied_and_warned_about_across_files(cli, client, tmp_path)
     assert written == expected.stdout_bytes
 
 
+def test_a_selection_replays_only_its_traces_and_counts_the_rest(cli, client, tmp_path):
+    """``-k`` on the cluster: the request's selection leaves the same traces out, and the
+    terminal report counts them as deselected, as the CLI's does."""
+    from tracecheck.config import load_settings
+    from tracecheck.input.output_files import open_output
+    from tracecheck.input.selection import parse_selection
+
+    target = tmp_path / "cli.txt"
+    assert cli_report(cli, [SAMPLES], "-k", "weather or pagination", "-o", str(target))[0].exit_code == 0
+    request = ReplayRequest([str(SAMPLES)], load_settings(), selection=parse_selection("weather or pagination"))
+    with open_output(str(tmp_path / "dask.txt")) as out:  # a terminal report's text layer closes what it wraps
+        traces = replay_on_dask(request, out, client=client, files_per_partition=4)
+    assert 0 < traces < len(list(SAMPLES.glob("*.jsonl")))
+    assert (tmp_path / "dask.txt").read_bytes() == target.read_bytes() and b"deselected" in target.read_bytes()
+
+
 def test_no_traces_writes_nothing_with_the_clis_warnings(cli, client, tmp_path):
     (tmp_path / "junk.jsonl").write_text('{"what": 1}\n', encoding="utf-8")
     expected, warnings = cli_report(cli, [tmp_path], "--format", "json")
@@ -135,7 +151,7 @@ def test_standard_input_is_refused(client):
 
 
 def test_importing_tracecheck_does_not_import_dask():
-    code = "import sys, tracecheck, tracecheck.cli.main, tracecheck.reports.replay_report; print([m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')])"
+    code = "import sys, tracecheck, tracecheck.cli.main, tracecheck.commands; print([m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')])"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
 
 
