@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from tracecheck.config import load_settings
-from tracecheck.reports.replay_report import write_replay_report
+from tracecheck.commands import ReplayRequest, replay
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_traces"
 
@@ -43,7 +43,7 @@ def _timed(run) -> tuple[float, bytes]:
 def measure(copies: int = 20, workers: int | None = None) -> dict[str, float | int | bool]:
     from distributed import Client, LocalCluster
 
-    from tracecheck.distributed import write_replay_report_dask
+    from tracecheck.integrations.dask import replay_on_dask
 
     workers = workers or os.cpu_count() or 1
     settings = load_settings()
@@ -51,13 +51,13 @@ def measure(copies: int = 20, workers: int | None = None) -> dict[str, float | i
         folder = Path(tmp)
         size = make_input(folder, copies)
         paths = [str(folder)]
-        plain, expected = _timed(lambda out: write_replay_report(paths, settings, out, format="json"))
+        plain, expected = _timed(lambda out: replay(ReplayRequest(paths, settings, format="json"), out))
         start = time.perf_counter()
         with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster, Client(cluster) as client:
             startup = time.perf_counter() - start
             # Workers import tracecheck on their first task: warm them up on one copy, untimed.
-            write_replay_report_dask([str(folder / "copy000")], settings, io.BytesIO(), format="json", client=client)
-            dask, written = _timed(lambda out: write_replay_report_dask(paths, settings, out, format="json", client=client))
+            replay_on_dask(ReplayRequest([str(folder / "copy000")], settings, format="json"), io.BytesIO(), client=client)
+            dask, written = _timed(lambda out: replay_on_dask(ReplayRequest(paths, settings, format="json"), out, client=client))
     return {
         "copies": copies,
         "megabytes": size / 1e6,

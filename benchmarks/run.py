@@ -8,7 +8,7 @@ from benchmarks/corpus.py (same seed, same bytes). Every tracecheck run is a sep
 process started the way a user starts it; times are the best of a few repeats; peak
 memory is the child's own ``ru_maxrss`` (``os.wait4``). Figures only: nothing here
 asserts, a target is reported as met or not met. Features that other work adds
-(``replay --jobs``, ``tracecheck.distributed``, a rapidfuzz metric for P003) are detected
+(``replay --jobs``, ``tracecheck.integrations.dask``, a rapidfuzz metric for P003) are detected
 at run time and reported as "not available" when absent.
 """
 
@@ -115,11 +115,11 @@ def time_replay(argv: list[str]) -> None:
     if mode == "show":
         from rich.console import Console
 
-        from tracecheck.reports.timeline import show_traces
+        from tracecheck.commands import ShowRequest, show
 
         def once() -> None:
             with open(os.devnull, "w", encoding="utf-8") as sink:
-                show_traces([file], Console(file=sink, highlight=False, soft_wrap=True), settings=settings)
+                show(ShowRequest([file], settings=settings), console=Console(file=sink, highlight=False, soft_wrap=True))
     else:
         from tracecheck.engine.batch import replay_stream
 
@@ -448,19 +448,19 @@ def p003(b: Bench, quick: bool, seed: int) -> None:
 
 
 def distributed(b: Bench, corpus: Path, json_seconds: float | None, timeout: float) -> None:
-    name = "distributed replay (tracecheck.distributed, local cluster)"
-    if importlib.util.find_spec("tracecheck.distributed") is None:
-        b.add(Figure("distributed", name, "not available", "", None, "reported", None, "no tracecheck.distributed module yet"))
+    name = "distributed replay (tracecheck.integrations.dask, local cluster)"
+    if importlib.util.find_spec("tracecheck.integrations.dask") is None:
+        b.add(Figure("distributed", name, "not available", "", None, "reported", None, "no tracecheck.integrations.dask module yet"))
         return
     floor = f"replay json {json_seconds:.3f} s" if json_seconds else ""
     out = b.tmp / "distributed.json"
     # A local cluster of two worker processes (its start-up is part of the figure).
     code = (
         "import sys; from distributed import Client, LocalCluster; "
-        "from tracecheck.config import load_settings; from tracecheck.distributed import write_replay_report_dask\n"
+        "from tracecheck.commands import ReplayRequest; from tracecheck.config import load_settings; from tracecheck.integrations.dask import replay_on_dask\n"
         "if __name__ == '__main__':\n"
         "    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True) as cluster, Client(cluster) as client:\n"
-        "        write_replay_report_dask([sys.argv[1]], load_settings(), sys.stdout.buffer, format='json', client=client)\n"
+        "        replay_on_dask(ReplayRequest([sys.argv[1]], load_settings(), format='json'), sys.stdout.buffer, client=client)\n"
     )
     argv = [sys.executable, "-c", code, str(corpus)]
     m = run_once(b.cmd(argv), out, timeout)

@@ -20,7 +20,7 @@ from pathlib import Path
 from tracecheck.config import load_settings
 from tracecheck.engine.grid import expand, parse_dimension
 from tracecheck.engine.sweep import load_all, sweep
-from tracecheck.reports.replay_report import write_replay_report
+from tracecheck.commands import ReplayRequest, replay
 from tracecheck.text.tokenizers import get_tokenizer
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_traces"
@@ -42,7 +42,7 @@ def main() -> None:
         settings = load_settings()
 
         started = time.perf_counter()
-        traces_replayed = write_replay_report([folder], settings, io.BytesIO(), format="json")
+        traces_replayed = replay(ReplayRequest([folder], settings, format="json"), io.BytesIO())
         one_replay = time.perf_counter() - started
 
         started = time.perf_counter()

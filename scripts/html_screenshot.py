@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 from tracecheck.config import load_settings
-from tracecheck.reports.replay_report import write_replay_report
+from tracecheck.commands import ReplayRequest, replay
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = ROOT / "docs" / "html-report.png"
@@ -32,7 +32,7 @@ def main(argv: list[str]) -> int:
         page_file = Path(folder) / "report.html"
         with open(page_file, "wb") as out:
             # Relative names, as a user in the repository would see them.
-            write_replay_report(["sample_traces/"], load_settings(), out, format="html")
+            replay(ReplayRequest(["sample_traces/"], load_settings(), format="html"), out)
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
             page = browser.new_page(viewport={"width": 1280, "height": 900})

@@ -370,7 +370,7 @@ def test_progress_moves_through_one_large_file(tmp_path):
     import io
 
     from tracecheck.config import load_settings
-    from tracecheck.reports.replay_report import write_replay_report
+    from tracecheck.commands import ReplayRequest, replay
     from conftest import SAMPLES
 
     events = [json.loads(line) for line in (SAMPLES / "seed000_weather_loop.jsonl").read_text(encoding="utf-8").splitlines() if line.strip()]
@@ -380,7 +380,7 @@ def test_progress_moves_through_one_large_file(tmp_path):
             for event in events:
                 handle.write(json.dumps({**event, "trace": f"run-{k}"}, ensure_ascii=False) + "\n")
     seen = []
-    traces = write_replay_report([str(big)], load_settings(), io.BytesIO(), format="json", on_progress=lambda *a: seen.append(a))
+    traces = replay(ReplayRequest([str(big)], load_settings(), format="json"), io.BytesIO(), on_progress=lambda *a: seen.append(a))
     size = big.stat().st_size
     assert traces == 60
     assert all(total == size for _, total, _ in seen)

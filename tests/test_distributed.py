@@ -1,4 +1,4 @@
-"""``tracecheck.distributed``: the replay report on a Dask cluster (here a local one of
+"""``tracecheck.integrations.dask``: the replay report on a Dask cluster (here a local one of
 two worker processes) is the report ``tracecheck replay`` writes, byte for byte."""
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ pytest.importorskip("dask")
 pytest.importorskip("distributed")
 
 from tracecheck.cli.app import preset_settings, tokenizer_list  # noqa: E402
-from tracecheck.distributed import write_replay_report_dask  # noqa: E402
+from tracecheck.commands import ReplayRequest  # noqa: E402
+from tracecheck.integrations.dask import replay_on_dask  # noqa: E402
 from tracecheck.input.diagnostics import Diagnostics, TracecheckError  # noqa: E402
 
 CORPUS = ROOT / "tests" / "corpus"
@@ -37,14 +38,13 @@ def client():
         yield client
 
 
-def dask_report(paths, *, client, format="json", preset=None, tokenizer=None, **options):
+def dask_report(paths, *, client, format="json", preset=None, tokenizer=None, files_per_partition=None, **options):
     """The report and warnings of the Dask replay, with the CLI's settings for these options."""
     names = tokenizer_list(tokenizer)
     settings, presets = preset_settings(None, None, None, None, names, preset)
     out, diagnostics = io.BytesIO(), Diagnostics()
-    traces = write_replay_report_dask(
-        [str(p) for p in paths], settings, out, format=format, tokenizers=names, presets=presets, diagnostics=diagnostics, client=client, **options
-    )
+    request = ReplayRequest([str(p) for p in paths], settings, format=format, tokenizers=names, presets=presets, **options)
+    traces = replay_on_dask(request, out, diagnostics=diagnostics, client=client, files_per_partition=files_per_partition)
     return traces, out.getvalue(), [str(d) for d in diagnostics]
 
 
@@ -68,10 +68,10 @@ def test_the_terminal_report_to_a_file_is_the_clis(cli, client, tmp_path):
     target = tmp_path / "report.txt"
     assert cli("replay", "--format", "terminal", "-o", str(target), *INPUTS).exit_code == 0
     from tracecheck.config import load_settings
-    from tracecheck.output import open_output
+    from tracecheck.input.output_files import open_output
 
     with open_output(str(tmp_path / "dask.txt")) as out:  # as the CLI writes -o FILE
-        write_replay_report_dask(INPUTS, load_settings(), out, format="terminal", client=client, files_per_partition=2)
+        replay_on_dask(ReplayRequest(INPUTS, load_settings(), format="terminal"), out, client=client, files_per_partition=2)
     assert (tmp_path / "dask.txt").read_bytes() == target.read_bytes()
 
 
@@ -111,6 +111,22 @@ def test_labels_are_applied_and_warned_about_across_files(cli, client, tmp_path)
     assert written == expected.stdout_bytes
 
 
+def test_a_selection_replays_only_its_traces_and_counts_the_rest(cli, client, tmp_path):
+    """``-k`` on the cluster: the request's selection leaves the same traces out, and the
+    terminal report counts them as deselected, as the CLI's does."""
+    from tracecheck.config import load_settings
+    from tracecheck.input.output_files import open_output
+    from tracecheck.input.selection import parse_selection
+
+    target = tmp_path / "cli.txt"
+    assert cli_report(cli, [SAMPLES], "-k", "weather or pagination", "-o", str(target))[0].exit_code == 0
+    request = ReplayRequest([str(SAMPLES)], load_settings(), selection=parse_selection("weather or pagination"))
+    with open_output(str(tmp_path / "dask.txt")) as out:  # a terminal report's text layer closes what it wraps
+        traces = replay_on_dask(request, out, client=client, files_per_partition=4)
+    assert 0 < traces < len(list(SAMPLES.glob("*.jsonl")))
+    assert (tmp_path / "dask.txt").read_bytes() == target.read_bytes() and b"deselected" in target.read_bytes()
+
+
 def test_no_traces_writes_nothing_with_the_clis_warnings(cli, client, tmp_path):
     (tmp_path / "junk.jsonl").write_text('{"what": 1}\n', encoding="utf-8")
     expected, warnings = cli_report(cli, [tmp_path], "--format", "json")
@@ -135,7 +151,7 @@ def test_standard_input_is_refused(client):
 
 
 def test_importing_tracecheck_does_not_import_dask():
-    code = "import sys, tracecheck, tracecheck.cli.main, tracecheck.reports.replay_report; print([m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')])"
+    code = "import sys, tracecheck, tracecheck.cli.main, tracecheck.commands; print([m for m in sys.modules if m.split('.')[0] in ('dask', 'distributed')])"
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip() == "[]"
 
 

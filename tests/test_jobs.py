@@ -18,7 +18,7 @@ from tracecheck.engine import jobs as jobs_module
 from tracecheck.input.diagnostics import TracecheckError
 from tracecheck.engine.batch import replay_stream
 from tracecheck.reports.data import item_data
-from tracecheck.reports.replay_report import write_replay_report
+from tracecheck.commands import ReplayRequest, replay
 
 from conftest import SAMPLES
 
@@ -85,9 +85,9 @@ def test_labels_are_matched_and_warned_about_as_in_one_process(cli, folder, tmp_
     assert "went to traces in" in one[2] and "no-such-trace" in one[2]
 
 
-def _report(paths, jobs: int, **kwargs) -> bytes:
+def _report(paths, jobs: int, on_file=None) -> bytes:
     out = io.BytesIO()
-    write_replay_report([str(p) for p in paths], load_settings(), out, format="json", jobs=jobs, **kwargs)
+    replay(ReplayRequest([str(p) for p in paths], load_settings(), format="json", jobs=jobs), out, on_file=on_file)
     return out.getvalue()
 
 

@@ -112,3 +112,18 @@ def test_the_replay_example_is_what_replay_prints_at_80_columns(cli, monkeypatch
     from rich.cells import cell_len
 
     assert max(cell_len(line) for line in shown.splitlines()) <= 80
+
+
+def test_the_python_example_writes_what_replay_prints(cli, capsys, monkeypatch):
+    """The "From Python" snippet runs as written and its request writes the bytes of
+    ``tracecheck replay --format json``."""
+    from conftest import ROOT
+
+    section = readme().split("### From Python\n", 1)[1].split("\n### ", 1)[0]
+    (block,) = re.findall(r"```python\n(.*?)```", section, re.S)
+    monkeypatch.chdir(ROOT)
+    namespace = {"__name__": "readme_example"}
+    exec(compile(block, "README.md", "exec"), namespace)
+    expected = cli("replay", "--format", "json", "sample_traces/").stdout_bytes
+    assert namespace["out"].getvalue() == expected
+    assert capsys.readouterr().out == f"{namespace['traces']} traces replayed; {len(expected)} bytes of JSON report\n"

@@ -469,7 +469,7 @@ def write_winning_config(path: Path, table: Mapping[str, Any], inputs=()) -> Non
 
     import tomlkit
 
-    from .output import check_not_an_input
+    from .input.output_files import check_not_an_input
 
     path = Path(path)
     check_not_an_input(str(path), inputs)

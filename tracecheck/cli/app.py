@@ -331,7 +331,7 @@ def stdout_console():
     """The console for human reports on standard output; write errors name it."""
     from rich.console import Console
 
-    from ..output import CheckedText
+    from ..input.output_files import CheckedText
 
     return Console(file=CheckedText(sys.stdout), highlight=False, soft_wrap=True)
 

@@ -31,18 +31,10 @@ from .app import (
     load_labels_option,
     stderr_console,
 )
-from .report_files import BASELINE_FILES, CHECK_FILES, listed_ends
+from ..reports.formats import BASELINE, CHECK
+from .report_files import listed_ends
 
-class CheckFormat(str, enum.Enum):
-    full = "full"
-    concise = "concise"
-    json = "json"
-    jsonl = "jsonl"
-    github = "github"
-    junit = "junit"
-    sarif = "sarif"
-    gitlab = "gitlab"
-    markdown = "markdown"
+CheckFormat = enum.Enum("CheckFormat", {name: name for name in CHECK.names}, type=str)
 
 
 OutputOpt = Annotated[
@@ -51,7 +43,7 @@ OutputOpt = Annotated[
         "--output",
         "-o",
         metavar="FILE",
-        help=f"Also write the report to FILE; a name ending in {listed_ends(CHECK_FILES)} says the format (.xml: JUnit), "
+        help=f"Also write the report to FILE; a name ending in {listed_ends(CHECK.files)} says the format (.xml: JUnit), "
         "FORMAT:FILE names it. Repeatable.",
     ),
 ]
@@ -63,48 +55,13 @@ MaxTokensOpt = Annotated[
 ]
 
 
-def _evaluate(
-    paths, config, select, ignore, set_, preset, input_format, labels, no_labels, baseline, fail_on, max_wasted_rounds, max_wasted_tokens, exclude=(), jobs=1,
-    selection=None, skip=(),
-):
-    """``exclude``: files that are check's own (a baseline being written); ``skip``: the
-    --exclude globs of a folder walk; ``selection``: -k."""
-    from ..engine.check import load_baseline, run_check
-    from ..input.diagnostics import Diagnostics, TracecheckError
-    from ..input.sources import expand_paths
+def _settings(config, select, ignore, set_, preset, labels, no_labels):
+    """The settings and labels file a check runs with (one preset at most)."""
+    from ..input.diagnostics import TracecheckError
 
     if preset and "," in preset:
         raise TracecheckError("check runs one preset at a time; compare presets with 'tracecheck replay --preset a,b'")
-    settings = guard_settings(config, select, ignore, set_, (), preset)
-    sidecar = load_labels_option(labels, no_labels, config)
-    known = load_baseline(baseline) if baseline is not None else None
-    diagnostics = Diagnostics()
-    result = run_check(
-        expand_paths(paths, diagnostics, skip),
-        settings,
-        input_format=input_format,
-        labels=sidecar,
-        baseline=known,
-        fail_on=fail_on,
-        max_wasted_rounds=max_wasted_rounds,
-        max_wasted_tokens=max_wasted_tokens,
-        diagnostics=diagnostics,
-        exclude=[str(p) for p in exclude],
-        jobs=job_count(jobs),
-        selection=selection,
-    )
-    return settings, result, diagnostics
-
-
-def _inputs(paths, exclude):
-    """The trace files below ``paths``, without the baseline file itself."""
-    import os
-
-    from ..input.diagnostics import Diagnostics
-    from ..input.sources import expand_paths
-
-    skip = {os.path.realpath(str(p)) for p in exclude}
-    return [s for s in expand_paths(paths, Diagnostics()) if os.path.realpath(s.name) not in skip]
+    return guard_settings(config, select, ignore, set_, (), preset), load_labels_option(labels, no_labels, config)
 
 
 @command
@@ -152,11 +109,12 @@ def check(
 ) -> None:
     """Fail (exit 1) when a trace's expectations break, the policy cuts a successful run, or an agent loops;
     exit 5 when the traces hold nothing to check (as pytest when it collects no test)."""
-    from ..input.diagnostics import TracecheckError
-    from ..input.sources import expand_paths
-    from ..output import open_output
-    from ..reports.check_report import FORMATS, check_data, render
-    from .report_files import all_inputs, format_of_file
+    from ..commands.check import CheckRequest, check as check_traces
+    from ..engine.check import load_baseline
+    from ..input.diagnostics import Diagnostics, TracecheckError
+    from .report_files import format_of_file
+
+    formats = CHECK.names
 
     if output_format and output_format_alias and output_format != output_format_alias:
         raise TracecheckError(f"--format {output_format.value} and --output-format {output_format_alias.value} disagree; give one")
@@ -169,51 +127,35 @@ def check(
     targets = []
     for spec in output or ():
         name, sep, path = spec.partition(":")
-        if sep and name in FORMATS:
+        if sep and name in formats:
             if not path:
                 raise TracecheckError(f"-o {spec}: no file name after the format")
-            targets.append((format_of_file("check", path, CHECK_FILES, name, named=f"the '{name}:' before it"), path))
+            targets.append((format_of_file("check", path, CHECK.files, name, named=f"the '{name}:' before it"), path))
             continue
         if sep and name.isalpha() and len(name) > 1:
             from ..config import did_you_mean
 
-            raise TracecheckError(f"-o {spec}: unknown format {name!r}{did_you_mean(name, FORMATS)}; choose one of: {', '.join(FORMATS)}")
-        chosen = format_of_file("check", spec, CHECK_FILES)
+            raise TracecheckError(f"-o {spec}: unknown format {name!r}{did_you_mean(name, formats)}; choose one of: {', '.join(formats)}")
+        chosen = format_of_file("check", spec, CHECK.files)
         if chosen is None:
             raise TracecheckError(f"-o {spec}: cannot tell the format from the file name; write FORMAT:{spec}")
         targets.append((chosen, spec))
     written = [path for _, path in targets]
     if len(set(written)) < len(written):
         raise TracecheckError("-o names the same file twice: " + ", ".join(sorted({p for p in written if written.count(p) > 1})))
-    settings, result, diagnostics = _evaluate(
-        paths, config, select, ignore, set_, preset, input_format, labels, no_labels, baseline, fail_on, max_wasted_rounds, max_wasted_tokens, jobs=jobs,
-        selection=selection, skip=exclude or (),
+    settings, sidecar = _settings(config, select, ignore, set_, preset, labels, no_labels)
+    request = CheckRequest(
+        paths, settings, input_format=input_format, labels=sidecar, baseline=load_baseline(baseline) if baseline is not None else None, fail_on=fail_on,
+        max_wasted_rounds=max_wasted_rounds, max_wasted_tokens=max_wasted_tokens, jobs=job_count(jobs), selection=selection, skip=exclude or (),
+        format=output_format.value, outputs=targets, quiet=quiet, statistics=statistics, allow_empty=allow_empty, github_summary=github_summary,
+        also_read=(labels, baseline, config),
     )
-    result.allow_empty = allow_empty
-    finish_input(paths, diagnostics, strict, result.traces, selection)
-    if result.unreadable:
-        # A regression trace that cannot be read checks nothing: that is no pass.
-        raise TracecheckError("no trace could be read from " + ", ".join(result.unreadable) + " (see the warnings above)")
-    data = check_data(result, settings)
-    inputs = all_inputs(expand_paths(paths, type(diagnostics)(), exclude or ()), labels, baseline, config)
-    for name, path in targets:
-        with open_output(path, inputs) as out:
-            out.write(render(name, data, settings).encode())
-    with open_output("-", inputs) as out:
-        if statistics:
-            from ..reports.check_report import write_statistics
-
-            out.write(write_statistics(data).encode())
-        else:
-            shown = {**data, "findings": [f for f in data["findings"] if f["failing"]]} if quiet else data
-            out.write(render(output_format.value, shown, settings).encode())
-    if github_summary:
-        from ..reports.check_report import append_github_summary
-
-        if append_github_summary(data) is None:
-            stderr_console().print("note: --github-summary: GITHUB_STEP_SUMMARY is not set (outside GitHub Actions): no summary written", markup=False, highlight=False)
-    if result.exit_code and not exit_zero:
-        raise typer.Exit(result.exit_code)
+    diagnostics = Diagnostics()
+    outcome = check_traces(request, diagnostics=diagnostics, on_read=lambda traces: finish_input(paths, diagnostics, strict, traces, selection))
+    if github_summary and outcome.summary is None:
+        stderr_console().print("note: --github-summary: GITHUB_STEP_SUMMARY is not set (outside GitHub Actions): no summary written", markup=False, highlight=False)
+    if outcome.exit_code and not exit_zero:
+        raise typer.Exit(outcome.exit_code)
 
 
 baseline_app = typer.Typer(help="Record known findings so that check fails only on new ones.", no_args_is_help=True, rich_markup_mode=None, cls=PlainGroup)
@@ -237,14 +179,17 @@ def write(
     jobs: JobsOpt = 1,
 ) -> None:
     """Record today's findings as known (the file's accepted findings, with their reasons, stay)."""
-    from ..engine.check import load_baseline, write_baseline
+    from ..commands.check import BaselineRequest, baseline_write
+    from ..engine.check import load_baseline
+    from ..input.diagnostics import Diagnostics
     from .report_files import format_of_file
 
-    format_of_file("baseline write", str(output), BASELINE_FILES)
+    format_of_file(BASELINE.command, str(output), BASELINE.files)
     previous = load_baseline(output) if output.exists() else None
-    _, result, diagnostics = _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, no_labels, None, "new", max_wasted_rounds, max_wasted_tokens, [output], jobs)
-    finish_input(paths, diagnostics, False, result.traces)
-    written = write_baseline(output, result, previous, _inputs(paths, [output]))
+    settings, sidecar = _settings(config, select, ignore, set_, preset, labels, no_labels)
+    request = BaselineRequest(output, paths, settings, input_format, sidecar, max_wasted_rounds, max_wasted_tokens, job_count(jobs), previous)
+    diagnostics = Diagnostics()
+    written = baseline_write(request, diagnostics=diagnostics, on_read=lambda traces: finish_input(paths, diagnostics, False, traces))
     stderr_console().print(f"wrote {len(written.findings)} finding(s) to {output}" + (f", kept {len(written.accepted)} accepted" if written.accepted else ""), markup=False, highlight=False)
 
 
@@ -265,11 +210,13 @@ def prune(
     jobs: JobsOpt = 1,
 ) -> None:
     """Remove the entries no finding matches any more; never add one."""
-    from ..engine.check import load_baseline, prune_baseline
+    from ..commands.check import BaselineRequest, baseline_prune
+    from ..engine.check import load_baseline
+    from ..input.diagnostics import Diagnostics
 
     known = load_baseline(baseline)
-    _, result, diagnostics = _evaluate(paths, config, select, ignore, set_, preset, input_format, labels, no_labels, None, "new", max_wasted_rounds, max_wasted_tokens, [baseline], jobs)
-    known.warn_unread(result.traces_read, diagnostics)  # kept, never pruned: say why
-    finish_input(paths, diagnostics, False, result.traces)
-    kept, removed = prune_baseline(baseline, result, known, _inputs(paths, [baseline]))
+    settings, sidecar = _settings(config, select, ignore, set_, preset, labels, no_labels)
+    request = BaselineRequest(baseline, paths, settings, input_format, sidecar, max_wasted_rounds, max_wasted_tokens, job_count(jobs), known)
+    diagnostics = Diagnostics()
+    kept, removed = baseline_prune(request, diagnostics=diagnostics, on_read=lambda traces: finish_input(paths, diagnostics, False, traces))
     stderr_console().print(f"{baseline}: removed {removed} fixed entr{'ies' if removed != 1 else 'y'}, kept {kept}", markup=False, highlight=False)

@@ -12,19 +12,16 @@ import enum
 from typing import Annotated, Optional
 
 from .app import ConfigOpt, ExcludeOpt, InputFormatOpt, LabelsOpt, NoLabelsOpt, PathsArg, SelectTracesOpt, StrictOpt, command, finish_input, format_option, load_labels_option, output_option, safe, stderr_console
-from .report_files import LABEL_FILES
+from ..reports.formats import LABEL
 
-
-class LabelsFormat(str, enum.Enum):
-    json = "json"
-    csv = "csv"
+LabelsFormat = enum.Enum("LabelsFormat", {name: name for name in LABEL.names}, type=str)
 
 
 @command
 def label(
     paths: PathsArg,
     format: Annotated[Optional[LabelsFormat], format_option("json", "Labels file format, csv for a spreadsheet")] = None,
-    output: Annotated[Optional[str], output_option(LABEL_FILES, "the labels file")] = None,
+    output: Annotated[Optional[str], output_option(LABEL.files, "the labels file")] = None,
     input_format: InputFormatOpt = None,
     strict: StrictOpt = False,
     labels: LabelsOpt = None,
@@ -36,33 +33,28 @@ def label(
     """Write a labels file for traces: one entry each, pre-filled with what their format
     says (outcome, labels, expectations) and what the labels file in use says, blanks left
     to fill. Use it with --labels or the config file's labels."""
+    from ..commands.label import LabelRequest, label as label_traces
     from ..input.diagnostics import Diagnostics
-    from ..input.labels import template_entries, write_template
     from ..input.sources import Source, expand_paths
-    from ..output import open_output
+    from ..input.output_files import open_output
     from ..input.selection import parse_selection
-    from ..readers.load import read_traces
 
     from .report_files import report_format
 
-    chosen = report_format("label", output, format, LABEL_FILES, "json")
+    chosen = report_format("label", output, format, LABEL.files, "json")
     selection = parse_selection(keyword)
     sidecar = load_labels_option(labels, no_labels, config)
     diagnostics = Diagnostics()
     sources = expand_paths(paths, diagnostics, exclude or ())
     target = output or "-"
     inputs = [*sources, Source(sidecar.file)] if sidecar is not None else sources
-    with open_output(target, inputs) as out:
-        traces = read_traces(sources, diagnostics, input_format)
-        labelled = map(sidecar.apply, traces) if sidecar is not None else traces
-        if selection is not None:
-            labelled = (trace for trace in labelled if selection.keep(trace, diagnostics))
-        entries = template_entries(labelled, diagnostics)
-        if sidecar is not None:
-            sidecar.finish(diagnostics)
+
+    def none_read(entries: int) -> None:
         if not entries:
             finish_input(paths, diagnostics, strict, 0, selection)  # exits before an empty output replaces anything
-        write_template(entries, out, chosen, diagnostics)
-    finish_input(paths, diagnostics, strict, len(entries), selection)
+
+    with open_output(target, inputs) as out:
+        written = label_traces(LabelRequest(sources, chosen, input_format, sidecar, selection), out, diagnostics=diagnostics, on_read=none_read)
+    finish_input(paths, diagnostics, strict, written, selection)
     if output is not None:
-        stderr_console().print(safe(f"wrote labels for {len(entries)} trace(s) to {output}"))
+        stderr_console().print(safe(f"wrote labels for {written} trace(s) to {output}"))

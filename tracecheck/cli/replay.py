@@ -35,22 +35,16 @@ from .app import (
     progress_console,
     tokenizer_list,
 )
-from .report_files import REPLAY_FILES
+from ..reports.formats import REPLAY
 
-
-class ReportFormat(str, enum.Enum):
-    terminal = "terminal"
-    json = "json"
-    jsonl = "jsonl"
-    markdown = "markdown"
-    html = "html"
+ReportFormat = enum.Enum("ReportFormat", {name: name for name in REPLAY.names}, type=str)
 
 
 @command
 def replay(
     paths: PathsArg,
     format: Annotated[Optional[ReportFormat], format_option("terminal")] = None,
-    output: Annotated[Optional[Path], output_option(REPLAY_FILES)] = None,
+    output: Annotated[Optional[Path], output_option(REPLAY.files)] = None,
     only_fires: Annotated[bool, typer.Option("--only-fires", help="List only traces where a guard fired.")] = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Terminal report: the summary only, no trace by trace.")] = False,
     statistics: Annotated[
@@ -74,15 +68,15 @@ def replay(
     jobs: JobsOpt = 1,
 ) -> None:
     """Replay traces through the guards: where each fires, what it would do, what it saves."""
+    from ..commands.replay import ReplayRequest, replay as replay_traces
     from ..input.diagnostics import Diagnostics
-    from ..output import open_output
-    from ..reports.replay_report import write_replay_report
+    from ..input.output_files import open_output
     from ..input.diagnostics import TracecheckError
     from ..input.sources import expand_paths
     from ..input.selection import parse_selection
     from .report_files import all_inputs, report_format
 
-    format = ReportFormat(report_format("replay", output, format, REPLAY_FILES, "terminal"))
+    format = ReportFormat(report_format("replay", output, format, REPLAY.files, "terminal"))
     if (quiet or statistics) and format is not ReportFormat.terminal:
         raise TracecheckError(f"{'--quiet' if quiet else '--statistics'} shortens the terminal report; -f {format.value} writes every trace")
     selection = parse_selection(keyword)
@@ -98,18 +92,15 @@ def replay(
     report_on_screen = output is None and sys.stdout.isatty()
     with open_output(str(output) if output is not None else "-", all_inputs(sources, labels, config)) as out:
         with _progress(not report_on_screen) as advance:  # cleared before anything else is said
-            traces = write_replay_report(
+            request = ReplayRequest(
                 sources,
                 settings,
-                out,
                 format=format.value,
                 to_file=output is not None,
                 only_fires=only_fires,
                 all_traces=all_traces,
                 input_format=input_format,
                 tokenizers=names,
-                diagnostics=diagnostics,
-                on_progress=advance,
                 presets=presets,
                 labels=sidecar,
                 jobs=job_count(jobs),
@@ -117,6 +108,7 @@ def replay(
                 quiet=quiet,
                 statistics=statistics,
             )
+            traces = replay_traces(request, out, diagnostics=diagnostics, on_progress=advance)
         if not traces:
             finish_input(paths, diagnostics, strict, 0, selection)  # exits before an empty output replaces anything
     finish_input(paths, diagnostics, strict, traces, selection)

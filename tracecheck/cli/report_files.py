@@ -26,25 +26,8 @@ FILE_KINDS = {
     ".txt": "text",
 }
 
-# What each command writes: a file name's end -> the formats such a file may hold (the
-# first is the one the name chooses when --format is not given).
-REPLAY_FILES = {".json": ("json",), ".jsonl": ("jsonl",), ".md": ("markdown",), ".html": ("html",), ".htm": ("html",), ".txt": ("terminal",)}
-SWEEP_FILES = {".json": ("json",), ".csv": ("csv",), ".md": ("markdown",), ".html": ("html",), ".htm": ("html",), ".txt": ("terminal",)}
-SHOW_FILES = {".json": ("json",), ".jsonl": ("jsonl",), ".txt": ("terminal",)}
-LABEL_FILES = {".json": ("json",), ".csv": ("csv",)}
-BASELINE_FILES = {".json": ("json",)}
-CHECK_FILES = {
-    ".sarif": ("sarif",),
-    ".sarif.json": ("sarif",),
-    ".xml": ("junit",),
-    ".junit.xml": ("junit",),
-    ".gitlab.json": ("gitlab",),
-    ".codequality.json": ("gitlab",),
-    ".json": ("json", "gitlab", "sarif"),  # GitLab wants gl-code-quality-report.json
-    ".jsonl": ("jsonl",),
-    ".md": ("markdown",),
-    ".txt": ("full", "concise", "github"),
-}
+# What each command writes (a file name's end -> the formats such a file may hold) is in
+# ``reports.formats``, with the formats themselves.
 
 
 def name_suffix(path: str, writes: Mapping[str, Sequence[str]]) -> str | None:

@@ -32,13 +32,9 @@ from .app import (
     output_option,
     tokenizer_list,
 )
-from .report_files import SHOW_FILES
+from ..reports.formats import SHOW
 
-
-class ShowFormat(str, enum.Enum):
-    terminal = "terminal"
-    json = "json"
-    jsonl = "jsonl"
+ShowFormat = enum.Enum("ShowFormat", {name: name for name in SHOW.names}, type=str)
 
 
 class ShowState(str, enum.Enum):
@@ -52,7 +48,7 @@ def show(
     trace: Annotated[Optional[str], typer.Option("--trace", "-t", metavar="ID", help="Show only the trace with this id.")] = None,
     guards: Annotated[bool, typer.Option("--guards/--no-guards", help="Show each guard's state and fires per round.")] = True,
     format: Annotated[Optional[ShowFormat], format_option("terminal")] = None,
-    output: Annotated[Optional[Path], output_option(SHOW_FILES)] = None,
+    output: Annotated[Optional[Path], output_option(SHOW.files)] = None,
     state: Annotated[
         ShowState, typer.Option("--state", help="changed: a guard's state where it changed or the guard fired; all: under every round.")
     ] = ShowState.changed,
@@ -75,14 +71,14 @@ def show(
 ) -> None:
     """Show traces round by round: calls, results, tokens, times, and why each guard fired or not.
     --format json writes the replay report (tracecheck schema report) with each trace's rounds."""
+    from ..commands.show import ShowRequest, show as show_traces
     from ..input.diagnostics import Diagnostics
     from ..input.selection import parse_selection
     from ..input.sources import expand_paths
-    from ..output import open_output
-    from ..reports.timeline import write_show_report
+    from ..input.output_files import open_output
     from .report_files import all_inputs, report_format
 
-    chosen = report_format("show", output, format, SHOW_FILES, "terminal")
+    chosen = report_format("show", output, format, SHOW.files, "terminal")
     if quiet and chosen != "terminal":
         raise TracecheckError(f"--quiet shortens the terminal timeline; -f {chosen} writes every round")
     selection = parse_selection(keyword)
@@ -101,11 +97,11 @@ def show(
     ids: list[str] = []
     # Every check is made before the file is renamed into place: a failed show replaces nothing.
     with open_output(str(output) if output is not None else "-", all_inputs(sources, labels, config)) as out:
-        seen, shown = write_show_report(
-            sources, out, format=chosen, to_file=output is not None, settings=settings, trace_id=trace, input_format=input_format,
-            diagnostics=diagnostics, labels=sidecar, seen_ids=ids, jobs=job_count(jobs), all_states=state is ShowState.all,
-            selection=selection, quiet=quiet,
+        request = ShowRequest(
+            sources, format=chosen, to_file=output is not None, settings=settings, trace_id=trace, input_format=input_format, labels=sidecar,
+            jobs=job_count(jobs), all_states=state is ShowState.all, selection=selection, quiet=quiet,
         )
+        seen, shown = show_traces(request, out, diagnostics=diagnostics, seen_ids=ids)
         finish_input(paths, diagnostics, strict, seen, selection)
         if trace is not None and not shown:
             from ..config import did_you_mean

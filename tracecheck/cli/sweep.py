@@ -32,15 +32,9 @@ from .app import (
     output_option,
     stderr_console,
 )
-from .report_files import SWEEP_FILES
+from ..reports.formats import SWEEP
 
-
-class SweepFormat(str, enum.Enum):
-    terminal = "terminal"
-    json = "json"
-    csv = "csv"
-    markdown = "markdown"
-    html = "html"
+SweepFormat = enum.Enum("SweepFormat", {name: name for name in SWEEP.names}, type=str)
 
 
 @command
@@ -83,7 +77,7 @@ def sweep(
     seed: Annotated[int, typer.Option("--seed", metavar="N", help="Seed of the holdout / fold split.")] = 0,
     jobs: JobsOpt = 1,
     format: Annotated[Optional[SweepFormat], format_option("terminal")] = None,
-    output: Annotated[Optional[Path], output_option(SWEEP_FILES)] = None,
+    output: Annotated[Optional[Path], output_option(SWEEP.files)] = None,
     write_config: Annotated[
         Optional[Path],
         typer.Option("--write-config", metavar="FILE", help="Write the winning settings into FILE's [tool.tracecheck] (pyproject.toml) or top level (tracecheck.toml)."),
@@ -103,18 +97,15 @@ def sweep(
     exclude: ExcludeOpt = None,
 ) -> None:
     """Replay traces under a grid of guard settings: savings against harm, the Pareto front, and the best choice."""
-    from ..engine.grid import combinations, merge, parse_dimension, preset_dimension, expand
-    from ..engine.sweep import OBJECTIVES, load_all, parse_constraints
-    from ..engine.sweep import sweep as run_sweep
+    from ..commands.sweep import SweepRequest, command_line_dimensions, sweep as sweep_traces, sweep_dimensions
+    from ..engine.grid import combinations
+    from ..engine.sweep import OBJECTIVES, parse_constraints
     from ..input.diagnostics import Diagnostics, TracecheckError
-    from ..input.sources import expand_paths
-    from ..output import open_output
-    from ..reports.sweep_report import frontier_chart, sweep_data, write_csv, write_markdown, write_terminal
     from ..config import load_settings
 
-    from .report_files import all_inputs, report_format
+    from .report_files import report_format
 
-    format = SweepFormat(report_format("sweep", output, format, SWEEP_FILES, "terminal"))
+    format = SweepFormat(report_format("sweep", output, format, SWEEP.files, "terminal"))
     if quiet and format is not SweepFormat.terminal:
         raise TracecheckError(f"--quiet shortens the terminal report; -f {format.value} writes every grid point")
     from ..input.selection import parse_selection
@@ -129,26 +120,10 @@ def sweep(
     if holdout is not None and folds is not None:
         raise TracecheckError("choose --holdout or --folds, not both")
     constraints = parse_constraints(constraint)
-    dimensions = [parse_dimension(spec) for spec in grid or ()]
-    if preset:
-        dimensions.insert(0, preset_dimension(preset))
-    if tokenizer:
-        dimensions.append(parse_dimension(f"P001.tokenizer={tokenizer}", "--tokenizer"))
-    if metric:
-        dimensions.append(parse_dimension(f"P001.metric={metric}", "--metric"))
+    dimensions = command_line_dimensions(grid, preset, tokenizer, metric)
     base = guard_settings(config, select, ignore, set_)
     sidecar = load_labels_option(labels, no_labels, config)  # a missing file stops the sweep before it starts
-    if not dimensions and base.source:
-        from ..config import read_config
-        from ..engine.grid import dimensions_from_table
-
-        table, _ = read_config(base.source)
-        sweep_table = table.get("sweep")
-        if sweep_table:
-            dimensions = dimensions_from_table(sweep_table, base.source)
-    dimensions = merge(dimensions)
-    if not dimensions:
-        raise TracecheckError("nothing to sweep: give --grid GUARD.OPTION=VALUES, --preset NAMES, --tokenizer or --metric")
+    dimensions = sweep_dimensions(dimensions, base)
     count = combinations(dimensions)
     err = stderr_console()
     err.print(f"sweep: {count:,} combination{'s' if count != 1 else ''} of " + ", ".join(f"{d.key} ({len(d.values)})" for d in dimensions), markup=False, highlight=False)
@@ -158,58 +133,19 @@ def sweep(
     def settings_for(name):
         return base if name is None else load_settings(config, select or (), ignore or (), set_ or (), preset=name)
 
-    points = expand(dimensions, settings_for)
+    request = SweepRequest(
+        paths, base, dimensions, settings_for, objective=objective, constraints=constraints, holdout=holdout, folds=folds, seed=seed, jobs=job_count(jobs),
+        input_format=input_format, labels=sidecar, selection=selection, skip=exclude or (), format=format.value,
+        output=str(output) if output is not None else "-", to_file=output is not None, quiet=quiet, write_config=write_config, also_read=(labels, config),
+    )
     diagnostics = Diagnostics()
-    sources = expand_paths(paths, diagnostics, exclude or ())
-    if write_config is not None:
-        from ..output import check_not_an_input
-
-        check_not_an_input(str(write_config), sources)  # before the work, whatever it recommends
-    jobs = job_count(jobs)
-    traces = load_all(sources, input_format=input_format, diagnostics=diagnostics, labels=sidecar, jobs=jobs, selection=selection)
-    finish_input(paths, diagnostics, strict, len(traces), selection)
-    with _progress(err, len(traces)) as advance:
-        result = run_sweep(
-            traces, points, baseline=base, objective=objective, constraints=constraints, holdout=holdout, folds=folds, seed=seed, jobs=jobs, on_progress=advance,
-            labels=sidecar,
-        )
-    data = sweep_data(result, dimensions)
-    with open_output(str(output) if output is not None else "-", all_inputs(sources, labels, config)) as out:
-        if format is SweepFormat.json:
-            from ..reports.machine import _dumps
-
-            out.write(_dumps(data) + b"\n")
-        elif format is SweepFormat.csv:
-            out.write(write_csv(data).encode())
-        elif format is SweepFormat.markdown:
-            out.write(write_markdown(data).encode())
-        elif format is SweepFormat.html:
-            from ..reports.sweep_html import write_html
-
-            out.write(write_html(data).encode("utf-8"))
-        else:
-            import io
-
-            from rich.console import Console
-
-            from ..output import CheckedText
-
-            if output is None:
-                console = Console(file=CheckedText(sys.stdout), highlight=False, soft_wrap=True)
-            else:
-                console = Console(file=io.TextIOWrapper(out, encoding="utf-8", write_through=True), highlight=False, soft_wrap=True, no_color=True)
-            write_terminal(console, data, None if quiet else frontier_chart(data), quiet)
-            console.file.flush()
-    if write_config is not None:
-        from ..config import write_winning_config
-
-        if data["best"] is None:
-            raise TracecheckError(f"no winning settings to write to {write_config}: {data['verdict']}")
-        if not data["config"]:
-            # Not worth a change: the file keeps the settings it has.
-            err.print(f"{write_config} left as it is: {data['verdict']}", markup=False, highlight=False)
-            return
-        write_winning_config(write_config, data["config"], sources)
+    outcome = sweep_traces(
+        request, diagnostics=diagnostics, on_read=lambda traces: finish_input(paths, diagnostics, strict, traces, selection),
+        progress=lambda traces: _progress(err, traces),
+    )
+    if outcome.config_written is False:
+        err.print(f"{write_config} left as it is: {outcome.data['verdict']}", markup=False, highlight=False)
+    elif outcome.config_written:
         err.print(f"wrote the winning settings to {write_config}", markup=False, highlight=False)
 
 

@@ -1,4 +1,5 @@
-"""Replaying many traces: the plain functions behind ``tracecheck replay``.
+"""Replaying many traces, one at a time: the stream that ``tracecheck.commands.replay``
+writes its report from.
 
 Callable without the CLI::
 

@@ -637,7 +637,7 @@ def prune_baseline(path: str | Path, result: CheckResult, baseline: Baseline, in
 def _write_json(path: str | Path, data: dict[str, Any], inputs) -> None:
     import orjson
 
-    from ..output import open_output
+    from ..input.output_files import open_output
 
     with open_output(str(path), inputs) as out:
         out.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")

@@ -165,18 +165,13 @@ def timeline_lines(trace: Trace, annotate: RoundAnnotator | None = None) -> list
 
 
 def render_trace(console: Console, trace: Trace, annotate: RoundAnnotator | None = None) -> None:
-    _print_timeline(console, timeline_lines(trace, annotate))
+    print_timeline(console, timeline_lines(trace, annotate))
 
 
-def _print_timeline(console: Console, lines: list[Text]) -> None:
+def print_timeline(console: Console, lines: list[Text]) -> None:
     for line in lines:
         _put(console, line)
     console.print()
-
-
-# What ``show`` writes: its timeline on the terminal (or in a text file), or the replay
-# report's JSON with each trace's rounds (``timeline``, see ``reports.rounds``).
-FORMATS = ("terminal", "json", "jsonl")
 
 
 class TimelineMaker:
@@ -213,91 +208,3 @@ class TimelineMaker:
             else:
                 guards = self.settings.build() if self.settings is not None else []
                 yield trace.id, report_entry_with_rounds(ReplayItem(replay_trace(trace, guards)))
-
-
-class _Tally:
-    """Traces read and shown, and the first ids read (to say which there were)."""
-
-    def __init__(self, seen_ids: list[str] | None) -> None:
-        self.seen = self.shown = 0
-        self.ids = seen_ids
-
-    def shown_only(self, made):
-        for trace_id, item in made:
-            self.seen += 1
-            if self.ids is not None and len(self.ids) < 20:
-                self.ids.append(trace_id)
-            if item is not None:
-                self.shown += 1
-                yield item
-
-
-def _made(paths, format: str, settings, trace_id, input_format, diagnostics, labels, jobs: int, all_states: bool = False, selection=None, quiet: bool = False):
-    """Every trace's timeline or report entry, in input order (see ``TimelineMaker``)."""
-    from ..engine.jobs import items_in_order
-    from ..input.labels import as_labels
-    from ..input.sources import expand_paths
-    from ..readers.load import check_input_format
-
-    check_input_format(input_format)
-    labels = as_labels(labels)
-    sources = expand_paths(list(paths), diagnostics)
-    yield from items_in_order(TimelineMaker(settings, input_format, labels, trace_id, format, all_states, selection, quiet), sources, diagnostics, jobs)
-    if labels is not None:
-        labels.finish(diagnostics)
-
-
-def show_traces(paths, console: Console, **options) -> tuple[int, int]:
-    """Print the timeline of every trace below ``paths`` to ``console``: the plain function
-    behind ``tracecheck show``; ``options`` are ``write_show_report``'s. Returns (traces
-    read, traces shown)."""
-    return write_show_report(paths, None, console=console, **options)
-
-
-def write_show_report(
-    paths,
-    out,
-    *,
-    format: str = "terminal",
-    to_file: bool = True,
-    console: Console | None = None,
-    settings=None,
-    trace_id: str | None = None,
-    input_format: str | None = None,
-    diagnostics=None,
-    labels=None,
-    seen_ids: list[str] | None = None,
-    jobs: int = 1,
-    all_states: bool = False,
-    selection=None,
-    quiet: bool = False,
-) -> tuple[int, int]:
-    """``show`` in ``format`` to the binary stream ``out``: every trace below ``paths`` (only
-    ``trace_id`` when given), with each guard's state and fires when ``settings`` are given.
-    One trace in memory at a time; ``jobs`` above 1 reads the files in that many processes,
-    the output the same. Returns (traces read, traces shown).
-
-    ``terminal`` prints to ``console`` (else to ``out`` without colour when ``to_file``, else
-    to standard output as a terminal shows it). ``json`` and ``jsonl`` are the replay report
-    (``tracecheck schema report``) of the traces shown, each with ``timeline``: its rounds
-    as ``reports.rounds`` keeps them (calls, result excerpts, tokens, seconds), the fires
-    in ``fires`` by round. ``labels`` (a labels file's path or a loaded ``Labels``) labels
-    each trace as it is read; ``seen_ids`` collects the ids read (the first 20), to say
-    which there were. ``selection`` (``-k``) shows only the traces it matches; ``quiet``
-    prints one summary line per trace (terminal only)."""
-    from ..input.diagnostics import Diagnostics
-    from .replay_report import report_console, write_entries
-
-    if format not in FORMATS:
-        raise ValueError(f"unknown show format {format!r}; choose one of: {', '.join(FORMATS)}")
-    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
-    tally = _Tally(seen_ids)
-    made = tally.shown_only(_made(paths, format, settings, trace_id, input_format, diagnostics, labels, jobs, all_states, selection, quiet))
-    if format == "terminal":
-        console = console if console is not None else report_console(out, to_file)
-        for lines in made:
-            _print_timeline(console, lines)
-        console.file.flush()
-    else:
-        write_entries(made, settings, out, format=format, to_file=to_file, only_fires=False, tokenizers=(), presets=(), diagnostics=diagnostics)
-    return tally.seen, tally.shown

@@ -117,7 +117,7 @@ def _write(root: Path, relative: str, text: str, snippet: str = "") -> Step:
 
 
 def _replace(path: Path, text: str) -> None:
-    from ..output import open_output
+    from ..input.output_files import open_output
 
     with open_output(str(path)) as out:
         out.write(text.encode("utf-8"))

@@ -17,8 +17,8 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from typing import BinaryIO
 
-from .input.diagnostics import TracecheckError
-from .input.sources import STDIN_NAME, Source, describe_error
+from .diagnostics import TracecheckError
+from .sources import STDIN_NAME, Source, describe_error
 
 STDOUT_NAME = "-"
 

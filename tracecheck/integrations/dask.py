@@ -1,5 +1,7 @@
 """Replay on a Dask cluster: the report of ``tracecheck replay``, byte for byte, with the
 traces replayed on many machines (the ``dask`` extra: ``pip install '.[dask]'`` from a checkout).
+It supplies another stream of report items to the same replay command
+(``tracecheck.commands.replay``): the request, the writers and the totals are the same.
 
 Replaying a trace is a pure function of the trace and the settings, so the work maps
 over a Dask bag of input files: each partition (a few files) is read and replayed on a
@@ -9,12 +11,13 @@ then takes the files' results **in file order**, adds up the totals and writes t
 with the CLI's report writers, so the report is the one ``tracecheck replay`` writes::
 
     from distributed import Client
+    from tracecheck.commands import ReplayRequest
     from tracecheck.config import load_settings
-    from tracecheck.distributed import write_replay_report_dask
+    from tracecheck.integrations.dask import replay_on_dask
 
     client = Client("tcp://scheduler:8786")  # or Client() for a cluster on this machine
     with open("report.json", "wb") as out:
-        write_replay_report_dask(["runs/"], load_settings(), out, format="json", client=client)
+        replay_on_dask(ReplayRequest(["runs/"], load_settings(), format="json"), out, client=client)
 
 Input paths are opened by the workers under the names given (the report shows those
 names), so the workers must see the files at the same paths: a shared file system and
@@ -33,13 +36,15 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
-from .config import Settings
-from .engine.batch import replay_stream
-from .input.diagnostics import Diagnostic, Diagnostics, TracecheckError
-from .input.labels import Labels, as_labels
-from .input.sources import STDIN_NAME, Source, expand_paths
-from .readers.load import check_input_format
-from .reports.replay_report import entry_maker, write_entries
+from ..commands.replay import ReplayRequest, ReportItem, replay
+from ..config import Settings
+from ..engine.batch import replay_stream
+from ..input.diagnostics import Diagnostic, Diagnostics, TracecheckError
+from ..input.labels import Labels, as_labels
+from ..input.selection import Selection
+from ..input.sources import STDIN_NAME, Source, expand_paths
+from ..readers.load import check_input_format
+from ..reports.replay_report import entry_maker
 
 PARTITIONS_PER_THREAD = 4  # enough to even out files of different sizes, few enough to keep task overhead low
 
@@ -56,6 +61,7 @@ class Job:
     presets: Mapping[str, Settings] | None = None
     labels: Labels | None = None
     format: str = "json"  # the report's: HTML asks for each trace round by round
+    selection: Selection | None = None  # -k: the traces it leaves out are not replayed
 
 
 @dataclass(slots=True)
@@ -63,9 +69,10 @@ class FileResult:
     """One input file replayed on a worker."""
 
     name: str
-    items: list[tuple[dict[str, Any], tuple, bool]]  # per trace: report data, totals entry, fired (report_entry)
+    items: list[ReportItem]  # per trace: report data, totals entry, fired (report_entry)
     diagnostics: list[Diagnostic]
     matched: list[set[str]] | None  # per labels entry: the files of the traces it labelled
+    deselected: list[str]  # the ids of the traces -k left out
 
 
 class _WorkerLabels(Labels):
@@ -94,6 +101,7 @@ def replay_files(names: Sequence[str], job: Job) -> list[FileResult]:
                 presets=job.presets,
                 labels=labels,
                 prepare=entry_maker(job.format),
+                selection=job.selection,
             )
         )
         matched = None
@@ -101,7 +109,7 @@ def replay_files(names: Sequence[str], job: Job) -> list[FileResult]:
             matched = [e.matched for e in labels.entries]
             for entry in labels.entries:
                 entry.matched = set()
-        results.append(FileResult(name, items, list(diagnostics), matched))
+        results.append(FileResult(name, items, list(diagnostics), matched, diagnostics.deselected))
     return results
 
 
@@ -145,40 +153,24 @@ def replay_results(
         yield from (result for part in dask.compute(*parts) for result in part)
 
 
-def write_replay_report_dask(
-    paths: Sequence[str | Source],
-    settings: Settings,
-    out: BinaryIO,
-    *,
-    format: str = "terminal",
-    to_file: bool = True,
-    only_fires: bool = False,
-    input_format: str | None = None,
-    tokenizers: Sequence[str] = (),
-    diagnostics: Diagnostics | None = None,
-    on_file: Callable[[int, int, str], Any] | None = None,
-    presets: Mapping[str, Settings] | None = None,
-    labels: Labels | str | None = None,
-    client: Any = None,
-    files_per_partition: int | None = None,
-) -> int:
-    """``tracecheck.reports.replay_report.write_replay_report`` with the replay on a Dask
-    cluster (``client``, else Dask's default scheduler): the same arguments, the same
-    bytes written, the same warnings in ``diagnostics``, the same count of traces
-    returned (0, with nothing written, when there were none). ``files_per_partition``
-    files make one task (by default about four tasks per worker thread)."""
-    check_input_format(input_format)
-    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
-    sidecar = as_labels(labels)
-    names = tuple(presets or ())
-    job = Job(settings, input_format, tuple(tokenizers), presets, sidecar, format)
-    sources = expand_paths(list(paths), diagnostics)
-    def entries():
+def dask_items(client: Any = None, files_per_partition: int | None = None):
+    """The replay command's items (``commands.replay.ItemSource``) replayed on a Dask
+    cluster (``client``, else Dask's default scheduler): the same items, in the same
+    order, the same warnings in the diagnostics. ``files_per_partition`` files make one
+    task (by default about four tasks per worker thread). The byte progress of a local
+    replay is not followed: the files are read on the workers."""
+
+    def items(request: ReplayRequest, diagnostics: Diagnostics, on_file=None, on_progress=None) -> Iterator[ReportItem]:
+        check_input_format(request.input_format)
+        sidecar = as_labels(request.labels)
+        job = Job(request.settings, request.input_format, tuple(request.tokenizers), request.presets, sidecar, request.format, request.selection)
+        sources = expand_paths(list(request.paths), diagnostics)
         results = replay_results(sources, job, client=client, files_per_partition=files_per_partition, diagnostics=diagnostics)
         for number, result in enumerate(results, 1):
             if on_file is not None:
                 on_file(number, len(sources), result.name)
             diagnostics.items.extend(result.diagnostics)
+            diagnostics.deselected.extend(result.deselected)
             if sidecar is not None:
                 for entry, matched in zip(sidecar.entries, result.matched):
                     entry.matched |= matched
@@ -186,6 +178,21 @@ def write_replay_report_dask(
         if sidecar is not None:
             sidecar.finish(diagnostics)
 
-    return write_entries(
-        entries(), settings, out, format=format, to_file=to_file, only_fires=only_fires, tokenizers=tokenizers, presets=names, diagnostics=diagnostics
-    )
+    return items
+
+
+def replay_on_dask(
+    request: ReplayRequest,
+    out: BinaryIO,
+    *,
+    client: Any = None,
+    files_per_partition: int | None = None,
+    diagnostics: Diagnostics | None = None,
+    on_file: Callable[[int, int, str], Any] | None = None,
+) -> int:
+    """``tracecheck.commands.replay`` with the replay on a Dask cluster (``client``, else
+    Dask's default scheduler): the same request, the same bytes written, the same
+    warnings in ``diagnostics``, the same count of traces returned (0, with nothing
+    written, when there were none). ``request.jobs`` is the local replay's: here the
+    cluster's workers share the files."""
+    return replay(request, out, diagnostics=diagnostics, on_file=on_file, items=dask_items(client, files_per_partition))
