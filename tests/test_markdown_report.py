@@ -69,7 +69,8 @@ def _terminal_and_markdown(cli, *args):
 def test_the_markdown_report_says_what_the_terminal_report_says(cli, monkeypatch):
     """Per trace the policy's headline and notes, every fire's guard and reason, the
     counterfactual's notes and the totals, in the same words and figures."""
-    from tracecheck.reports.data import fire_groups, policy_lines
+    from tracecheck.reports.data import fire_groups
+    from tracecheck.reports.wording import policy_lines
     from tracecheck.reports.markdown import md
     from tracecheck.text.textsafe import one_line
 

@@ -15,43 +15,10 @@ from ..config import Settings
 from ..engine.batch import ReplayItem, ReplayReport, TokenizerComparison
 from ..engine.costs import Saving, combine_bases
 from ..engine.replay import Fire, PolicyResult, TraceResult
-from ..model import graded_outcome, place_text
+from ..model import graded_outcome
+from .wording import OUTCOME_BUCKETS, count  # noqa: F401  (count is imported from here by cli/app.py)
 
 SCHEMA_VERSION = 1
-
-
-BASIS_NOTES = {
-    "measured": "",
-    "estimated": " (estimated)",
-    "some estimated": " (some estimated)",
-    "apportioned": " (run total measured, per round apportioned)",
-    "some apportioned": " (some apportioned from run totals)",
-}
-
-
-def basis_note(figure: dict[str, Any]) -> str:
-    """How a token figure is known, as the words after it."""
-    return BASIS_NOTES.get(figure.get("tokens_basis", "measured"), "")
-
-
-# --- words for figures, shared by the human formats ---------------------------------
-
-
-def pct(part: float | None, whole: float | None) -> str:
-    if part is None or not whole:
-        return ""
-    return f" ({100 * part / whole:.0f}%)"
-
-
-def notes(*parts: str) -> str:
-    """Parenthesised notes after a figure, such as " (59%)" and " (estimated)", written
-    as one: " (59%, estimated)"."""
-    inner = [part.strip()[1:-1] for part in parts if part.strip()]
-    return f" ({', '.join(inner)})" if inner else ""
-
-
-def count(number: int, noun: str) -> str:
-    return f"{number:,} {noun}" + ("" if abs(number) == 1 else "s")
 
 
 def count_unchecked(unchecked: dict[str, int], trace: dict[str, Any]) -> None:
@@ -66,49 +33,7 @@ def count_unchecked(unchecked: dict[str, int], trace: dict[str, Any]) -> None:
             unchecked[code] = unchecked.get(code, 0) + 1
 
 
-def enable_hint(codes) -> str:
-    """How to run guards the settings leave out: "run it with --set R001.enabled=true"."""
-    codes = sorted(codes)
-    if len(codes) == 1:
-        return f"run it with --set {codes[0]}.enabled=true"
-    return "run them with --set CODE.enabled=true"
-
-
-def unchecked_remedy(codes) -> str | None:
-    """``--preset seeds`` when that preset runs every guard in ``codes`` (expectations
-    about guards the settings do not run), else None: it is offered only where it helps."""
-    from ..presets import preset_by_name
-
-    seeds = preset_by_name("seeds")
-    return "--preset seeds" if seeds is not None and set(codes) <= set(seeds.guards) else None
-
-
-def seconds(value: float | None) -> str:
-    """A time as every human format writes it: to one decimal, thousands separated."""
-    return "unknown" if value is None else f"{value:,.1f}s"
-
-
-def location(trace: dict[str, Any]) -> str:
-    """Where a trace is, by the one rule of ``model.place_text``: ``file:line``, the file,
-    or with its place inside a document of many runs, ``file#simulations[3]``."""
-    return place_text(trace["file"], trace.get("line"), trace.get("pointer"))
-
-
-def shown_id(trace: dict[str, Any]) -> str | None:
-    """The trace's id, or None when it is the same text as its location (a reader that
-    names traces by their file and line): the two are not printed twice."""
-    where, ident = location(trace), trace["id"]
-    if ident == where or where.endswith(("/" + ident, "\\" + ident)):
-        return None
-    return ident
-
-
 PHASE_ORDER = {"before_tools": 0, "after_tools": 1, "final": 2}
-
-
-def where_text(item: dict[str, Any], turns: int) -> str:
-    """``round 5`` or, in a conversation of several turns, ``turn 2 round 5``."""
-    return (f"turn {item['turn']} " if turns > 1 else "") + f"round {item['round']}"
 
 
 def fire_groups(trace: dict[str, Any]) -> list[tuple[dict[str, Any], list[int], bool]]:
@@ -146,106 +71,6 @@ def after_policy_stop(trace: dict[str, Any]) -> Callable[[dict[str, Any]], bool]
         return (end is not None and point > end) or (abort is not None and (fire["turn"], *point) > abort)
 
     return alone
-
-
-def stops_text(policy: dict[str, Any], turns: int) -> str:
-    return "; ".join(
-        f"{stop['action']} at {where_text(stop, turns)} {stop['phase'].replace('_', ' ')} ({stop['code']})" for stop in policy["stops"]
-    )
-
-
-def policy_lines(trace: dict[str, Any]) -> tuple[str, list[str]]:
-    """What the policy does to a trace, in words: the headline (its stops or blocks and
-    their effect) and the notes under it (forced answers charged, blocks, stale data,
-    the counterfactual's assumptions)."""
-    policy, turns = trace["policy"], trace.get("turns", 1)
-    notes: list[str] = []
-    if not policy["stops"]:
-        headline = "no stop"
-        if policy["blocked_calls"]:
-            headline += f"; {count(policy['blocked_calls'], 'call')} blocked → {effect(policy['saved'], trace)}"
-        if policy.get("stale_blocks"):
-            headline += f"; {count(policy['stale_blocks'], 'block')} would have returned stale data (not counted)"
-        return headline, notes
-    headline = stops_text(policy, turns) + f" → {effect(policy['saved'], trace)}"
-    forced = policy["saved"]["forced_answer_tokens"]
-    if forced is not None:
-        answers = sum(1 for stop in policy["stops"] if stop["action"] == "stop")
-        notes.append(f"{'one forced answer' if answers == 1 else f'{answers} forced answers'} charged: ~{forced:,} tokens (estimate)")
-    notes += already_stopped_notes(policy, turns)
-    if policy["blocked_calls"]:
-        notes.append(f"{count(policy['blocked_calls'], 'call')} blocked before the stop (included)")
-    if policy.get("stale_blocks"):
-        notes.append(f"{count(policy['stale_blocks'], 'block')} would have returned stale data (not counted)")
-    if policy.get("later_turns_as_recorded"):
-        notes.append("a stop ends its turn; later turns are assumed to happen as recorded")
-    return headline, notes
-
-
-def already_stopped_notes(policy: dict[str, Any], turns: int) -> list[str]:
-    """The policy's stops that the recorded run made itself (a live monitor's recording):
-    its forced answer is recorded right after, so such a stop changes nothing."""
-    return [
-        f"the recorded run was stopped here too: {where_text({**stop, 'round': stop['round'] + 1}, turns)} is its forced answer"
-        for stop in policy["stops"]
-        if stop.get("already_stopped")
-    ]
-
-
-def effect(saved: dict[str, Any], trace: dict[str, Any]) -> str:
-    """What a policy's stops and blocks change: "saves …", and "costs …" for the parts
-    that came out negative (a forced answer dearer than the rounds it replaced)."""
-    parts: list[tuple[float, str]] = [
-        (saved["llm_calls"], count(abs(saved["llm_calls"]), "LLM call") + pct(abs(saved["llm_calls"]), trace["rounds"])),
-        (saved["tool_calls"], count(abs(saved["tool_calls"]), "tool call") + pct(abs(saved["tool_calls"]), trace["tool_calls"])),
-        (
-            saved["tokens"],
-            f"{abs(saved['tokens']):,} tokens{notes(pct(abs(saved['tokens']), trace['tokens']), basis_note(saved))}",
-        ),
-    ]
-    if saved["seconds"] is not None:
-        parts.append((saved["seconds"], f"{seconds(abs(saved['seconds']))}{pct(abs(saved['seconds']), trace['seconds'])}"))
-    gains = [text for value, text in parts if value > 0]
-    costs = [text for value, text in parts if value < 0]
-    out = []
-    if gains or not costs:
-        out.append("saves " + (", ".join(gains) if gains else "nothing"))
-    if costs:
-        out.append("costs " + ", ".join(costs))
-    return "; ".join(out)
-
-
-def outcome_lines(totals: dict[str, Any]) -> tuple[str, list[tuple[str, str, str]]]:
-    """The savings split by outcome, in words: a heading and (bucket, title, text) lines,
-    runs that failed anyway first (always, so that "nothing bankable" is said too), then
-    those that succeeded and the ungraded ones where there are any. When all the traces
-    ended the same way, the heading alone says so; nothing at all when no trace is graded
-    (the split would repeat the totals) or the policy saved nothing."""
-    split = totals.get("saved_by_outcome")
-    if not split or not (split["failure"]["traces"] or split["success"]["traces"]):
-        return "", []
-    if not totals["traces_stopped"] and not any(totals["saved"][k] for k in ("llm_calls", "tool_calls", "tokens")):
-        return "", []
-    present = [bucket for bucket in OUTCOME_BUCKETS if split[bucket]["traces"]]
-    if len(present) == 1:
-        return OUTCOME_ALL[present[0]], []
-    out = []
-    for bucket in OUTCOME_BUCKETS:
-        item = split[bucket]
-        if not item["traces"]:
-            if bucket == "failure":
-                out.append((bucket, OUTCOME_TITLES[bucket], "no run labelled a failure: nothing bankable"))
-            continue
-        whole = item["whole"]
-        runs = {"rounds": whole["llm_calls"], "tool_calls": whole["tool_calls"], "tokens": whole["tokens"], "seconds": whole["seconds"]}
-        text = f"{item['traces_stopped']} of {count(item['traces'], 'trace')} stopped"
-        if item["possible_harm"]:
-            text += f", {item['possible_harm']} possible harm"
-        text += f" → {effect(item, runs)}"
-        if item["forced_answer_tokens"] is not None:
-            text += f"; forced answers charged: ~{item['forced_answer_tokens']:,} tokens (estimate)"
-        out.append((bucket, OUTCOME_TITLES[bucket], text))
-    return OUTCOME_HEADING, out
 
 
 def _round(value: float | None, digits: int = 3) -> float | None:
@@ -378,25 +203,6 @@ def _add_known(total: float | None, value: float | None) -> float | None:
     if value is None:
         return total
     return (total or 0.0) + value
-
-
-# The buckets of savings by how the run ended (``Trace.outcome``), in the order reports
-# list them: runs that failed anyway first (what a stop saves there is bankable: the
-# loop burned budget for nothing), then runs that succeeded (what a stop saves there is
-# at risk: it may have cost the success), then runs nobody graded.
-OUTCOME_BUCKETS = ("failure", "success", "unknown")
-
-OUTCOME_TITLES = {
-    "failure": "failed anyway — bankable",
-    "success": "succeeded — at risk, a stop may have cost the success",
-    "unknown": "ungraded",
-}
-OUTCOME_HEADING = "by outcome (shares of those runs as recorded)"
-# When every graded trace ended the same way (and none is ungraded), one line says it.
-OUTCOME_ALL = {
-    "failure": "all on runs that failed anyway: bankable, budget the loop burned for nothing",
-    "success": "all on runs that succeeded: at risk, a stop may have cost the success",
-}
 
 
 # The bucket of a trace's outcome label: success, failure, or unknown (no label, or a

@@ -23,12 +23,33 @@ from typing import Any
 
 from ..model import OUTCOMES
 from ..text.textsafe import neutralize, neutralize_lines, one_line, single_line
-from .data import BASIS_NOTES, after_policy_stop, already_stopped_notes, basis_note, count, effect, location, seconds, shown_id, count_unchecked, enable_hint, unchecked_remedy, outcome_lines
+from .data import after_policy_stop, count_unchecked
+from .wording import (
+    BASIS_NOTES,
+    basis_note,
+    count,
+    effect,
+    enable_hint,
+    location,
+    number,
+    outcome_lines,
+    pct,
+    policy_headline,
+    policy_notes,
+    recorded_text,
+    seconds,
+    shown_id,
+    stops_text,
+    unchecked_remedy,
+    where_text,
+)
 from .rounds import CALL_ID_CHARS
 
 FIRED_TIMELINES = 100  # timelines for the first traces where a guard fired ...
 QUIET_TIMELINES = 25  # ... and for the first traces where none did; the table lists every trace
 
+# The class of each kind of policy note on the page (see ``wording.policy_notes``).
+NOTE_CLASSES = {"note": "note", "stale": "warn", "news": "warn", "change": "warn", "harm": "bad"}
 PHASES = {"before_tools": "before tools", "after_tools": "after tools", "final": "final"}
 
 
@@ -49,29 +70,15 @@ def esc_lines(value: str) -> str:
     return html.escape(neutralize_lines(value), quote=True)
 
 
-def num(value: int | float | None) -> str:
-    return "?" if value is None else f"{value:,}"
-
-
-def pct(part: float | None, whole: float | None) -> str:
-    if part is None or not whole:
-        return ""
-    return f" ({100 * part / whole:.0f}%)"
-
-
 def tokens_text(value: int | None, basis: str) -> str:
     """A token figure, ``~`` before it when it is not measured (the title says how)."""
     if basis == "measured":
-        return num(value)
-    return f'<span class="est" title="{esc(BASIS_NOTES.get(basis, basis).strip(" ()"))}">~{num(value)}</span>'
+        return number(value)
+    return f'<span class="est" title="{esc(BASIS_NOTES.get(basis, basis).strip(" ()"))}">~{number(value)}</span>'
 
 
 def sort_value(value: float | int | None) -> str:
     return "" if value is None else repr(value)
-
-
-def where(item: dict[str, Any], turns: int) -> str:
-    return (f"turn {item['turn']} " if turns > 1 else "") + f"round {item['round']}"
 
 
 def outcome_of(trace: dict[str, Any]) -> tuple[str, str]:
@@ -274,44 +281,13 @@ def sortable(title: str, kind: str = "text", right: bool = False, tip: str | Non
 # --- policy words (as the terminal report says them) ----------------------------------
 
 
-def stops_text(policy: dict[str, Any], turns: int) -> str:
-    return "; ".join(
-        f"{stop['action']} at {where(stop, turns)} {PHASES[stop['phase']]} ({stop['code']})" for stop in policy["stops"]
-    )
-
-
-def policy_notes(policy: dict[str, Any], turns: int) -> list[tuple[str, str]]:
+def page_notes(policy: dict[str, Any], turns: int) -> list[tuple[str, str]]:
     """The notes under a policy line, with their class: what the terminal prints."""
-    notes: list[tuple[str, str]] = []
-    forced = policy["saved"]["forced_answer_tokens"] if policy["stops"] else None
-    if forced is not None:
-        answers = sum(1 for stop in policy["stops"] if stop["action"] == "stop")
-        notes.append((f"{'one forced answer' if answers == 1 else f'{answers} forced answers'} charged: ~{forced:,} tokens (estimate)", "note"))
-    notes += [(text, "note") for text in already_stopped_notes(policy, turns)]
-    if policy["blocked_calls"] and policy["stops"]:
-        notes.append((f"{count(policy['blocked_calls'], 'call')} blocked before the stop (included)", "note"))
-    if policy.get("stale_blocks"):
-        notes.append((f"{count(policy['stale_blocks'], 'block')} would have returned stale data (not counted)", "warn"))
-    for stop in policy["stops"]:
-        found = stop.get("new_information")
-        if found:
-            notes.append((f"the recorded run found new information at round {found['round']} ({one_line(found['what'], 200)}), after the {stop['code']} stop", "warn"))
-    if policy.get("later_turns_as_recorded"):
-        notes.append(("a stop ends its turn; later turns are assumed to happen as recorded", "note"))
-    if policy.get("outcome_change"):
-        notes.append((policy["outcome_change"], "warn"))
-    if policy.get("possible_harm"):
-        notes.append(("possible harm: " + policy["possible_harm"], "bad"))
-    return notes
+    return [(text, NOTE_CLASSES[kind]) for text, kind in policy_notes(policy, turns)]
 
 
 def policy_line(policy: dict[str, Any], trace: dict[str, Any]) -> str:
-    turns = trace.get("turns", 1)
-    if policy["stops"]:
-        return f"{esc(stops_text(policy, turns))} → {esc(effect(policy['saved'], trace))}"
-    if policy["blocked_calls"]:
-        return f"no stop; {esc(count(policy['blocked_calls'], 'call'))} blocked → {esc(effect(policy['saved'], trace))}"
-    return "no stop"
+    return esc(policy_headline(policy, trace) or "no stop")
 
 
 def short_notes(policy: dict[str, Any], broken: int = 0) -> str:
@@ -379,7 +355,7 @@ class HtmlWriter:
     # -- one trace
 
     def trace(self, trace: dict[str, Any]) -> None:
-        number = len(self.rows) + 1
+        row_number = len(self.rows) + 1
         fired = bool(trace["fires"]) or any(run["fires"] for run in trace.get("presets", {}).values())
         codes = sorted({fire["code"] for fire in trace["fires"]})
         for code in codes:
@@ -393,22 +369,22 @@ class HtmlWriter:
             self.drawn[fired] += 1
         stopped = bool(trace["policy"]["stops"])
         attrs = f'data-guards="{esc(" ".join(codes))}" data-outcome="{esc(category)}" data-stopped="{int(stopped)}"'
-        self.rows.append(self._row(number, trace, attrs, label, category, codes, timeline))
+        self.rows.append(self._row(row_number, trace, attrs, label, category, codes, timeline))
         if timeline:
-            self.sections.append(self._section(number, trace, attrs, label, category, fired))
+            self.sections.append(self._section(row_number, trace, attrs, label, category, fired))
 
-    def _row(self, number: int, trace: dict[str, Any], attrs: str, label: str, category: str, codes: list[str], timeline: bool) -> str:
+    def _row(self, row_number: int, trace: dict[str, Any], attrs: str, label: str, category: str, codes: list[str], timeline: bool) -> str:
         place = location(trace)
         short = location({**trace, "file": trace["file"].replace("\\", "/").rsplit("/", 1)[-1]})
         ident = shown_id(trace)
         # A trace named by its file and line: that name once, the full path on hover.
         name = esc(trace["id"], 200) if ident is not None else f'<span title="{esc(place)}">{esc(short, 120)}</span>'
-        link = f'<a href="#t{number}">{name}</a>' if timeline else name
+        link = f'<a href="#t{row_number}">{name}</a>' if timeline else name
         where = f'<div class="where" title="{esc(place)}">{esc(short, 120)}</div>' if ident is not None and short != trace["id"] else ""
         cells = [
             f'<td data-v="{esc(trace["id"], 200)}">{link}{where}</td>',
             f'<td data-v="{esc(label)}">{badge(label, "o-" + category)}</td>',
-            f'<td class="r" data-v="{trace["rounds"]}">{num(trace["rounds"])}'
+            f'<td class="r" data-v="{trace["rounds"]}">{number(trace["rounds"])}'
             + (f'<div class="where">{trace["turns"]} turns</div>' if trace.get("turns", 1) > 1 else "")
             + "</td>",
             f'<td class="r" data-v="{trace["tokens"]}">{tokens_text(trace["tokens"], trace["tokens_basis"])}</td>',
@@ -443,12 +419,12 @@ class HtmlWriter:
 
     # -- one trace's timeline
 
-    def _section(self, number: int, trace: dict[str, Any], attrs: str, label: str, category: str, fired: bool) -> str:
+    def _section(self, row_number: int, trace: dict[str, Any], attrs: str, label: str, category: str, fired: bool) -> str:
         turns = trace.get("turns", 1)
         place = location(trace)
         facts = [count(turns, "turn")] if turns > 1 else []
         facts += [count(trace["rounds"], "round"), count(trace["tool_calls"], "tool call")]
-        facts.append(f"{num(trace['tokens'])} tokens{basis_note(trace)}")
+        facts.append(f"{number(trace['tokens'])} tokens{basis_note(trace)}")
         if trace["seconds"] is not None:
             facts.append(seconds(trace["seconds"]))
         if not trace["answered"]:
@@ -478,13 +454,13 @@ class HtmlWriter:
             parts.append(f'<div class="note warn">P001 tokenizers differ: {esc(runs)}</div>')
         parts.append(self._timeline(trace))
         opened = " open" if fired else ""
-        return f'<details class="trace" id="t{number}" data-filtered {attrs}{opened}>' + "\n".join(parts) + "</details>"
+        return f'<details class="trace" id="t{row_number}" data-filtered {attrs}{opened}>' + "\n".join(parts) + "</details>"
 
     def _policy_box(self, trace: dict[str, Any]) -> str:
         if self.presets:
             lines = []
             for name, run in trace["presets"].items():
-                notes = "".join(f'<div class="{c} note">{esc(t, 300)}</div>' for t, c in policy_notes(run["policy"], trace.get("turns", 1)))
+                notes = "".join(f'<div class="{c} note">{esc(t, 300)}</div>' for t, c in page_notes(run["policy"], trace.get("turns", 1)))
                 lines.append(f"<div><b>{esc(name)}</b>: {policy_line(run['policy'], trace)}{notes}</div>")
             first = esc(self.presets[0])
             return (
@@ -495,7 +471,7 @@ class HtmlWriter:
         if not trace["fires"]:
             return '<div class="policy none good">no guard fired</div>'
         cls = "policy" if policy["stops"] else "policy none"
-        notes = "".join(f'<div class="{c} note">{esc(t, 300)}</div>' for t, c in policy_notes(policy, trace.get("turns", 1)))
+        notes = "".join(f'<div class="{c} note">{esc(t, 300)}</div>' for t, c in page_notes(policy, trace.get("turns", 1)))
         return f'<div class="{cls}"><b>policy:</b> {policy_line(policy, trace)}{notes}</div>'
 
     def _timeline(self, trace: dict[str, Any]) -> str:
@@ -551,9 +527,9 @@ class HtmlWriter:
         saved = stop["saved"]
         scope = "what follows in the run" if stop["action"] == "abort" or turns == 1 else f"what follows in turn {stop['turn']}"
         how = {
-            "before_tools": f"before the tools of {where(stop, turns)}",
-            "after_tools": f"after the tools of {where(stop, turns)}",
-            "final": f"at the reply of {where(stop, turns)}",
+            "before_tools": f"before the tools of {where_text(stop, turns)}",
+            "after_tools": f"after the tools of {where_text(stop, turns)}",
+            "final": f"at the reply of {where_text(stop, turns)}",
         }[stop["phase"]]
         text = f"<b>policy {esc(stop['action'].upper())} ({esc(stop['code'])})</b> {esc(how)}: "
         text += "the recorded run was stopped here too" if stop.get("already_stopped") else f"{esc(scope)} would not have run"
@@ -791,18 +767,14 @@ class HtmlWriter:
                 f'<td class="r">{totals["possible_harm"]}</td>',
                 f'<td class="r">{totals["stops_before_new_information"]}</td>',
                 f'<td class="r">{totals["stale_blocks"]}</td>',
-                f'<td class="r">{num(saved["llm_calls"])}</td>',
-                f'<td class="r">{num(saved["tool_calls"])}</td>',
+                f'<td class="r">{number(saved["llm_calls"])}</td>',
+                f'<td class="r">{number(saved["tool_calls"])}</td>',
                 f'<td class="r">{tokens_text(saved["tokens"], saved["tokens_basis"])}</td>',
                 f'<td class="r">{seconds(saved["seconds"])}</td>',
             ]
             rows.append("<tr>" + "".join(cells) + "</tr>")
         whole = next(iter(by_preset.values()))["whole"]
-        recorded = (
-            f"as recorded: {count(whole['llm_calls'], 'LLM call')} · {count(whole['tool_calls'], 'tool call')} · {whole['tokens']:,} tokens"
-            + basis_note(whole)
-            + (f" · {seconds(whole['seconds'])}" if whole["seconds"] is not None else "")
-        )
+        recorded = f"as recorded: {recorded_text(whole)}"
         return "<h2>Presets side by side</h2>" + head + "".join(rows) + f'</tbody></table><p class="note">{esc(recorded)}; negative savings are forced answers dearer than what they replaced</p>'
 
     def _table(self) -> str:

@@ -14,19 +14,21 @@ import re
 from typing import Any
 
 from ..text.textsafe import neutralize, one_line
-from .data import (
+from ..model import place_text
+from .data import count_unchecked, fire_groups
+from .wording import (
     basis_note,
+    check_summary,
     count,
-    count_unchecked,
-    effect,
     enable_hint,
-    fire_groups,
     location,
     outcome_lines,
+    policy_headline,
     policy_lines,
+    recorded_text,
     seconds,
     shown_id,
-    stops_text,
+    status_tag,
     unchecked_remedy,
     where_text,
 )
@@ -66,9 +68,6 @@ def md(text: Any) -> str:
     value = _LEADING_BLOCK.sub(lambda m: m.group() + "\\" if m.group()[0].isdigit() else "\\" + m.group(), value)
     return _GITHUB_TRIGGERS.sub(lambda m: m.group() + _ZERO_WIDTH_SPACE, value)
 
-
-# Tables of the check and sweep reports use the same escaping.
-_cell = md
 
 
 def _row(name: str, *figures: Any) -> str:
@@ -180,15 +179,9 @@ class MarkdownWriter:
 
     def _preset_row(self, trace: dict[str, Any]) -> None:
         cells = [_name(trace), md(trace["labels"].get("outcome", ""))]
-        turns = trace.get("turns", 1)
         for run in trace["presets"].values():
             policy = run["policy"]
-            if policy["stops"]:
-                text = stops_text(policy, turns) + f" → {effect(policy['saved'], trace)}"
-            elif policy["blocked_calls"]:
-                text = f"no stop; {count(policy['blocked_calls'], 'call')} blocked → {effect(policy['saved'], trace)}"
-            else:
-                text = "no stop"
+            text = policy_headline(policy, trace) or "no stop"
             notes = []
             if policy.get("possible_harm"):
                 notes.append("possible harm: " + policy["possible_harm"])
@@ -225,9 +218,7 @@ class MarkdownWriter:
             )
         first = next(iter(by_preset.values()))
         whole = first["whole"]
-        recorded = f"As recorded: {count(whole['llm_calls'], 'LLM call')} · {count(whole['tool_calls'], 'tool call')} · {whole['tokens']:,} tokens"
-        recorded += basis_note(whole) + (f" · {seconds(whole['seconds'])}" if whole["seconds"] is not None else "")
-        self.write(f"\n{recorded}\n")
+        self.write(f"\nAs recorded: {recorded_text(whole)}\n")
         broken = [f"{md(name)} {totals['expectations_broken']}" for name, totals in by_preset.items() if totals["expectations_broken"]]
         if broken:
             self.write("\n**Expectations broken:** " + " · ".join(broken) + "\n")
@@ -333,3 +324,16 @@ def _number(value: float | None, unit: str = "") -> str:
     if value is None:
         return "unknown"
     return f"{value:,}{unit}"
+
+
+def check_markdown_lines(data: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The check's Markdown report as (heading, verdict and table head; one table row per finding)."""
+    head = [f"## tracecheck check: {'passed' if data['passed'] else 'failed'}", "", check_summary(data), ""]
+    rows = []
+    if data["findings"]:
+        head += ["| | rule | trace | where | finding |", "|---|---|---|---|---|"]
+        for f in data["findings"]:
+            mark = "❌" if f["failing"] else "➖"
+            where = place_text(f["file"], f["line"] or 1, f.get("pointer"))
+            rows.append(f"| {mark} | {md(f['rule'])} | {md(f['trace'])} | {md(where)} | {md(f['message'] + status_tag(f))} |")
+    return head, rows

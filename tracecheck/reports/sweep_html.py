@@ -8,7 +8,8 @@ import math
 from typing import Any
 
 from .html import esc, esc_lines, page, sortable
-from .sweep_report import _fmt, _markdown_figures, _runs, _validation_text, _value_text, baseline_text, columns, graded, kind_text, outcome_legend
+from .sweep_report import baseline_text, columns, graded, kind_text, outcome_legend
+from .wording import figure, runs_text, sweep_figures, validation_text, value_text
 
 HEADS = {
     "traces_stopped": "stopped",
@@ -126,7 +127,7 @@ def frontier_svg(data: dict[str, Any], width: int = 760, height: int = 360) -> s
         x, y = sx(harm), sy(value)
         kind = "best" if any(p["best"] for p in members) else "front" if any(p["pareto"] for p in members) else "grid"
         named = "; ".join(f"#{rank[p['number']]} {p['label']}" for p in members[:8]) + (f"; and {len(members) - 8} more" if len(members) > 8 else "")
-        tip = f"{objective} {_fmt(value)}, harm {harm:.2f}: {named}"
+        tip = f"{objective} {figure(value)}, harm {harm:.2f}: {named}"
         style = {"best": 'r="7" fill="#2e7d32" stroke="#1b5e20"', "front": 'r="5.5" fill="#2f63b5"', "grid": 'r="4.5" fill="#aab2c0"'}[kind]
         out.append(f'<circle class="point {kind}" data-points="{len(members)}" cx="{x:.1f}" cy="{y:.1f}" {style}><title>{esc(tip)}</title></circle>')
         if kind != "grid":
@@ -136,7 +137,7 @@ def frontier_svg(data: dict[str, Any], width: int = 760, height: int = 360) -> s
             out.append(f'<text x="{x + shift:.1f}" y="{y - 8:.1f}" text-anchor="{anchor}" class="pl">{esc(numbers)}</text>')
     if baseline is not None and baseline.get(objective) is not None:
         x, y = sx(baseline["harm"]), sy(baseline[objective])
-        tip = f"current settings: {objective} {_fmt(baseline[objective])}, harm {baseline['harm']:.2f}"
+        tip = f"current settings: {objective} {figure(baseline[objective])}, harm {baseline['harm']:.2f}"
         out.append(
             f'<path class="baseline" d="M{x:.1f},{y - 7:.1f} L{x + 7:.1f},{y:.1f} L{x:.1f},{y + 7:.1f} L{x - 7:.1f},{y:.1f} Z" '
             f'fill="none" stroke="#b26a00" stroke-width="2"><title>{esc(tip)}</title></path>'
@@ -169,7 +170,7 @@ def write_html(data: dict[str, Any]) -> str:
     if data.get("baseline") is not None:
         body.append(f'<div class="note">current settings: {esc(baseline_text(data))}</div>')
     if data.get("validation"):
-        body.append(f'<div class="note">{esc(_validation_text(data["validation"], data))}</div>')
+        body.append(f'<div class="note">{esc(validation_text(data["validation"], data))}</div>')
     body.append("</div>")
     body.append(f"<h2>{esc(objective)} against harm</h2>")
     body.append(f'<div class="chart">{frontier_svg(data)}</div>')
@@ -187,11 +188,11 @@ def write_html(data: dict[str, Any]) -> str:
             f'<td class="r" data-v="{rank}" data-grid="{point["number"]}" title="grid point #{point["number"]}">{rank}</td>',
             f"<td><b>{esc(mark)}</b></td>",
         ]
-        cells += [f"<td>{esc(_value_text(point['values'][k]))}</td>" for k in keys]
+        cells += [f"<td>{esc(value_text(point['values'][k]))}</td>" for k in keys]
         # The figures as the Markdown and terminal tables write them (281,628 (39%), 115.0s (21%)).
-        for (key, _), figure in zip(shown, _markdown_figures(row, by_outcome)):
+        for (key, _), text in zip(shown, sweep_figures(row, by_outcome)):
             value = row.get(key)
-            cells.append(f'<td class="r" data-v="{"" if value is None else value}">{esc(figure)}</td>')
+            cells.append(f'<td class="r" data-v="{"" if value is None else value}">{esc(text)}</td>')
         style = ' class="best"' if point["best"] else ""
         rows.append(f"<tr{style}>" + "".join(cells) + "</tr>")
     body.append(f"<h2>Every setting ({len(data['points'])})</h2>")
@@ -206,11 +207,11 @@ def write_html(data: dict[str, Any]) -> str:
     if data.get("disagreements"):
         body.append("<h2>Where one setting alone changes the outcome</h2><ul>")
         for item in data["disagreements"]:
-            context = " ".join(f"{k}={_value_text(v)}" for k, v in item["with"].items())
+            context = " ".join(f"{k}={value_text(v)}" for k, v in item["with"].items())
             more = f" (and {item['groups'] - 1} more of {item['of']} such settings)" if item["groups"] > 1 else ""
             body.append(
                 f"<li><b>{esc(item['dimension'])}</b> {esc(item['trace'], 200)} ({esc(kind_text(item))}): first stop or block "
-                f"{esc(_runs(item['first_round']))}" + (f' <span class="note">at {esc(context)}{esc(more)}</span>' if context else "") + "</li>"
+                f"{esc(runs_text(item['first_round']))}" + (f' <span class="note">at {esc(context)}{esc(more)}</span>' if context else "") + "</li>"
             )
         body.append("</ul>")
     if data.get("toml"):

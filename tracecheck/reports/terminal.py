@@ -10,13 +10,10 @@ from rich.style import Style
 from rich.text import Text
 
 from ..text.textsafe import one_line, plain
-from .data import already_stopped_notes, basis_note, count as _count, fire_groups, notes, effect as _effect, location, pct as _pct, seconds as _seconds, shown_id, count_unchecked, enable_hint, unchecked_remedy, outcome_lines
+from .data import count_unchecked, fire_groups
+from .wording import basis_note, count, enable_hint, location, notes, number, outcome_lines, pct, policy_headline, policy_lines, recorded_text, seconds, shown_id, unchecked_remedy
 
 ACTION_STYLES = {"hint": "cyan", "block": "yellow", "reject": "magenta", "stop": "bold red", "abort": "bold red"}
-
-
-def _num(value: int | None) -> str:
-    return "?" if value is None else f"{value:,}"
 
 
 def _expectations(console: Console, trace: dict[str, Any]) -> None:
@@ -176,21 +173,14 @@ def _trace_head(console: Console, trace: dict[str, Any]) -> None:
         head.append_text(plain(f"ending={trace['ending']}", "magenta"))
     emit(console, head, 2)
     turns = trace.get("turns", 1)
-    facts = "  " + (f"{_count(turns, 'turn')} · " if turns > 1 else "")
-    facts += f"{_count(trace['rounds'], 'round')} · {_count(trace['tool_calls'], 'tool call')} · {_num(trace['tokens'])} tokens"
+    facts = "  " + (f"{count(turns, 'turn')} · " if turns > 1 else "")
+    facts += f"{count(trace['rounds'], 'round')} · {count(trace['tool_calls'], 'tool call')} · {number(trace['tokens'])} tokens"
     facts += basis_note(trace)
     if trace["seconds"] is not None:
-        facts += f" · {_seconds(trace['seconds'])}"
+        facts += f" · {seconds(trace['seconds'])}"
     if not trace["answered"]:
         facts += " · ended without an answer" + (f": {one_line(trace['error'], 60)}" if trace["error"] else "")
     emit(console, plain(facts, "dim"), 2)
-
-
-def _stops_text(policy: dict[str, Any], turns: int) -> str:
-    return "; ".join(
-        f"{stop['action']} at {_where(stop, turns).replace('  ', ' ')} {stop['phase'].replace('_', ' ')} ({stop['code']})"
-        for stop in policy["stops"]
-    )
 
 
 def _trace_block(console: Console, trace: dict[str, Any]) -> None:
@@ -222,31 +212,13 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
         if fire.get("new_information"):
             found = fire["new_information"]
             emit(console, Text(f"      the recorded run found new information at round {found['round']} ({found['what']})", style="yellow"), 6)
+    headline, policy_notes = policy_lines(trace)
     if not policy["stops"]:
-        summary = Text("  policy: no stop", style="dim")
-        if policy["blocked_calls"]:
-            summary.append(f"; {_count(policy['blocked_calls'], 'call')} blocked → {_effect(policy['saved'], trace)}")
-        if policy.get("stale_blocks"):
-            summary.append(f"; {_count(policy['stale_blocks'], 'block')} would have returned stale data (not counted)")
-        emit(console, summary, 10)
+        emit(console, Text("  policy: " + headline, style="dim"), 10)
         return
-    text = Text("  policy: ", style="bold")
-    text.append(_stops_text(policy, turns) + f" → {_effect(policy['saved'], trace)}")
-    emit(console, text, 10)
-    notes = []
-    forced = policy["saved"]["forced_answer_tokens"]
-    if forced is not None:
-        answers = sum(1 for stop in policy["stops"] if stop["action"] == "stop")
-        notes.append(f"{'one forced answer' if answers == 1 else f'{answers} forced answers'} charged: ~{forced:,} tokens (estimate)")
-    notes += already_stopped_notes(policy, turns)
-    if policy["blocked_calls"]:
-        notes.append(f"{_count(policy['blocked_calls'], 'call')} blocked before the stop (included)")
-    if policy.get("stale_blocks"):
-        notes.append(f"{_count(policy['stale_blocks'], 'block')} would have returned stale data (not counted)")
-    if policy.get("later_turns_as_recorded"):
-        notes.append("a stop ends its turn; later turns are assumed to happen as recorded")
-    if notes:
-        emit(console, Text("          " + "; ".join(notes), style="dim"), 10)
+    emit(console, Text("  policy: " + headline, style="bold"), 10)
+    if policy_notes:
+        emit(console, Text("          " + "; ".join(policy_notes), style="dim"), 10)
     if policy["outcome_change"]:
         emit(console, Text(f"          {policy['outcome_change']}", style="bold yellow"), 10)
     if policy.get("possible_harm"):
@@ -256,15 +228,13 @@ def _trace_block(console: Console, trace: dict[str, Any]) -> None:
 def _preset_block(console: Console, trace: dict[str, Any]) -> None:
     """A trace under several presets: where each one stops, and what that saves."""
     _trace_head(console, trace)
-    turns = trace.get("turns", 1)
     width = max(len(name) for name in trace["presets"])
     for name, run in trace["presets"].items():
         policy = run["policy"]
         line = Text(f"  {name:<{width}}  ", style="bold")
-        if policy["stops"]:
-            line.append(_stops_text(policy, turns) + f" → {_effect(policy['saved'], trace)}")
-        elif policy["blocked_calls"]:
-            line.append(f"no stop; {_count(policy['blocked_calls'], 'call')} blocked → {_effect(policy['saved'], trace)}")
+        headline = policy_headline(policy, trace)
+        if headline is not None:
+            line.append(headline)
         else:
             line.append("no stop", style="green" if run["fires"] == 0 else "dim")
         notes = []
@@ -273,9 +243,9 @@ def _preset_block(console: Console, trace: dict[str, Any]) -> None:
         if any(stop.get("new_information") for stop in policy["stops"]):
             notes.append(("cut before new information", "yellow"))
         if policy.get("stale_blocks"):
-            notes.append((f"{_count(policy['stale_blocks'], 'stale block')} (not counted)", "yellow"))
+            notes.append((f"{count(policy['stale_blocks'], 'stale block')} (not counted)", "yellow"))
         if run["expectations_broken"]:
-            notes.append((f"{_count(run['expectations_broken'], 'expectation')} broken", "bold red"))
+            notes.append((f"{count(run['expectations_broken'], 'expectation')} broken", "bold red"))
         for text, style in notes:
             line.append("  ")
             line.append(text, style=style)
@@ -300,7 +270,7 @@ def _preset_summary(console: Console, by_preset: dict[str, dict[str, Any]]) -> N
             value = saved[key]
             if value is None:
                 return "unknown"
-            return _seconds(value) if unit else f"{value:,}"
+            return seconds(value) if unit else f"{value:,}"
 
         table.add_row(
             name,
@@ -315,9 +285,7 @@ def _preset_summary(console: Console, by_preset: dict[str, dict[str, Any]]) -> N
         )
     print_table(console, table)
     whole = next(iter(by_preset.values()))["whole"]
-    recorded = f"  as recorded: {_count(whole['llm_calls'], 'LLM call')} · {_count(whole['tool_calls'], 'tool call')} · {whole['tokens']:,} tokens"
-    recorded += basis_note(whole) + (f" · {_seconds(whole['seconds'])}" if whole["seconds"] is not None else "")
-    emit(console, Text(recorded), 4)
+    emit(console, Text(f"  as recorded: {recorded_text(whole)}"), 4)
     broken = [f"{name} {totals['expectations_broken']}" for name, totals in by_preset.items() if totals["expectations_broken"]]
     if broken:
         emit(console, Text("  expectations broken: " + " · ".join(broken), style="bold red"), 4)
@@ -342,7 +310,7 @@ def write_statistics(console: Console, totals: dict[str, Any]) -> None:
 
     rows = sorted(totals["by_guard"].items(), key=lambda item: (-item[1]["fires"], item[0]))
     if not rows:
-        console.print(Text(f"no guard fired on {_count(totals['traces'], 'trace')}"))
+        console.print(Text(f"no guard fired on {count(totals['traces'], 'trace')}"))
         return
     names = {code: getattr(guard_by_key(code), "name", "") for code, _ in rows}
     width = max(len(name) for name in names.values())
@@ -417,7 +385,7 @@ class TerminalWriter:
             emit(
                 self.console,
                 Text(
-                    f"… and {_count(self.quiet_unlisted, 'more trace')} where no guard fired, not listed (--all-traces lists them)",
+                    f"… and {count(self.quiet_unlisted, 'more trace')} where no guard fired, not listed (--all-traces lists them)",
                     style="dim",
                 ),
                 2,
@@ -434,7 +402,7 @@ class TerminalWriter:
         console = self.console
         console.print(Text(f"P001 tokenizer comparison ({' vs '.join(self.tokenizers)})", style="bold underline"))
         if not self.differing:
-            console.print(Text(f"  the tokenizers agree on all {_count(self.compared, 'trace')}", style="green"))
+            console.print(Text(f"  the tokenizers agree on all {count(self.compared, 'trace')}", style="green"))
             console.print()
             return
         for trace_id, item in self.differing:
@@ -458,7 +426,7 @@ class TerminalWriter:
         emit(
             console,
             Text(
-                f"  the tokenizers differ on {len(self.differing)} of {_count(self.compared, 'trace')} "
+                f"  the tokenizers differ on {len(self.differing)} of {count(self.compared, 'trace')} "
                 "(scores: best similarity of each search round to an earlier search)",
                 style="dim",
             ),
@@ -473,14 +441,14 @@ class TerminalWriter:
         emit(
             console,
             Text(
-                f"  {_count(totals['traces'], 'trace')}"
+                f"  {count(totals['traces'], 'trace')}"
                 + (f" ({self.deselected():,} deselected by -k)" if self.deselected() else "")
                 + f" · {totals['traces_with_fires']} with fires · "
                 f"{totals['traces_stopped']} stopped by the policy"
                 + (f" · {totals['possible_harm']} labelled a success (possible harm)" if totals.get("possible_harm") else "")
-                + (f" · {_count(totals['expectations_broken'], 'expectation')} broken" if totals.get("expectations_broken") else "")
+                + (f" · {count(totals['expectations_broken'], 'expectation')} broken" if totals.get("expectations_broken") else "")
                 + (f" · {totals['stops_before_new_information']} cut before new information" if totals.get("stops_before_new_information") else "")
-                + (f" · {_count(totals['stale_blocks'], 'stale block')}" if totals.get("stale_blocks") else "")
+                + (f" · {count(totals['stale_blocks'], 'stale block')}" if totals.get("stale_blocks") else "")
                 + (
                     f" · {totals['no_answer_to_forced_answer']} no answer → forced answer"
                     if totals["no_answer_to_forced_answer"]
@@ -494,14 +462,14 @@ class TerminalWriter:
             (saved["tool_calls"], whole["tool_calls"], "tool call", ""),
             (saved["tokens"], whole["tokens"], "token", basis_note(saved)),
         ]
-        gains = [f"{part:,} of {total:,} {noun}s{notes(_pct(part, total), note)}" for part, total, noun, note in rows if part > 0]
-        costs = [f"{_count(-part, 'more ' + noun)}{notes(_pct(-part, total), note)}" for part, total, noun, note in rows if part < 0]
+        gains = [f"{part:,} of {total:,} {noun}s{notes(pct(part, total), note)}" for part, total, noun, note in rows if part > 0]
+        costs = [f"{count(-part, 'more ' + noun)}{notes(pct(-part, total), note)}" for part, total, noun, note in rows if part < 0]
         if whole["seconds"]:
-            seconds = saved["seconds"] or 0.0
-            if seconds > 0:
-                gains.append(f"{_seconds(seconds)} of {_seconds(whole['seconds'])}{_pct(seconds, whole['seconds'])}")
-            elif seconds < 0:
-                costs.append(f"{_seconds(-seconds)} more{_pct(-seconds, whole['seconds'])}")
+            time = saved["seconds"] or 0.0
+            if time > 0:
+                gains.append(f"{seconds(time)} of {seconds(whole['seconds'])}{pct(time, whole['seconds'])}")
+            elif time < 0:
+                costs.append(f"{seconds(-time)} more{pct(-time, whole['seconds'])}")
         emit(console, Text("  saved: " + (" · ".join(gains) if gains else "nothing")), 9)
         if costs:
             emit(console, Text("  costs: " + " · ".join(costs) + " — forced answers dearer than what they replaced"), 9)
@@ -514,11 +482,10 @@ class TerminalWriter:
                 line.append(f" {text}")
                 emit(console, line, 6)
         if self.unchecked:
-            count = sum(self.unchecked.values())
             emit(
                 console,
                 Text(
-                    f"  {_count(count, 'expectation')} not checked: about "
+                    f"  {count(sum(self.unchecked.values()), 'expectation')} not checked: about "
                     + ", ".join(sorted(self.unchecked))
                     + f", which the settings do not run ({enable_hint(self.unchecked)}"
                     + (f", or use {remedy})" if (remedy := unchecked_remedy(self.unchecked)) else ")"),
@@ -530,7 +497,7 @@ class TerminalWriter:
             emit(
                 console,
                 Text(
-                    "  fires: " + " · ".join(f"{code} {v['fires']} in {_count(v['traces'], 'trace')}" for code, v in totals["by_guard"].items()),
+                    "  fires: " + " · ".join(f"{code} {v['fires']} in {count(v['traces'], 'trace')}" for code, v in totals["by_guard"].items()),
                     style="dim",
                 ),
                 9,
