@@ -20,6 +20,7 @@ _SAVED = {
         "tool_calls": {"type": "integer"},
         "tokens": {"type": "integer"},
         "tokens_estimated": {"type": "boolean", "description": "some saved rounds had no measured usage"},
+        "tokens_basis": {"enum": ["measured", "estimated", "some estimated", "apportioned", "some apportioned"], "description": "how the tokens are known"},
         "seconds": {"type": ["number", "null"], "description": "null when the trace has no timestamps"},
         "forced_answer_tokens": {"type": ["integer", "null"], "description": "estimated cost of the forced answer"},
     },
@@ -96,6 +97,7 @@ _TIMELINE_CALL = {
         "result": {"type": ["string", "null"], "description": "an excerpt of the result; null: no result recorded"},
         "result_chars": {"type": ["integer", "null"]},
         "error": {"type": ["boolean", "null"], "description": "the result is an error (null: not known)"},
+        "failed": {"type": "boolean", "description": "no error flag recorded, but the guards' default classifier reads the result as a failure (an exception, a traceback, a JSON error)"},
         "blocked": {"type": "boolean"},
         "seconds": {"type": ["number", "null"]},
     },
@@ -166,6 +168,7 @@ _TRACE = {
         "tool_calls": {"type": "integer", "minimum": 0},
         "tokens": {"type": "integer", "minimum": 0},
         "tokens_estimated": {"type": "boolean"},
+        "tokens_basis": {"enum": ["measured", "estimated", "some estimated", "apportioned", "some apportioned"], "description": "how the tokens are known"},
         "seconds": {"type": ["number", "null"]},
         "answered": {"type": "boolean"},
         "ending": {"enum": ["answered", "submitted", "limit", "error", None], "description": "how the run ended, as recorded (null: unknown); the outcome label is the grader's verdict"},
@@ -226,7 +229,11 @@ _TRACE = {
 }
 _COUNTS = {
     "type": "object",
-    "properties": {k: {"type": ["number", "null"]} for k in ("llm_calls", "tool_calls", "tokens", "seconds")},
+    "properties": {
+        **{k: {"type": ["number", "null"]} for k in ("llm_calls", "tool_calls", "tokens", "seconds")},
+        "tokens_estimated": {"type": "boolean"},
+        "tokens_basis": {"enum": ["measured", "estimated", "some estimated", "apportioned", "some apportioned"], "description": "how the tokens are known"},
+    },
     "required": ["llm_calls", "tool_calls", "tokens", "seconds"],
 }
 _OUTCOME_SAVED = {
