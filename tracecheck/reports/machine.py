@@ -7,6 +7,7 @@ from typing import Any
 import orjson
 
 from ..text.arguments import dump_json
+from .records import HeaderRecord, TotalsRecord, TraceRecord
 
 
 def _dumps(value: Any) -> bytes:
@@ -23,19 +24,19 @@ class JsonWriter:
         self.write = write
         self.first = True
 
-    def begin(self, header: dict[str, Any]) -> None:
+    def begin(self, header: HeaderRecord) -> None:
         self.write(b"{\n")
-        for key, value in header.items():
+        for key, value in header.to_json().items():
             self.write(b'"' + key.encode() + b'": ' + _dumps(value) + b",\n")
         self.write(b'"traces": [\n')
 
-    def trace(self, trace: dict[str, Any]) -> None:
-        self.write((b"" if self.first else b",\n") + _dumps(trace))
+    def trace(self, trace: TraceRecord) -> None:
+        self.write((b"" if self.first else b",\n") + _dumps(trace.to_json()))
         self.first = False
 
-    def end(self, totals: dict[str, Any], warnings: list[dict[str, Any]]) -> None:
+    def end(self, totals: TotalsRecord, warnings: list[dict[str, Any]]) -> None:
         self.write(b"\n],\n")
-        self.write(b'"totals": ' + _dumps(totals) + b",\n")
+        self.write(b'"totals": ' + _dumps(totals.to_json()) + b",\n")
         self.write(b'"warnings": ' + _dumps(warnings) + b"\n}\n")
 
 
@@ -48,13 +49,13 @@ class JsonlWriter:
     def _line(self, kind: str, data: dict[str, Any]) -> None:
         self.write(_dumps({"type": kind, **data}) + b"\n")
 
-    def begin(self, header: dict[str, Any]) -> None:
-        self._line("header", header)
+    def begin(self, header: HeaderRecord) -> None:
+        self._line("header", header.to_json())
 
-    def trace(self, trace: dict[str, Any]) -> None:
-        self._line("trace", trace)
+    def trace(self, trace: TraceRecord) -> None:
+        self._line("trace", trace.to_json())
 
-    def end(self, totals: dict[str, Any], warnings: list[dict[str, Any]]) -> None:
+    def end(self, totals: TotalsRecord, warnings: list[dict[str, Any]]) -> None:
         for warning in warnings:
             self._line("warning", warning)
-        self._line("totals", totals)
+        self._line("totals", totals.to_json())

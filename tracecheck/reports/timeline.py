@@ -52,7 +52,7 @@ def trace_summary(trace: Trace, costs: list[RoundCost] | None = None) -> Text:
     head.append("trace ", style="bold")
     head.append_text(whole(trace.id, "bold cyan"))
     where = trace.place
-    if shown_id({"id": trace.id, "file": trace.file, "line": trace.line, "pointer": trace.pointer}) is None:
+    if shown_id(trace) is None:
         where = where[: -len(trace.id)]  # the id names the file and line: only the folder is left to say
     head.append("  ")
     if where:

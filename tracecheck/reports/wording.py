@@ -7,9 +7,13 @@ these, so that the formats cannot drift apart.
 
 from __future__ import annotations
 
-from typing import Any
+import dataclasses
+from typing import TYPE_CHECKING, Any
 
 from ..model import place_text
+
+if TYPE_CHECKING:
+    from .records import FireRecord, OutcomeTotals, PolicyRecord, RecordedCost, SavedTotals, SavingRecord, StopRecord, TotalsRecord, TraceRecord
 
 BASIS_NOTES = {
     "measured": "",
@@ -20,9 +24,9 @@ BASIS_NOTES = {
 }
 
 
-def basis_note(figure: dict[str, Any]) -> str:
+def basis_note(figure: TraceRecord | SavingRecord | SavedTotals | RecordedCost) -> str:
     """How a token figure is known, as the words after it."""
-    return BASIS_NOTES.get(figure.get("tokens_basis", "measured"), "")
+    return BASIS_NOTES.get(figure.tokens_basis, "")
 
 
 def pct(part: float | None, whole: float | None) -> str:
@@ -64,44 +68,44 @@ def seconds(value: float | None) -> str:
     return "unknown" if value is None else f"{value:,.1f}s"
 
 
-def location(trace: dict[str, Any]) -> str:
+def location(trace: TraceRecord) -> str:
     """Where a trace is, by the one rule of ``model.place_text``: ``file:line``, the file,
     or with its place inside a document of many runs, ``file#simulations[3]``."""
-    return place_text(trace["file"], trace.get("line"), trace.get("pointer"))
+    return place_text(trace.file, trace.line, trace.pointer)
 
 
-def shown_id(trace: dict[str, Any]) -> str | None:
+def shown_id(trace: TraceRecord) -> str | None:
     """The trace's id, or None when it is the same text as its location (a reader that
     names traces by their file and line): the two are not printed twice."""
-    where, ident = location(trace), trace["id"]
+    where, ident = location(trace), trace.id
     if ident == where or where.endswith(("/" + ident, "\\" + ident)):
         return None
     return ident
 
 
-def where_text(item: dict[str, Any], turns: int) -> str:
+def where_text(item: FireRecord | StopRecord, turns: int) -> str:
     """``round 5`` or, in a conversation of several turns, ``turn 2 round 5``."""
-    return (f"turn {item['turn']} " if turns > 1 else "") + f"round {item['round']}"
+    return (f"turn {item.turn} " if turns > 1 else "") + f"round {item.round}"
 
 
-def stops_text(policy: dict[str, Any], turns: int) -> str:
+def stops_text(policy: PolicyRecord, turns: int) -> str:
     return "; ".join(
-        f"{stop['action']} at {where_text(stop, turns)} {stop['phase'].replace('_', ' ')} ({stop['code']})" for stop in policy["stops"]
+        f"{stop.action} at {where_text(stop, turns)} {stop.phase.replace('_', ' ')} ({stop.code})" for stop in policy.stops
     )
 
 
-def policy_headline(policy: dict[str, Any], trace: dict[str, Any]) -> str | None:
+def policy_headline(policy: PolicyRecord, trace: TraceRecord) -> str | None:
     """A policy's stops, or its blocks, and their effect: "stop at round 5 before tools
     (P001) → saves …"; None when it neither stops nor blocks."""
-    turns = trace.get("turns", 1)
-    if policy["stops"]:
-        return stops_text(policy, turns) + f" → {effect(policy['saved'], trace)}"
-    if policy["blocked_calls"]:
-        return f"no stop; {count(policy['blocked_calls'], 'call')} blocked → {effect(policy['saved'], trace)}"
+    turns = trace.turns
+    if policy.stops:
+        return stops_text(policy, turns) + f" → {effect(policy.saved, trace.recorded)}"
+    if policy.blocked_calls:
+        return f"no stop; {count(policy.blocked_calls, 'call')} blocked → {effect(policy.saved, trace.recorded)}"
     return None
 
 
-def policy_notes(policy: dict[str, Any], turns: int) -> list[tuple[str, str]]:
+def policy_notes(policy: PolicyRecord, turns: int) -> list[tuple[str, str]]:
     """The notes under a policy's line, each with what it is: ``note`` (how the figures
     are made), ``stale`` (blocks that would have hidden a change), ``news`` (a stop
     before the recorded run found something new), ``change`` (of the run's outcome),
@@ -109,73 +113,74 @@ def policy_notes(policy: dict[str, Any], turns: int) -> list[tuple[str, str]]:
     from ..text.textsafe import one_line
 
     out: list[tuple[str, str]] = []
-    forced = policy["saved"]["forced_answer_tokens"] if policy["stops"] else None
+    forced = policy.saved.forced_answer_tokens if policy.stops else None
     if forced is not None:
-        answers = sum(1 for stop in policy["stops"] if stop["action"] == "stop")
+        answers = sum(1 for stop in policy.stops if stop.action == "stop")
         out.append((f"{'one forced answer' if answers == 1 else f'{answers} forced answers'} charged: ~{forced:,} tokens (estimate)", "note"))
     out += [(text, "note") for text in already_stopped_notes(policy, turns)]
-    if policy["blocked_calls"] and policy["stops"]:
-        out.append((f"{count(policy['blocked_calls'], 'call')} blocked before the stop (included)", "note"))
-    if policy.get("stale_blocks"):
-        out.append((f"{count(policy['stale_blocks'], 'block')} would have returned stale data (not counted)", "stale"))
-    for stop in policy["stops"]:
-        found = stop.get("new_information")
+    if policy.blocked_calls and policy.stops:
+        out.append((f"{count(policy.blocked_calls, 'call')} blocked before the stop (included)", "note"))
+    if policy.stale_blocks:
+        out.append((f"{count(policy.stale_blocks, 'block')} would have returned stale data (not counted)", "stale"))
+    for stop in policy.stops:
+        found = stop.new_information
         if found:
-            out.append((f"the recorded run found new information at round {found['round']} ({one_line(found['what'], 200)}), after the {stop['code']} stop", "news"))
-    if policy.get("later_turns_as_recorded"):
+            out.append((f"the recorded run found new information at round {found.round} ({one_line(found.what, 200)}), after the {stop.code} stop", "news"))
+    if policy.later_turns_as_recorded:
         out.append(("a stop ends its turn; later turns are assumed to happen as recorded", "note"))
-    if policy.get("outcome_change"):
-        out.append((policy["outcome_change"], "change"))
-    if policy.get("possible_harm"):
-        out.append(("possible harm: " + policy["possible_harm"], "harm"))
+    if policy.outcome_change:
+        out.append((policy.outcome_change, "change"))
+    if policy.possible_harm:
+        out.append(("possible harm: " + policy.possible_harm, "harm"))
     return out
 
 
-def policy_lines(trace: dict[str, Any]) -> tuple[str, list[str]]:
+def policy_lines(trace: TraceRecord) -> tuple[str, list[str]]:
     """What the policy does to a trace, in words: the headline (its stops or blocks and
     their effect) and the notes under it (forced answers charged, blocks, stale data,
     the counterfactual's assumptions)."""
-    policy = trace["policy"]
+    policy = trace.policy
     headline = policy_headline(policy, trace) or "no stop"
-    if not policy["stops"]:
-        if policy.get("stale_blocks"):
-            headline += f"; {count(policy['stale_blocks'], 'block')} would have returned stale data (not counted)"
+    if not policy.stops:
+        if policy.stale_blocks:
+            headline += f"; {count(policy.stale_blocks, 'block')} would have returned stale data (not counted)"
         return headline, []
-    return headline, [text for text, kind in policy_notes(policy, trace.get("turns", 1)) if kind in ("note", "stale")]
+    return headline, [text for text, kind in policy_notes(policy, trace.turns) if kind in ("note", "stale")]
 
 
-def recorded_text(whole: dict[str, Any]) -> str:
+def recorded_text(whole: RecordedCost) -> str:
     """What the runs cost as recorded: "12 LLM calls · 30 tool calls · 4,000 tokens · 9.0s"."""
     return (
-        f"{count(whole['llm_calls'], 'LLM call')} · {count(whole['tool_calls'], 'tool call')} · {whole['tokens']:,} tokens"
+        f"{count(whole.llm_calls, 'LLM call')} · {count(whole.tool_calls, 'tool call')} · {whole.tokens:,} tokens"
         + basis_note(whole)
-        + (f" · {seconds(whole['seconds'])}" if whole["seconds"] is not None else "")
+        + (f" · {seconds(whole.seconds)}" if whole.seconds is not None else "")
     )
 
 
-def already_stopped_notes(policy: dict[str, Any], turns: int) -> list[str]:
+def already_stopped_notes(policy: PolicyRecord, turns: int) -> list[str]:
     """The policy's stops that the recorded run made itself (a live monitor's recording):
     its forced answer is recorded right after, so such a stop changes nothing."""
     return [
-        f"the recorded run was stopped here too: {where_text({**stop, 'round': stop['round'] + 1}, turns)} is its forced answer"
-        for stop in policy["stops"]
-        if stop.get("already_stopped")
+        f"the recorded run was stopped here too: {where_text(dataclasses.replace(stop, round=stop.round + 1), turns)} is its forced answer"
+        for stop in policy.stops
+        if stop.already_stopped
     ]
 
 
-def effect(saved: dict[str, Any], trace: dict[str, Any]) -> str:
+def effect(saved: SavingRecord | OutcomeTotals, whole: RecordedCost) -> str:
     """What a policy's stops and blocks change: "saves …", and "costs …" for the parts
-    that came out negative (a forced answer dearer than the rounds it replaced)."""
+    that came out negative (a forced answer dearer than the rounds it replaced); shares
+    of ``whole``, what the runs cost as recorded."""
     parts: list[tuple[float, str]] = [
-        (saved["llm_calls"], count(abs(saved["llm_calls"]), "LLM call") + pct(abs(saved["llm_calls"]), trace["rounds"])),
-        (saved["tool_calls"], count(abs(saved["tool_calls"]), "tool call") + pct(abs(saved["tool_calls"]), trace["tool_calls"])),
+        (saved.llm_calls, count(abs(saved.llm_calls), "LLM call") + pct(abs(saved.llm_calls), whole.llm_calls)),
+        (saved.tool_calls, count(abs(saved.tool_calls), "tool call") + pct(abs(saved.tool_calls), whole.tool_calls)),
         (
-            saved["tokens"],
-            f"{abs(saved['tokens']):,} tokens{notes(pct(abs(saved['tokens']), trace['tokens']), basis_note(saved))}",
+            saved.tokens,
+            f"{abs(saved.tokens):,} tokens{notes(pct(abs(saved.tokens), whole.tokens), basis_note(saved))}",
         ),
     ]
-    if saved["seconds"] is not None:
-        parts.append((saved["seconds"], f"{seconds(abs(saved['seconds']))}{pct(abs(saved['seconds']), trace['seconds'])}"))
+    if saved.seconds is not None:
+        parts.append((saved.seconds, f"{seconds(abs(saved.seconds))}{pct(abs(saved.seconds), whole.seconds)}"))
     gains = [text for value, text in parts if value > 0]
     costs = [text for value, text in parts if value < 0]
     out = []
@@ -210,35 +215,33 @@ OUTCOME_ALL = {
 }
 
 
-def outcome_lines(totals: dict[str, Any]) -> tuple[str, list[tuple[str, str, str]]]:
+def outcome_lines(totals: TotalsRecord) -> tuple[str, list[tuple[str, str, str]]]:
     """The savings split by outcome, in words: a heading and (bucket, title, text) lines,
     runs that failed anyway first (always, so that "nothing bankable" is said too), then
     those that succeeded and the ungraded ones where there are any. When all the traces
     ended the same way, the heading alone says so; nothing at all when no trace is graded
     (the split would repeat the totals) or the policy saved nothing."""
-    split = totals.get("saved_by_outcome")
-    if not split or not (split["failure"]["traces"] or split["success"]["traces"]):
+    split = totals.saved_by_outcome
+    if not split or not (split["failure"].traces or split["success"].traces):
         return "", []
-    if not totals["traces_stopped"] and not any(totals["saved"][k] for k in ("llm_calls", "tool_calls", "tokens")):
+    if not totals.traces_stopped and not any(getattr(totals.saved, k) for k in ("llm_calls", "tool_calls", "tokens")):
         return "", []
-    present = [bucket for bucket in OUTCOME_BUCKETS if split[bucket]["traces"]]
+    present = [bucket for bucket in OUTCOME_BUCKETS if split[bucket].traces]
     if len(present) == 1:
         return OUTCOME_ALL[present[0]], []
     out = []
     for bucket in OUTCOME_BUCKETS:
         item = split[bucket]
-        if not item["traces"]:
+        if not item.traces:
             if bucket == "failure":
                 out.append((bucket, OUTCOME_TITLES[bucket], "no run labelled a failure: nothing bankable"))
             continue
-        whole = item["whole"]
-        runs = {"rounds": whole["llm_calls"], "tool_calls": whole["tool_calls"], "tokens": whole["tokens"], "seconds": whole["seconds"]}
-        text = f"{item['traces_stopped']} of {count(item['traces'], 'trace')} stopped"
-        if item["possible_harm"]:
-            text += f", {item['possible_harm']} possible harm"
-        text += f" → {effect(item, runs)}"
-        if item["forced_answer_tokens"] is not None:
-            text += f"; forced answers charged: ~{item['forced_answer_tokens']:,} tokens (estimate)"
+        text = f"{item.traces_stopped} of {count(item.traces, 'trace')} stopped"
+        if item.possible_harm:
+            text += f", {item.possible_harm} possible harm"
+        text += f" → {effect(item, item.whole)}"
+        if item.forced_answer_tokens is not None:
+            text += f"; forced answers charged: ~{item.forced_answer_tokens:,} tokens (estimate)"
         out.append((bucket, OUTCOME_TITLES[bucket], text))
     return OUTCOME_HEADING, out
 
