@@ -7,14 +7,21 @@ from typing import Any
 import orjson
 
 from ..text.arguments import dump_json
-from .records import HeaderRecord, TotalsRecord, TraceRecord
+from .records import HeaderRecord, Record, TotalsRecord, TraceRecord, json_value
+
+
+def _record_json(value: Any) -> Any:
+    if isinstance(value, Record):
+        return value.to_json()
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 def _dumps(value: Any) -> bytes:
+    """``value`` as compact JSON; a report record (anywhere in it) as its ``to_json()``."""
     try:
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+        return orjson.dumps(value, default=_record_json, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS)
     except TypeError:  # deeper or larger than orjson writes: never half a report
-        return dump_json(value).encode()
+        return dump_json(json_value(value)).encode()
 
 
 class JsonWriter:
@@ -31,12 +38,12 @@ class JsonWriter:
         self.write(b'"traces": [\n')
 
     def trace(self, trace: TraceRecord) -> None:
-        self.write((b"" if self.first else b",\n") + _dumps(trace.to_json()))
+        self.write((b"" if self.first else b",\n") + _dumps(trace))
         self.first = False
 
     def end(self, totals: TotalsRecord, warnings: list[dict[str, Any]]) -> None:
         self.write(b"\n],\n")
-        self.write(b'"totals": ' + _dumps(totals.to_json()) + b",\n")
+        self.write(b'"totals": ' + _dumps(totals) + b",\n")
         self.write(b'"warnings": ' + _dumps(warnings) + b"\n}\n")
 
 

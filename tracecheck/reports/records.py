@@ -4,8 +4,8 @@ every writer reads their attributes; ``to_json()`` is the one place a record bec
 JSON the ``--format json|jsonl`` reports write, field for field in the order declared
 here (reports/schema.py describes the same fields).
 
-A check finding and an expectation check are the engine's own records
-(``engine.check.Finding``, ``ExpectationCheck``); a sweep point is ``SweepPointRecord``.
+A sweep point is ``SweepPointRecord``. The check report is still plain data
+(``check_report.check_data``): the check command indexes it.
 """
 
 from __future__ import annotations
@@ -294,3 +294,15 @@ class TotalsRecord(Record):
     saved_by_outcome: dict[str, OutcomeTotals]
     by_guard: dict[str, GuardCounts]
     by_preset: dict[str, TotalsRecord] | None = field(default=None, metadata=OPTIONAL)
+
+
+@dataclass(frozen=True, slots=True)
+class SweepPointRecord(Record):
+    """One point of a sweep's grid: its settings, where it ranks, what it scores."""
+
+    number: int
+    values: dict[str, Any]
+    label: str
+    pareto: bool
+    best: bool
+    metrics: dict[str, Any]  # the engine's figures of the point (engine.sweep)

@@ -16,6 +16,7 @@ from .. import __version__
 from ..engine.grid import PRESET, Dimension
 from ..engine.sweep import SweepResult
 from ..text.textsafe import plain
+from .records import SweepPointRecord
 from .wording import count, figure, pct, ratio, csv_value, runs_text, sweep_figures, validation_text, value_text
 
 SCHEMA_VERSION = 1
@@ -135,14 +136,14 @@ def sweep_data(result: SweepResult, dimensions: list[Dimension]) -> dict[str, An
         "harm_ceiling": next((c.value for c in result.constraints if c.implicit), None),
         "dimensions": [{"key": d.key, "values": list(d.values)} for d in dimensions],
         "points": [
-            {
-                "number": result.points[k].number,
-                "values": dict(result.points[k].values),
-                "label": result.points[k].label,
-                "pareto": result.pareto[k],
-                "best": k == result.best,
-                "metrics": result.rows[k],
-            }
+            SweepPointRecord(
+                number=result.points[k].number,
+                values=dict(result.points[k].values),
+                label=result.points[k].label,
+                pareto=result.pareto[k],
+                best=k == result.best,
+                metrics=result.rows[k],
+            )
             for k in ordered(result)
         ],
         "best": result.points[result.best].number if result.best is not None else None,
@@ -249,9 +250,9 @@ def write_csv(data: dict[str, Any]) -> str:
     figures = [*dict.fromkeys(f for _, count, whole in BENCHMARK_COLUMNS for f in (count, whole))] if bench else []
     writer.writerow(["number", *keys, *metrics, "pareto", "best", *(f"labelled.{f}" for f in figures)])
     for point in data["points"]:
-        row = point["metrics"]
-        scored = [bench[point["number"]][f] for f in figures] if bench else []
-        writer.writerow([point["number"], *(csv_value(point["values"][k]) for k in keys), *(csv_value(row.get(m)) for m in metrics), point["pareto"], point["best"], *scored])
+        row = point.metrics
+        scored = [bench[point.number][f] for f in figures] if bench else []
+        writer.writerow([point.number, *(csv_value(point.values[k]) for k in keys), *(csv_value(row.get(m)) for m in metrics), point.pareto, point.best, *scored])
     return out.getvalue()
 
 
@@ -271,7 +272,7 @@ def outcome_legend(failed: str, at_risk: str, total: str) -> str:
 def graded(data: dict[str, Any]) -> bool:
     """Whether any trace of the sweep is graded (success or failure): only then do the
     reports split the savings by outcome."""
-    rows = [p["metrics"] for p in data["points"]] + ([data["baseline"]] if data.get("baseline") else [])
+    rows = [p.metrics for p in data["points"]] + ([data["baseline"]] if data.get("baseline") else [])
     return any(row.get("saved_by_outcome", {}).get(g, {}).get("traces") for row in rows for g in ("failure", "success"))
 
 
@@ -329,8 +330,8 @@ def write_markdown(data: dict[str, Any]) -> str:
         "|---|" + "---|" * len(keys) + "--:|" * len(titles),
     ]
     for point in data["points"]:
-        mark = (">" if point["best"] else "") + ("\\*" if point["pareto"] else "")
-        cells = [mark, *(md(value_text(point["values"][k])) for k in keys), *sweep_figures(point["metrics"], by_outcome)]
+        mark = (">" if point.best else "") + ("\\*" if point.pareto else "")
+        cells = [mark, *(md(value_text(point.values[k])) for k in keys), *sweep_figures(point.metrics, by_outcome)]
         lines.append("| " + " | ".join(cells) + " |")
     lines += [
         "",
@@ -407,13 +408,13 @@ def write_terminal(console, data: dict[str, Any], chart: str | None = None, quie
             figure_titles[1] = "tokens saved"
         rows = []
         for point in data["points"]:
-            row = point["metrics"]
-            mark = (">" if point["best"] else " ") + ("*" if point["pareto"] else " ")
+            row = point.metrics
+            mark = (">" if point.best else " ") + ("*" if point.pareto else " ")
             # Its share of all tokens where there is room: not beside the split, which is wide.
             tokens = figure(row["tokens_saved"]) + ("" if by_outcome else pct(row["tokens_saved"], row["whole"]["tokens"]))
             split = [figure(row["tokens_saved_on_failure"]), figure(row["tokens_at_risk"])] if by_outcome else []
             figures = [str(row["traces_stopped"]), *split, tokens, f"{row['harm']:.2f}", ratio(row["recall"]), ratio(row["precision"])]
-            rows.append((point, mark, [value_text(point["values"][k]) for k in keys], figures))
+            rows.append((point, mark, [value_text(point.values[k]) for k in keys], figures))
         widths = [max([*map(len, title.split("\n")), *(len(r[3][k]) for r in rows)]) for k, title in enumerate(figure_titles)]
         return figure_titles, rows, widths, console.width - sum(widths) - 2 * (len(titles) + len(widths) - 1)
 
@@ -441,7 +442,7 @@ def write_terminal(console, data: dict[str, Any], chart: str | None = None, quie
     for widest, title in zip(figure_widths, figure_titles):
         table.add_column(title, justify="right", no_wrap=True, min_width=widest)
     for point, mark, values, figures in rows:
-        table.add_row(f"{mark} {values[0]}", *values[1:], *figures, style="bold green" if point["best"] else "")
+        table.add_row(f"{mark} {values[0]}", *values[1:], *figures, style="bold green" if point.best else "")
     console.print(Text(f"{settings_on(data)}, sorted by {data['objective']}", style="bold underline"))
     from .terminal import emit, print_table
 
@@ -549,21 +550,21 @@ def frontier_chart(data: dict[str, Any], width: int = 72, height: int = 16) -> s
     except ImportError:
         return None
     objective = data["objective"]
-    points = [p for p in data["points"] if p["metrics"].get(objective) is not None]
+    points = [p for p in data["points"] if p.metrics.get(objective) is not None]
     if not points:
         return None
     plt.clear_figure()
     plt.plotsize(width, height)
     plt.theme("clear")
-    rest = [p for p in points if not p["pareto"]]
-    front = sorted((p for p in points if p["pareto"]), key=lambda p: p["metrics"]["harm"])
+    rest = [p for p in points if not p.pareto]
+    front = sorted((p for p in points if p.pareto), key=lambda p: p.metrics["harm"])
     if rest:
-        plt.scatter([p["metrics"]["harm"] for p in rest], [p["metrics"][objective] for p in rest], marker="dot", label="grid point")
-    plt.plot([p["metrics"]["harm"] for p in front], [p["metrics"][objective] for p in front], marker="*", label="Pareto front")
+        plt.scatter([p.metrics["harm"] for p in rest], [p.metrics[objective] for p in rest], marker="dot", label="grid point")
+    plt.plot([p.metrics["harm"] for p in front], [p.metrics[objective] for p in front], marker="*", label="Pareto front")
     plt.xlabel("harm (share of traces)")
     plt.ylabel(objective)
     # The savings axis written as the table writes them (281,628, not 281628.0).
-    values = [p["metrics"][objective] for p in points]
+    values = [p.metrics[objective] for p in points]
     low, high = min(values), max(values)
     ticks = [low + (high - low) * i / 4 for i in range(5)] if high > low else [low]
     if objective in ("recall", "precision"):
