@@ -13,7 +13,10 @@ from typing import TYPE_CHECKING, Any
 from ..model import place_text
 
 if TYPE_CHECKING:
+    from ..model import Trace
     from .records import FireRecord, OutcomeTotals, PolicyRecord, RecordedCost, SavedTotals, SavingRecord, StopRecord, TotalsRecord, TraceRecord
+
+# --- figures ---------------------------------------------------------------------------
 
 BASIS_NOTES = {
     "measured": "",
@@ -24,9 +27,9 @@ BASIS_NOTES = {
 }
 
 
-def basis_note(figure: TraceRecord | SavingRecord | SavedTotals | RecordedCost) -> str:
+def basis_note(measure: TraceRecord | SavingRecord | SavedTotals | RecordedCost | OutcomeTotals) -> str:
     """How a token figure is known, as the words after it."""
-    return BASIS_NOTES.get(figure.tokens_basis, "")
+    return BASIS_NOTES.get(measure.tokens_basis, "")
 
 
 def pct(part: float | None, whole: float | None) -> str:
@@ -68,13 +71,50 @@ def seconds(value: float | None) -> str:
     return "unknown" if value is None else f"{value:,.1f}s"
 
 
-def location(trace: TraceRecord) -> str:
+def number(value: int | float | None) -> str:
+    """A figure with thousands separated, ``?`` when it is unknown."""
+    return "?" if value is None else f"{value:,}"
+
+
+def figure(value: Any) -> str:
+    """A sweep figure: a float to three significant digits (one decimal from 10 on), an
+    integer with thousands separated, ``unknown`` for None."""
+    if value is None:
+        return "unknown"
+    if isinstance(value, float):
+        return f"{value:,.3g}" if abs(value) < 10 else f"{value:,.1f}"
+    return f"{value:,}"
+
+
+def ratio(value: float | None) -> str:
+    """A recall or a precision to two decimals, ``-`` when there is none."""
+    return "-" if value is None else f"{value:.2f}"
+
+
+def csv_value(value: Any) -> str:
+    """A setting's value in a CSV cell: empty for None, a list joined by commas."""
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return ",".join(value)
+    return str(value)
+
+
+def value_text(value: Any) -> str:
+    """A setting's value as a sweep shows it (``0.5``, ``r001,p001``)."""
+    return f"{value:g}" if isinstance(value, float) else csv_value(value)
+
+
+# --- traces and the policy -----------------------------------------------------------
+
+
+def location(trace: TraceRecord | Trace) -> str:
     """Where a trace is, by the one rule of ``model.place_text``: ``file:line``, the file,
     or with its place inside a document of many runs, ``file#simulations[3]``."""
     return place_text(trace.file, trace.line, trace.pointer)
 
 
-def shown_id(trace: TraceRecord) -> str | None:
+def shown_id(trace: TraceRecord | Trace) -> str | None:
     """The trace's id, or None when it is the same text as its location (a reader that
     names traces by their file and line): the two are not printed twice."""
     where, ident = location(trace), trace.id
@@ -244,40 +284,6 @@ def outcome_lines(totals: TotalsRecord) -> tuple[str, list[tuple[str, str, str]]
             text += f"; forced answers charged: ~{item.forced_answer_tokens:,} tokens (estimate)"
         out.append((bucket, OUTCOME_TITLES[bucket], text))
     return OUTCOME_HEADING, out
-
-
-def number(value: int | float | None) -> str:
-    """A figure with thousands separated, ``?`` when it is unknown."""
-    return "?" if value is None else f"{value:,}"
-
-
-def figure(value: Any) -> str:
-    """A sweep figure: a float to three significant digits (one decimal from 10 on), an
-    integer with thousands separated, ``unknown`` for None."""
-    if value is None:
-        return "unknown"
-    if isinstance(value, float):
-        return f"{value:,.3g}" if abs(value) < 10 else f"{value:,.1f}"
-    return f"{value:,}"
-
-
-def ratio(value: float | None) -> str:
-    """A recall or a precision to two decimals, ``-`` when there is none."""
-    return "-" if value is None else f"{value:.2f}"
-
-
-def csv_value(value: Any) -> str:
-    """A setting's value in a CSV cell: empty for None, a list joined by commas."""
-    if value is None:
-        return ""
-    if isinstance(value, list):
-        return ",".join(value)
-    return str(value)
-
-
-def value_text(value: Any) -> str:
-    """A setting's value as a sweep shows it (``0.5``, ``r001,p001``)."""
-    return f"{value:g}" if isinstance(value, float) else csv_value(value)
 
 
 # --- sweep points ---------------------------------------------------------------------
