@@ -11,6 +11,7 @@ A sweep point is ``SweepPointRecord``. The check report is still plain data
 from __future__ import annotations
 
 import dataclasses
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,6 +22,8 @@ OPTIONAL = {"optional": True}
 
 def json_value(value: Any) -> Any:
     """``value`` as JSON data: records by their ``to_json()``, containers item by item."""
+    if value is None or isinstance(value, (str, int, float)):
+        return value
     if isinstance(value, Record):
         return value.to_json()
     if isinstance(value, dict):
@@ -36,12 +39,18 @@ class Record:
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        for item in dataclasses.fields(self):
-            value = getattr(self, item.name)
-            if value is None and item.metadata.get("optional"):
+        for name, optional in _json_fields(type(self)):
+            value = getattr(self, name)
+            if value is None and optional:
                 continue
-            out[item.name] = json_value(value)
+            out[name] = json_value(value)
         return out
+
+
+@functools.cache
+def _json_fields(cls: type) -> tuple[tuple[str, bool], ...]:
+    """A record class's fields in order, each with whether it is left out when None."""
+    return tuple((item.name, bool(item.metadata.get("optional"))) for item in dataclasses.fields(cls))
 
 
 @dataclass(frozen=True, slots=True)
