@@ -1,5 +1,6 @@
 """Every replay report in JSON or JSON Lines that the report-bytes matrix writes (replay
-and show, on sample_traces/ and tests/corpus/) validates against the published schema
+and show, on sample_traces/ and tests/corpus/), and one with presets side by side and one
+with tokenizers compared, validates against the published schema
 (``tracecheck schema report``), read strictly: an object the schema describes may hold
 no field the schema does not name. A field added to a report record without its place
 in reports/schema.py fails here."""
@@ -26,6 +27,12 @@ RUNS = [
     args
     for args in report_bytes.invocations([p.rsplit("/", 1)[-1] for p in MANIFEST["inputs"]])
     if args[0] in ("replay", "show") and args[args.index("-f") + 1] in ("json", "jsonl")
+]
+# The parts of a report the matrix does not ask for: presets side by side, and P001's
+# tokenizers compared.
+RUNS += [
+    ("replay", "sample_traces", "-f", "json", "--preset", "default,seeds"),
+    ("replay", "sample_traces", "-f", "jsonl", "--tokenizer", "char,jieba"),
 ]
 
 
@@ -81,7 +88,7 @@ def staged(tmp_path_factory):
 
 
 def test_the_matrix_has_json_reports_to_validate():
-    assert {args[0] for args in RUNS} == {"replay", "show"} and len(RUNS) >= 4
+    assert {args[0] for args in RUNS} == {"replay", "show"} and len(RUNS) >= 6
 
 
 @pytest.mark.parametrize("args", RUNS, ids=[" ".join(a) for a in RUNS])
@@ -95,6 +102,10 @@ def test_json_report_validates_against_the_strict_schema(args, schema, staged, m
     result = CliRunner().invoke(app, list(args), catch_exceptions=False)
     document = as_document(result.stdout_bytes, args[args.index("-f") + 1])
     assert document["traces"], args
+    if "--preset" in args and "," in args[args.index("--preset") + 1]:
+        assert "presets" in document["traces"][0] and "by_preset" in document["totals"]
+    if "--tokenizer" in args:
+        assert "tokenizer_comparison" in document["traces"][0]
     jsonschema.validate(document, schema)
 
 
