@@ -64,7 +64,7 @@ def _figures(report: dict) -> list[tuple]:
 def test_replay_show_and_converted_replay_print_the_same_numbers(path: Path, tmp_path, cli):
     import json
 
-    from tracecheck.reports.data import BASIS_NOTES
+    from tracecheck.reports.wording import BASIS_NOTES
 
     if not list(read_traces([str(path)], Diagnostics())):
         pytest.skip("a bad-input fixture without any trace")

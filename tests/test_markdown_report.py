@@ -69,26 +69,31 @@ def _terminal_and_markdown(cli, *args):
 def test_the_markdown_report_says_what_the_terminal_report_says(cli, monkeypatch):
     """Per trace the policy's headline and notes, every fire's guard and reason, the
     counterfactual's notes and the totals, in the same words and figures."""
-    from tracecheck.reports.data import fire_groups, policy_lines
+    from tracecheck.config import load_settings
+    from tracecheck.engine.batch import replay_stream
+    from tracecheck.reports.data import fire_groups, item_data
+    from tracecheck.reports.wording import policy_lines
     from tracecheck.reports.markdown import md
     from tracecheck.text.textsafe import one_line
 
     monkeypatch.setenv("COLUMNS", "1000")  # the terminal report on one line per item, to compare
     terminal, markdown, data = _terminal_and_markdown(cli, str(SAMPLES))
     flat_terminal = " ".join(terminal.split())
-    for trace in data["traces"]:
-        if not trace["fires"]:
+    records = [item_data(item) for item in replay_stream([str(SAMPLES)], load_settings())]
+    assert [trace.to_json() for trace in records] == data["traces"]  # what the reports were written from
+    for trace in records:
+        if not trace.fires:
             continue
         headline, notes = policy_lines(trace)
         for words in (headline, *notes):
             assert " ".join(words.split()) in flat_terminal, words  # the same words on a terminal ...
             assert md(words) in markdown, words  # ... and in Markdown
         for fire, _, after_stop in fire_groups(trace):
-            assert md(one_line(fire["reason"], 240)) in markdown
+            assert md(one_line(fire.reason, 240)) in markdown
             if after_stop:
                 assert "(alone, after the policy's stop)" in markdown
-        if trace["policy"]["outcome_change"]:
-            assert f"**{md(trace['policy']['outcome_change'])}**" in markdown
+        if trace.policy.outcome_change:
+            assert f"**{md(trace.policy.outcome_change)}**" in markdown
     totals = data["totals"]
     summary = markdown.split("\n## Summary\n", 1)[1]
     for figure in (

@@ -20,6 +20,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from .wording import check_summary, finding_text, named, status_tag
+
 MAX_ERRORS = 10
 MAX_WARNINGS = 10
 SUMMARY_LIMIT = 1000 * 1024  # GitHub refuses a step summary over 1024 KiB; keep clear of it
@@ -53,25 +55,17 @@ def command(kind: str, message: str, **properties: Any) -> str:
 
 
 def _annotation(kind: str, finding: dict[str, Any]) -> str:
-    message = finding["message"]
-    if finding["status"] != "new":
-        message += f" [{finding['status']}" + (f": {finding['reason']}" if finding["reason"] else "") + "]"
-    from .check_report import named
-
-    return command(kind, message, file=finding["file"], line=finding["line"], title=f"tracecheck {finding['rule']}: {named(finding)}")
+    return command(kind, finding["message"] + status_tag(finding), file=finding["file"], line=finding["line"], title=f"tracecheck {finding['rule']}: {named(finding)}")
 
 
 def _log_line(finding: dict[str, Any]) -> str:
-    from .check_report import _tag, named
     from ..text.textsafe import neutralize
 
     where = f"{finding['file']}:{finding['line'] or 1}"
-    return neutralize(f"{_LOG_PREFIX}{where}: {finding['rule']} [{named(finding)}] {finding['message']}{_tag(finding)}")
+    return neutralize(f"{_LOG_PREFIX}{where}: {finding_text(finding)}")
 
 
 def write_github(data: dict[str, Any]) -> str:
-    from .check_report import summary_line
-
     errors = [f for f in data["findings"] if f["failing"]]
     warnings = [f for f in data["findings"] if not f["failing"] and f["status"] == "baseline"]
     lines = [_annotation("error", f) for f in errors[:MAX_ERRORS]]
@@ -96,16 +90,16 @@ def write_github(data: dict[str, Any]) -> str:
         from ..text.textsafe import neutralize
 
         lines += [neutralize(f"{_LOG_PREFIX}{w['file']}:{w['line'] or 1}: warning: {w['reason']}") for w in data["warnings"][room:]]
-    lines.append(_LOG_PREFIX + summary_line(data) + (" · passed" if data["passed"] else " · failed"))
+    lines.append(_LOG_PREFIX + check_summary(data) + (" · passed" if data["passed"] else " · failed"))
     return "\n".join(lines) + "\n"
 
 
 def github_summary(data: dict[str, Any], limit: int = SUMMARY_LIMIT) -> str:
     """The Markdown report for ``$GITHUB_STEP_SUMMARY``, cut to ``limit`` bytes (whole rows,
     then a line saying how many findings were left out)."""
-    from .check_report import markdown_lines
+    from .markdown import check_markdown_lines
 
-    head, rows = markdown_lines(data)
+    head, rows = check_markdown_lines(data)
     text = "\n".join(head) + "\n"
     size = len(text.encode())
     for shown, row in enumerate(rows):

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .wording import finding_text
+
 
 def severity(finding: dict[str, Any]) -> str:
     if finding["failing"]:
@@ -20,14 +22,13 @@ def severity(finding: dict[str, Any]) -> str:
 def write_gitlab(data: dict[str, Any]) -> str:
     import orjson
 
-    from .check_report import _tag, named
     from ..text.textsafe import neutralize
 
     issues = [
         {
             "type": "issue",
             "check_name": f["rule"],
-            "description": neutralize(f"{f['rule']} [{named(f)}] {f['message']}{_tag(f)}"),
+            "description": neutralize(finding_text(f)),
             "fingerprint": f["fingerprint"],
             "severity": severity(f),
             "location": {"path": f["file"], "lines": {"begin": f["line"] or 1}},

@@ -27,6 +27,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .wording import check_summary, named
+
 # What XML 1.0 forbids (its Char production), tab, LF and CR excepted.
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
@@ -60,8 +62,6 @@ def _testcase(suite, item: dict[str, Any], name: str, finding: dict[str, Any] | 
             return "passed"
         ET.SubElement(case, "skipped", {"message": xml_attribute(item["message"])})  # not checked: its guard is not run
         return "skipped"
-    from .check_report import named
-
     where = f"{finding['file']}:{finding['line'] or 1}"
     if finding["failing"]:
         failure = ET.SubElement(case, "failure", {"message": xml_attribute(failure_message or finding["message"]), "type": finding["kind"]})
@@ -97,8 +97,6 @@ def _unique(seen: dict[tuple[str, str], int], trace: str, name: str) -> str:
 
 def write_junit(data: dict[str, Any]) -> str:
     import xml.etree.ElementTree as ET
-
-    from .check_report import summary_line
 
     root = ET.Element("testsuites", {"name": "tracecheck"})
     suite = ET.SubElement(root, "testsuite", {"name": "tracecheck check"})
@@ -141,10 +139,10 @@ def write_junit(data: dict[str, Any]) -> str:
         counts["tests"] += 1
     if not counts["tests"]:
         case = ET.SubElement(suite, "testcase", {"classname": "tracecheck", "name": "all traces"})
-        ET.SubElement(case, "system-out").text = xml_text(summary_line(data) + "\n")
+        ET.SubElement(case, "system-out").text = xml_text(check_summary(data) + "\n")
         counts["tests"] = 1
     out = ET.SubElement(suite, "system-out")
-    out.text = xml_text(summary_line(data) + ("\npassed\n" if data["passed"] else "\nfailed\n"))
+    out.text = xml_text(check_summary(data) + ("\npassed\n" if data["passed"] else "\nfailed\n"))
     if data["warnings"]:
         err = ET.SubElement(suite, "system-err")
         err.text = xml_text("".join(f"{w['file']}:{w['line'] or 1}: {w['reason']}\n" for w in data["warnings"]))

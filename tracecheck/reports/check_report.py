@@ -12,7 +12,7 @@ from typing import Any
 
 from .. import __version__
 from ..engine.check import CheckResult, Finding
-from ..model import place_text
+from .wording import check_summary, named, status_tag
 
 SCHEMA_VERSION = 1
 FORMATS = ("full", "concise", "json", "jsonl", "github", "junit", "sarif", "gitlab", "markdown")
@@ -69,46 +69,17 @@ def check_data(result: CheckResult, settings=None) -> dict[str, Any]:
     } | ({"deselected": len(result.diagnostics.deselected)} if result.diagnostics.deselected else {})  # -k: only when it left traces out
 
 
-def summary_line(data: dict[str, Any]) -> str:
-    from .data import count
-
-    counts = data["counts"]
-    met, checked = data["expectations"]["met"], data["expectations"]["checked"]
-    traces = count(data["traces"], "trace") + (f" ({data['deselected']:,} deselected by -k)" if data.get("deselected") else "")
-    parts = [traces, f"{met:,} of {count(checked, 'expectation')} {'holds' if checked == 1 else 'hold'}"]
-    unchecked = data["expectations"].get("not_checked")
-    if unchecked:
-        parts.append(f"{unchecked:,} not checked (their guards are not run)")
-    known = [f"{counts[s]:,} {word}" for s, word in (("baseline", "in the baseline"), ("accepted", "accepted"), ("allowed", "allowed")) if counts[s]]
-    parts.append(count(counts["failing"], "failing finding") + (f" (known: {', '.join(known)})" if known else ""))
-    fixed = data["baseline_fixed"]
-    if fixed:
-        parts.append(f"{fixed:,} baseline {'entry looks' if fixed == 1 else 'entries look'} fixed (tracecheck baseline prune)")
-    return " · ".join(parts)
-
-
-def named(finding: dict[str, Any]) -> str:
-    """The trace of a finding as the line-based formats name it beside ``file:line``:
-    its id, and its place inside a document of many runs, where the line alone does not
-    tell the runs apart (``task-5/trial-0 at simulations[3]``)."""
-    return finding["trace"] + (f" at {finding['pointer']}" if finding.get("pointer") else "")
-
-
-def _tag(finding: dict[str, Any]) -> str:
-    return "" if finding["status"] == "new" else f" [{finding['status']}" + (f": {finding['reason']}" if finding["reason"] else "") + "]"
-
-
 def write_full(data: dict[str, Any]) -> str:
     """Like ruff's full output: each finding with its location and words, then the verdict."""
     from ..text.textsafe import neutralize
 
     lines = []
     for f in data["findings"]:
-        lines.append(f"{neutralize(f['file'])}:{f['line'] or 1}: {f['rule']} {neutralize(named(f))}{_tag(f)}")
+        lines.append(f"{neutralize(f['file'])}:{f['line'] or 1}: {f['rule']} {neutralize(named(f))}{status_tag(f)}")
         lines.append(f"  {neutralize(f['message'])}")
     if lines:
         lines.append("")
-    lines.append(summary_line(data))
+    lines.append(check_summary(data))
     if data.get("nothing_to_check") and not data["counts"]["failing"]:
         lines.append(
             "nothing to check: no expectation, no label and no outcome in these traces"
@@ -138,7 +109,7 @@ def write_statistics(data: dict[str, Any]) -> str:
         for rule, row in sorted(by_rule.items(), key=lambda item: (-item[1]["findings"], item[0])):
             lines.append(f"{row['findings']:>8,}  {row['failing']:>7,}  {len(row['traces']):>6,}  {neutralize(rule)} {neutralize(names[rule])}")
         lines.append("")
-    lines.append(summary_line(data))
+    lines.append(check_summary(data))
     lines.append("passed" if data["passed"] else "failed" if data["counts"]["failing"] else "nothing checked")
     return "\n".join(lines) + "\n"
 
@@ -147,10 +118,10 @@ def write_concise(data: dict[str, Any]) -> str:
     from ..text.textsafe import neutralize
 
     lines = [
-        f"{neutralize(f['file'])}:{f['line'] or 1}: {f['rule']} [{neutralize(named(f))}] {neutralize(f['message'])}{_tag(f)}"
+        f"{neutralize(f['file'])}:{f['line'] or 1}: {f['rule']} [{neutralize(named(f))}] {neutralize(f['message'])}{status_tag(f)}"
         for f in data["findings"]
     ]
-    lines.append(summary_line(data))
+    lines.append(check_summary(data))
     return "\n".join(lines) + "\n"
 
 
@@ -171,23 +142,10 @@ def write_jsonl(data: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def markdown_lines(data: dict[str, Any]) -> tuple[list[str], list[str]]:
-    """The Markdown report as (heading, verdict and table head; one table row per finding)."""
-    from .markdown import _cell
-
-    head = [f"## tracecheck check: {'passed' if data['passed'] else 'failed'}", "", summary_line(data), ""]
-    rows = []
-    if data["findings"]:
-        head += ["| | rule | trace | where | finding |", "|---|---|---|---|---|"]
-        for f in data["findings"]:
-            mark = "❌" if f["failing"] else "➖"
-            where = place_text(f["file"], f["line"] or 1, f.get("pointer"))
-            rows.append(f"| {mark} | {_cell(f['rule'])} | {_cell(f['trace'])} | {_cell(where)} | {_cell(f['message'] + _tag(f))} |")
-    return head, rows
-
-
 def write_markdown(data: dict[str, Any]) -> str:
-    head, rows = markdown_lines(data)
+    from .markdown import check_markdown_lines
+
+    head, rows = check_markdown_lines(data)
     return "\n".join(head + rows) + "\n"
 
 

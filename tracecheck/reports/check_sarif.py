@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
-from .check_report import named
+from .wording import named
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 FINGERPRINT_KEY = "tracecheck/v1"

@@ -1,4 +1,5 @@
-"""The replay report as plain data (what ``--format json|jsonl`` prints).
+"""The replay report's records (``reports.records``), made from engine results: what
+``--format json|jsonl`` prints (by each record's ``to_json()``) and every other format reads.
 
 Everything a report format needs comes from here, so the terminal, Markdown and JSON
 reports cannot disagree. Reports know fires and savings, not how guards work.
@@ -15,255 +16,106 @@ from ..config import Settings
 from ..engine.batch import ReplayItem, ReplayReport, TokenizerComparison
 from ..engine.costs import Saving, combine_bases
 from ..engine.replay import Fire, PolicyResult, TraceResult
-from ..model import graded_outcome, place_text
+from ..model import graded_outcome
+from .records import (
+    NO_SAVING,
+    ComparisonRecord,
+    ExpectationRecord,
+    FireRecord,
+    GuardCounts,
+    GuardRecord,
+    HeaderRecord,
+    NewInformation,
+    OutcomeTotals,
+    PolicyRecord,
+    PresetRunRecord,
+    RecordedCost,
+    SavedTotals,
+    SavingRecord,
+    Shares,
+    StopRecord,
+    TokenizerRun,
+    TotalsRecord,
+    TraceRecord,
+    TurnRounds,
+)
+from .wording import OUTCOME_BUCKETS, count  # noqa: F401  (count is imported from here by cli/app.py)
 
 SCHEMA_VERSION = 1
 
 
-BASIS_NOTES = {
-    "measured": "",
-    "estimated": " (estimated)",
-    "some estimated": " (some estimated)",
-    "apportioned": " (run total measured, per round apportioned)",
-    "some apportioned": " (some apportioned from run totals)",
-}
-
-
-def basis_note(figure: dict[str, Any]) -> str:
-    """How a token figure is known, as the words after it."""
-    return BASIS_NOTES.get(figure.get("tokens_basis", "measured"), "")
-
-
-# --- words for figures, shared by the human formats ---------------------------------
-
-
-def pct(part: float | None, whole: float | None) -> str:
-    if part is None or not whole:
-        return ""
-    return f" ({100 * part / whole:.0f}%)"
-
-
-def notes(*parts: str) -> str:
-    """Parenthesised notes after a figure, such as " (59%)" and " (estimated)", written
-    as one: " (59%, estimated)"."""
-    inner = [part.strip()[1:-1] for part in parts if part.strip()]
-    return f" ({', '.join(inner)})" if inner else ""
-
-
-def count(number: int, noun: str) -> str:
-    return f"{number:,} {noun}" + ("" if abs(number) == 1 else "s")
-
-
-def count_unchecked(unchecked: dict[str, int], trace: dict[str, Any]) -> None:
+def count_unchecked(unchecked: dict[str, int], trace: TraceRecord) -> None:
     """Add ``trace``'s expectations that no running guard could check to ``unchecked``
     (guard code → how many), by code however the trace spelled the guard (r001, the name)."""
     from ..guards import guard_by_key
 
-    for item in trace.get("expectations", []):
-        if item["met"] is None and not item.get("unknown_guard"):
-            guard = guard_by_key(item["guard"])
-            code = guard.code if guard is not None else item["guard"]
+    for item in trace.expectations:
+        if item.met is None and not item.unknown_guard:
+            guard = guard_by_key(item.guard)
+            code = guard.code if guard is not None else item.guard
             unchecked[code] = unchecked.get(code, 0) + 1
-
-
-def enable_hint(codes) -> str:
-    """How to run guards the settings leave out: "run it with --set R001.enabled=true"."""
-    codes = sorted(codes)
-    if len(codes) == 1:
-        return f"run it with --set {codes[0]}.enabled=true"
-    return "run them with --set CODE.enabled=true"
-
-
-def unchecked_remedy(codes) -> str | None:
-    """``--preset seeds`` when that preset runs every guard in ``codes`` (expectations
-    about guards the settings do not run), else None: it is offered only where it helps."""
-    from ..presets import preset_by_name
-
-    seeds = preset_by_name("seeds")
-    return "--preset seeds" if seeds is not None and set(codes) <= set(seeds.guards) else None
-
-
-def seconds(value: float | None) -> str:
-    """A time as every human format writes it: to one decimal, thousands separated."""
-    return "unknown" if value is None else f"{value:,.1f}s"
-
-
-def location(trace: dict[str, Any]) -> str:
-    """Where a trace is, by the one rule of ``model.place_text``: ``file:line``, the file,
-    or with its place inside a document of many runs, ``file#simulations[3]``."""
-    return place_text(trace["file"], trace.get("line"), trace.get("pointer"))
-
-
-def shown_id(trace: dict[str, Any]) -> str | None:
-    """The trace's id, or None when it is the same text as its location (a reader that
-    names traces by their file and line): the two are not printed twice."""
-    where, ident = location(trace), trace["id"]
-    if ident == where or where.endswith(("/" + ident, "\\" + ident)):
-        return None
-    return ident
 
 
 PHASE_ORDER = {"before_tools": 0, "after_tools": 1, "final": 2}
 
 
-def where_text(item: dict[str, Any], turns: int) -> str:
-    """``round 5`` or, in a conversation of several turns, ``turn 2 round 5``."""
-    return (f"turn {item['turn']} " if turns > 1 else "") + f"round {item['round']}"
-
-
-def fire_groups(trace: dict[str, Any]) -> list[tuple[dict[str, Any], list[int], bool]]:
+def fire_groups(trace: TraceRecord) -> list[tuple[FireRecord, list[int], bool]]:
     """The fires of a trace as a person reads them: (fire, the rounds of the same soft
     action of the same guard repeated later, whether the fire comes after the policy left
     its turn: what that guard would do alone). As the terminal report groups them."""
     alone = after_policy_stop(trace)
-    fires, shown, out = trace["fires"], set(), []
+    fires, shown, out = trace.fires, set(), []
     for index, fire in enumerate(fires):
         if index in shown:
             continue
         repeats = [
             j
             for j in range(index + 1, len(fires))
-            if fires[j]["code"] == fire["code"]
-            and fires[j]["action"] == fire["action"]
-            and fire["action"] in ("hint", "block", "reject")
-            and fires[j].get("stale") == fire.get("stale")
+            if fires[j].code == fire.code
+            and fires[j].action == fire.action
+            and fire.action in ("hint", "block", "reject")
+            and fires[j].stale == fire.stale
         ]
         shown.update(repeats)
-        out.append((fire, [fires[j]["round"] for j in repeats], alone(fire)))
+        out.append((fire, [fires[j].round for j in repeats], alone(fire)))
     return out
 
 
-def after_policy_stop(trace: dict[str, Any]) -> Callable[[dict[str, Any]], bool]:
+def after_policy_stop(trace: TraceRecord) -> Callable[[FireRecord], bool]:
     """Whether a fire of ``trace`` comes after the policy left its turn (or, after an
     abort, the run): what that guard would do alone, not what the policy does."""
-    stops = trace["policy"]["stops"]
-    ends = {stop["turn"]: (stop["round"], PHASE_ORDER[stop["phase"]]) for stop in stops}
-    abort = next(((s["turn"], s["round"], PHASE_ORDER[s["phase"]]) for s in stops if s["action"] == "abort"), None)
+    stops = trace.policy.stops
+    ends = {stop.turn: (stop.round, PHASE_ORDER[stop.phase]) for stop in stops}
+    abort = next(((s.turn, s.round, PHASE_ORDER[s.phase]) for s in stops if s.action == "abort"), None)
 
-    def alone(fire: dict[str, Any]) -> bool:
-        point = (fire["round"], PHASE_ORDER[fire["phase"]])
-        end = ends.get(fire["turn"])
-        return (end is not None and point > end) or (abort is not None and (fire["turn"], *point) > abort)
+    def alone(fire: FireRecord) -> bool:
+        point = (fire.round, PHASE_ORDER[fire.phase])
+        end = ends.get(fire.turn)
+        return (end is not None and point > end) or (abort is not None and (fire.turn, *point) > abort)
 
     return alone
-
-
-def stops_text(policy: dict[str, Any], turns: int) -> str:
-    return "; ".join(
-        f"{stop['action']} at {where_text(stop, turns)} {stop['phase'].replace('_', ' ')} ({stop['code']})" for stop in policy["stops"]
-    )
-
-
-def policy_lines(trace: dict[str, Any]) -> tuple[str, list[str]]:
-    """What the policy does to a trace, in words: the headline (its stops or blocks and
-    their effect) and the notes under it (forced answers charged, blocks, stale data,
-    the counterfactual's assumptions)."""
-    policy, turns = trace["policy"], trace.get("turns", 1)
-    notes: list[str] = []
-    if not policy["stops"]:
-        headline = "no stop"
-        if policy["blocked_calls"]:
-            headline += f"; {count(policy['blocked_calls'], 'call')} blocked → {effect(policy['saved'], trace)}"
-        if policy.get("stale_blocks"):
-            headline += f"; {count(policy['stale_blocks'], 'block')} would have returned stale data (not counted)"
-        return headline, notes
-    headline = stops_text(policy, turns) + f" → {effect(policy['saved'], trace)}"
-    forced = policy["saved"]["forced_answer_tokens"]
-    if forced is not None:
-        answers = sum(1 for stop in policy["stops"] if stop["action"] == "stop")
-        notes.append(f"{'one forced answer' if answers == 1 else f'{answers} forced answers'} charged: ~{forced:,} tokens (estimate)")
-    notes += already_stopped_notes(policy, turns)
-    if policy["blocked_calls"]:
-        notes.append(f"{count(policy['blocked_calls'], 'call')} blocked before the stop (included)")
-    if policy.get("stale_blocks"):
-        notes.append(f"{count(policy['stale_blocks'], 'block')} would have returned stale data (not counted)")
-    if policy.get("later_turns_as_recorded"):
-        notes.append("a stop ends its turn; later turns are assumed to happen as recorded")
-    return headline, notes
-
-
-def already_stopped_notes(policy: dict[str, Any], turns: int) -> list[str]:
-    """The policy's stops that the recorded run made itself (a live monitor's recording):
-    its forced answer is recorded right after, so such a stop changes nothing."""
-    return [
-        f"the recorded run was stopped here too: {where_text({**stop, 'round': stop['round'] + 1}, turns)} is its forced answer"
-        for stop in policy["stops"]
-        if stop.get("already_stopped")
-    ]
-
-
-def effect(saved: dict[str, Any], trace: dict[str, Any]) -> str:
-    """What a policy's stops and blocks change: "saves …", and "costs …" for the parts
-    that came out negative (a forced answer dearer than the rounds it replaced)."""
-    parts: list[tuple[float, str]] = [
-        (saved["llm_calls"], count(abs(saved["llm_calls"]), "LLM call") + pct(abs(saved["llm_calls"]), trace["rounds"])),
-        (saved["tool_calls"], count(abs(saved["tool_calls"]), "tool call") + pct(abs(saved["tool_calls"]), trace["tool_calls"])),
-        (
-            saved["tokens"],
-            f"{abs(saved['tokens']):,} tokens{notes(pct(abs(saved['tokens']), trace['tokens']), basis_note(saved))}",
-        ),
-    ]
-    if saved["seconds"] is not None:
-        parts.append((saved["seconds"], f"{seconds(abs(saved['seconds']))}{pct(abs(saved['seconds']), trace['seconds'])}"))
-    gains = [text for value, text in parts if value > 0]
-    costs = [text for value, text in parts if value < 0]
-    out = []
-    if gains or not costs:
-        out.append("saves " + (", ".join(gains) if gains else "nothing"))
-    if costs:
-        out.append("costs " + ", ".join(costs))
-    return "; ".join(out)
-
-
-def outcome_lines(totals: dict[str, Any]) -> tuple[str, list[tuple[str, str, str]]]:
-    """The savings split by outcome, in words: a heading and (bucket, title, text) lines,
-    runs that failed anyway first (always, so that "nothing bankable" is said too), then
-    those that succeeded and the ungraded ones where there are any. When all the traces
-    ended the same way, the heading alone says so; nothing at all when no trace is graded
-    (the split would repeat the totals) or the policy saved nothing."""
-    split = totals.get("saved_by_outcome")
-    if not split or not (split["failure"]["traces"] or split["success"]["traces"]):
-        return "", []
-    if not totals["traces_stopped"] and not any(totals["saved"][k] for k in ("llm_calls", "tool_calls", "tokens")):
-        return "", []
-    present = [bucket for bucket in OUTCOME_BUCKETS if split[bucket]["traces"]]
-    if len(present) == 1:
-        return OUTCOME_ALL[present[0]], []
-    out = []
-    for bucket in OUTCOME_BUCKETS:
-        item = split[bucket]
-        if not item["traces"]:
-            if bucket == "failure":
-                out.append((bucket, OUTCOME_TITLES[bucket], "no run labelled a failure: nothing bankable"))
-            continue
-        whole = item["whole"]
-        runs = {"rounds": whole["llm_calls"], "tool_calls": whole["tool_calls"], "tokens": whole["tokens"], "seconds": whole["seconds"]}
-        text = f"{item['traces_stopped']} of {count(item['traces'], 'trace')} stopped"
-        if item["possible_harm"]:
-            text += f", {item['possible_harm']} possible harm"
-        text += f" → {effect(item, runs)}"
-        if item["forced_answer_tokens"] is not None:
-            text += f"; forced answers charged: ~{item['forced_answer_tokens']:,} tokens (estimate)"
-        out.append((bucket, OUTCOME_TITLES[bucket], text))
-    return OUTCOME_HEADING, out
 
 
 def _round(value: float | None, digits: int = 3) -> float | None:
     return None if value is None else round(value, digits)
 
 
-def saving_data(saving: Saving | None) -> dict[str, Any] | None:
+def saving_data(saving: Saving | None) -> SavingRecord | None:
     if saving is None:
         return None
-    return {
-        "llm_calls": saving.llm_calls,
-        "tool_calls": saving.tool_calls,
-        "tokens": saving.tokens,
-        "tokens_estimated": saving.tokens_estimated,
-        "tokens_basis": saving.tokens_basis,
-        "seconds": _round(saving.seconds),
-        "forced_answer_tokens": saving.forced_answer_tokens,
-    }
+    return SavingRecord(
+        llm_calls=saving.llm_calls,
+        tool_calls=saving.tool_calls,
+        tokens=saving.tokens,
+        tokens_estimated=saving.tokens_estimated,
+        tokens_basis=saving.tokens_basis,
+        seconds=_round(saving.seconds),
+        forced_answer_tokens=saving.forced_answer_tokens,
+    )
+
+
+def _new_information(found: tuple[int, str] | None) -> NewInformation | None:
+    return NewInformation(found[0], found[1]) if found else None
 
 
 def _clipped(text: str | None, limit: int = 1000) -> str | None:
@@ -274,97 +126,92 @@ def _clipped(text: str | None, limit: int = 1000) -> str | None:
     return text[:limit] + f"… ({len(text) - limit:,} more characters)"
 
 
-def fire_data(fire: Fire) -> dict[str, Any]:
-    return {
-        "code": fire.code,
-        "name": fire.name,
-        "turn": fire.turn,
-        "round": fire.round,
-        "phase": fire.phase.value,
-        "action": fire.action.value,
-        "reason": fire.reason,
-        "line": fire.line,
-        "call_id": fire.call_id,
-        "details": fire.details,
-        "message": _clipped(fire.message),
-        "saved": saving_data(fire.saved),
-        "stale": fire.stale,
-        "new_information": (
-            {"round": fire.new_information[0], "what": fire.new_information[1]} if fire.new_information else None
-        ),
-    }
+def fire_data(fire: Fire) -> FireRecord:
+    return FireRecord(
+        code=fire.code,
+        name=fire.name,
+        turn=fire.turn,
+        round=fire.round,
+        phase=fire.phase.value,
+        action=fire.action.value,
+        reason=fire.reason,
+        line=fire.line,
+        call_id=fire.call_id,
+        details=fire.details,
+        message=_clipped(fire.message),
+        saved=saving_data(fire.saved),
+        stale=fire.stale,
+        new_information=_new_information(fire.new_information),
+    )
 
 
-def policy_data(policy: PolicyResult) -> dict[str, Any]:
+def policy_data(policy: PolicyResult) -> PolicyRecord:
     """Where the guards together stop, and what that saves."""
     stop = policy.stop
-    return {
-        "stops": [
-            {
-                "turn": f.turn,
-                "round": f.round,
-                "phase": f.phase.value,
-                "code": f.code,
-                "action": f.action.value,
-                "saved": saving_data(f.saved),
-                "new_information": (
-                    {"round": f.new_information[0], "what": f.new_information[1]} if f.new_information else None
-                ),
-                "already_stopped": f.already_stopped,
-            }
+    return PolicyRecord(
+        stops=tuple(
+            StopRecord(
+                turn=f.turn,
+                round=f.round,
+                phase=f.phase.value,
+                code=f.code,
+                action=f.action.value,
+                saved=saving_data(f.saved),
+                new_information=_new_information(f.new_information),
+                already_stopped=f.already_stopped,
+            )
             for f in policy.stops
-        ],
-        "stale_blocks": policy.stale_blocks,
-        "later_turns_as_recorded": policy.later_turns_as_recorded,
-        "possible_harm": policy.possible_harm,
-        "stopped_at": stop.round if stop else None,
-        "phase": stop.phase.value if stop else None,
-        "code": stop.code if stop else None,
-        "action": stop.action.value if stop else None,
-        "saved": saving_data(policy.saved)
-        or {"llm_calls": 0, "tool_calls": 0, "tokens": 0, "tokens_estimated": False, "tokens_basis": "measured", "seconds": None, "forced_answer_tokens": None},
-        "blocked_calls": policy.blocked_calls,
-        "blocked_seconds": _round(policy.blocked_seconds) if policy.blocked_seconds_known else None,
-        "outcome_change": policy.outcome_change,
-    }
+        ),
+        stale_blocks=policy.stale_blocks,
+        later_turns_as_recorded=policy.later_turns_as_recorded,
+        possible_harm=policy.possible_harm,
+        stopped_at=stop.round if stop else None,
+        phase=stop.phase.value if stop else None,
+        code=stop.code if stop else None,
+        action=stop.action.value if stop else None,
+        saved=saving_data(policy.saved) or NO_SAVING,
+        blocked_calls=policy.blocked_calls,
+        blocked_seconds=_round(policy.blocked_seconds) if policy.blocked_seconds_known else None,
+        outcome_change=policy.outcome_change,
+    )
 
 
-def trace_data(result: TraceResult) -> dict[str, Any]:
+def trace_data(result: TraceResult) -> TraceRecord:
     trace, totals = result.trace, result.totals
-    return {
-        "id": trace.id,
-        "file": trace.file,
-        "line": trace.line,
-        "pointer": trace.pointer,
-        "place": trace.place,
-        "format": trace.format,
-        "labels": dict(trace.labels),
-        "turns": totals.turns,
-        "turn_rounds": [{"turn": t, "first_round": a, "last_round": b} for t, a, b in totals.turn_rounds],
-        "rounds": totals.llm_calls,
-        "tool_calls": totals.tool_calls,
-        "tokens": totals.tokens,
-        "tokens_estimated": totals.tokens_estimated,
-        "tokens_basis": totals.tokens_basis,
-        "seconds": _round(totals.seconds),
-        "answered": result.answered,
-        "ending": trace.ending,
-        "error": trace.error,
-        "fires": [fire_data(f) for f in result.fires],
-        "expectations": [
-            {
-                "guard": e.expectation.guard,
-                "fires": e.expectation.fires,
-                "by_round": e.expectation.by_round,
-                "note": e.expectation.note,
-                "met": e.met,
-                "message": e.message,
-                "unknown_guard": e.unknown,
-            }
+    return TraceRecord(
+        id=trace.id,
+        file=trace.file,
+        line=trace.line,
+        pointer=trace.pointer,
+        place=trace.place,
+        format=trace.format,
+        labels=dict(trace.labels),
+        turns=totals.turns,
+        turn_rounds=tuple(TurnRounds(t, a, b) for t, a, b in totals.turn_rounds),
+        rounds=totals.llm_calls,
+        tool_calls=totals.tool_calls,
+        tokens=totals.tokens,
+        tokens_estimated=totals.tokens_estimated,
+        tokens_basis=totals.tokens_basis,
+        seconds=_round(totals.seconds),
+        answered=result.answered,
+        ending=trace.ending,
+        error=trace.error,
+        fires=tuple(fire_data(f) for f in result.fires),
+        expectations=tuple(
+            ExpectationRecord(
+                guard=e.expectation.guard,
+                fires=e.expectation.fires,
+                by_round=e.expectation.by_round,
+                note=e.expectation.note,
+                met=e.met,
+                message=e.message,
+                unknown_guard=e.unknown,
+            )
             for e in result.expectations
-        ],
-        "policy": policy_data(result.policy),
-    }
+        ),
+        policy=policy_data(result.policy),
+    )
 
 
 def _share(part: float | None, whole: float | None) -> float | None:
@@ -378,25 +225,6 @@ def _add_known(total: float | None, value: float | None) -> float | None:
     if value is None:
         return total
     return (total or 0.0) + value
-
-
-# The buckets of savings by how the run ended (``Trace.outcome``), in the order reports
-# list them: runs that failed anyway first (what a stop saves there is bankable: the
-# loop burned budget for nothing), then runs that succeeded (what a stop saves there is
-# at risk: it may have cost the success), then runs nobody graded.
-OUTCOME_BUCKETS = ("failure", "success", "unknown")
-
-OUTCOME_TITLES = {
-    "failure": "failed anyway — bankable",
-    "success": "succeeded — at risk, a stop may have cost the success",
-    "unknown": "ungraded",
-}
-OUTCOME_HEADING = "by outcome (shares of those runs as recorded)"
-# When every graded trace ended the same way (and none is ungraded), one line says it.
-OUTCOME_ALL = {
-    "failure": "all on runs that failed anyway: bankable, budget the loop burned for nothing",
-    "success": "all on runs that succeeded: at risk, a stop may have cost the success",
-}
 
 
 # The bucket of a trace's outcome label: success, failure, or unknown (no label, or a
@@ -435,21 +263,21 @@ class _Bucket:
             if forced is not None:
                 self.forced = (self.forced or 0) + forced
 
-    def data(self) -> dict[str, Any]:
+    def data(self) -> OutcomeTotals:
         whole = {**self.whole, "seconds": _round(self.whole["seconds"])}
         saved = {**self.saved, "seconds": _round(self.saved["seconds"])}
         if saved["seconds"] is None and whole["seconds"] is not None and not self.stopped and not self.saved["tool_calls"]:
             saved["seconds"] = 0.0  # nothing cut: no time saved, which is known, not unknown
-        return {
-            "traces": self.traces,
-            "traces_stopped": self.stopped,
-            "possible_harm": self.harmed,
+        return OutcomeTotals(
+            traces=self.traces,
+            traces_stopped=self.stopped,
+            possible_harm=self.harmed,
             **saved,
-            "tokens_estimated": "estimated" in combine_bases(self.saved_bases),
-            "tokens_basis": combine_bases(self.saved_bases),
-            "forced_answer_tokens": self.forced,
-            "whole": {**whole, "tokens_basis": combine_bases(self.whole_bases)},
-        }
+            tokens_estimated="estimated" in combine_bases(self.saved_bases),
+            tokens_basis=combine_bases(self.saved_bases),
+            forced_answer_tokens=self.forced,
+            whole=RecordedCost(**whole, tokens_basis=combine_bases(self.whole_bases)),
+        )
 
 
 class TotalsAccumulator:
@@ -502,76 +330,68 @@ class TotalsAccumulator:
         for code in set(codes):
             self.by_guard[code]["traces"] += 1
 
-    def data(self) -> dict[str, Any]:
+    def data(self) -> TotalsRecord:
         every = self.every.data()
-        whole = every["whole"]
-        saved = {k: every[k] for k in ("llm_calls", "tool_calls", "tokens", "seconds", "tokens_estimated", "tokens_basis")}
-        return {
-            "traces": self.traces,
-            "traces_with_fires": self.with_fires,
-            "traces_stopped": self.stopped,
-            "no_answer_to_forced_answer": self.forced,
-            "possible_harm": self.harmed,
-            "expectations_broken": self.broken,
-            "stale_blocks": self.stale,
-            "stops_before_new_information": self.cut_new_information,
-            "whole": whole,
-            "saved": saved,
-            "share": {k: _share(saved[k], whole[k]) for k in ("llm_calls", "tool_calls", "tokens", "seconds")},
-            # The same savings split by how the runs ended; the three add up to "saved".
-            "saved_by_outcome": {outcome: bucket.data() for outcome, bucket in self.by_outcome.items()},
-            "by_guard": dict(sorted(self.by_guard.items())),
-        }
+        whole = every.whole
+        saved = SavedTotals(every.llm_calls, every.tool_calls, every.tokens, every.seconds, every.tokens_estimated, every.tokens_basis)
+        return TotalsRecord(
+            traces=self.traces,
+            traces_with_fires=self.with_fires,
+            traces_stopped=self.stopped,
+            no_answer_to_forced_answer=self.forced,
+            possible_harm=self.harmed,
+            expectations_broken=self.broken,
+            stale_blocks=self.stale,
+            stops_before_new_information=self.cut_new_information,
+            whole=whole,
+            saved=saved,
+            share=Shares(*(_share(getattr(saved, k), getattr(whole, k)) for k in ("llm_calls", "tool_calls", "tokens", "seconds"))),
+            saved_by_outcome={outcome: bucket.data() for outcome, bucket in self.by_outcome.items()},
+            by_guard={code: GuardCounts(**counts) for code, counts in sorted(self.by_guard.items())},
+        )
 
 
-def guards_data(settings: Settings | None) -> list[dict[str, Any]]:
+def guards_data(settings: Settings | None) -> tuple[GuardRecord, ...]:
     if settings is None:
-        return []
-    return [
-        {"code": g.code, "name": g.name, "options": dataclasses.asdict(settings.options[g.code])}
-        for g in settings.enabled()
-    ]
+        return ()
+    return tuple(GuardRecord(g.code, g.name, dataclasses.asdict(settings.options[g.code])) for g in settings.enabled())
 
 
-def comparison_data(comparison: TokenizerComparison) -> dict[str, Any]:
-    return {
-        "differs": comparison.differs,
-        "runs": [{"tokenizer": r.tokenizer, "fires_at": r.fires_at, "scores": r.scores} for r in comparison.runs],
-    }
+def comparison_data(comparison: TokenizerComparison) -> ComparisonRecord:
+    return ComparisonRecord(comparison.differs, tuple(TokenizerRun(r.tokenizer, r.fires_at, r.scores) for r in comparison.runs))
 
 
-def preset_run_data(result: TraceResult) -> dict[str, Any]:
+def preset_run_data(result: TraceResult) -> PresetRunRecord:
     """One preset's replay of a trace, for the side-by-side comparison."""
     # Only what the trace expects of a policy: expectations about one guard are written
     # for that guard's own settings, which presets change.
-    return {
-        "fires": len(result.fires),
-        "expectations_broken": sum(1 for e in result.expectations if e.met is False and e.expectation.guard.lower() == "policy"),
-        "policy": policy_data(result.policy),
-    }
+    return PresetRunRecord(
+        fires=len(result.fires),
+        expectations_broken=sum(1 for e in result.expectations if e.met is False and e.expectation.guard.lower() == "policy"),
+        policy=policy_data(result.policy),
+    )
 
 
-def item_data(item: ReplayItem) -> dict[str, Any]:
-    data = trace_data(item.result)
-    if item.comparison is not None:
-        data["tokenizer_comparison"] = comparison_data(item.comparison)
-    if item.presets is not None:
-        data["presets"] = {name: preset_run_data(result) for name, result in item.presets.items()}
-    return data
+def item_data(item: ReplayItem) -> TraceRecord:
+    record = trace_data(item.result)
+    if item.comparison is not None or item.presets is not None:
+        record = dataclasses.replace(
+            record,
+            tokenizer_comparison=comparison_data(item.comparison) if item.comparison is not None else None,
+            presets={name: preset_run_data(result) for name, result in item.presets.items()} if item.presets is not None else None,
+        )
+    return record
 
 
-def header_data(settings: Settings | None, tokenizers: tuple[str, ...], presets: tuple[str, ...] = ()) -> dict[str, Any]:
-    data: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "tool": {"name": "tracecheck", "version": __version__},
-        "guards": guards_data(settings),
-        "preset": settings.preset if settings is not None else None,
-    }
-    if len(tokenizers) > 1:
-        data["tokenizers"] = list(tokenizers)
-    if presets:
-        data["presets"] = list(presets)
-    return data
+def header_data(settings: Settings | None, tokenizers: tuple[str, ...], presets: tuple[str, ...] = ()) -> HeaderRecord:
+    return HeaderRecord(
+        schema_version=SCHEMA_VERSION,
+        tool={"name": "tracecheck", "version": __version__},
+        guards=guards_data(settings),
+        preset=settings.preset if settings is not None else None,
+        tokenizers=tuple(tokenizers) if len(tokenizers) > 1 else None,
+        presets=tuple(presets) if presets else None,
+    )
 
 
 class ReportTotals:
@@ -601,10 +421,10 @@ class ReportTotals:
         for name, each in by_preset.items():
             self.by_preset[name].add_entry(each)
 
-    def data(self) -> dict[str, Any]:
+    def data(self) -> TotalsRecord:
         data = self.main.data()
         if self.by_preset:
-            data["by_preset"] = {name: totals.data() for name, totals in self.by_preset.items()}
+            data = dataclasses.replace(data, by_preset={name: totals.data() for name, totals in self.by_preset.items()})
         return data
 
 
@@ -617,10 +437,10 @@ def report_data(report: ReplayReport) -> dict[str, Any]:
     for result, presets in zip(report.results, by_preset):
         item = ReplayItem(result, comparisons.get(result.trace.id), presets)
         totals.add(item)
-        traces.append(item_data(item))
+        traces.append(item_data(item).to_json())
     return {
-        **header_data(report.settings, report.tokenizers, report.presets),
+        **header_data(report.settings, report.tokenizers, report.presets).to_json(),
         "traces": traces,
-        "totals": totals.data(),
+        "totals": totals.data().to_json(),
         "warnings": [dataclasses.asdict(d) for d in report.diagnostics],
     }

@@ -21,14 +21,36 @@ import html
 from collections.abc import Callable
 from typing import Any
 
-from ..model import OUTCOMES
+from ..model import OUTCOMES, place_text
 from ..text.textsafe import neutralize, neutralize_lines, one_line, single_line
-from .data import BASIS_NOTES, after_policy_stop, already_stopped_notes, basis_note, count, effect, location, seconds, shown_id, count_unchecked, enable_hint, unchecked_remedy, outcome_lines
+from .data import after_policy_stop, count_unchecked
+from .records import FireRecord, HeaderRecord, PolicyRecord, StopRecord, TotalsRecord, TraceRecord
+from .wording import (
+    BASIS_NOTES,
+    basis_note,
+    count,
+    effect,
+    enable_hint,
+    location,
+    number,
+    outcome_lines,
+    pct,
+    policy_headline,
+    policy_notes,
+    recorded_text,
+    seconds,
+    shown_id,
+    stops_text,
+    unchecked_remedy,
+    where_text,
+)
 from .rounds import CALL_ID_CHARS
 
 FIRED_TIMELINES = 100  # timelines for the first traces where a guard fired ...
 QUIET_TIMELINES = 25  # ... and for the first traces where none did; the table lists every trace
 
+# The class of each kind of policy note on the page (see ``wording.policy_notes``).
+NOTE_CLASSES = {"note": "note", "stale": "warn", "news": "warn", "change": "warn", "harm": "bad"}
 PHASES = {"before_tools": "before tools", "after_tools": "after tools", "final": "final"}
 
 
@@ -49,35 +71,21 @@ def esc_lines(value: str) -> str:
     return html.escape(neutralize_lines(value), quote=True)
 
 
-def num(value: int | float | None) -> str:
-    return "?" if value is None else f"{value:,}"
-
-
-def pct(part: float | None, whole: float | None) -> str:
-    if part is None or not whole:
-        return ""
-    return f" ({100 * part / whole:.0f}%)"
-
-
 def tokens_text(value: int | None, basis: str) -> str:
     """A token figure, ``~`` before it when it is not measured (the title says how)."""
     if basis == "measured":
-        return num(value)
-    return f'<span class="est" title="{esc(BASIS_NOTES.get(basis, basis).strip(" ()"))}">~{num(value)}</span>'
+        return number(value)
+    return f'<span class="est" title="{esc(BASIS_NOTES.get(basis, basis).strip(" ()"))}">~{number(value)}</span>'
 
 
 def sort_value(value: float | int | None) -> str:
     return "" if value is None else repr(value)
 
 
-def where(item: dict[str, Any], turns: int) -> str:
-    return (f"turn {item['turn']} " if turns > 1 else "") + f"round {item['round']}"
-
-
-def outcome_of(trace: dict[str, Any]) -> tuple[str, str]:
+def outcome_of(trace: TraceRecord) -> tuple[str, str]:
     """(filter category, shown label): the category is one of success, failure, unknown
     (no label counts as unknown, as the engine counts it)."""
-    label = trace["labels"].get("outcome")
+    label = trace.labels.get("outcome")
     if label is None:
         return "unknown", "unknown"
     return (label if label in OUTCOMES else "unknown"), str(label)
@@ -274,57 +282,26 @@ def sortable(title: str, kind: str = "text", right: bool = False, tip: str | Non
 # --- policy words (as the terminal report says them) ----------------------------------
 
 
-def stops_text(policy: dict[str, Any], turns: int) -> str:
-    return "; ".join(
-        f"{stop['action']} at {where(stop, turns)} {PHASES[stop['phase']]} ({stop['code']})" for stop in policy["stops"]
-    )
-
-
-def policy_notes(policy: dict[str, Any], turns: int) -> list[tuple[str, str]]:
+def page_notes(policy: PolicyRecord, turns: int) -> list[tuple[str, str]]:
     """The notes under a policy line, with their class: what the terminal prints."""
-    notes: list[tuple[str, str]] = []
-    forced = policy["saved"]["forced_answer_tokens"] if policy["stops"] else None
-    if forced is not None:
-        answers = sum(1 for stop in policy["stops"] if stop["action"] == "stop")
-        notes.append((f"{'one forced answer' if answers == 1 else f'{answers} forced answers'} charged: ~{forced:,} tokens (estimate)", "note"))
-    notes += [(text, "note") for text in already_stopped_notes(policy, turns)]
-    if policy["blocked_calls"] and policy["stops"]:
-        notes.append((f"{count(policy['blocked_calls'], 'call')} blocked before the stop (included)", "note"))
-    if policy.get("stale_blocks"):
-        notes.append((f"{count(policy['stale_blocks'], 'block')} would have returned stale data (not counted)", "warn"))
-    for stop in policy["stops"]:
-        found = stop.get("new_information")
-        if found:
-            notes.append((f"the recorded run found new information at round {found['round']} ({one_line(found['what'], 200)}), after the {stop['code']} stop", "warn"))
-    if policy.get("later_turns_as_recorded"):
-        notes.append(("a stop ends its turn; later turns are assumed to happen as recorded", "note"))
-    if policy.get("outcome_change"):
-        notes.append((policy["outcome_change"], "warn"))
-    if policy.get("possible_harm"):
-        notes.append(("possible harm: " + policy["possible_harm"], "bad"))
-    return notes
+    return [(text, NOTE_CLASSES[kind]) for text, kind in policy_notes(policy, turns)]
 
 
-def policy_line(policy: dict[str, Any], trace: dict[str, Any]) -> str:
-    turns = trace.get("turns", 1)
-    if policy["stops"]:
-        return f"{esc(stops_text(policy, turns))} → {esc(effect(policy['saved'], trace))}"
-    if policy["blocked_calls"]:
-        return f"no stop; {esc(count(policy['blocked_calls'], 'call'))} blocked → {esc(effect(policy['saved'], trace))}"
-    return "no stop"
+def policy_line(policy: PolicyRecord, trace: TraceRecord) -> str:
+    return esc(policy_headline(policy, trace) or "no stop")
 
 
-def short_notes(policy: dict[str, Any], broken: int = 0) -> str:
+def short_notes(policy: PolicyRecord, broken: int = 0) -> str:
     """The warnings about a policy, as short tags for a table cell."""
     tags = []
-    if policy.get("possible_harm"):
-        tags.append(("err", "possible harm", policy["possible_harm"]))
-    if any(stop.get("new_information") for stop in policy["stops"]):
+    if policy.possible_harm:
+        tags.append(("err", "possible harm", policy.possible_harm))
+    if any(stop.new_information for stop in policy.stops):
         tags.append(("new", "cut before new information", "the recorded run found new information in the rounds the policy cuts"))
-    if policy.get("stale_blocks"):
-        tags.append(("new", count(policy["stale_blocks"], "stale block"), "blocks that would have hidden a changed result (not counted as saved)"))
-    if policy.get("outcome_change"):
-        tags.append(("", policy["outcome_change"], "what the run would end with"))
+    if policy.stale_blocks:
+        tags.append(("new", count(policy.stale_blocks, "stale block"), "blocks that would have hidden a changed result (not counted as saved)"))
+    if policy.outcome_change:
+        tags.append(("", policy.outcome_change, "what the run would end with"))
     if broken:
         tags.append(("err", f"{count(broken, 'expectation')} broken", "expectations about the policy that this preset breaks"))
     if not tags:
@@ -332,19 +309,19 @@ def short_notes(policy: dict[str, Any], broken: int = 0) -> str:
     return "<div>" + "".join(f'<span class="tag {c}" title="{esc(tip)}">{esc(text)}</span>' for c, text, tip in tags) + "</div>"
 
 
-def saved_cells(policy: dict[str, Any], trace: dict[str, Any]) -> str:
+def saved_cells(policy: PolicyRecord, trace: TraceRecord) -> str:
     """The tokens and seconds a trace's policy saves, as two sortable cells."""
-    saved = policy["saved"]
-    acted = bool(policy["stops"] or policy["blocked_calls"])
+    saved = policy.saved
+    acted = bool(policy.stops or policy.blocked_calls)
     if not acted:
         return '<td class="r" data-v="0">–</td><td class="r" data-v="0">–</td>'
-    tokens = saved["tokens"]
-    shown = ("costs " if tokens < 0 else "") + tokens_text(abs(tokens), saved["tokens_basis"]) + esc(pct(abs(tokens), trace["tokens"]))
-    secs = saved["seconds"]
+    tokens = saved.tokens
+    shown = ("costs " if tokens < 0 else "") + tokens_text(abs(tokens), saved.tokens_basis) + esc(pct(abs(tokens), trace.tokens))
+    secs = saved.seconds
     if secs is None:
         time = "unknown"
     else:
-        time = ("costs " if secs < 0 else "") + esc(f"{seconds(abs(secs))}{pct(abs(secs), trace['seconds'])}")
+        time = ("costs " if secs < 0 else "") + esc(f"{seconds(abs(secs))}{pct(abs(secs), trace.seconds)}")
     return f'<td class="r" data-v="{sort_value(tokens)}">{shown}</td><td class="r" data-v="{sort_value(secs)}">{time}</td>'
 
 
@@ -363,7 +340,7 @@ class HtmlWriter:
         self.limits = {True: fired_timelines, False: quiet_timelines}
         self.seen = {True: 0, False: 0}  # traces listed, with and without fires
         self.drawn = {True: 0, False: 0}  # ... of which with a timeline
-        self.header: dict[str, Any] = {}
+        self.header: HeaderRecord = {}
         self.presets: list[str] = []
         self.rows: list[str] = []
         self.sections: list[str] = []
@@ -372,154 +349,154 @@ class HtmlWriter:
         self.unchecked: dict[str, int] = {}
         self.differing: list[str] = []
 
-    def begin(self, header: dict[str, Any]) -> None:
+    def begin(self, header: HeaderRecord) -> None:
         self.header = header
-        self.presets = header.get("presets", [])
+        self.presets = header.presets or ()
 
     # -- one trace
 
-    def trace(self, trace: dict[str, Any]) -> None:
-        number = len(self.rows) + 1
-        fired = bool(trace["fires"]) or any(run["fires"] for run in trace.get("presets", {}).values())
-        codes = sorted({fire["code"] for fire in trace["fires"]})
+    def trace(self, trace: TraceRecord) -> None:
+        row_number = len(self.rows) + 1
+        fired = bool(trace.fires) or any(run.fires for run in (trace.presets or {}).values())
+        codes = sorted({fire.code for fire in trace.fires})
         for code in codes:
             self.codes[code] = self.codes.get(code, 0) + 1
         category, label = outcome_of(trace)
         self.outcomes[category] = self.outcomes.get(category, 0) + 1
         count_unchecked(self.unchecked, trace)
         self.seen[fired] += 1
-        timeline = trace.get("timeline") is not None and self.drawn[fired] < self.limits[fired]
+        timeline = trace.timeline is not None and self.drawn[fired] < self.limits[fired]
         if timeline:
             self.drawn[fired] += 1
-        stopped = bool(trace["policy"]["stops"])
+        stopped = bool(trace.policy.stops)
         attrs = f'data-guards="{esc(" ".join(codes))}" data-outcome="{esc(category)}" data-stopped="{int(stopped)}"'
-        self.rows.append(self._row(number, trace, attrs, label, category, codes, timeline))
+        self.rows.append(self._row(row_number, trace, attrs, label, category, codes, timeline))
         if timeline:
-            self.sections.append(self._section(number, trace, attrs, label, category, fired))
+            self.sections.append(self._section(row_number, trace, attrs, label, category, fired))
 
-    def _row(self, number: int, trace: dict[str, Any], attrs: str, label: str, category: str, codes: list[str], timeline: bool) -> str:
+    def _row(self, row_number: int, trace: TraceRecord, attrs: str, label: str, category: str, codes: list[str], timeline: bool) -> str:
         place = location(trace)
-        short = location({**trace, "file": trace["file"].replace("\\", "/").rsplit("/", 1)[-1]})
+        short = place_text(trace.file.replace("\\", "/").rsplit("/", 1)[-1], trace.line, trace.pointer)
         ident = shown_id(trace)
         # A trace named by its file and line: that name once, the full path on hover.
-        name = esc(trace["id"], 200) if ident is not None else f'<span title="{esc(place)}">{esc(short, 120)}</span>'
-        link = f'<a href="#t{number}">{name}</a>' if timeline else name
-        where = f'<div class="where" title="{esc(place)}">{esc(short, 120)}</div>' if ident is not None and short != trace["id"] else ""
+        name = esc(trace.id, 200) if ident is not None else f'<span title="{esc(place)}">{esc(short, 120)}</span>'
+        link = f'<a href="#t{row_number}">{name}</a>' if timeline else name
+        where = f'<div class="where" title="{esc(place)}">{esc(short, 120)}</div>' if ident is not None and short != trace.id else ""
         cells = [
-            f'<td data-v="{esc(trace["id"], 200)}">{link}{where}</td>',
+            f'<td data-v="{esc(trace.id, 200)}">{link}{where}</td>',
             f'<td data-v="{esc(label)}">{badge(label, "o-" + category)}</td>',
-            f'<td class="r" data-v="{trace["rounds"]}">{num(trace["rounds"])}'
-            + (f'<div class="where">{trace["turns"]} turns</div>' if trace.get("turns", 1) > 1 else "")
+            f'<td class="r" data-v="{trace.rounds}">{number(trace.rounds)}'
+            + (f'<div class="where">{trace.turns} turns</div>' if trace.turns > 1 else "")
             + "</td>",
-            f'<td class="r" data-v="{trace["tokens"]}">{tokens_text(trace["tokens"], trace["tokens_basis"])}</td>',
-            f'<td class="r" data-v="{sort_value(trace["seconds"])}">{seconds(trace["seconds"])}</td>',
+            f'<td class="r" data-v="{trace.tokens}">{tokens_text(trace.tokens, trace.tokens_basis)}</td>',
+            f'<td class="r" data-v="{sort_value(trace.seconds)}">{seconds(trace.seconds)}</td>',
         ]
         fires_by_code: dict[str, int] = {}
-        for fire in trace["fires"]:
-            fires_by_code[fire["code"]] = fires_by_code.get(fire["code"], 0) + 1
+        for fire in trace.fires:
+            fires_by_code[fire.code] = fires_by_code.get(fire.code, 0) + 1
         fired = " ".join(
             badge(code + (f" ×{fires_by_code[code]}" if fires_by_code[code] > 1 else ""), "code") for code in codes
         )
-        cells.append(f'<td data-v="{len(trace["fires"])}">{fired or "–"}</td>')
+        cells.append(f'<td data-v="{len(trace.fires)}">{fired or "–"}</td>')
         if self.presets:
-            for run in trace["presets"].values():
-                policy = run["policy"]
+            for run in trace.presets.values():
+                policy = run.policy
                 text = policy_line(policy, trace)
-                extra = short_notes(policy, run["expectations_broken"])
-                cells.append(f'<td class="pol" data-v="{sort_value(policy["saved"]["tokens"])}">{text}{extra}</td>')
+                extra = short_notes(policy, run.expectations_broken)
+                cells.append(f'<td class="pol" data-v="{sort_value(policy.saved.tokens)}">{text}{extra}</td>')
         else:
-            policy = trace["policy"]
-            if policy["stops"]:
-                first = policy["stops"][0]
-                text = esc(stops_text(policy, trace.get("turns", 1)))
-                key = first["round"]
-            elif policy["blocked_calls"]:
-                text, key = esc(f"no stop; {count(policy['blocked_calls'], 'call')} blocked"), 10**9
+            policy = trace.policy
+            if policy.stops:
+                first = policy.stops[0]
+                text = esc(stops_text(policy, trace.turns))
+                key = first.round
+            elif policy.blocked_calls:
+                text, key = esc(f"no stop; {count(policy.blocked_calls, 'call')} blocked"), 10**9
             else:
-                text, key = ("no stop" if trace["fires"] else "–"), 10**9 + 1
+                text, key = ("no stop" if trace.fires else "–"), 10**9 + 1
             cells.append(f'<td class="pol" data-v="{key}">{text}{short_notes(policy)}</td>')
             cells.append(saved_cells(policy, trace))
         return f"<tr {attrs}>" + "".join(cells) + "</tr>"
 
     # -- one trace's timeline
 
-    def _section(self, number: int, trace: dict[str, Any], attrs: str, label: str, category: str, fired: bool) -> str:
-        turns = trace.get("turns", 1)
+    def _section(self, row_number: int, trace: TraceRecord, attrs: str, label: str, category: str, fired: bool) -> str:
+        turns = trace.turns
         place = location(trace)
         facts = [count(turns, "turn")] if turns > 1 else []
-        facts += [count(trace["rounds"], "round"), count(trace["tool_calls"], "tool call")]
-        facts.append(f"{num(trace['tokens'])} tokens{basis_note(trace)}")
-        if trace["seconds"] is not None:
-            facts.append(seconds(trace["seconds"]))
-        if not trace["answered"]:
-            facts.append("ended without an answer" + (f": {one_line(trace['error'], 120)}" if trace["error"] else ""))
-        codes = sorted({fire["code"] for fire in trace["fires"]})
+        facts += [count(trace.rounds, "round"), count(trace.tool_calls, "tool call")]
+        facts.append(f"{number(trace.tokens)} tokens{basis_note(trace)}")
+        if trace.seconds is not None:
+            facts.append(seconds(trace.seconds))
+        if not trace.answered:
+            facts.append("ended without an answer" + (f": {one_line(trace.error, 120)}" if trace.error else ""))
+        codes = sorted({fire.code for fire in trace.fires})
         head = (
-            f'<summary><h3>{esc(trace["id"], 200)}</h3> {badge(label, "o-" + category)} '
+            f'<summary><h3>{esc(trace.id, 200)}</h3> {badge(label, "o-" + category)} '
             + " ".join(badge(code, "code") for code in codes)
-            + f'<div class="where">{esc(place, 240)} · {esc(trace["format"])} · {esc(" · ".join(facts))}</div></summary>'
+            + f'<div class="where">{esc(place, 240)} · {esc(trace.format)} · {esc(" · ".join(facts))}</div></summary>'
         )
         parts = [head]
-        others = [(k, v) for k, v in trace["labels"].items() if k != "outcome"]
+        others = [(k, v) for k, v in trace.labels.items() if k != "outcome"]
         if others:
             parts.append('<div class="labels">' + "<br>".join(f"{esc(k, 60)}: {esc(v, 240)}" for k, v in others) + "</div>")
-        for item in trace.get("expectations", []):
-            if item["met"] is False:
-                said = item["message"] + (f" ({item['note']})" if item["note"] else "")
+        for item in trace.expectations:
+            if item.met is False:
+                said = item.message + (f" ({item.note})" if item.note else "")
                 parts.append(f'<div class="bad">✗ expectation broken: {esc(said, 400)}</div>')
-            elif item.get("unknown_guard"):
-                parts.append(f'<div class="warn">? expectation not checked: {esc(item["message"], 400)}</div>')
+            elif item.unknown_guard:
+                parts.append(f'<div class="warn">? expectation not checked: {esc(item.message, 400)}</div>')
         parts.append(self._policy_box(trace))
-        comparison = trace.get("tokenizer_comparison")
-        if comparison and comparison["differs"]:
+        comparison = trace.tokenizer_comparison
+        if comparison and comparison.differs:
             runs = " · ".join(
-                f"{r['tokenizer']}: {'stop at round ' + str(r['fires_at']) if r['fires_at'] else 'no stop'}" for r in comparison["runs"]
+                f"{r.tokenizer}: {'stop at round ' + str(r.fires_at) if r.fires_at else 'no stop'}" for r in comparison.runs
             )
             parts.append(f'<div class="note warn">P001 tokenizers differ: {esc(runs)}</div>')
         parts.append(self._timeline(trace))
         opened = " open" if fired else ""
-        return f'<details class="trace" id="t{number}" data-filtered {attrs}{opened}>' + "\n".join(parts) + "</details>"
+        return f'<details class="trace" id="t{row_number}" data-filtered {attrs}{opened}>' + "\n".join(parts) + "</details>"
 
-    def _policy_box(self, trace: dict[str, Any]) -> str:
+    def _policy_box(self, trace: TraceRecord) -> str:
         if self.presets:
             lines = []
-            for name, run in trace["presets"].items():
-                notes = "".join(f'<div class="{c} note">{esc(t, 300)}</div>' for t, c in policy_notes(run["policy"], trace.get("turns", 1)))
-                lines.append(f"<div><b>{esc(name)}</b>: {policy_line(run['policy'], trace)}{notes}</div>")
+            for name, run in trace.presets.items():
+                notes = "".join(f'<div class="{c} note">{esc(t, 300)}</div>' for t, c in page_notes(run.policy, trace.turns))
+                lines.append(f"<div><b>{esc(name)}</b>: {policy_line(run.policy, trace)}{notes}</div>")
             first = esc(self.presets[0])
             return (
                 '<div class="policy">' + "".join(lines)
                 + f'<div class="note">the timeline shows the fires and stops of {first}, the first preset</div></div>'
             )
-        policy = trace["policy"]
-        if not trace["fires"]:
+        policy = trace.policy
+        if not trace.fires:
             return '<div class="policy none good">no guard fired</div>'
-        cls = "policy" if policy["stops"] else "policy none"
-        notes = "".join(f'<div class="{c} note">{esc(t, 300)}</div>' for t, c in policy_notes(policy, trace.get("turns", 1)))
+        cls = "policy" if policy.stops else "policy none"
+        notes = "".join(f'<div class="{c} note">{esc(t, 300)}</div>' for t, c in page_notes(policy, trace.turns))
         return f'<div class="{cls}"><b>policy:</b> {policy_line(policy, trace)}{notes}</div>'
 
-    def _timeline(self, trace: dict[str, Any]) -> str:
-        data = trace["timeline"]
+    def _timeline(self, trace: TraceRecord) -> str:
+        data = trace.timeline
         rows = [row for row in data["rows"] if "gap" not in row]
-        turns = trace.get("turns", 1)
-        policy = trace["policy"]
-        last_of_turn = {span["turn"]: span["last_round"] for span in trace.get("turn_rounds", [])}
+        turns = trace.turns
+        policy = trace.policy
+        last_of_turn = {span.turn: span.last_round for span in trace.turn_rounds}
         cut: set[int] = set()
         not_run: set[int] = set()
-        stop_at: dict[int, dict[str, Any]] = {}
-        for stop in policy["stops"]:
-            end = trace["rounds"] if stop["action"] == "abort" else last_of_turn.get(stop["turn"], trace["rounds"])
-            cut.update(range(stop["round"] + 1, end + 1))
-            if stop["phase"] == "before_tools":
-                not_run.add(stop["round"])
-            stop_at[stop["round"]] = stop
-        news = {stop["new_information"]["round"]: stop["new_information"]["what"] for stop in policy["stops"] if stop.get("new_information")}
-        fires_at: dict[int, list[dict[str, Any]]] = {}
-        for fire in trace["fires"]:
-            fires_at.setdefault(fire["round"], []).append(fire)
+        stop_at: dict[int, StopRecord] = {}
+        for stop in policy.stops:
+            end = trace.rounds if stop.action == "abort" else last_of_turn.get(stop.turn, trace.rounds)
+            cut.update(range(stop.round + 1, end + 1))
+            if stop.phase == "before_tools":
+                not_run.add(stop.round)
+            stop_at[stop.round] = stop
+        news = {stop.new_information.round: stop.new_information.what for stop in policy.stops if stop.new_information}
+        fires_at: dict[int, list[FireRecord]] = {}
+        for fire in trace.fires:
+            fires_at.setdefault(fire.round, []).append(fire)
         # The fires that are the policy's stops: their stop line says what they cut.
-        points = {(s["turn"], s["round"], s["phase"], s["code"]) for s in policy["stops"]}
-        policy_stops = {id(f) for f in trace["fires"] if f["action"] in ("stop", "abort") and (f["turn"], f["round"], f["phase"], f["code"]) in points}
+        points = {(s.turn, s.round, s.phase, s.code) for s in policy.stops}
+        policy_stops = {id(f) for f in trace.fires if f.action in ("stop", "abort") and (f.turn, f.round, f.phase, f.code) in points}
         alone = after_policy_stop(trace)  # fires after the policy left their turn
 
         most_tokens = max([r["input_tokens"] + r["output_tokens"] for r in rows] + [1])
@@ -547,42 +524,42 @@ class HtmlWriter:
         return "\n".join(out)
 
     @staticmethod
-    def _stop_line(stop: dict[str, Any], trace: dict[str, Any], turns: int) -> str:
-        saved = stop["saved"]
-        scope = "what follows in the run" if stop["action"] == "abort" or turns == 1 else f"what follows in turn {stop['turn']}"
+    def _stop_line(stop: StopRecord, trace: TraceRecord, turns: int) -> str:
+        saved = stop.saved
+        scope = "what follows in the run" if stop.action == "abort" or turns == 1 else f"what follows in turn {stop.turn}"
         how = {
-            "before_tools": f"before the tools of {where(stop, turns)}",
-            "after_tools": f"after the tools of {where(stop, turns)}",
-            "final": f"at the reply of {where(stop, turns)}",
-        }[stop["phase"]]
-        text = f"<b>policy {esc(stop['action'].upper())} ({esc(stop['code'])})</b> {esc(how)}: "
-        text += "the recorded run was stopped here too" if stop.get("already_stopped") else f"{esc(scope)} would not have run"
-        if stop["action"] == "stop" and saved and saved["forced_answer_tokens"] is not None:
-            text += f"; one forced answer instead (~{saved['forced_answer_tokens']:,} tokens, estimate)"
+            "before_tools": f"before the tools of {where_text(stop, turns)}",
+            "after_tools": f"after the tools of {where_text(stop, turns)}",
+            "final": f"at the reply of {where_text(stop, turns)}",
+        }[stop.phase]
+        text = f"<b>policy {esc(stop.action.upper())} ({esc(stop.code)})</b> {esc(how)}: "
+        text += "the recorded run was stopped here too" if stop.already_stopped else f"{esc(scope)} would not have run"
+        if stop.action == "stop" and saved and saved.forced_answer_tokens is not None:
+            text += f"; one forced answer instead (~{saved.forced_answer_tokens:,} tokens, estimate)"
         if saved:
-            text += f" → {esc(effect(saved, trace))}"
-        found = stop.get("new_information")
+            text += f" → {esc(effect(saved, trace.recorded))}"
+        found = stop.new_information
         if found:
-            text += f'<div class="warn">the recorded run found new information at round {found["round"]} ({esc(one_line(found["what"], 200))})</div>'
+            text += f'<div class="warn">the recorded run found new information at round {found.round} ({esc(one_line(found.what, 200))})</div>'
         return f'<div class="stopline">{text}</div>'
 
     @staticmethod
-    def _fire(fire: dict[str, Any], alone: bool, turns: int, policy_stop: bool = False) -> str:
-        action = fire["action"]
+    def _fire(fire: FireRecord, alone: bool, turns: int, policy_stop: bool = False) -> str:
+        action = fire.action
         ends = action in ("stop", "abort")
         classes = "fire" + (" ends" if ends else "") + (" alone" if alone else "")
         text = (
-            f'<div class="{classes}">{badge(fire["code"], "code", fire["name"])} {badge(action.upper(), "a-" + action)} '
-            f'<span class="fig">{esc(PHASES[fire["phase"]])}</span> '
+            f'<div class="{classes}">{badge(fire.code, "code", fire.name)} {badge(action.upper(), "a-" + action)} '
+            f'<span class="fig">{esc(PHASES[fire.phase])}</span> '
         )
         if alone:
             text += '<span class="fig">(alone, after the policy\'s stop)</span> '
-        if fire.get("stale"):
+        if fire.stale:
             text += '<span class="warn">stale: the call\'s recorded result changed; the block would have hidden it</span> '
-        text += f'<span class="why">{esc(one_line(fire["reason"], 400))}</span>'
-        found = fire.get("new_information")
+        text += f'<span class="why">{esc(one_line(fire.reason, 400))}</span>'
+        found = fire.new_information
         if found and not policy_stop:
-            text += f'<div class="warn">the recorded run found new information at round {found["round"]} ({esc(one_line(found["what"], 200))})</div>'
+            text += f'<div class="warn">the recorded run found new information at round {found.round} ({esc(one_line(found.what, 200))})</div>'
         return text + "</div>"
 
     def _round(self, row, fires, alone, policy_stops: set[int], cut: bool, not_run: bool, news: str | None, most_tokens: int, most_seconds: float, turns: int) -> str:
@@ -605,15 +582,15 @@ class HtmlWriter:
                 f'<div class="fig">model {seconds(llm) if llm is not None else "?"} · tools {seconds(tool) if tool is not None else ("–" if not row["calls"] else "?")}</div>'
             )
         body: list[str] = []
-        by_phase: dict[str, list[dict[str, Any]]] = {}
+        by_phase: dict[str, list[FireRecord]] = {}
         for fire in fires:
-            by_phase.setdefault(fire["phase"], []).append(fire)
+            by_phase.setdefault(fire.phase, []).append(fire)
         shown = {call["id"] for call in row["calls"]}
         # A block is drawn on the call it refuses; the other fires by their phase.
-        blocks: dict[str, list[dict[str, Any]]] = {}
+        blocks: dict[str, list[FireRecord]] = {}
         for fire in fires:
-            call_id = single_line(fire["call_id"], CALL_ID_CHARS) if fire.get("call_id") is not None else None
-            if fire["action"] == "block" and call_id in shown:
+            call_id = single_line(fire.call_id, CALL_ID_CHARS) if fire.call_id is not None else None
+            if fire.action == "block" and call_id in shown:
                 blocks.setdefault(call_id, []).append(fire)
         placed = {id(fire) for group in blocks.values() for fire in group}
 
@@ -641,7 +618,7 @@ class HtmlWriter:
             f'<div>{"".join(body)}</div></div>'
         )
 
-    def _call(self, call: dict[str, Any], blocks: list[dict[str, Any]], not_run: bool, turns: int, alone) -> str:
+    def _call(self, call: dict[str, Any], blocks: list[FireRecord], not_run: bool, turns: int, alone) -> str:
         size = f' <span class="fig">(of {call["args_chars"]:,} characters)</span>' if call["args_chars"] is not None else ""
         head = f'<span class="nm mono">{esc(call["name"])}</span> <pre class="args">{esc_lines(call["args"])}</pre>{size}'
         if call["blocked"]:
@@ -655,7 +632,7 @@ class HtmlWriter:
         else:
             # An error as show marks it: in red, with the word; one the format does not flag
             # but whose text reads as a failure too, saying so in its tooltip.
-            if call["error"] or call.get("failed"):
+            if call["error"] or call["failed"]:
                 tip = None if call["error"] else "the format records no error flag: its text reads as a failure"
                 state = ("err", badge("error", "r-err", tip))
             else:
@@ -671,18 +648,18 @@ class HtmlWriter:
 
     # -- the page
 
-    def end(self, totals: dict[str, Any], warnings: list[dict[str, Any]]) -> None:
+    def end(self, totals: TotalsRecord, warnings: list[dict[str, Any]]) -> None:
         header = self.header
         title = "tracecheck replay" + (f": presets {', '.join(self.presets)} side by side" if self.presets else "")
-        guards = ", ".join(g["code"] for g in header.get("guards", []))
-        settings = (f"preset {header['preset']} · " if header.get("preset") else "") + (f"guards {guards}" if guards else "no guard enabled")
+        guards = ", ".join(g.code for g in header.guards)
+        settings = (f"preset {header.preset} · " if header.preset else "") + (f"guards {guards}" if guards else "no guard enabled")
         if self.presets:
             settings = f"the fires shown are those of {self.presets[0]}, the first preset ({guards or 'no guard enabled'})"
         body = [
             f"<h1>{esc(title)}</h1>",
-            f'<p class="sub">{esc(count(totals["traces"], "trace"))} · {esc(settings)} · tracecheck {esc(header.get("tool", {}).get("version", ""))}</p>',
+            f'<p class="sub">{esc(count(totals.traces, "trace"))} · {esc(settings)} · tracecheck {esc(header.tool["version"])}</p>',
         ]
-        body.append(self._totals(totals) if not self.presets else self._preset_totals(totals["by_preset"]))
+        body.append(self._totals(totals) if not self.presets else self._preset_totals(totals.by_preset))
         body.append(self._table())
         body.append(self._timelines())
         if warnings:
@@ -693,22 +670,22 @@ class HtmlWriter:
             body.append("</ul>")
         self.write(page(title, "\n".join(body)))
 
-    def _totals(self, totals: dict[str, Any]) -> str:
-        whole, saved = totals["whole"], totals["saved"]
+    def _totals(self, totals: TotalsRecord) -> str:
+        whole, saved = totals.whole, totals.saved
         flags = []
-        if totals.get("possible_harm"):
-            flags.append(("bad", f"{totals['possible_harm']} labelled a success (possible harm)"))
-        if totals.get("expectations_broken"):
-            flags.append(("bad", f"{count(totals['expectations_broken'], 'expectation')} broken"))
-        if totals.get("stops_before_new_information"):
-            flags.append(("warn", f"{totals['stops_before_new_information']} cut before new information"))
-        if totals.get("stale_blocks"):
-            flags.append(("warn", count(totals["stale_blocks"], "stale block")))
-        if totals.get("no_answer_to_forced_answer"):
-            flags.append(("note", f"{totals['no_answer_to_forced_answer']} no answer → forced answer"))
+        if totals.possible_harm:
+            flags.append(("bad", f"{totals.possible_harm} labelled a success (possible harm)"))
+        if totals.expectations_broken:
+            flags.append(("bad", f"{count(totals.expectations_broken, 'expectation')} broken"))
+        if totals.stops_before_new_information:
+            flags.append(("warn", f"{totals.stops_before_new_information} cut before new information"))
+        if totals.stale_blocks:
+            flags.append(("warn", count(totals.stale_blocks, "stale block")))
+        if totals.no_answer_to_forced_answer:
+            flags.append(("note", f"{totals.no_answer_to_forced_answer} no answer → forced answer"))
 
         def card(key: str, title: str, noun: str) -> str:
-            part, total = saved[key], whole[key]
+            part, total = getattr(saved, key), getattr(whole, key)
             note = ""
             if key == "tokens":
                 note = basis_note(saved).strip(" ()")
@@ -732,8 +709,8 @@ class HtmlWriter:
 
         cards = (
             '<div class="cards">'
-            + f'<div class="card"><div class="k">traces</div><div class="v">{totals["traces"]:,}</div>'
-            + f'<div class="n">{totals["traces_with_fires"]:,} with fires · {totals["traces_stopped"]:,} stopped by the policy</div></div>'
+            + f'<div class="card"><div class="k">traces</div><div class="v">{totals.traces:,}</div>'
+            + f'<div class="n">{totals.traces_with_fires:,} with fires · {totals.traces_stopped:,} stopped by the policy</div></div>'
             + card("llm_calls", "LLM calls saved", "LLM calls")
             + card("tool_calls", "tool calls saved", "tool calls")
             + card("tokens", "tokens saved", "tokens")
@@ -756,10 +733,10 @@ class HtmlWriter:
             )
         if flags:
             lines.append('<p class="facts">' + "".join(f'<span class="{c}">{esc(t)}</span>' for c, t in flags) + "</p>")
-        if totals["by_guard"]:
+        if totals.by_guard:
             lines.append(
                 '<p class="note">fires: '
-                + " · ".join(f"{esc(code)} {v['fires']:,} in {esc(count(v['traces'], 'trace'))}" for code, v in totals["by_guard"].items())
+                + " · ".join(f"{esc(code)} {v.fires:,} in {esc(count(v.traces, 'trace'))}" for code, v in totals.by_guard.items())
                 + "</p>"
             )
         if self.unchecked:
@@ -777,36 +754,32 @@ class HtmlWriter:
         )
         return "\n".join(lines)
 
-    def _preset_totals(self, by_preset: dict[str, dict[str, Any]]) -> str:
+    def _preset_totals(self, by_preset: dict[str, TotalsRecord]) -> str:
         head = (
             "<table><thead><tr><th>preset</th><th class=r>stops</th><th class=r>possible harm</th><th class=r>cut before new information</th>"
             "<th class=r>stale blocks</th><th class=r>LLM calls saved</th><th class=r>tool calls saved</th><th class=r>tokens saved</th><th class=r>time saved</th></tr></thead><tbody>"
         )
         rows = []
         for name, totals in by_preset.items():
-            saved = totals["saved"]
+            saved = totals.saved
             cells = [
                 f"<td><b>{esc(name)}</b></td>",
-                f'<td class="r">{totals["traces_stopped"]} of {totals["traces"]}</td>',
-                f'<td class="r">{totals["possible_harm"]}</td>',
-                f'<td class="r">{totals["stops_before_new_information"]}</td>',
-                f'<td class="r">{totals["stale_blocks"]}</td>',
-                f'<td class="r">{num(saved["llm_calls"])}</td>',
-                f'<td class="r">{num(saved["tool_calls"])}</td>',
-                f'<td class="r">{tokens_text(saved["tokens"], saved["tokens_basis"])}</td>',
-                f'<td class="r">{seconds(saved["seconds"])}</td>',
+                f'<td class="r">{totals.traces_stopped} of {totals.traces}</td>',
+                f'<td class="r">{totals.possible_harm}</td>',
+                f'<td class="r">{totals.stops_before_new_information}</td>',
+                f'<td class="r">{totals.stale_blocks}</td>',
+                f'<td class="r">{number(saved.llm_calls)}</td>',
+                f'<td class="r">{number(saved.tool_calls)}</td>',
+                f'<td class="r">{tokens_text(saved.tokens, saved.tokens_basis)}</td>',
+                f'<td class="r">{seconds(saved.seconds)}</td>',
             ]
             rows.append("<tr>" + "".join(cells) + "</tr>")
-        whole = next(iter(by_preset.values()))["whole"]
-        recorded = (
-            f"as recorded: {count(whole['llm_calls'], 'LLM call')} · {count(whole['tool_calls'], 'tool call')} · {whole['tokens']:,} tokens"
-            + basis_note(whole)
-            + (f" · {seconds(whole['seconds'])}" if whole["seconds"] is not None else "")
-        )
+        whole = next(iter(by_preset.values())).whole
+        recorded = f"as recorded: {recorded_text(whole)}"
         return "<h2>Presets side by side</h2>" + head + "".join(rows) + f'</tbody></table><p class="note">{esc(recorded)}; negative savings are forced answers dearer than what they replaced</p>'
 
     def _table(self) -> str:
-        guard_names = {g["code"]: g["name"] for g in self.header.get("guards", [])}
+        guard_names = {g.code: g.name for g in self.header.guards}
         options = ['<option value="">all traces</option>', '<option value="any">any guard fired</option>', '<option value="none">no guard fired</option>']
         if not self.presets:
             options.append('<option value="stopped">stopped by the policy</option>')

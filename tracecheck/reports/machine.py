@@ -7,13 +7,21 @@ from typing import Any
 import orjson
 
 from ..text.arguments import dump_json
+from .records import HeaderRecord, Record, TotalsRecord, TraceRecord, json_value
+
+
+def _record_json(value: Any) -> Any:
+    if isinstance(value, Record):
+        return value.to_json()
+    raise TypeError(f"{type(value).__name__} is not JSON")
 
 
 def _dumps(value: Any) -> bytes:
+    """``value`` as compact JSON; a report record (anywhere in it) as its ``to_json()``."""
     try:
-        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS)
+        return orjson.dumps(value, default=_record_json, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS)
     except TypeError:  # deeper or larger than orjson writes: never half a report
-        return dump_json(value).encode()
+        return dump_json(json_value(value)).encode()
 
 
 class JsonWriter:
@@ -23,17 +31,17 @@ class JsonWriter:
         self.write = write
         self.first = True
 
-    def begin(self, header: dict[str, Any]) -> None:
+    def begin(self, header: HeaderRecord) -> None:
         self.write(b"{\n")
-        for key, value in header.items():
+        for key, value in header.to_json().items():
             self.write(b'"' + key.encode() + b'": ' + _dumps(value) + b",\n")
         self.write(b'"traces": [\n')
 
-    def trace(self, trace: dict[str, Any]) -> None:
+    def trace(self, trace: TraceRecord) -> None:
         self.write((b"" if self.first else b",\n") + _dumps(trace))
         self.first = False
 
-    def end(self, totals: dict[str, Any], warnings: list[dict[str, Any]]) -> None:
+    def end(self, totals: TotalsRecord, warnings: list[dict[str, Any]]) -> None:
         self.write(b"\n],\n")
         self.write(b'"totals": ' + _dumps(totals) + b",\n")
         self.write(b'"warnings": ' + _dumps(warnings) + b"\n}\n")
@@ -48,13 +56,13 @@ class JsonlWriter:
     def _line(self, kind: str, data: dict[str, Any]) -> None:
         self.write(_dumps({"type": kind, **data}) + b"\n")
 
-    def begin(self, header: dict[str, Any]) -> None:
-        self._line("header", header)
+    def begin(self, header: HeaderRecord) -> None:
+        self._line("header", header.to_json())
 
-    def trace(self, trace: dict[str, Any]) -> None:
-        self._line("trace", trace)
+    def trace(self, trace: TraceRecord) -> None:
+        self._line("trace", trace.to_json())
 
-    def end(self, totals: dict[str, Any], warnings: list[dict[str, Any]]) -> None:
+    def end(self, totals: TotalsRecord, warnings: list[dict[str, Any]]) -> None:
         for warning in warnings:
             self._line("warning", warning)
-        self._line("totals", totals)
+        self._line("totals", totals.to_json())

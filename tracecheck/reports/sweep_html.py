@@ -8,7 +8,8 @@ import math
 from typing import Any
 
 from .html import esc, esc_lines, page, sortable
-from .sweep_report import _fmt, _markdown_figures, _runs, _validation_text, _value_text, baseline_text, columns, graded, kind_text, outcome_legend
+from .sweep_report import baseline_text, columns, graded, kind_text, outcome_legend
+from .wording import figure, runs_text, sweep_figures, validation_text, value_text
 
 HEADS = {
     "traces_stopped": "stopped",
@@ -68,7 +69,7 @@ def _tick_text(value: float) -> str:
 def ranks(data: dict[str, Any]) -> dict[int, int]:
     """Each grid point's number → its rank in the table (1 for the first row): the
     points come sorted by the objective, and the page names a point by its rank."""
-    return {point["number"]: rank for rank, point in enumerate(data["points"], 1)}
+    return {point.number: rank for rank, point in enumerate(data["points"], 1)}
 
 
 def frontier_svg(data: dict[str, Any], width: int = 760, height: int = 360) -> str:
@@ -77,11 +78,11 @@ def frontier_svg(data: dict[str, Any], width: int = 760, height: int = 360) -> s
     rank in the table (``#`` there)."""
     objective = data["objective"]
     rank = ranks(data)
-    points = [p for p in data["points"] if p["metrics"].get(objective) is not None]
+    points = [p for p in data["points"] if p.metrics.get(objective) is not None]
     if not points:
         return '<p class="note">no grid point has a value for the objective: no chart</p>'
     baseline = data.get("baseline")
-    marks = [(p["metrics"]["harm"], p["metrics"][objective]) for p in points]
+    marks = [(p.metrics["harm"], p.metrics[objective]) for p in points]
     if baseline is not None and baseline.get(objective) is not None:
         marks.append((baseline["harm"], baseline[objective]))
     left, right, top, bottom = 78, 20, 16, 46
@@ -109,34 +110,34 @@ def frontier_svg(data: dict[str, Any], width: int = 760, height: int = 360) -> s
         out.append(f'<text x="{left - 8}" y="{sy(value) + 4:.1f}" text-anchor="end">{esc(_tick_text(value))}</text>')
     out.append(f'<text x="{(left + width - right) / 2:.0f}" y="{height - 8}" text-anchor="middle">harm (share of traces)</text>')
     out.append(f'<text transform="translate(14 {(top + height - bottom) / 2:.0f}) rotate(-90)" text-anchor="middle">{esc(objective)}</text>')
-    front = sorted((p for p in points if p["pareto"]), key=lambda p: (p["metrics"]["harm"], p["metrics"][objective]))
+    front = sorted((p for p in points if p.pareto), key=lambda p: (p.metrics["harm"], p.metrics[objective]))
     if len(front) > 1:
-        path = " ".join(f"{sx(p['metrics']['harm']):.1f},{sy(p['metrics'][objective]):.1f}" for p in front)
+        path = " ".join(f"{sx(p.metrics['harm']):.1f},{sy(p.metrics[objective]):.1f}" for p in front)
         out.append(f'<polyline points="{path}" fill="none" stroke="#2f63b5" stroke-width="1.5"/>')
     # Settings with the same figures are one mark (its tooltip lists them).
     groups: dict[tuple[float, float], list[dict[str, Any]]] = {}
     for point in points:
-        groups.setdefault((point["metrics"]["harm"], point["metrics"][objective]), []).append(point)
+        groups.setdefault((point.metrics["harm"], point.metrics[objective]), []).append(point)
 
     def drawn_last(item):
         members = item[1]
-        return (any(p["pareto"] for p in members), any(p["best"] for p in members))
+        return (any(p.pareto for p in members), any(p.best for p in members))
 
     for (harm, value), members in sorted(groups.items(), key=drawn_last):  # the front and the best drawn on top
         x, y = sx(harm), sy(value)
-        kind = "best" if any(p["best"] for p in members) else "front" if any(p["pareto"] for p in members) else "grid"
-        named = "; ".join(f"#{rank[p['number']]} {p['label']}" for p in members[:8]) + (f"; and {len(members) - 8} more" if len(members) > 8 else "")
-        tip = f"{objective} {_fmt(value)}, harm {harm:.2f}: {named}"
+        kind = "best" if any(p.best for p in members) else "front" if any(p.pareto for p in members) else "grid"
+        named = "; ".join(f"#{rank[p.number]} {p.label}" for p in members[:8]) + (f"; and {len(members) - 8} more" if len(members) > 8 else "")
+        tip = f"{objective} {figure(value)}, harm {harm:.2f}: {named}"
         style = {"best": 'r="7" fill="#2e7d32" stroke="#1b5e20"', "front": 'r="5.5" fill="#2f63b5"', "grid": 'r="4.5" fill="#aab2c0"'}[kind]
         out.append(f'<circle class="point {kind}" data-points="{len(members)}" cx="{x:.1f}" cy="{y:.1f}" {style}><title>{esc(tip)}</title></circle>')
         if kind != "grid":
-            numbers = ", ".join(f"#{rank[p['number']]}" for p in members[:3]) + ("…" if len(members) > 3 else "")
+            numbers = ", ".join(f"#{rank[p.number]}" for p in members[:3]) + ("…" if len(members) > 3 else "")
             anchor = "end" if x > width * 0.8 else "start"
             shift = -10 if anchor == "end" else 10
             out.append(f'<text x="{x + shift:.1f}" y="{y - 8:.1f}" text-anchor="{anchor}" class="pl">{esc(numbers)}</text>')
     if baseline is not None and baseline.get(objective) is not None:
         x, y = sx(baseline["harm"]), sy(baseline[objective])
-        tip = f"current settings: {objective} {_fmt(baseline[objective])}, harm {baseline['harm']:.2f}"
+        tip = f"current settings: {objective} {figure(baseline[objective])}, harm {baseline['harm']:.2f}"
         out.append(
             f'<path class="baseline" d="M{x:.1f},{y - 7:.1f} L{x + 7:.1f},{y:.1f} L{x:.1f},{y + 7:.1f} L{x - 7:.1f},{y:.1f} Z" '
             f'fill="none" stroke="#b26a00" stroke-width="2"><title>{esc(tip)}</title></path>'
@@ -169,7 +170,7 @@ def write_html(data: dict[str, Any]) -> str:
     if data.get("baseline") is not None:
         body.append(f'<div class="note">current settings: {esc(baseline_text(data))}</div>')
     if data.get("validation"):
-        body.append(f'<div class="note">{esc(_validation_text(data["validation"], data))}</div>')
+        body.append(f'<div class="note">{esc(validation_text(data["validation"], data))}</div>')
     body.append("</div>")
     body.append(f"<h2>{esc(objective)} against harm</h2>")
     body.append(f'<div class="chart">{frontier_svg(data)}</div>')
@@ -180,19 +181,19 @@ def write_html(data: dict[str, Any]) -> str:
     heads += [sortable(HEADS[key], "num", True, TITLES.get(key)) for key, _ in shown]
     rows = []
     for rank, point in enumerate(data["points"], 1):
-        row = point["metrics"]
-        mark = (">" if point["best"] else "") + ("*" if point["pareto"] else "")
+        row = point.metrics
+        mark = (">" if point.best else "") + ("*" if point.pareto else "")
         # The rank in the order shown; the grid point's number (as in --format json and csv) in its tooltip.
         cells = [
-            f'<td class="r" data-v="{rank}" data-grid="{point["number"]}" title="grid point #{point["number"]}">{rank}</td>',
+            f'<td class="r" data-v="{rank}" data-grid="{point.number}" title="grid point #{point.number}">{rank}</td>',
             f"<td><b>{esc(mark)}</b></td>",
         ]
-        cells += [f"<td>{esc(_value_text(point['values'][k]))}</td>" for k in keys]
+        cells += [f"<td>{esc(value_text(point.values[k]))}</td>" for k in keys]
         # The figures as the Markdown and terminal tables write them (281,628 (39%), 115.0s (21%)).
-        for (key, _), figure in zip(shown, _markdown_figures(row, by_outcome)):
+        for (key, _), text in zip(shown, sweep_figures(row, by_outcome)):
             value = row.get(key)
-            cells.append(f'<td class="r" data-v="{"" if value is None else value}">{esc(figure)}</td>')
-        style = ' class="best"' if point["best"] else ""
+            cells.append(f'<td class="r" data-v="{"" if value is None else value}">{esc(text)}</td>')
+        style = ' class="best"' if point.best else ""
         rows.append(f"<tr{style}>" + "".join(cells) + "</tr>")
     body.append(f"<h2>Every setting ({len(data['points'])})</h2>")
     body.append(
@@ -206,11 +207,11 @@ def write_html(data: dict[str, Any]) -> str:
     if data.get("disagreements"):
         body.append("<h2>Where one setting alone changes the outcome</h2><ul>")
         for item in data["disagreements"]:
-            context = " ".join(f"{k}={_value_text(v)}" for k, v in item["with"].items())
+            context = " ".join(f"{k}={value_text(v)}" for k, v in item["with"].items())
             more = f" (and {item['groups'] - 1} more of {item['of']} such settings)" if item["groups"] > 1 else ""
             body.append(
                 f"<li><b>{esc(item['dimension'])}</b> {esc(item['trace'], 200)} ({esc(kind_text(item))}): first stop or block "
-                f"{esc(_runs(item['first_round']))}" + (f' <span class="note">at {esc(context)}{esc(more)}</span>' if context else "") + "</li>"
+                f"{esc(runs_text(item['first_round']))}" + (f' <span class="note">at {esc(context)}{esc(more)}</span>' if context else "") + "</li>"
             )
         body.append("</ul>")
     if data.get("toml"):

@@ -16,6 +16,8 @@ from .. import __version__
 from ..engine.grid import PRESET, Dimension
 from ..engine.sweep import SweepResult
 from ..text.textsafe import plain
+from .records import SweepPointRecord
+from .wording import count, figure, pct, ratio, csv_value, runs_text, sweep_figures, validation_text, value_text
 
 SCHEMA_VERSION = 1
 
@@ -56,12 +58,6 @@ def toml_snippet(table: dict[str, Any], pyproject: bool = True) -> str:
     return "\n".join(lines).strip() + "\n"
 
 
-def _pct(part: float | None, whole: float | None) -> str:
-    if part is None or not whole:
-        return ""
-    return f" ({100 * part / whole:.0f}%)"
-
-
 def verdict(result: SweepResult) -> str:
     objective = result.objective
     asked = [c for c in result.constraints if not c.implicit]
@@ -89,24 +85,24 @@ def verdict(result: SweepResult) -> str:
     if advice is not None and not advice.change:
         text = advice.why
     else:
-        text = f"{label}: {objective} {_fmt(best.get(objective))} at harm {best['harm']:.2f}"
+        text = f"{label}: {objective} {figure(best.get(objective))} at harm {best['harm']:.2f}"
     if result.baseline is not None and (advice is None or advice.change):
         base = result.baseline
         b, c = best.get(objective), base.get(objective)
         if b is not None and c is not None:
             if b > c:
-                text += f", against {_fmt(c)} at harm {base['harm']:.2f} with the current settings ({_fmt(b - c)} more)"
+                text += f", against {figure(c)} at harm {base['harm']:.2f} with the current settings ({figure(b - c)} more)"
             elif b == c:
-                text += f"; the current settings do as well ({_fmt(c)} at harm {base['harm']:.2f})"
+                text += f"; the current settings do as well ({figure(c)} at harm {base['harm']:.2f})"
             elif any(not constraint.holds(base) for constraint in asked):
-                text += f"; the current settings do better on {objective} ({_fmt(c)}) but break a constraint"
+                text += f"; the current settings do better on {objective} ({figure(c)}) but break a constraint"
             else:
-                text += f"; the current settings, which are not in the grid, do better on {objective} ({_fmt(c)}): keep them"
+                text += f"; the current settings, which are not in the grid, do better on {objective} ({figure(c)}): keep them"
     more = [k for k in harming if (result.rows[k].get(objective) or 0) > (best.get(objective) or 0)]
     if more:
         top = max(more, key=lambda k: (result.rows[k].get(objective) or 0, -k))
         row = result.rows[top]
-        text += (f"; {result.points[top].label} saves more ({_fmt(row.get(objective))}) but harms more than the current "
+        text += (f"; {result.points[top].label} saves more ({figure(row.get(objective))}) but harms more than the current "
                  f"settings (harm {row['harm']:.2f}): allow it with {allow(top)}")
     if advice is not None and advice.caveats:
         text += "; but " + "; ".join(advice.caveats)
@@ -114,17 +110,7 @@ def verdict(result: SweepResult) -> str:
 
 
 def settings_on(data: dict[str, Any]) -> str:
-    from .data import count
-
     return f"{count(len(data['points']), 'setting')} on {count(data['traces'], 'trace')}"
-
-
-def _fmt(value: Any) -> str:
-    if value is None:
-        return "unknown"
-    if isinstance(value, float):
-        return f"{value:,.3g}" if abs(value) < 10 else f"{value:,.1f}"
-    return f"{value:,}"
 
 
 def ordered(result: SweepResult) -> list[int]:
@@ -150,14 +136,14 @@ def sweep_data(result: SweepResult, dimensions: list[Dimension]) -> dict[str, An
         "harm_ceiling": next((c.value for c in result.constraints if c.implicit), None),
         "dimensions": [{"key": d.key, "values": list(d.values)} for d in dimensions],
         "points": [
-            {
-                "number": result.points[k].number,
-                "values": dict(result.points[k].values),
-                "label": result.points[k].label,
-                "pareto": result.pareto[k],
-                "best": k == result.best,
-                "metrics": result.rows[k],
-            }
+            SweepPointRecord(
+                number=result.points[k].number,
+                values=dict(result.points[k].values),
+                label=result.points[k].label,
+                pareto=result.pareto[k],
+                best=k == result.best,
+                metrics=result.rows[k],
+            )
             for k in ordered(result)
         ],
         "best": result.points[result.best].number if result.best is not None else None,
@@ -264,23 +250,17 @@ def write_csv(data: dict[str, Any]) -> str:
     figures = [*dict.fromkeys(f for _, count, whole in BENCHMARK_COLUMNS for f in (count, whole))] if bench else []
     writer.writerow(["number", *keys, *metrics, "pareto", "best", *(f"labelled.{f}" for f in figures)])
     for point in data["points"]:
-        row = point["metrics"]
-        scored = [bench[point["number"]][f] for f in figures] if bench else []
-        writer.writerow([point["number"], *(_csv(point["values"][k]) for k in keys), *(_csv(row.get(m)) for m in metrics), point["pareto"], point["best"], *scored])
+        row = point.metrics
+        scored = [bench[point.number][f] for f in figures] if bench else []
+        writer.writerow([point.number, *(csv_value(point.values[k]) for k in keys), *(csv_value(row.get(m)) for m in metrics), point.pareto, point.best, *scored])
     return out.getvalue()
-
-
-def _csv(value: Any) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, list):
-        return ",".join(value)
-    return str(value)
 
 
 # Where traces are graded, the tables lead their savings with those on runs that failed
 # anyway (bankable), then those on runs that succeeded (at risk), before the total.
 OUTCOME_METRICS = ("tokens_saved_on_failure", "tokens_at_risk")
+
+
 def outcome_legend(failed: str, at_risk: str, total: str) -> str:
     """What the columns of the savings by outcome count, by their titles in a format."""
     return (
@@ -292,7 +272,7 @@ def outcome_legend(failed: str, at_risk: str, total: str) -> str:
 def graded(data: dict[str, Any]) -> bool:
     """Whether any trace of the sweep is graded (success or failure): only then do the
     reports split the savings by outcome."""
-    rows = [p["metrics"] for p in data["points"]] + ([data["baseline"]] if data.get("baseline") else [])
+    rows = [p.metrics for p in data["points"]] + ([data["baseline"]] if data.get("baseline") else [])
     return any(row.get("saved_by_outcome", {}).get(g, {}).get("traces") for row in rows for g in ("failure", "success"))
 
 
@@ -310,13 +290,13 @@ def baseline_text(data: dict[str, Any]) -> str:
     text = f"{baseline['traces_stopped']} stopped · "
     if graded(data):
         text += (
-            f"{_fmt(baseline['tokens_saved_on_failure'])} tokens saved on runs that failed anyway · "
-            f"{_fmt(baseline['tokens_at_risk'])} at risk on runs that succeeded · "
-            f"{_fmt(baseline['tokens_saved'])} in all"
+            f"{figure(baseline['tokens_saved_on_failure'])} tokens saved on runs that failed anyway · "
+            f"{figure(baseline['tokens_at_risk'])} at risk on runs that succeeded · "
+            f"{figure(baseline['tokens_saved'])} in all"
         )
     else:
-        text += f"{_fmt(baseline['tokens_saved'])} tokens saved"
-    text += f"{_pct(baseline['tokens_saved'], baseline['whole']['tokens'])} · harm {baseline['harm']:.2f}"
+        text += f"{figure(baseline['tokens_saved'])} tokens saved"
+    text += f"{pct(baseline['tokens_saved'], baseline['whole']['tokens'])} · harm {baseline['harm']:.2f}"
     return text + (f" · recall {baseline['recall']:.2f}" if baseline.get("recall") is not None else "")
 
 
@@ -336,26 +316,6 @@ MARKDOWN_COLUMNS = (
 )
 
 
-def _markdown_figures(row: dict[str, Any], by_outcome: bool = False) -> list[str]:
-    """A grid point's figures written as the terminal writes them (``by_outcome``: with
-    the savings on failed runs and at risk after the stops, as ``columns`` has them)."""
-    from .data import seconds
-
-    return [
-        str(row["traces_stopped"]),
-        *((_fmt(row["tokens_saved_on_failure"]), _fmt(row["tokens_at_risk"])) if by_outcome else ()),
-        _fmt(row["llm_calls_saved"]) + _pct(row["llm_calls_saved"], row["whole"]["llm_calls"]),
-        _fmt(row["tokens_saved"]) + _pct(row["tokens_saved"], row["whole"]["tokens"]),
-        seconds(row["seconds_saved"]) + _pct(row["seconds_saved"], row["whole"].get("seconds")),
-        f"{row['harm']:.2f}",
-        str(row["harmed"]),
-        str(row["stale_blocks"]),
-        str(row["cut_new_information"]),
-        _ratio(row["recall"]),
-        _ratio(row["precision"]),
-    ]
-
-
 def write_markdown(data: dict[str, Any]) -> str:
     from .markdown import md
 
@@ -370,8 +330,8 @@ def write_markdown(data: dict[str, Any]) -> str:
         "|---|" + "---|" * len(keys) + "--:|" * len(titles),
     ]
     for point in data["points"]:
-        mark = (">" if point["best"] else "") + ("\\*" if point["pareto"] else "")
-        cells = [mark, *(md(_value_text(point["values"][k])) for k in keys), *_markdown_figures(point["metrics"], by_outcome)]
+        mark = (">" if point.best else "") + ("\\*" if point.pareto else "")
+        cells = [mark, *(md(value_text(point.values[k])) for k in keys), *sweep_figures(point.metrics, by_outcome)]
         lines.append("| " + " | ".join(cells) + " |")
     lines += [
         "",
@@ -387,8 +347,8 @@ def write_markdown(data: dict[str, Any]) -> str:
     if disagreements:
         lines += ["", "**Where one setting alone changes the outcome** (first stop or block; - = none):", ""]
         for item in disagreements:
-            context = " ".join(f"{k}={_value_text(v)}" for k, v in item["with"].items())
-            text = f"- {md(item['dimension'])} {md(item['trace'])} ({kind_text(item)}): {md(_runs(item['first_round']))}"
+            context = " ".join(f"{k}={value_text(v)}" for k, v in item["with"].items())
+            text = f"- {md(item['dimension'])} {md(item['trace'])} ({kind_text(item)}): {md(runs_text(item['first_round']))}"
             if context:
                 text += f" at {md(context)}" + (f" (and {item['groups'] - 1} more of {item['of']} such settings)" if item["groups"] > 1 else "")
             lines.append(text)
@@ -397,7 +357,7 @@ def write_markdown(data: dict[str, Any]) -> str:
         lines += ["", f"Current settings: {baseline_text(data)}"]
     lines += ["", f"**Verdict:** {md(data['verdict'])}"]
     if data.get("validation"):
-        lines += ["", md(_validation_text(data["validation"], data))]
+        lines += ["", md(validation_text(data["validation"], data))]
     if data["toml"]:
         lines += ["", "Paste into pyproject.toml (or use `--write-config FILE`):", "", "```toml", data["toml"].rstrip(), "```"]
     return "\n".join(lines) + "\n"
@@ -418,10 +378,6 @@ def _short_keys(keys: list[str]) -> list[str]:
     """Column titles: the option alone when every dimension is one guard's."""
     guards = {k.split(".", 1)[0] for k in keys if "." in k}
     return [k.split(".", 1)[1] if "." in k and len(guards) == 1 else k for k in keys]
-
-
-def _value_text(value: Any) -> str:
-    return f"{value:g}" if isinstance(value, float) else _csv(value)
 
 
 def write_terminal(console, data: dict[str, Any], chart: str | None = None, quiet: bool = False) -> None:
@@ -452,13 +408,13 @@ def write_terminal(console, data: dict[str, Any], chart: str | None = None, quie
             figure_titles[1] = "tokens saved"
         rows = []
         for point in data["points"]:
-            row = point["metrics"]
-            mark = (">" if point["best"] else " ") + ("*" if point["pareto"] else " ")
+            row = point.metrics
+            mark = (">" if point.best else " ") + ("*" if point.pareto else " ")
             # Its share of all tokens where there is room: not beside the split, which is wide.
-            tokens = _fmt(row["tokens_saved"]) + ("" if by_outcome else _pct(row["tokens_saved"], row["whole"]["tokens"]))
-            split = [_fmt(row["tokens_saved_on_failure"]), _fmt(row["tokens_at_risk"])] if by_outcome else []
-            figures = [str(row["traces_stopped"]), *split, tokens, f"{row['harm']:.2f}", _ratio(row["recall"]), _ratio(row["precision"])]
-            rows.append((point, mark, [_value_text(point["values"][k]) for k in keys], figures))
+            tokens = figure(row["tokens_saved"]) + ("" if by_outcome else pct(row["tokens_saved"], row["whole"]["tokens"]))
+            split = [figure(row["tokens_saved_on_failure"]), figure(row["tokens_at_risk"])] if by_outcome else []
+            figures = [str(row["traces_stopped"]), *split, tokens, f"{row['harm']:.2f}", ratio(row["recall"]), ratio(row["precision"])]
+            rows.append((point, mark, [value_text(point.values[k]) for k in keys], figures))
         widths = [max([*map(len, title.split("\n")), *(len(r[3][k]) for r in rows)]) for k, title in enumerate(figure_titles)]
         return figure_titles, rows, widths, console.width - sum(widths) - 2 * (len(titles) + len(widths) - 1)
 
@@ -486,7 +442,7 @@ def write_terminal(console, data: dict[str, Any], chart: str | None = None, quie
     for widest, title in zip(figure_widths, figure_titles):
         table.add_column(title, justify="right", no_wrap=True, min_width=widest)
     for point, mark, values, figures in rows:
-        table.add_row(f"{mark} {values[0]}", *values[1:], *figures, style="bold green" if point["best"] else "")
+        table.add_row(f"{mark} {values[0]}", *values[1:], *figures, style="bold green" if point.best else "")
     console.print(Text(f"{settings_on(data)}, sorted by {data['objective']}", style="bold underline"))
     from .terminal import emit, print_table
 
@@ -526,12 +482,10 @@ def _verdict(console, data: dict[str, Any]) -> None:
     emit(console, line, 2)
     validation = data.get("validation")
     if validation:
-        emit(console, Text(_validation_text(validation, data), style="cyan"), 2)
+        emit(console, Text(validation_text(validation, data), style="cyan"), 2)
     if data["toml"]:
         console.print(Text("paste into pyproject.toml (or use --write-config FILE):", style="dim"))
         console.print(Text(data["toml"].rstrip()))
-
-
 
 
 def _benchmark(console, data: dict[str, Any]) -> None:
@@ -559,10 +513,6 @@ def _benchmark(console, data: dict[str, Any]) -> None:
     emit(console, Text(BENCHMARK_NOTE.format(slack=bench["slack"]), style="dim"), 2)
 
 
-def _ratio(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}"
-
-
 def _disagreements(console, data: dict[str, Any]) -> None:
     """Traces on which one dimension alone changes what happens."""
     from rich.text import Text
@@ -574,10 +524,10 @@ def _disagreements(console, data: dict[str, Any]) -> None:
         return
     emit(console, Text("Where one setting alone changes the outcome (first stop or block; - = none):", style="bold"), 2)
     for item in items:
-        context = " ".join(f"{k}={_value_text(v)}" for k, v in item["with"].items())
+        context = " ".join(f"{k}={value_text(v)}" for k, v in item["with"].items())
         line = Text(f"  {item['dimension']}  ")
         line.append_text(plain(item["trace"], "cyan"))
-        line.append(f" ({kind_text(item)})  {_runs(item['first_round'])}")
+        line.append(f" ({kind_text(item)})  {runs_text(item['first_round'])}")
         if context:
             line.append(f"  at {context}" + (f" (and {item['groups'] - 1} more of {item['of']} such settings)" if item["groups"] > 1 else ""), style="dim")
         emit(console, line, 4)
@@ -593,57 +543,6 @@ def kind_text(item: dict[str, Any]) -> str:
     return item["kind"]
 
 
-def _runs(pairs: list[list[Any]]) -> str:
-    """``0.5: r3, 0.55: r3, 0.6: -`` as ``0.5–0.55: r3 · 0.6: -``."""
-    out: list[tuple[Any, Any, Any]] = []  # (first value, last value, round)
-    for value, first in pairs:
-        if out and out[-1][2] == first:
-            out[-1] = (out[-1][0], value, first)
-        else:
-            out.append((value, value, first))
-    numeric = all(isinstance(v, (int, float)) and not isinstance(v, bool) for v, _ in pairs)
-    if not numeric:  # names have no order to make a range of: list them
-        by_round: dict[Any, list[Any]] = {}
-        for value, first in pairs:
-            by_round.setdefault(first, []).append(value)
-        return " · ".join(f"{', '.join(_value_text(v) for v in values)}: {'r' + str(r) if r is not None else '-'}" for r, values in by_round.items())
-
-    def show(a, b, r):
-        span = _value_text(a) if a == b else f"{_value_text(a)}–{_value_text(b)}"
-        return f"{span}: {'r' + str(r) if r is not None else '-'}"
-
-    return " · ".join(show(*run) for run in out)
-
-
-def _validation_text(validation: dict[str, Any], data: dict[str, Any]) -> str:
-    objective = data["objective"]
-    if validation["kind"] == "holdout":
-        test = validation.get("best_on_test")
-        base = validation.get("baseline_on_test")
-        text = (
-            f"holdout: chosen on {validation['train']} traces, checked on the other {validation['test']} (seed {validation['seed']}): "
-        )
-        if test is None:
-            return text + "no choice to check"
-        text += f"{objective} {_fmt(test.get(objective))}, harm {test['harm']:.2f}"
-        if test.get("recall") is not None:
-            text += f", recall {test['recall']:.2f}"
-        if base is not None:
-            text += f" (current settings on the same traces: {_fmt(base.get(objective))}, harm {base['harm']:.2f})"
-            mine, theirs = test.get(objective), base.get(objective)
-            if mine is not None and theirs is not None and (mine < theirs or (mine == theirs and test["harm"] > base["harm"])):
-                text += " — on traces it was not chosen on, the choice does worse than the current settings: keep them"
-        return text
-    parts = []
-    for fold in validation["per_fold"]:
-        test = fold["test"]
-        if test is None:
-            parts.append(f"fold {fold['fold']}: no choice")
-        else:
-            parts.append(f"fold {fold['fold']}: {objective} {_fmt(test.get(objective))}, harm {test['harm']:.2f}")
-    return f"{validation['folds']}-fold cross-validation (seed {validation['seed']}), each choice checked on the fold left out: " + "; ".join(parts)
-
-
 def frontier_chart(data: dict[str, Any], width: int = 72, height: int = 16) -> str | None:
     """The savings/harm frontier as a terminal scatter plot (plotext), or None without it."""
     try:
@@ -651,21 +550,21 @@ def frontier_chart(data: dict[str, Any], width: int = 72, height: int = 16) -> s
     except ImportError:
         return None
     objective = data["objective"]
-    points = [p for p in data["points"] if p["metrics"].get(objective) is not None]
+    points = [p for p in data["points"] if p.metrics.get(objective) is not None]
     if not points:
         return None
     plt.clear_figure()
     plt.plotsize(width, height)
     plt.theme("clear")
-    rest = [p for p in points if not p["pareto"]]
-    front = sorted((p for p in points if p["pareto"]), key=lambda p: p["metrics"]["harm"])
+    rest = [p for p in points if not p.pareto]
+    front = sorted((p for p in points if p.pareto), key=lambda p: p.metrics["harm"])
     if rest:
-        plt.scatter([p["metrics"]["harm"] for p in rest], [p["metrics"][objective] for p in rest], marker="dot", label="grid point")
-    plt.plot([p["metrics"]["harm"] for p in front], [p["metrics"][objective] for p in front], marker="*", label="Pareto front")
+        plt.scatter([p.metrics["harm"] for p in rest], [p.metrics[objective] for p in rest], marker="dot", label="grid point")
+    plt.plot([p.metrics["harm"] for p in front], [p.metrics[objective] for p in front], marker="*", label="Pareto front")
     plt.xlabel("harm (share of traces)")
     plt.ylabel(objective)
     # The savings axis written as the table writes them (281,628, not 281628.0).
-    values = [p["metrics"][objective] for p in points]
+    values = [p.metrics[objective] for p in points]
     low, high = min(values), max(values)
     ticks = [low + (high - low) * i / 4 for i in range(5)] if high > low else [low]
     if objective in ("recall", "precision"):

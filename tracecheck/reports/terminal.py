@@ -10,32 +10,30 @@ from rich.style import Style
 from rich.text import Text
 
 from ..text.textsafe import one_line, plain
-from .data import already_stopped_notes, basis_note, count as _count, fire_groups, notes, effect as _effect, location, pct as _pct, seconds as _seconds, shown_id, count_unchecked, enable_hint, unchecked_remedy, outcome_lines
+from .data import count_unchecked, fire_groups
+from .records import ComparisonRecord, FireRecord, HeaderRecord, TotalsRecord, TraceRecord
+from .wording import basis_note, count, enable_hint, location, notes, number, outcome_lines, pct, policy_headline, policy_lines, recorded_text, seconds, shown_id, unchecked_remedy
 
 ACTION_STYLES = {"hint": "cyan", "block": "yellow", "reject": "magenta", "stop": "bold red", "abort": "bold red"}
 
 
-def _num(value: int | None) -> str:
-    return "?" if value is None else f"{value:,}"
-
-
-def _expectations(console: Console, trace: dict[str, Any]) -> None:
+def _expectations(console: Console, trace: TraceRecord) -> None:
     """Broken expectations, first: they are what a reader must not miss. (Those about
     guards that are not running are counted in the summary, not listed per trace.)"""
-    for item in trace.get("expectations", []):
-        if item["met"] is False:
+    for item in trace.expectations:
+        if item.met is False:
             line = Text("  ✗ expectation broken: ", style="bold red")
-        elif item.get("unknown_guard"):
+        elif item.unknown_guard:
             line = Text("  ? expectation not checked: ", style="yellow")
         else:
             continue
-        line.append_text(plain(item["message"] + (f" ({item['note']})" if item["note"] else "")))
+        line.append_text(plain(item.message + (f" ({item.note})" if item.note else "")))
         emit(console, line, 4)
 
 
-def _where(fire: dict[str, Any], turns: int) -> str:
+def _where(fire: FireRecord, turns: int) -> str:
     """``round 5`` or, in a conversation of several turns, ``turn 2 round 5``."""
-    return (f"turn {fire['turn']} " if turns > 1 else "") + f"round {fire['round']:>2}"
+    return (f"turn {fire.turn} " if turns > 1 else "") + f"round {fire.round:>2}"
 
 
 def print_table(console: Console, table) -> None:
@@ -157,7 +155,7 @@ def _breaks(text: str, first: int, width: int, whole: list[tuple[int, int, str]]
     return [b for b in breaks if 0 < b < len(text)]
 
 
-def _trace_head(console: Console, trace: dict[str, Any]) -> None:
+def _trace_head(console: Console, trace: TraceRecord) -> None:
     """Where the trace is, its id and outcome, and what it cost as recorded."""
     head = Text()
     head.append_text(whole(location(trace), "dim", keep="end"))
@@ -165,124 +163,97 @@ def _trace_head(console: Console, trace: dict[str, Any]) -> None:
     if ident is not None:
         head.append("  ")
         head.append_text(whole(ident, "bold cyan"))
-    outcome = trace["labels"].get("outcome")
+    outcome = trace.labels.get("outcome")
     if outcome:
         head.append("  ")
         head.append_text(plain(f"outcome={outcome}", "magenta"))
     # "answered" and an error need no word here (the facts line says "ended without an
     # answer"); a submit or a limit is what tells a reader why no outcome was inferred.
-    if trace.get("ending") in ("submitted", "limit"):
+    if trace.ending in ("submitted", "limit"):
         head.append("  ")
-        head.append_text(plain(f"ending={trace['ending']}", "magenta"))
+        head.append_text(plain(f"ending={trace.ending}", "magenta"))
     emit(console, head, 2)
-    turns = trace.get("turns", 1)
-    facts = "  " + (f"{_count(turns, 'turn')} · " if turns > 1 else "")
-    facts += f"{_count(trace['rounds'], 'round')} · {_count(trace['tool_calls'], 'tool call')} · {_num(trace['tokens'])} tokens"
+    turns = trace.turns
+    facts = "  " + (f"{count(turns, 'turn')} · " if turns > 1 else "")
+    facts += f"{count(trace.rounds, 'round')} · {count(trace.tool_calls, 'tool call')} · {number(trace.tokens)} tokens"
     facts += basis_note(trace)
-    if trace["seconds"] is not None:
-        facts += f" · {_seconds(trace['seconds'])}"
-    if not trace["answered"]:
-        facts += " · ended without an answer" + (f": {one_line(trace['error'], 60)}" if trace["error"] else "")
+    if trace.seconds is not None:
+        facts += f" · {seconds(trace.seconds)}"
+    if not trace.answered:
+        facts += " · ended without an answer" + (f": {one_line(trace.error, 60)}" if trace.error else "")
     emit(console, plain(facts, "dim"), 2)
 
 
-def _stops_text(policy: dict[str, Any], turns: int) -> str:
-    return "; ".join(
-        f"{stop['action']} at {_where(stop, turns).replace('  ', ' ')} {stop['phase'].replace('_', ' ')} ({stop['code']})"
-        for stop in policy["stops"]
-    )
-
-
-def _trace_block(console: Console, trace: dict[str, Any]) -> None:
+def _trace_block(console: Console, trace: TraceRecord) -> None:
     _trace_head(console, trace)
-    turns = trace.get("turns", 1)
+    turns = trace.turns
     _expectations(console, trace)
-    if not trace["fires"]:
+    if not trace.fires:
         console.print(Text("  no guard fired", style="green"))
         return
-    policy = trace["policy"]
+    policy = trace.policy
     # The same soft action of the same guard many times (R002 blocking every lap of a
     # loop) reads as one line with its rounds, not a screenful; fires after the policy
     # left their turn are what that guard would do alone.
     for fire, repeats, after_stop in fire_groups(trace):
         line = Text("  ")
-        line.append(f"{fire['code']} ", style="bold")
-        line.append(f"{fire['name']:<28}", style="dim")
-        line.append(f" {_where(fire, turns)} {fire['phase'].replace('_', ' '):<12} ")
-        line.append(f"{fire['action'].upper():<6}", style=ACTION_STYLES.get(fire["action"], ""))
+        line.append(f"{fire.code} ", style="bold")
+        line.append(f"{fire.name:<28}", style="dim")
+        line.append(f" {_where(fire, turns)} {fire.phase.replace('_', ' '):<12} ")
+        line.append(f"{fire.action.upper():<6}", style=ACTION_STYLES.get(fire.action, ""))
         if repeats:
             rounds = ", ".join(str(r) for r in repeats)
             line.append(f"  and {len(repeats)} more: round{'s' if len(repeats) > 1 else ''} {rounds}", style="dim")
         if after_stop:
             line.append("  (alone, after the policy's stop)", style="dim")
-        if fire.get("stale"):
+        if fire.stale:
             line.append("  stale: the call's recorded result changed; the block would have hidden it", style="bold yellow")
         emit(console, line, 6)
-        emit(console, Text("      ").append_text(plain(one_line(fire["reason"], 240), "dim" if after_stop else "")), 6)
-        if fire.get("new_information"):
-            found = fire["new_information"]
-            emit(console, Text(f"      the recorded run found new information at round {found['round']} ({found['what']})", style="yellow"), 6)
-    if not policy["stops"]:
-        summary = Text("  policy: no stop", style="dim")
-        if policy["blocked_calls"]:
-            summary.append(f"; {_count(policy['blocked_calls'], 'call')} blocked → {_effect(policy['saved'], trace)}")
-        if policy.get("stale_blocks"):
-            summary.append(f"; {_count(policy['stale_blocks'], 'block')} would have returned stale data (not counted)")
-        emit(console, summary, 10)
+        emit(console, Text("      ").append_text(plain(one_line(fire.reason, 240), "dim" if after_stop else "")), 6)
+        if fire.new_information:
+            found = fire.new_information
+            emit(console, Text(f"      the recorded run found new information at round {found.round} ({found.what})", style="yellow"), 6)
+    headline, policy_notes = policy_lines(trace)
+    if not policy.stops:
+        emit(console, Text("  policy: " + headline, style="dim"), 10)
         return
-    text = Text("  policy: ", style="bold")
-    text.append(_stops_text(policy, turns) + f" → {_effect(policy['saved'], trace)}")
-    emit(console, text, 10)
-    notes = []
-    forced = policy["saved"]["forced_answer_tokens"]
-    if forced is not None:
-        answers = sum(1 for stop in policy["stops"] if stop["action"] == "stop")
-        notes.append(f"{'one forced answer' if answers == 1 else f'{answers} forced answers'} charged: ~{forced:,} tokens (estimate)")
-    notes += already_stopped_notes(policy, turns)
-    if policy["blocked_calls"]:
-        notes.append(f"{_count(policy['blocked_calls'], 'call')} blocked before the stop (included)")
-    if policy.get("stale_blocks"):
-        notes.append(f"{_count(policy['stale_blocks'], 'block')} would have returned stale data (not counted)")
-    if policy.get("later_turns_as_recorded"):
-        notes.append("a stop ends its turn; later turns are assumed to happen as recorded")
-    if notes:
-        emit(console, Text("          " + "; ".join(notes), style="dim"), 10)
-    if policy["outcome_change"]:
-        emit(console, Text(f"          {policy['outcome_change']}", style="bold yellow"), 10)
-    if policy.get("possible_harm"):
-        emit(console, Text(f"          possible harm: {policy['possible_harm']}", style="bold red"), 10)
+    emit(console, Text("  policy: " + headline, style="bold"), 10)
+    if policy_notes:
+        emit(console, Text("          " + "; ".join(policy_notes), style="dim"), 10)
+    if policy.outcome_change:
+        emit(console, Text(f"          {policy.outcome_change}", style="bold yellow"), 10)
+    if policy.possible_harm:
+        emit(console, Text(f"          possible harm: {policy.possible_harm}", style="bold red"), 10)
 
 
-def _preset_block(console: Console, trace: dict[str, Any]) -> None:
+def _preset_block(console: Console, trace: TraceRecord) -> None:
     """A trace under several presets: where each one stops, and what that saves."""
     _trace_head(console, trace)
-    turns = trace.get("turns", 1)
-    width = max(len(name) for name in trace["presets"])
-    for name, run in trace["presets"].items():
-        policy = run["policy"]
+    width = max(len(name) for name in trace.presets)
+    for name, run in trace.presets.items():
+        policy = run.policy
         line = Text(f"  {name:<{width}}  ", style="bold")
-        if policy["stops"]:
-            line.append(_stops_text(policy, turns) + f" → {_effect(policy['saved'], trace)}")
-        elif policy["blocked_calls"]:
-            line.append(f"no stop; {_count(policy['blocked_calls'], 'call')} blocked → {_effect(policy['saved'], trace)}")
+        headline = policy_headline(policy, trace)
+        if headline is not None:
+            line.append(headline)
         else:
-            line.append("no stop", style="green" if run["fires"] == 0 else "dim")
+            line.append("no stop", style="green" if run.fires == 0 else "dim")
         notes = []
-        if policy.get("possible_harm"):
-            notes.append(("possible harm: " + policy["possible_harm"], "bold red"))
-        if any(stop.get("new_information") for stop in policy["stops"]):
+        if policy.possible_harm:
+            notes.append(("possible harm: " + policy.possible_harm, "bold red"))
+        if any(stop.new_information for stop in policy.stops):
             notes.append(("cut before new information", "yellow"))
-        if policy.get("stale_blocks"):
-            notes.append((f"{_count(policy['stale_blocks'], 'stale block')} (not counted)", "yellow"))
-        if run["expectations_broken"]:
-            notes.append((f"{_count(run['expectations_broken'], 'expectation')} broken", "bold red"))
+        if policy.stale_blocks:
+            notes.append((f"{count(policy.stale_blocks, 'stale block')} (not counted)", "yellow"))
+        if run.expectations_broken:
+            notes.append((f"{count(run.expectations_broken, 'expectation')} broken", "bold red"))
         for text, style in notes:
             line.append("  ")
             line.append(text, style=style)
         emit(console, line, 14)
 
 
-def _preset_summary(console: Console, by_preset: dict[str, dict[str, Any]]) -> None:
+def _preset_summary(console: Console, by_preset: dict[str, TotalsRecord]) -> None:
     from rich import box
     from rich.table import Table
 
@@ -294,38 +265,36 @@ def _preset_summary(console: Console, by_preset: dict[str, dict[str, Any]]) -> N
     for column in ("stops", "harm¹", "cut²", "stale³", "saved:\nLLM calls", "\ntool calls", "\ntokens", "\ntime"):
         table.add_column(column, justify="right", no_wrap=True)
     for name, totals in by_preset.items():
-        saved = totals["saved"]
+        saved = totals.saved
 
         def cell(key: str, unit: str = "") -> str:
-            value = saved[key]
+            value = getattr(saved, key)
             if value is None:
                 return "unknown"
-            return _seconds(value) if unit else f"{value:,}"
+            return seconds(value) if unit else f"{value:,}"
 
         table.add_row(
             name,
-            f"{totals['traces_stopped']}/{totals['traces']}",
-            str(totals["possible_harm"]),
-            str(totals["stops_before_new_information"]),
-            str(totals["stale_blocks"]),
+            f"{totals.traces_stopped}/{totals.traces}",
+            str(totals.possible_harm),
+            str(totals.stops_before_new_information),
+            str(totals.stale_blocks),
             cell("llm_calls"),
             cell("tool_calls"),
             cell("tokens"),
             cell("seconds", "s"),
         )
     print_table(console, table)
-    whole = next(iter(by_preset.values()))["whole"]
-    recorded = f"  as recorded: {_count(whole['llm_calls'], 'LLM call')} · {_count(whole['tool_calls'], 'tool call')} · {whole['tokens']:,} tokens"
-    recorded += basis_note(whole) + (f" · {_seconds(whole['seconds'])}" if whole["seconds"] is not None else "")
-    emit(console, Text(recorded), 4)
-    broken = [f"{name} {totals['expectations_broken']}" for name, totals in by_preset.items() if totals["expectations_broken"]]
+    whole = next(iter(by_preset.values())).whole
+    emit(console, Text(f"  as recorded: {recorded_text(whole)}"), 4)
+    broken = [f"{name} {totals.expectations_broken}" for name, totals in by_preset.items() if totals.expectations_broken]
     if broken:
         emit(console, Text("  expectations broken: " + " · ".join(broken), style="bold red"), 4)
     emit(
         console,
         Text(
             "  saved: what the preset's stops and blocks save (negative: a forced answer dearer than what it replaced)"
-            + basis_note(next(iter(by_preset.values()))["saved"])
+            + basis_note(next(iter(by_preset.values())).saved)
             + ". ¹ stops of runs labelled a success; ² stops before the recorded run found something new; "
             "³ blocks that would have hidden a changed result (a stale cached answer, or a refused call whose result had changed; not counted as saved).",
             style="dim",
@@ -335,20 +304,20 @@ def _preset_summary(console: Console, by_preset: dict[str, dict[str, Any]]) -> N
     console.print()
 
 
-def write_statistics(console: Console, totals: dict[str, Any]) -> None:
+def write_statistics(console: Console, totals: TotalsRecord) -> None:
     """``--statistics``, as ruff's: one row per guard that fired (code, name, fires, traces
     it fired in), most fires first, instead of the report trace by trace."""
     from ..guards import guard_by_key
 
-    rows = sorted(totals["by_guard"].items(), key=lambda item: (-item[1]["fires"], item[0]))
+    rows = sorted(totals.by_guard.items(), key=lambda item: (-item[1].fires, item[0]))
     if not rows:
-        console.print(Text(f"no guard fired on {_count(totals['traces'], 'trace')}"))
+        console.print(Text(f"no guard fired on {count(totals.traces, 'trace')}"))
         return
     names = {code: getattr(guard_by_key(code), "name", "") for code, _ in rows}
     width = max(len(name) for name in names.values())
     console.print(Text(f"{'fires':>6}  {'traces':>6}  {'code':<5} {'name':<{width}}".rstrip(), style="bold"))
     for code, counts in rows:
-        console.print(Text(f"{counts['fires']:>6,}  {counts['traces']:>6,}  {code:<5} {names[code]}".rstrip()))
+        console.print(Text(f"{counts.fires:>6,}  {counts.traces:>6,}  {code:<5} {names[code]}".rstrip()))
 
 
 # Traces where nothing happened (no guard fired, no expectation broken) listed in full
@@ -357,11 +326,11 @@ def write_statistics(console: Console, totals: dict[str, Any]) -> None:
 QUIET_LISTED = 3
 
 
-def _quiet(trace: dict[str, Any], presets: bool) -> bool:
+def _quiet(trace: TraceRecord, presets: bool) -> bool:
     """Nothing to see: no guard fired and no expectation is broken or unknown."""
     if presets:
-        return not any(run["fires"] or run["expectations_broken"] for run in trace["presets"].values())
-    return not trace["fires"] and not any(e["met"] is False or e.get("unknown_guard") for e in trace.get("expectations", []))
+        return not any(run.fires or run.expectations_broken for run in trace.presets.values())
+    return not trace.fires and not any(e.met is False or e.unknown_guard for e in trace.expectations)
 
 
 class TerminalWriter:
@@ -381,24 +350,24 @@ class TerminalWriter:
         self.deselected = deselected  # traces -k left out, known once every trace was read
         self.tokenizers: list[str] = []
         self.compared = 0
-        self.differing: list[tuple[str, dict[str, Any]]] = []
+        self.differing: list[tuple[str, ComparisonRecord]] = []
         self.presets: list[str] = []
         self.unchecked: dict[str, int] = {}  # guard -> expectations about it that no running guard checked
 
-    def begin(self, header: dict[str, Any]) -> None:
-        self.tokenizers = header.get("tokenizers", [])
-        self.presets = header.get("presets", [])
+    def begin(self, header: HeaderRecord) -> None:
+        self.tokenizers = header.tokenizers or ()
+        self.presets = header.presets or ()
 
-    def trace(self, trace: dict[str, Any]) -> None:
+    def trace(self, trace: TraceRecord) -> None:
         count_unchecked(self.unchecked, trace)
         if self.quiet or self.statistics:
             return
-        comparison = trace.get("tokenizer_comparison")
+        comparison = trace.tokenizer_comparison
         if comparison is not None:
             self.compared += 1
-            if comparison["differs"]:
-                self.differing.append((trace["id"], comparison))
-        if self.only_fires and not (any(run["fires"] for run in trace["presets"].values()) if self.presets else trace["fires"]):
+            if comparison.differs:
+                self.differing.append((trace.id, comparison))
+        if self.only_fires and not (any(run.fires for run in trace.presets.values()) if self.presets else trace.fires):
             return
         if self.quiet_room is not None and _quiet(trace, bool(self.presets)):
             if not self.quiet_room:
@@ -409,7 +378,7 @@ class TerminalWriter:
             (_preset_block if self.presets else _trace_block)(self.console, trace)
             self.console.print()
 
-    def end(self, totals: dict[str, Any], warnings: list[dict[str, Any]]) -> None:
+    def end(self, totals: TotalsRecord, warnings: list[dict[str, Any]]) -> None:
         if self.statistics:
             write_statistics(self.console, totals)
             return
@@ -417,7 +386,7 @@ class TerminalWriter:
             emit(
                 self.console,
                 Text(
-                    f"… and {_count(self.quiet_unlisted, 'more trace')} where no guard fired, not listed (--all-traces lists them)",
+                    f"… and {count(self.quiet_unlisted, 'more trace')} where no guard fired, not listed (--all-traces lists them)",
                     style="dim",
                 ),
                 2,
@@ -426,7 +395,7 @@ class TerminalWriter:
         if self.tokenizers:
             self._comparison()
         if self.presets:
-            _preset_summary(self.console, totals["by_preset"])
+            _preset_summary(self.console, totals.by_preset)
             return
         self._summary(totals)
 
@@ -434,7 +403,7 @@ class TerminalWriter:
         console = self.console
         console.print(Text(f"P001 tokenizer comparison ({' vs '.join(self.tokenizers)})", style="bold underline"))
         if not self.differing:
-            console.print(Text(f"  the tokenizers agree on all {_count(self.compared, 'trace')}", style="green"))
+            console.print(Text(f"  the tokenizers agree on all {count(self.compared, 'trace')}", style="green"))
             console.print()
             return
         for trace_id, item in self.differing:
@@ -443,14 +412,14 @@ class TerminalWriter:
             head.append(
                 "  "
                 + " · ".join(
-                    f"{r['tokenizer']}: {'stop at round ' + str(r['fires_at']) if r['fires_at'] else 'no stop'}"
-                    for r in item["runs"]
+                    f"{r.tokenizer}: {'stop at round ' + str(r.fires_at) if r.fires_at else 'no stop'}"
+                    for r in item.runs
                 )
             )
             emit(console, head, 4)
-            console.print(Text("    round " + " ".join(f"{r['tokenizer']:>7}" for r in item["runs"]), style="dim"))
-            for i in range(len(item["runs"][0]["scores"])):
-                cells = [r["scores"][i] for r in item["runs"]]
+            console.print(Text("    round " + " ".join(f"{r.tokenizer:>7}" for r in item.runs), style="dim"))
+            for i in range(len(item.runs[0].scores)):
+                cells = [r.scores[i] for r in item.runs]
                 if all(c is None for c in cells):
                     continue
                 row = f"    {i + 1:>5} " + " ".join(f"{c:>7.2f}" if c is not None else f"{'-':>7}" for c in cells)
@@ -458,7 +427,7 @@ class TerminalWriter:
         emit(
             console,
             Text(
-                f"  the tokenizers differ on {len(self.differing)} of {_count(self.compared, 'trace')} "
+                f"  the tokenizers differ on {len(self.differing)} of {count(self.compared, 'trace')} "
                 "(scores: best similarity of each search round to an earlier search)",
                 style="dim",
             ),
@@ -466,42 +435,42 @@ class TerminalWriter:
         )
         console.print()
 
-    def _summary(self, totals: dict[str, Any]) -> None:
+    def _summary(self, totals: TotalsRecord) -> None:
         console = self.console
-        whole, saved = totals["whole"], totals["saved"]
+        whole, saved = totals.whole, totals.saved
         console.print(Text("Summary", style="bold underline"))
         emit(
             console,
             Text(
-                f"  {_count(totals['traces'], 'trace')}"
+                f"  {count(totals.traces, 'trace')}"
                 + (f" ({self.deselected():,} deselected by -k)" if self.deselected() else "")
-                + f" · {totals['traces_with_fires']} with fires · "
-                f"{totals['traces_stopped']} stopped by the policy"
-                + (f" · {totals['possible_harm']} labelled a success (possible harm)" if totals.get("possible_harm") else "")
-                + (f" · {_count(totals['expectations_broken'], 'expectation')} broken" if totals.get("expectations_broken") else "")
-                + (f" · {totals['stops_before_new_information']} cut before new information" if totals.get("stops_before_new_information") else "")
-                + (f" · {_count(totals['stale_blocks'], 'stale block')}" if totals.get("stale_blocks") else "")
+                + f" · {totals.traces_with_fires} with fires · "
+                f"{totals.traces_stopped} stopped by the policy"
+                + (f" · {totals.possible_harm} labelled a success (possible harm)" if totals.possible_harm else "")
+                + (f" · {count(totals.expectations_broken, 'expectation')} broken" if totals.expectations_broken else "")
+                + (f" · {totals.stops_before_new_information} cut before new information" if totals.stops_before_new_information else "")
+                + (f" · {count(totals.stale_blocks, 'stale block')}" if totals.stale_blocks else "")
                 + (
-                    f" · {totals['no_answer_to_forced_answer']} no answer → forced answer"
-                    if totals["no_answer_to_forced_answer"]
+                    f" · {totals.no_answer_to_forced_answer} no answer → forced answer"
+                    if totals.no_answer_to_forced_answer
                     else ""
                 )
             ),
             4,
         )
         rows = [
-            (saved["llm_calls"], whole["llm_calls"], "LLM call", ""),
-            (saved["tool_calls"], whole["tool_calls"], "tool call", ""),
-            (saved["tokens"], whole["tokens"], "token", basis_note(saved)),
+            (saved.llm_calls, whole.llm_calls, "LLM call", ""),
+            (saved.tool_calls, whole.tool_calls, "tool call", ""),
+            (saved.tokens, whole.tokens, "token", basis_note(saved)),
         ]
-        gains = [f"{part:,} of {total:,} {noun}s{notes(_pct(part, total), note)}" for part, total, noun, note in rows if part > 0]
-        costs = [f"{_count(-part, 'more ' + noun)}{notes(_pct(-part, total), note)}" for part, total, noun, note in rows if part < 0]
-        if whole["seconds"]:
-            seconds = saved["seconds"] or 0.0
-            if seconds > 0:
-                gains.append(f"{_seconds(seconds)} of {_seconds(whole['seconds'])}{_pct(seconds, whole['seconds'])}")
-            elif seconds < 0:
-                costs.append(f"{_seconds(-seconds)} more{_pct(-seconds, whole['seconds'])}")
+        gains = [f"{part:,} of {total:,} {noun}s{notes(pct(part, total), note)}" for part, total, noun, note in rows if part > 0]
+        costs = [f"{count(-part, 'more ' + noun)}{notes(pct(-part, total), note)}" for part, total, noun, note in rows if part < 0]
+        if whole.seconds:
+            time = saved.seconds or 0.0
+            if time > 0:
+                gains.append(f"{seconds(time)} of {seconds(whole.seconds)}{pct(time, whole.seconds)}")
+            elif time < 0:
+                costs.append(f"{seconds(-time)} more{pct(-time, whole.seconds)}")
         emit(console, Text("  saved: " + (" · ".join(gains) if gains else "nothing")), 9)
         if costs:
             emit(console, Text("  costs: " + " · ".join(costs) + " — forced answers dearer than what they replaced"), 9)
@@ -514,11 +483,10 @@ class TerminalWriter:
                 line.append(f" {text}")
                 emit(console, line, 6)
         if self.unchecked:
-            count = sum(self.unchecked.values())
             emit(
                 console,
                 Text(
-                    f"  {_count(count, 'expectation')} not checked: about "
+                    f"  {count(sum(self.unchecked.values()), 'expectation')} not checked: about "
                     + ", ".join(sorted(self.unchecked))
                     + f", which the settings do not run ({enable_hint(self.unchecked)}"
                     + (f", or use {remedy})" if (remedy := unchecked_remedy(self.unchecked)) else ")"),
@@ -526,11 +494,11 @@ class TerminalWriter:
                 ),
                 4,
             )
-        if totals["by_guard"]:
+        if totals.by_guard:
             emit(
                 console,
                 Text(
-                    "  fires: " + " · ".join(f"{code} {v['fires']} in {_count(v['traces'], 'trace')}" for code, v in totals["by_guard"].items()),
+                    "  fires: " + " · ".join(f"{code} {v.fires} in {count(v.traces, 'trace')}" for code, v in totals.by_guard.items()),
                     style="dim",
                 ),
                 9,

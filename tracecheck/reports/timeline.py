@@ -10,7 +10,7 @@ from rich.text import Text
 
 from ..engine.costs import RoundCost, round_costs, trace_totals
 from ..model import Round, ToolCall, Trace, Usage
-from .data import BASIS_NOTES, count as _count, seconds, shown_id
+from .wording import BASIS_NOTES, count, number, seconds, shown_id
 from .terminal import whole
 from ..text.textsafe import one_line, plain, single_line
 
@@ -31,15 +31,11 @@ def _seconds(value: float | None) -> str:
     return "?" if value is None else seconds(value)
 
 
-def _number(value: int | None) -> str:
-    return "?" if value is None else f"{value:,}"
-
-
 def _tokens(usage: Usage | None, cost: RoundCost) -> str:
     if cost.basis != "measured" or usage is None:
         # What replay counts for this round, and how it is known.
         return f"in {cost.input_tokens:,} / out {cost.output_tokens:,} ({cost.basis})"
-    parts = [f"in {_number(usage.input_tokens)}", f"out {_number(usage.output_tokens)}"]
+    parts = [f"in {number(usage.input_tokens)}", f"out {number(usage.output_tokens)}"]
     if usage.cached_tokens:
         parts.append(f"cached {usage.cached_tokens:,}")
     if usage.reasoning_tokens:
@@ -56,7 +52,7 @@ def trace_summary(trace: Trace, costs: list[RoundCost] | None = None) -> Text:
     head.append("trace ", style="bold")
     head.append_text(whole(trace.id, "bold cyan"))
     where = trace.place
-    if shown_id({"id": trace.id, "file": trace.file, "line": trace.line, "pointer": trace.pointer}) is None:
+    if shown_id(trace) is None:
         where = where[: -len(trace.id)]  # the id names the file and line: only the folder is left to say
     head.append("  ")
     if where:
@@ -64,8 +60,8 @@ def trace_summary(trace: Trace, costs: list[RoundCost] | None = None) -> Text:
         head.append(" · ", style="dim")
     head.append_text(plain(trace.format, "dim"))
     head.append("\n  ")
-    facts = [_count(totals.turns, "turn")] if totals.turns > 1 else []
-    facts += [_count(totals.llm_calls, "round"), _count(totals.tool_calls, "tool call")]
+    facts = [count(totals.turns, "turn")] if totals.turns > 1 else []
+    facts += [count(totals.llm_calls, "round"), count(totals.tool_calls, "tool call")]
     facts.append(f"{totals.tokens:,} tokens{BASIS_NOTES[totals.tokens_basis]}")
     if totals.seconds is not None:
         facts.append(seconds(round(totals.seconds, 3)))  # rounded as the report data rounds it
