@@ -14,7 +14,7 @@ from conftest import ROOT, SAMPLES
 from tracecheck import Decision, Monitor, Recorder, closing_messages
 from tracecheck.config import load_settings
 from tracecheck.engine.costs import round_costs
-from tracecheck.engine.replay import _run, replay_trace
+from tracecheck.engine.replay import replay_pass, replay_trace
 from tracecheck.input.diagnostics import Diagnostics
 from tracecheck.presets import PRESETS
 from tracecheck.readers.load import read_traces
@@ -56,7 +56,7 @@ def feed(monitor: Monitor, trace) -> list[tuple[int, str, str, str]]:
 
 def policy_verdicts(trace, settings) -> list[tuple[int, str, str, str]]:
     """Every verdict the policy's guards give when they run together (replay's policy pass)."""
-    fires = _run(trace, settings.build(), round_costs(trace), together=True)
+    fires = replay_pass(trace, settings.build(), round_costs(trace), together=True)
     return [(f.round, f.phase.value, f.code, f.action.value) for f in fires]
 
 
