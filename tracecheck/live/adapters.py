@@ -109,10 +109,8 @@ def parse_results(results: Any, calls: list[ToolCall]) -> list[tuple[str | None,
 def result_text(content: Any) -> str:
     """A tool result's text as the model got it: a string, content blocks (their text;
     other blocks as JSON), or any other value (a dict as JSON)."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
+    if content is None or isinstance(content, str):
+        return content or ""
     if isinstance(content, list):  # content blocks
         parts = []
         for block in content:
