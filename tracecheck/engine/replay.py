@@ -5,7 +5,8 @@ Each guard is replayed **alone** (where it alone would fire, up to its own first
 of any guard ends the counterfactual run). Guards never see each other's verdicts and
 soft actions (hint, block, reject) never change the counterfactual, so both come out
 of one pass: every guard is fed every round until its own first stop, and the policy
-stop is the earliest of those.
+stop is the earliest of those. Each pass steps ``policy.Policy``, the engine the live
+``Monitor`` steps too.
 """
 
 from __future__ import annotations
