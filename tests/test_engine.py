@@ -212,3 +212,34 @@ def test_the_result_classifier_skips_no_pattern_that_could_match():
             assert outcome in ("productive", "empty"), repr(text)  # blank or JSON-empty results are judged apart
         else:
             assert outcome == expected, repr(text)
+
+
+def test_one_policy_stepper_runs_guards_alone_or_together_and_across_turns():
+    from tracecheck.engine.policy import Policy
+
+    rounds = Example("the same call three times", (calls(Call("q", {"x": 1}, "[]")),) * 3).trace().rounds
+
+    def fed(together: bool, stop_action: str = "stop"):
+        stopper = IdenticalCallStreak(hint_at=0, stop_at=2, stop_action=stop_action)
+        hinter = IdenticalCallStreak(hint_at=2, stop_at=0)
+        policy = Policy([stopper, hinter], {}, together=together)
+        seen = []
+        for rnd in rounds[:2]:
+            policy.enter(rnd.turn, 100, False)
+            step = policy.step(rnd, Phase.BEFORE_TOOLS)
+            seen.append([(g is stopper, v.action) for g, v in step.verdicts])
+        return policy, stopper, hinter, seen, step
+
+    # Together, the first stop ends the phase for everyone: the hinter never sees it.
+    policy, stopper, hinter, seen, step = fed(together=True)
+    assert seen == [[], [(True, Action.STOP)]] and step.ended == [(stopper, Action.STOP)] and step.strongest is Action.STOP
+    assert policy.active == [] and not policy.finished and policy.context.tokens_so_far == 200
+    policy.new_turn()  # a new turn: everyone is back, afresh (scope "turn")
+    assert policy.active == [stopper, hinter] and policy.step(rounds[2], Phase.BEFORE_TOOLS).verdicts == ()
+    # Alone, a stop is the stopper's own: the hinter judges the phase and goes on.
+    policy, stopper, hinter, seen, step = fed(together=False)
+    assert seen == [[], [(True, Action.STOP), (False, Action.HINT)]] and policy.active == [hinter]
+    # An abort ends the run: the guard sits out every later turn.
+    policy, stopper, hinter, seen, step = fed(together=False, stop_action="abort")
+    policy.new_turn()
+    assert step.strongest is Action.ABORT and policy.active == [hinter]

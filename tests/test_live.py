@@ -1,10 +1,12 @@
 """The live API: a Monitor fed an agent's rounds decides what replay's policy decides on
-the recording of the same run, for every sample and every preset; it reads tool calls
+the recording of the same run, for every sample and every preset (both step the one
+``engine.policy.Policy``: a change to it shows in both); it reads tool calls
 and results in the shapes agents hold; it validates settings like the CLI; and a
 Recorder turns the live run into a trace that replay reads back with the same verdicts."""
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 
@@ -14,7 +16,8 @@ from conftest import ROOT, SAMPLES
 from tracecheck import Decision, Monitor, Recorder, closing_messages
 from tracecheck.config import load_settings
 from tracecheck.engine.costs import round_costs
-from tracecheck.engine.replay import _run, replay_trace
+from tracecheck.engine.policy import Policy
+from tracecheck.engine.replay import replay_pass, replay_trace
 from tracecheck.input.diagnostics import Diagnostics
 from tracecheck.presets import PRESETS
 from tracecheck.readers.load import read_traces
@@ -54,10 +57,70 @@ def feed(monitor: Monitor, trace) -> list[tuple[int, str, str, str]]:
     return seen
 
 
-def policy_verdicts(trace, settings) -> list[tuple[int, str, str, str]]:
+def policy_verdicts(trace, settings, observe=None) -> list[tuple[int, str, str, str]]:
     """Every verdict the policy's guards give when they run together (replay's policy pass)."""
-    fires = _run(trace, settings.build(), round_costs(trace), together=True)
+    fires = replay_pass(trace, settings.build(), round_costs(trace), together=True, observe=observe)
     return [(f.round, f.phase.value, f.code, f.action.value) for f in fires]
+
+
+# A real five-turn conversation (the same order looked up again and again in turn 2) under
+# guards that block (R004), stop the turn (P004) and, counting rounds across turns, abort
+# the run in turn 3 (B001); B002, with a budget never reached, shows the token context.
+LOOKUP_LOOP = next(t for t in TRACES if t.id == "tau_retail_order_lookup_loop")
+EVERY_ACTION = {
+    "select": ["R004", "P004", "B001", "B002"],
+    "options": {"B001": {"max_rounds": 4, "final_window": 2, "required_all": ["refund_order"], "scope": "run"}, "B002": {"budget": 10**9}},
+}
+BLOCK_STOP_ABORT = [
+    (6, "before_tools", "R004", "block"),
+    (6, "after_tools", "P004", "stop"),
+    (9, "before_tools", "B001", "abort"),
+]
+
+
+def without_usage(trace):
+    bare = copy.deepcopy(trace)
+    for rnd in bare.rounds:
+        rnd.usage = None
+    return bare
+
+
+@pytest.mark.parametrize("trace", [LOOKUP_LOOP, without_usage(LOOKUP_LOOP)], ids=["measured", "estimated"])
+def test_a_multi_turn_run_with_a_block_a_stop_and_an_abort_is_judged_alike_live_and_in_replay(trace):
+    monitor = Monitor(language="en", metadata=trace.metadata, **EVERY_ACTION)
+    budget = next(g for g in monitor.guards if g.code == "B002")
+    live_tokens = []
+    monitor.listeners.append(lambda kind, *_: kind == "user" or live_tokens.append((budget.state()["tokens"], budget.state()["estimated"])))
+    live = feed(monitor, trace)
+    assert [v for v in live if v[3] != "hint"] == BLOCK_STOP_ABORT
+    assert monitor.aborted and {r.turn for r in monitor.trace.rounds} == {1, 2, 3}
+
+    guards = monitor.settings.build()
+    replayed_budget = next(g for g in guards if g.code == "B002")
+    replayed_tokens = []
+    fires = replay_pass(trace, guards, round_costs(trace), together=True, observe=lambda *_: replayed_tokens.append((replayed_budget.state()["tokens"], replayed_budget.state()["estimated"])))
+    assert [(f.round, f.phase.value, f.code, f.action.value) for f in fires] == live
+    # The token context, phase by phase: the Monitor's running estimate is replay's.
+    assert live_tokens == replayed_tokens and len(live_tokens) == 12
+    assert live_tokens[-1][1] is (trace is not LOOKUP_LOOP)
+    policy = replay_trace(trace, monitor.settings.build()).policy
+    assert [(s.round, s.code) for s in policy.stops] == [(6, "P004"), (9, "B001")] and len(policy.blocks) == 1
+
+
+def test_a_policy_change_made_in_the_engine_shows_in_replay_and_live_alike(monkeypatch):
+    before = feed(Monitor(language="en", metadata=LOOKUP_LOOP.metadata, **EVERY_ACTION), LOOKUP_LOOP)
+    # Another policy, changed in one place: a stop ends the run, not only its turn.
+    new_turn = Policy.new_turn
+
+    def stops_end_the_run(policy):
+        policy.aborted.update(policy.stopped)
+        new_turn(policy)
+
+    monitor = Monitor(language="en", metadata=LOOKUP_LOOP.metadata, **EVERY_ACTION)
+    monkeypatch.setattr(Policy, "new_turn", stops_end_the_run)
+    live = feed(monitor, LOOKUP_LOOP)
+    assert live == [v for v in before if v[0] <= 6] and monitor.aborted  # no abort of B001's in turn 3: nobody looks
+    assert policy_verdicts(LOOKUP_LOOP, monitor.settings) == live
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))

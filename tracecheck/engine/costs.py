@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from statistics import median
+from typing import NamedTuple
 
 from ..model import Round, Trace
 from ..text.tokenizers import count_cjk
@@ -72,6 +73,38 @@ def _output_text_tokens(rnd: Round) -> int:
     )
 
 
+def tool_result_tokens(rnd: Round) -> int:
+    """The estimated tokens of the results ``rnd``'s calls got: they join the context."""
+    return sum(estimate_tokens(c.result.content) for c in rnd.tool_calls if c.result is not None)
+
+
+class RoundTokens(NamedTuple):
+    """One round's model call in tokens, as the agent loop knows it when the call returns."""
+
+    input_tokens: int  # measured, else the estimated context said before the round
+    output_tokens: int  # measured, else ``output_estimate``
+    measured_input: bool
+    measured_output: bool
+    output_estimate: int  # its text and calls estimated from text: they join the context
+
+    @property
+    def estimated(self) -> bool:
+        return not (self.measured_input and self.measured_output)
+
+
+def round_tokens(rnd: Round, context: int) -> RoundTokens:
+    """The tokens of ``rnd``: its measured usage where it has it, else the estimate from
+    text, ``context`` (the estimated tokens of everything said before it) as its input.
+    Replay's round costs and the live Monitor's token context both come from here."""
+    usage = rnd.usage
+    out_est = _output_text_tokens(rnd)
+    has_in = usage is not None and usage.input_tokens is not None
+    has_out = usage is not None and usage.output_tokens is not None
+    return RoundTokens(
+        usage.input_tokens if has_in else context, usage.output_tokens if has_out else out_est, has_in, has_out, out_est
+    )
+
+
 def round_costs(trace: Trace) -> list[RoundCost]:
     costs: list[RoundCost] = []
     context = 0  # estimated tokens of everything said before the current round
@@ -80,24 +113,21 @@ def round_costs(trace: Trace) -> list[RoundCost]:
     measured_out: list[bool] = []
     for rnd in trace.rounds:
         context += estimate_tokens(user_text.get(rnd.index, ""))
-        usage = rnd.usage
-        out_est = _output_text_tokens(rnd)
-        has_in = usage is not None and usage.input_tokens is not None
-        has_out = usage is not None and usage.output_tokens is not None
-        measured_in.append(has_in)
-        measured_out.append(has_out)
-        results = sum(estimate_tokens(c.result.content) for c in rnd.tool_calls if c.result is not None)
+        tokens = round_tokens(rnd, context)
+        measured_in.append(tokens.measured_input)
+        measured_out.append(tokens.measured_output)
+        results = tool_result_tokens(rnd)
         costs.append(
             RoundCost(
-                input_tokens=usage.input_tokens if has_in else context,
-                output_tokens=usage.output_tokens if has_out else out_est,
-                estimated=not (has_in and has_out),
+                input_tokens=tokens.input_tokens,
+                output_tokens=tokens.output_tokens,
+                estimated=tokens.estimated,
                 result_tokens=results,
                 llm_seconds=rnd.seconds,
                 tool_seconds=[c.result.seconds if c.result is not None else None for c in rnd.tool_calls],
             )
         )
-        context += out_est + results
+        context += tokens.output_estimate + results
     total = trace.usage_total
     if total is not None and costs and not any(measured_in) and not any(measured_out):
         _apportion(costs, total.input_tokens, total.output_tokens)

@@ -5,7 +5,8 @@ Each guard is replayed **alone** (where it alone would fire, up to its own first
 of any guard ends the counterfactual run). Guards never see each other's verdicts and
 soft actions (hint, block, reject) never change the counterfactual, so both come out
 of one pass: every guard is fed every round until its own first stop, and the policy
-stop is the earliest of those.
+stop is the earliest of those. Each pass steps ``policy.Policy``, the engine the live
+``Monitor`` steps too.
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..guards.base import Action, Guard, Phase, RunContext
+from ..guards.base import Action, Guard, Phase
 from ..model import Round, Trace
 from .counterfactual import is_stale, new_information_after, refusal_hid_news
 from .expectations import ExpectationResult, check_expectations
+from .policy import Policy, phases_of
 from .costs import (
     RoundCost,
     Saving,
@@ -88,23 +90,6 @@ class TraceResult:
 PhaseObserver = Callable[[Round, Phase, Sequence[Guard]], None]
 
 
-def phases_of(rnd: Round) -> tuple[Phase, ...]:
-    return (Phase.FINAL,) if rnd.is_final else (Phase.BEFORE_TOOLS, Phase.AFTER_TOOLS)
-
-
-_PHASE_METHODS = {Phase.BEFORE_TOOLS: "before_tools", Phase.AFTER_TOOLS: "after_tools", Phase.FINAL: "final"}
-
-
-def _dispatch(guards: Sequence[Guard]) -> dict[Phase, dict[int, Callable[[Round, RunContext], Any]]]:
-    """Per phase, the guards that override its method (by id), bound: the base class's
-    methods return no verdicts, so the others are not called at all."""
-    table: dict[Phase, dict[int, Callable[[Round, RunContext], Any]]] = {}
-    for phase, name in _PHASE_METHODS.items():
-        base = getattr(Guard, name)
-        table[phase] = {id(g): getattr(g, name) for g in guards if getattr(type(g), name) is not base}
-    return table
-
-
 @dataclass(frozen=True, slots=True)
 class GuardSpec:
     """A guard to build: its class, its options, and a key naming that configuration."""
@@ -137,13 +122,13 @@ class ReplayCache:
         for rank, spec in enumerate(specs):
             fires = self.alone.get(spec.key)
             if fires is None:
-                fires = self.alone[spec.key] = _run(trace, [spec.cls(spec.options)], self.costs, together=False)
+                fires = self.alone[spec.key] = replay_pass(trace, [spec.cls(spec.options)], self.costs, together=False)
             for seq, fire in enumerate(fires):
                 ordered.append((fire.round, _order(fire.phase), rank, seq, fire))
         ordered.sort(key=lambda item: item[:4])
         fires = [item[4] for item in ordered]
         if _needs_together(trace, fires, [spec.options for spec in specs]):
-            together = _run(trace, [spec.cls(spec.options) for spec in specs], self.costs, together=True)
+            together = replay_pass(trace, [spec.cls(spec.options) for spec in specs], self.costs, together=True)
             policy = _policy(trace, together)
         else:
             policy = _policy(trace, fires)
@@ -186,69 +171,45 @@ def replay_trace(trace: Trace, guards: Sequence[Guard], observe: PhaseObserver |
     ``ReplayCache`` instead, which runs each guard alone once per configuration.)
     """
     costs = round_costs(trace)
-    fires = _run(trace, guards, costs, together=False, observe=observe)
+    fires = replay_pass(trace, guards, costs, together=False, observe=observe)
     if _needs_together(trace, fires, [g.options for g in guards]):
-        policy = _policy(trace, _run(trace, guards, costs, together=True))
+        policy = _policy(trace, replay_pass(trace, guards, costs, together=True))
     else:
         policy = _policy(trace, fires)
     checked = _expectations(trace, guards, fires, policy)
     return TraceResult(trace, fires, policy, trace_totals(trace, costs), costs, trace.answered, checked)
 
 
-def _run(
+def replay_pass(
     trace: Trace, guards: Sequence[Guard], costs: list[RoundCost], *, together: bool, observe: PhaseObserver | None = None
 ) -> list[Fire]:
-    """One pass over the rounds: each guard alone, or all together (see replay_trace)."""
-    context = RunContext(metadata=trace.metadata)
-    for guard in guards:
-        guard.reset(context)
-    aborted: set[int] = set()  # ids of guards that aborted: done for the run
-    stopped: set[int] = set()  # ids of guards that stopped in the current turn
-    everyone = {id(g) for g in guards}
+    """One pass of the rounds through the policy engine: each guard alone, or all
+    together (see replay_trace). A round no guard judges is cut: in the counterfactual
+    run it never happens, and its tokens are not counted."""
+    policy = Policy(guards, trace.metadata, together=together)
     fires: list[Fire] = []
-    dispatch = _dispatch(guards)
     turn = trace.rounds[0].turn if trace.rounds else 1
     turn_start = 0
     for index, rnd in enumerate(trace.rounds):
         if rnd.turn != turn:
             turn, turn_start = rnd.turn, index
-            stopped.clear()
-            for guard in guards:
-                if id(guard) not in aborted and guard.options.scope == "turn":
-                    guard.reset(context)
-        active = [g for g in guards if id(g) not in aborted and id(g) not in stopped]
-        if not active:
-            if len(aborted) == len(guards):
+            policy.new_turn()
+        if not policy.active:
+            if policy.finished:
                 break
-            continue  # a cut round: in the counterfactual run it never happens
-        context.turn = rnd.turn
+            continue
         # What a live guard can know: measured tokens, else the text estimate (a share
         # of a run total is known only when the run is over).
-        context.tokens_so_far += costs[index].live_tokens
-        context.tokens_estimated = context.tokens_estimated or costs[index].estimated or costs[index].apportioned
+        cost = costs[index]
+        policy.enter(rnd.turn, cost.live_tokens, cost.estimated or cost.apportioned)
         for phase in phases_of(rnd):
-            ended: list[tuple[Guard, Action]] = []
-            methods = dispatch[phase]
-            for guard in active:
-                if together and ended:
-                    break  # the loop is left here: the other guards do not see this phase
-                method = methods.get(id(guard))
-                if method is None:
-                    continue  # the base class's method: no verdicts
-                for verdict in method(rnd, context):
-                    fire = _fire(trace, costs, guard, verdict, rnd, index, phase, turn_start)
-                    fires.append(fire)
-                    if verdict.action.ends_run:
-                        ended.append((guard, verdict.action))
-                        if together:
-                            break
+            active = policy.active
+            step = policy.step(rnd, phase)
+            for guard, verdict in step.verdicts:
+                fires.append(_fire(trace, costs, guard, verdict, rnd, index, phase, turn_start))
             if observe is not None:
                 observe(rnd, phase, active)
-            for guard, action in ended:
-                targets = everyone if together else {id(guard)}
-                (stopped if action is Action.STOP else aborted).update(targets)
-            active = [g for g in active if id(g) not in stopped and id(g) not in aborted]
-            if not active:
+            if not policy.active:
                 break
     return fires
 
