@@ -175,7 +175,7 @@ def check(
             targets.append((format_of_file("check", path, CHECK_FILES, name, named=f"the '{name}:' before it"), path))
             continue
         if sep and name.isalpha() and len(name) > 1:
-            from ..config import did_you_mean
+            from ..text.suggest import did_you_mean
 
             raise TracecheckError(f"-o {spec}: unknown format {name!r}{did_you_mean(name, FORMATS)}; choose one of: {', '.join(FORMATS)}")
         chosen = format_of_file("check", spec, CHECK_FILES)

@@ -129,7 +129,7 @@ def schema(
     from ..input.schemas import SCHEMAS
 
     if name not in SCHEMAS:
-        from ..config import did_you_mean
+        from ..text.suggest import did_you_mean
 
         raise TracecheckError(f"unknown schema {name!r}{did_you_mean(name, SCHEMAS)}; choose one of: {', '.join(SCHEMAS)}")
     sys.stdout.buffer.write(orjson.dumps(SCHEMAS[name], option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))

@@ -77,8 +77,7 @@ def compare_tokenizers(trace: Trace, settings: Settings, tokenizers: Sequence[st
 
         def observe(rnd, phase, guards, _scores=scores, _guard=guard):
             if phase is Phase.BEFORE_TOOLS:
-                best = [s["best"] for s in _guard.state()["scores"] if s["against"] is not None]
-                _scores.append(max(best) if best else None)
+                _scores.append(_guard.best_score())
             elif phase is Phase.FINAL:
                 _scores.append(None)
 

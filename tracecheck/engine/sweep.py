@@ -372,7 +372,7 @@ def parse_constraints(text: str | None) -> list[Constraint]:
             raise TracecheckError(f"--constraint: expected METRIC<=VALUE (or >=, <, >, ==), got {part.strip()!r}")
         metric, op, value = match.groups()
         if metric not in KNOWN_METRICS:
-            from ..config import did_you_mean
+            from ..text.suggest import did_you_mean
 
             hint = did_you_mean(metric, sorted(KNOWN_METRICS))
             raise TracecheckError(f"--constraint: unknown metric {metric!r}{hint}; choose one of: {', '.join(sorted(KNOWN_METRICS))}")

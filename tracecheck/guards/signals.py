@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 
-import fnmatch
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -14,6 +13,7 @@ import orjson
 
 from ..text.arguments import dump_json
 from ..model import ToolCall, ToolResult
+from .tool_kinds import identity_arguments
 
 DEFAULT_SEARCH_TOOLS = ("*search*",)
 DEFAULT_QUERY_KEYS = ("query", "q", "search_query", "keywords")
@@ -52,27 +52,6 @@ _REQUIRED_FOLDED = {
     DEFAULT_EMPTY_PATTERNS[3]: "0 ",
     DEFAULT_EMPTY_PATTERNS[4]: "nothing",
 }
-
-
-def matches_any(name: str, patterns: Iterable[str]) -> bool:
-    """Whether a tool name matches one of the glob patterns (case-insensitive)."""
-    if not isinstance(patterns, tuple):
-        patterns = tuple(patterns)
-    if len(name) > _REMEMBERED_NAME:  # a malformed or hostile name: not kept in memory
-        return _match(name, patterns)
-    return _matches_any(name, patterns)
-
-
-_REMEMBERED_NAME = 256
-
-
-def _match(name: str, patterns: tuple[str, ...]) -> bool:
-    lowered = name.lower()
-    return any(fnmatch.fnmatchcase(lowered, p.lower()) for p in patterns)
-
-
-# Several guards ask this of every call's tool name, and a run has few tool names.
-_matches_any = functools.lru_cache(maxsize=4096)(_match)
 
 
 def query_text(call: ToolCall, keys: Sequence[str] = DEFAULT_QUERY_KEYS) -> str:
@@ -134,13 +113,11 @@ def call_signature(call: ToolCall, canonical: bool = True) -> str:
     if not canonical:
         return f"{call.name}:{call.arguments_raw}"
     if call.arguments_error is None and call.arguments is not None:
-        from .tool_kinds import identity_arguments  # tool_kinds builds on this module
-
         return f"{call.name}:{canonical_json(identity_arguments(call))}"
     return f"{call.name}:{' '.join(call.arguments_raw.split())}"
 
 
-def _compiled(patterns: Sequence[str], what: str = "pattern") -> list[re.Pattern[str]]:
+def compiled_patterns(patterns: Sequence[str], what: str = "pattern") -> list[re.Pattern[str]]:
     return list(_compile_all(tuple(patterns), what))
 
 
@@ -224,8 +201,8 @@ class ResultClassifier:
         failure_patterns: Sequence[str] = DEFAULT_FAILURE_PATTERNS,
         empty_patterns: Sequence[str] = DEFAULT_EMPTY_PATTERNS,
     ) -> None:
-        self.failure = [(p, _REQUIRED_TEXT.get(p.pattern)) for p in _compiled(failure_patterns, "failure pattern")]
-        self.empty = [(p, _REQUIRED_FOLDED.get(p.pattern)) for p in _compiled(empty_patterns, "empty-result pattern")]
+        self.failure = [(p, _REQUIRED_TEXT.get(p.pattern)) for p in compiled_patterns(failure_patterns, "failure pattern")]
+        self.empty = [(p, _REQUIRED_FOLDED.get(p.pattern)) for p in compiled_patterns(empty_patterns, "empty-result pattern")]
         self.key = (tuple(failure_patterns), tuple(empty_patterns))
 
     def is_failure(self, result: ToolResult | None) -> bool:

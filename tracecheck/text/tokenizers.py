@@ -139,6 +139,6 @@ def get_tokenizer(name: str) -> Callable[[str], list[str]]:
     if name == "jieba":
         _jieba_cut()  # fail early with the install hint
         return jieba_tokens
-    from ..config import did_you_mean
+    from .suggest import did_you_mean
 
     raise TracecheckError(f"unknown tokenizer {name!r}{did_you_mean(name, TOKENIZERS)}; choose one of: {', '.join(TOKENIZERS)}")

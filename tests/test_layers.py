@@ -1,0 +1,315 @@
+"""The import contract of DESIGN.md's "Layout": each layer of tracecheck imports only from
+the layers below it, readers and guards stand side by side and never import each other,
+nothing below engine/ imports reports/, no two modules import each other (directly or
+round a circle), and no module imports another module's private (_underscore) name.
+
+The checker reads the package's source with ``ast`` (no import-linter: the whole contract
+is the few rules below and the graph takes a fraction of a second to build). Imports
+inside functions count as much as those at the top: a lazy import is still a dependency.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import textwrap
+from dataclasses import dataclass
+from pathlib import Path
+
+import tracecheck
+
+PACKAGE = Path(tracecheck.__file__).resolve().parent
+
+# The layers from the bottom up, by the first name under the package (a module or a
+# folder). A layer imports only from the layers before it. Names grouped in one tuple
+# stand side by side: neither imports the other. ``tracecheck`` is the package's own
+# __init__ (the public names, loaded lazily) and ``__main__`` ``python -m tracecheck``.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("model",),  # the normalized model: imports nothing of tracecheck
+    ("input",),  # sources, diagnostics, safe output files
+    ("text",),  # tokenizers, similarity, arguments, volatile text, "did you mean"
+    ("readers", "guards"),  # one module per format | one module per guard
+    ("presets",),  # presets as data (names guards' options)
+    ("config",),  # defaults -> config file -> command line
+    ("engine",),  # replay, costs, counterfactuals, sweep, check, jobs
+    ("reports",),  # report records and one writer per format
+    ("scaffold",),  # the files `tracecheck init` writes
+    ("commands",),  # one plain function per command: the library API
+    ("live",),  # the Monitor and the recorder
+    ("integrations",),  # LangChain middleware, Dask (built on live/ and commands/)
+    ("cli",),  # options -> a request -> commands/
+    ("tracecheck", "__main__"),  # the package's public names; python -m tracecheck
+)
+
+# The package root holds ``__version__``: any layer may read it (the root is imported
+# before any of its modules anyway), which makes it no upward dependency.
+METADATA = {("tracecheck", "__version__")}
+
+# Known violations that other branches of issue 22 are removing while this contract is
+# written. The lead deletes each line as its branch is merged; a line whose violation is
+# gone fails the test (see test_the_allow_list_holds_only_live_violations), so the list
+# can only shrink. Nothing else may be added here: fix the import instead.
+ALLOWED: frozenset[str] = frozenset(
+    {
+        # branch `commands`: output.py moves to input/, distributed.py to integrations/dask.py,
+        # and the orchestration of replay_report/timeline to commands/.
+        "unplaced: tracecheck.distributed",
+        "unplaced: tracecheck.output",
+        "private: tracecheck.cli.sweep imports _dumps from tracecheck.reports.machine",
+        # branch `readers`: private imports between readers, the sniffers in readers/__init__
+        # (whose graders import is a circle), and the trace-id note the input layer borrows.
+        "private: tracecheck.readers.atif imports _is_atif from tracecheck.readers",
+        "private: tracecheck.readers.atif imports _is_harbor_result from tracecheck.readers",
+        "cycle: tracecheck.readers <-> tracecheck.readers.graders",
+        "layer: tracecheck.input.labels imports tracecheck.readers.identity",
+        # branch `records`: shared wording between writers, the check_report <-> check_github
+        # circle, and textsafe's escaping used by two CI writers.
+        "private: tracecheck.reports.check_github imports _INVISIBLE_BUT_LAYOUT from tracecheck.text.textsafe",
+        "private: tracecheck.reports.check_github imports _escape from tracecheck.text.textsafe",
+        "private: tracecheck.reports.check_github imports _tag from tracecheck.reports.check_report",
+        "private: tracecheck.reports.check_gitlab imports _tag from tracecheck.reports.check_report",
+        "private: tracecheck.reports.check_junit imports _escape from tracecheck.text.textsafe",
+        "private: tracecheck.reports.check_report imports _cell from tracecheck.reports.markdown",
+        "private: tracecheck.reports.sweep_html imports _fmt from tracecheck.reports.sweep_report",
+        "private: tracecheck.reports.sweep_html imports _markdown_figures from tracecheck.reports.sweep_report",
+        "private: tracecheck.reports.sweep_html imports _runs from tracecheck.reports.sweep_report",
+        "private: tracecheck.reports.sweep_html imports _validation_text from tracecheck.reports.sweep_report",
+        "private: tracecheck.reports.sweep_html imports _value_text from tracecheck.reports.sweep_report",
+        "cycle: tracecheck.reports.check_github <-> tracecheck.reports.check_report",
+        # branch `policy`: live/monitor's token count moves into engine/policy.py.
+        "private: tracecheck.live.monitor imports _output_text_tokens from tracecheck.engine.costs",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Import:
+    """``importer`` imports ``name`` from ``module`` (``name`` is None for ``import module``)."""
+
+    importer: str
+    module: str
+    name: str | None
+    line: int
+
+
+def module_names(root: Path, package: str) -> dict[str, Path]:
+    """Every module of the package under ``root``, by dotted name (a folder by its own)."""
+    names = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = (package, *path.relative_to(root).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        names[".".join(parts)] = path
+    return names
+
+
+def read_imports(root: Path, package: str) -> tuple[set[str], list[Import]]:
+    """The package's modules and each import among them, a submodule named in a
+    ``from package import submodule`` resolved to that submodule."""
+    modules = module_names(root, package)
+    imports = []
+    for importer, path in modules.items():
+        is_package = path.name == "__init__.py"
+        here = importer.split(".") if is_package else importer.split(".")[:-1]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                imports += [Import(importer, a.name, None, node.lineno) for a in node.names if a.name.split(".")[0] == package]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = here[: len(here) - node.level + 1]
+                    target = ".".join([*base, node.module] if node.module else base)
+                else:
+                    target = node.module or ""
+                if target.split(".")[0] != package:
+                    continue
+                for alias in node.names:
+                    submodule = f"{target}.{alias.name}"
+                    if submodule in modules:
+                        imports.append(Import(importer, submodule, None, node.lineno))
+                    else:
+                        imports.append(Import(importer, target, alias.name, node.lineno))
+            elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+                # module._name, the module bound by an import: recorded as a private use
+                if isinstance(node.value, ast.Name):
+                    imports.append(Import(importer, f"?{node.value.id}", node.attr, node.lineno))
+    return set(modules), _bind_attribute_uses(imports)
+
+
+def _bind_attribute_uses(imports: list[Import]) -> list[Import]:
+    """Keep ``x._name`` only where ``x`` is a module the importer imported."""
+    bound: dict[tuple[str, str], str] = {}
+    for i in imports:
+        if i.name is None and not i.module.startswith("?"):
+            bound[(i.importer, i.module.rsplit(".", 1)[-1])] = i.module
+    kept = []
+    for i in imports:
+        if i.module.startswith("?"):
+            module = bound.get((i.importer, i.module[1:]))
+            if module is not None and module != i.importer:
+                kept.append(Import(i.importer, module, i.name, i.line))
+        else:
+            kept.append(i)
+    return kept
+
+
+def layer_of(module: str, layers=LAYERS) -> tuple[int, str] | None:
+    """(height, name) of the layer a module belongs to, None when the layout has no place for it."""
+    parts = module.split(".")
+    key = parts[1] if len(parts) > 1 else parts[0]
+    for height, names in enumerate(layers):
+        if key in names:
+            return height, key
+    return None
+
+
+def contract_violations(modules: set[str], imports: list[Import], layers=LAYERS) -> set[str]:
+    """One line per break of the contract; empty when the package keeps it."""
+    found = set()
+    for module in modules:
+        if layer_of(module, layers) is None:
+            found.add(f"unplaced: {module}")
+    edges: dict[str, set[str]] = {m: set() for m in modules}
+    for i in imports:
+        if i.module not in modules:
+            continue  # not a module of the package (a name the checker cannot place)
+        if i.importer != i.module:
+            edges[i.importer].add(i.module)
+        if (i.module, i.name) in METADATA:
+            continue
+        if i.name and i.name.startswith("_") and not i.name.startswith("__") and i.module != i.importer:
+            found.add(f"private: {i.importer} imports {i.name} from {i.module}")
+        low, high = layer_of(i.module, layers), layer_of(i.importer, layers)
+        if low is None or high is None or low[1] == high[1]:
+            continue
+        if low[0] >= high[0]:
+            found.add(f"layer: {i.importer} imports {i.module}")
+    found |= {"cycle: " + " <-> ".join(sorted(c)) for c in circles(edges)}
+    return found
+
+
+def circles(edges: dict[str, set[str]]) -> list[set[str]]:
+    """The strongly connected groups of more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    groups = []
+    for start in sorted(edges):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(edges[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, following = work[-1]
+            step = next(following, None)
+            if step is not None:
+                if step not in index:
+                    index[step] = low[step] = len(index)
+                    stack.append(step)
+                    on_stack.add(step)
+                    work.append((step, iter(sorted(edges.get(step, ())))))
+                elif step in on_stack:
+                    low[node] = min(low[node], index[step])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                group = set()
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    group.add(member)
+                    if member == node:
+                        break
+                if len(group) > 1:
+                    groups.append(group)
+    return groups
+
+
+@functools.cache
+def tracecheck_graph() -> tuple[set[str], list[Import]]:
+    return read_imports(PACKAGE, "tracecheck")
+
+
+def tracecheck_violations() -> set[str]:
+    return contract_violations(*tracecheck_graph())
+
+
+def test_tracecheck_keeps_the_layers_of_its_design():
+    new = tracecheck_violations() - ALLOWED
+    assert not new, "imports that break DESIGN.md's layout:\n" + "\n".join(sorted(new))
+
+
+def test_the_allow_list_holds_only_live_violations():
+    gone = ALLOWED - tracecheck_violations()
+    assert not gone, "fixed: delete these lines from ALLOWED in tests/test_layers.py:\n" + "\n".join(sorted(gone))
+
+
+def test_the_order_keeps_reports_above_engine_and_readers_beside_guards():
+    assert layer_of("tracecheck.reports.x")[0] > layer_of("tracecheck.engine.x")[0]
+    assert layer_of("tracecheck.readers.x")[0] == layer_of("tracecheck.guards.x")[0]
+
+
+def _write_package(root: Path, files: dict[str, str]) -> Path:
+    package = root / "tracecheck"
+    for name, text in files.items():
+        path = package / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text), encoding="utf-8")
+    return package
+
+
+def test_the_checker_reports_each_kind_of_leak(tmp_path):
+    package = _write_package(
+        tmp_path,
+        {
+            "__init__.py": "__version__ = '0'\n",
+            "model.py": "",
+            "config.py": "from .text.words import WORDS\n_OPTION = 1\n",
+            "text/__init__.py": "",
+            # text below config: importing it, even lazily, is upward
+            "text/words.py": "WORDS = ()\ndef hint():\n    from ..config import WORDS\n",
+            "readers/__init__.py": "from .. import __version__\n",
+            "readers/json.py": "",
+            "guards/__init__.py": "",
+            # readers and guards side by side
+            "guards/g1.py": "from ..readers.json import parse\n",
+            # a private name, one imported and one reached through its module
+            "guards/g2.py": "from .. import config\nfrom ..config import _OPTION\nx = config._OPTION\n",
+            # a circle inside one layer
+            "guards/a.py": "from .b import B\nA = 1\n",
+            "guards/b.py": "def f():\n    from .a import A\nB = 2\n",
+            "engine/__init__.py": "",
+            "engine/run.py": "from ..reports.terminal import write\n",
+            "reports/__init__.py": "",
+            "reports/terminal.py": "from ..engine.run import go\n",
+            "loose.py": "",
+        },
+    )
+    modules, imports = read_imports(package, "tracecheck")
+    assert contract_violations(modules, imports) == {
+        "layer: tracecheck.text.words imports tracecheck.config",
+        "layer: tracecheck.guards.g1 imports tracecheck.readers.json",
+        "layer: tracecheck.guards.g2 imports tracecheck.config",
+        "private: tracecheck.guards.g2 imports _OPTION from tracecheck.config",
+        "layer: tracecheck.engine.run imports tracecheck.reports.terminal",
+        "cycle: tracecheck.guards.a <-> tracecheck.guards.b",
+        "cycle: tracecheck.engine.run <-> tracecheck.reports.terminal",
+        "cycle: tracecheck.config <-> tracecheck.text.words",
+        "unplaced: tracecheck.loose",
+    }
+
+
+def test_a_leak_added_to_the_real_graph_is_caught():
+    modules, imports = tracecheck_graph()
+    leaks = [
+        Import("tracecheck.guards.p001_similar_query_stagnation", "tracecheck.readers.load", "read_traces", 1),
+        Import("tracecheck.text.tokenizers", "tracecheck.config", "Settings", 1),
+    ]
+    assert contract_violations(modules, imports + leaks) - contract_violations(modules, imports) == {
+        "layer: tracecheck.guards.p001_similar_query_stagnation imports tracecheck.readers.load",
+        "layer: tracecheck.text.tokenizers imports tracecheck.config",
+    }
