@@ -24,6 +24,7 @@ from ..input.selection import Selection
 from ..guards.base import Phase
 from ..readers.load import check_input_format, read_source
 from ..model import Trace
+from ..text.memo import forget_remembered
 from ..input.sources import STDIN_NAME, Source, expand_paths
 from .replay import TraceResult, replay_trace
 
@@ -138,6 +139,7 @@ def replay_stream(
     ``selection`` (``-k``, see ``input.selection``) leaves out the traces it does not
     match, after labelling; their ids go to ``diagnostics.deselected``.
     """
+    forget_remembered()  # what the last run remembered is not this run's
     check_input_format(input_format)
     labels = as_labels(labels)
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()

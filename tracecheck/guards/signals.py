@@ -3,8 +3,6 @@ what a call's identity is, whether a result is a failure, whether it found anyth
 
 from __future__ import annotations
 
-import functools
-
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -13,6 +11,7 @@ import orjson
 
 from ..text.arguments import dump_json
 from ..model import ToolCall, ToolResult
+from ..text.memo import PerObject, remembered
 from .tool_kinds import identity_arguments
 
 DEFAULT_SEARCH_TOOLS = ("*search*",)
@@ -121,7 +120,7 @@ def compiled_patterns(patterns: Sequence[str], what: str = "pattern") -> list[re
     return list(_compile_all(tuple(patterns), what))
 
 
-@functools.lru_cache(maxsize=512)
+@remembered(maxsize=512)
 def _compile_all(patterns: tuple[str, ...], what: str) -> tuple[re.Pattern[str], ...]:
     # Guards compile their patterns at every reset; a sweep resets them thousands of times.
     compiled = []
@@ -179,6 +178,11 @@ def _json_empty(value: Any) -> bool:
     return False
 
 
+# What classifiers concluded about each result, by their patterns: several guards ask
+# "did it fail? was it empty?" of the same result, and a sweep asks again per setting.
+_OUTCOMES = PerObject()
+
+
 class ResultClassifier:
     """Decides failure and productivity of results.
 
@@ -225,9 +229,7 @@ class ResultClassifier:
         """One word for a call's result: ``missing``, ``failed``, ``empty`` or ``productive``."""
         if result is None:
             return "missing"
-        memo = result.memo
-        if memo is None:
-            memo = result.memo = {}
+        memo = _OUTCOMES.of(result)
         found = memo.get(self.key)
         if found is None:
             found = memo[self.key] = self._outcome(result)

@@ -13,12 +13,12 @@ that is plain (``grep``, ``ls``, ``cat`` read), and a command that cannot do any
 from __future__ import annotations
 
 import fnmatch
-import functools
 import re
 from collections.abc import Iterable
 from typing import Any
 
 from ..model import ToolCall
+from ..text.memo import remembered
 
 # Tools that run any command: a failing command is routine there (grep finds nothing,
 # a test fails), so failures are judged by their text, not by the tool.
@@ -69,7 +69,7 @@ def _match(name: str, patterns: tuple[str, ...]) -> bool:
 
 
 # Several guards ask this of every call's tool name, and a run has few tool names.
-_matches_any = functools.lru_cache(maxsize=4096)(_match)
+_matches_any = remembered(maxsize=4096)(_match)
 
 
 def shell_command(call: ToolCall) -> str | None:
