@@ -56,12 +56,11 @@ ALLOWED: frozenset[str] = frozenset(
         "unplaced: tracecheck.distributed",
         "unplaced: tracecheck.output",
         "private: tracecheck.cli.sweep imports _dumps from tracecheck.reports.machine",
-        # branch `readers`: private imports between readers, the sniffers in readers/__init__
-        # (whose graders import is a circle), and the trace-id note the input layer borrows.
+        # branch `readers`: private imports between readers, and the sniffers in
+        # readers/__init__ (whose import of graders is a circle).
         "private: tracecheck.readers.atif imports _is_atif from tracecheck.readers",
         "private: tracecheck.readers.atif imports _is_harbor_result from tracecheck.readers",
         "cycle: tracecheck.readers <-> tracecheck.readers.graders",
-        "layer: tracecheck.input.labels imports tracecheck.readers.identity",
         # branch `records`: shared wording between writers, the check_report <-> check_github
         # circle, and textsafe's escaping used by two CI writers.
         "private: tracecheck.reports.check_github imports _INVISIBLE_BUT_LAYOUT from tracecheck.text.textsafe",
@@ -84,12 +83,14 @@ ALLOWED: frozenset[str] = frozenset(
 
 @dataclass(frozen=True)
 class Import:
-    """``importer`` imports ``name`` from ``module`` (``name`` is None for ``import module``)."""
+    """``importer`` imports ``name`` from ``module`` (``name`` is None for ``import module``),
+    the module bound to the name ``alias`` when it is imported whole."""
 
     importer: str
     module: str
     name: str | None
     line: int
+    alias: str | None = None
 
 
 def module_names(root: Path, package: str) -> dict[str, Path]:
@@ -104,16 +105,18 @@ def module_names(root: Path, package: str) -> dict[str, Path]:
 
 
 def read_imports(root: Path, package: str) -> tuple[set[str], list[Import]]:
-    """The package's modules and each import among them, a submodule named in a
-    ``from package import submodule`` resolved to that submodule."""
+    """The package's modules and each import among them: a submodule named in a
+    ``from package import submodule`` resolved to that submodule, and ``module._name``
+    of a module bound by an import counted as importing ``_name``."""
     modules = module_names(root, package)
     imports = []
     for importer, path in modules.items():
         is_package = path.name == "__init__.py"
         here = importer.split(".") if is_package else importer.split(".")[:-1]
+        private_uses = []  # (name the module is bound to, attribute, line)
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Import):
-                imports += [Import(importer, a.name, None, node.lineno) for a in node.names if a.name.split(".")[0] == package]
+                imports += [Import(importer, a.name, None, node.lineno, a.asname) for a in node.names if a.name.split(".")[0] == package]
             elif isinstance(node, ast.ImportFrom):
                 if node.level:
                     base = here[: len(here) - node.level + 1]
@@ -125,31 +128,18 @@ def read_imports(root: Path, package: str) -> tuple[set[str], list[Import]]:
                 for alias in node.names:
                     submodule = f"{target}.{alias.name}"
                     if submodule in modules:
-                        imports.append(Import(importer, submodule, None, node.lineno))
+                        imports.append(Import(importer, submodule, None, node.lineno, alias.asname or alias.name))
                     else:
                         imports.append(Import(importer, target, alias.name, node.lineno))
-            elif isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
-                # module._name, the module bound by an import: recorded as a private use
-                if isinstance(node.value, ast.Name):
-                    imports.append(Import(importer, f"?{node.value.id}", node.attr, node.lineno))
-    return set(modules), _bind_attribute_uses(imports)
+            elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and _is_private(node.attr):
+                private_uses.append((node.value.id, node.attr, node.lineno))
+        bound = {i.alias: i.module for i in imports if i.importer == importer and i.alias is not None}
+        imports += [Import(importer, bound[name], attr, line) for name, attr, line in private_uses if name in bound]
+    return set(modules), imports
 
 
-def _bind_attribute_uses(imports: list[Import]) -> list[Import]:
-    """Keep ``x._name`` only where ``x`` is a module the importer imported."""
-    bound: dict[tuple[str, str], str] = {}
-    for i in imports:
-        if i.name is None and not i.module.startswith("?"):
-            bound[(i.importer, i.module.rsplit(".", 1)[-1])] = i.module
-    kept = []
-    for i in imports:
-        if i.module.startswith("?"):
-            module = bound.get((i.importer, i.module[1:]))
-            if module is not None and module != i.importer:
-                kept.append(Import(i.importer, module, i.name, i.line))
-        else:
-            kept.append(i)
-    return kept
+def _is_private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
 
 
 def layer_of(module: str, layers=LAYERS) -> tuple[int, str] | None:
@@ -176,7 +166,7 @@ def contract_violations(modules: set[str], imports: list[Import], layers=LAYERS)
             edges[i.importer].add(i.module)
         if (i.module, i.name) in METADATA:
             continue
-        if i.name and i.name.startswith("_") and not i.name.startswith("__") and i.module != i.importer:
+        if i.name and _is_private(i.name) and i.module != i.importer:
             found.add(f"private: {i.importer} imports {i.name} from {i.module}")
         low, high = layer_of(i.module, layers), layer_of(i.importer, layers)
         if low is None or high is None or low[1] == high[1]:
@@ -279,6 +269,7 @@ def test_the_checker_reports_each_kind_of_leak(tmp_path):
             "guards/g1.py": "from ..readers.json import parse\n",
             # a private name, one imported and one reached through its module
             "guards/g2.py": "from .. import config\nfrom ..config import _OPTION\nx = config._OPTION\n",
+            "guards/g3.py": "from .. import model as m\nx = m._HIDDEN\n",
             # a circle inside one layer
             "guards/a.py": "from .b import B\nA = 1\n",
             "guards/b.py": "def f():\n    from .a import A\nB = 2\n",
@@ -295,6 +286,7 @@ def test_the_checker_reports_each_kind_of_leak(tmp_path):
         "layer: tracecheck.guards.g1 imports tracecheck.readers.json",
         "layer: tracecheck.guards.g2 imports tracecheck.config",
         "private: tracecheck.guards.g2 imports _OPTION from tracecheck.config",
+        "private: tracecheck.guards.g3 imports _HIDDEN from tracecheck.model",
         "layer: tracecheck.engine.run imports tracecheck.reports.terminal",
         "cycle: tracecheck.guards.a <-> tracecheck.guards.b",
         "cycle: tracecheck.engine.run <-> tracecheck.reports.terminal",
