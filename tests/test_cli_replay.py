@@ -173,12 +173,12 @@ def test_tokenizer_comparison_shows_both_and_jieba_missing_gives_the_install_com
 
     from tracecheck.text import tokenizers
 
-    tokenizers._jieba_cut.cache_clear()
+    tokenizers.unload_jieba()
     monkeypatch.setitem(sys.modules, "jieba", None)  # as if the extra were not installed
     try:
         result = cli("replay", "--tokenizer", "char,jieba", str(weather))
     finally:
-        tokenizers._jieba_cut.cache_clear()
+        tokenizers.unload_jieba()
     assert result.exit_code == 2
     assert "needs the optional jieba package: pip install jieba" in result.stderr
 

@@ -21,7 +21,7 @@ from tracecheck.guards.p003_no_new_information import (
     TERMINATION,
     NoNewInformation,
 )
-from tracecheck.guards.signals import matches_any
+from tracecheck.guards.tool_kinds import matches_any
 from tracecheck.readers.load import read_traces
 from tracecheck.text.similarity import DifflibHistory, NgramIndex, difflib_ratio
 

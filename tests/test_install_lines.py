@@ -49,7 +49,7 @@ def test_a_missing_optional_dependency_is_an_error_with_its_install_line(cli, mo
     monkeypatch.setitem(sys.modules, module, None)  # import fails as if it were not installed
     from tracecheck.text import tokenizers
 
-    tokenizers._jieba_cut.cache_clear()  # a jieba loaded by an earlier test is not asked again
+    tokenizers.unload_jieba()  # a jieba loaded by an earlier test is not asked again
     result = cli("replay", *args, str(SAMPLES / "seed000_weather_loop.jsonl"))
     assert result.exit_code == 2
     assert "\nerror: " in "\n" + result.stderr and "internal error" not in result.stderr

@@ -73,12 +73,9 @@ CONFIGS = {
 def forget_remembered_texts() -> None:
     """Empty the caches that remember normalised and tokenized texts (a sweep's speed-up):
     the cost measured here is the work, not a cache hit."""
-    from tracecheck.guards.t002_text_chanting import _find_chant_remembered
-    from tracecheck.text.tokenizers import token_set
-    from tracecheck.text.volatile import _normalized
+    from tracecheck.text.memo import forget_remembered
 
-    for cached in (_normalized, _find_chant_remembered, token_set):
-        cached.cache_clear()
+    forget_remembered()
 
 
 class TooSlow(BaseException):

@@ -32,6 +32,7 @@ from typing import Any
 from .input.diagnostics import TracecheckError
 from .guards import Guard, all_guards, guard_by_key
 from .guards.base import GuardOptions
+from .text.suggest import did_you_mean
 
 
 @dataclass
@@ -82,16 +83,6 @@ class Settings:
         )
 
 
-def did_you_mean(word: str, choices) -> str:
-    """`` (did you mean 'P001'?)`` when a choice is close to a misspelt word, else ``""``."""
-    import difflib
-
-    choices = list(choices)
-    lowered = {c.lower(): c for c in choices}
-    close = difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)
-    return f" (did you mean {lowered[close[0]]!r}?)" if close else ""
-
-
 def guard_keys() -> list[str]:
     """Every code and name a guard answers to."""
     return [key for g in all_guards() for key in (g.code, g.name)]
@@ -133,7 +124,7 @@ def _selection(items: Iterable[str]) -> set[str]:
     return chosen
 
 
-def _named_exactly(items: Iterable[str]) -> set[str]:
+def codes_named_exactly(items: Iterable[str]) -> set[str]:
     """Codes of the guards named by code or name (not by ALL or a prefix) in ``items``."""
     named: set[str] = set()
     for item in items:
@@ -150,12 +141,13 @@ def select_guards(settings: Settings, items: Iterable[str], add: bool = False) -
     for it); ALL and prefixes select only the guards that are on."""
     items = list(items)
     settings.selected = (settings.selected | _selection(items)) if add else _selection(items)
-    for code in _named_exactly(items):
+    for code in codes_named_exactly(items):
         settings = settings.with_option(code, "enabled", True)
     return settings
 
 
-def _field(guard: type[Guard], name: str) -> dataclasses.Field:
+def option_field(guard: type[Guard], name: str) -> dataclasses.Field:
+    """The declaration of a guard's option, or an error naming the options it has."""
     for f in dataclasses.fields(guard.Options):
         if f.name == name:
             return f
@@ -177,7 +169,7 @@ _FALSE = {"false", "0", "no", "off"}
 def coerce_option(guard: type[Guard], name: str, value: Any, where: str = "") -> Any:
     """Convert a value (from TOML, or a command-line string) to the option's type and
     check its constraints."""
-    f = _field(guard, name)
+    f = option_field(guard, name)
     default = option_default(f)
     label = f"{guard.code}.{name}" + (f" in {where}" if where else "")
     try:
@@ -257,7 +249,7 @@ def parse_assignment(text: str) -> tuple[type[Guard], str, str]:
     guard = guard_by_key(guard_key)
     if guard is None:
         raise unknown_guard(guard_key, f"--set {text!r}")
-    _field(guard, name.strip())
+    option_field(guard, name.strip())
     return guard, name.strip(), raw.strip()
 
 
@@ -397,9 +389,10 @@ def load_settings(
     tokenizer: str | None = None,
     preset: str | None = None,
 ) -> Settings:
-    """A preset, then the config file, then the command line (``tokenizer`` is P001's,
-    as ``--tokenizer`` gives it). The preset is ``preset`` (the command line's), else the
-    config file's ``preset`` (or ``extend-preset``) key, else ``default``.
+    """A preset, then the config file, then the command line (``tokenizer``, as
+    ``--tokenizer`` gives it, for every guard that tokenizes: P001). The preset is
+    ``preset`` (the command line's), else the config file's ``preset`` (or
+    ``extend-preset``) key, else ``default``.
 
     The file's other keys customise *its* preset (``default`` when it names none): they
     apply when that is the preset chosen, and are left out (``Settings.config_skipped``
@@ -449,9 +442,15 @@ def load_settings(
                 continue
             _note(settings, f"{where}: [guards.{key}] sets options of {guard.code}, which these settings do not run (select it to run it)")
     if tokenizer is not None:
-        p001 = guard_by_key("P001")
-        settings = settings.with_option("P001", "tokenizer", coerce_option(p001, "tokenizer", tokenizer, "--tokenizer"))
+        for guard in tokenizing_guards():
+            settings = settings.with_option(guard.code, "tokenizer", coerce_option(guard, "tokenizer", tokenizer, "--tokenizer"))
     return settings
+
+
+def tokenizing_guards() -> list[type[Guard]]:
+    """The guards that split text into tokens (their options declare a ``tokenizer``):
+    the ones ``--tokenizer`` sets."""
+    return [g for g in all_guards() if any(f.name == "tokenizer" for f in dataclasses.fields(g.Options))]
 
 
 def _note(settings: Settings, text: str) -> None:

@@ -63,7 +63,9 @@ class Usage:
         )
 
 
-@dataclass(slots=True)
+# weakref_slot: what guards conclude about a result is kept beside it (text.memo.PerObject)
+# for as long as the result lives, not in it.
+@dataclass(slots=True, weakref_slot=True)
 class ToolResult:
     """What a tool call returned. ``is_error`` is ``None`` when the format cannot tell."""
 
@@ -73,9 +75,6 @@ class ToolResult:
     ended_at: float | None = None
     line: int | None = None
     blocked: bool = False  # a guard refused the call in the recorded (live) run: it never ran
-    # What classifiers concluded about this result, by their patterns: several guards
-    # ask "did it fail? was it empty?" of the same result.
-    memo: dict | None = field(default=None, repr=False, compare=False)
 
     @property
     def seconds(self) -> float | None:

@@ -156,7 +156,7 @@ def _plain_error(exc, args: list[str]) -> None:
     if choices:
         value = _given(param, args)
         if value is not None:
-            from ..config import did_you_mean
+            from ..text.suggest import did_you_mean
 
             message = f"{value!r} is not one of: {', '.join(choices)}{did_you_mean(value, choices)}"
     exc.message = message
@@ -419,7 +419,7 @@ def guard_settings(config, select, ignore, sets, tokenizers=(), preset=None, qui
 
 def settings_notes(settings, select) -> list[str]:
     """What the settings will not do although the command line seems to ask for it."""
-    from ..config import _named_exactly
+    from ..config import codes_named_exactly
     from ..guards import all_guards
 
     notes = list(settings.notes)
@@ -428,7 +428,7 @@ def settings_notes(settings, select) -> list[str]:
     if not settings.enabled():
         notes.append("no guard runs with these settings: nothing can fire")
     by_code = {g.code: g for g in all_guards()}
-    for code in sorted(_named_exactly(select)):
+    for code in sorted(codes_named_exactly(select)):
         guard = by_code[code]
         if settings.options[code].enabled and guard.is_off(settings.options[code]):
             notes.append(f"{code} is selected but off until it is given a limit (see 'tracecheck guard {code}')")
@@ -504,7 +504,7 @@ def tokenizer_list(value: str | None) -> list[str]:
     names = [v.strip() for v in value.split(",") if v.strip()]
     for name in names:
         if name not in TOKENIZERS:
-            from ..config import did_you_mean
+            from ..text.suggest import did_you_mean
 
             raise TracecheckError(f"unknown tokenizer {name!r}{did_you_mean(name, TOKENIZERS)}; choose one of: {', '.join(TOKENIZERS)}")
     return names

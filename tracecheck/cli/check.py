@@ -133,7 +133,7 @@ def check(
             targets.append((format_of_file("check", path, CHECK.files, name, named=f"the '{name}:' before it"), path))
             continue
         if sep and name.isalpha() and len(name) > 1:
-            from ..config import did_you_mean
+            from ..text.suggest import did_you_mean
 
             raise TracecheckError(f"-o {spec}: unknown format {name!r}{did_you_mean(name, formats)}; choose one of: {', '.join(formats)}")
         chosen = format_of_file("check", spec, CHECK.files)

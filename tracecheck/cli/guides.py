@@ -126,10 +126,10 @@ def schema(
     """Print a JSON Schema: the native input format, the JSON report or a labels file."""
     import orjson
 
-    from ..input.schemas import SCHEMAS
+    from ..reports.schema import SCHEMAS
 
     if name not in SCHEMAS:
-        from ..config import did_you_mean
+        from ..text.suggest import did_you_mean
 
         raise TracecheckError(f"unknown schema {name!r}{did_you_mean(name, SCHEMAS)}; choose one of: {', '.join(SCHEMAS)}")
     sys.stdout.buffer.write(orjson.dumps(SCHEMAS[name], option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE))

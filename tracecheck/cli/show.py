@@ -104,7 +104,7 @@ def show(
         seen, shown = show_traces(request, out, diagnostics=diagnostics, seen_ids=ids)
         finish_input(paths, diagnostics, strict, seen, selection)
         if trace is not None and not shown:
-            from ..config import did_you_mean
+            from ..text.suggest import did_you_mean
 
             listed = ", ".join(repr(i) for i in ids) + (f" and {seen - len(ids)} more" if seen > len(ids) else "")
             raise TracecheckError(f"no trace with id {trace!r}{did_you_mean(trace, ids)}; the traces here: {listed}")

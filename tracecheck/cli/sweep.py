@@ -114,7 +114,7 @@ def sweep(
     if format is SweepFormat.html and output is None and sys.stdout.isatty():
         raise TracecheckError(HTML_ON_TERMINAL.format(name="sweep.html"))
     if objective not in OBJECTIVES:
-        from ..config import did_you_mean
+        from ..text.suggest import did_you_mean
 
         raise TracecheckError(f"--objective: unknown {objective!r}{did_you_mean(objective, OBJECTIVES)}; choose one of: {', '.join(OBJECTIVES)}")
     if holdout is not None and folds is not None:

@@ -25,6 +25,7 @@ from ..input.selection import Selection
 from ..guards.base import Phase
 from ..readers.load import check_input_format, read_source
 from ..model import Trace
+from ..text.memo import forget_remembered
 from ..input.sources import STDIN_NAME, Source, expand_paths
 from .replay import TraceResult, replay_trace
 
@@ -78,8 +79,7 @@ def compare_tokenizers(trace: Trace, settings: Settings, tokenizers: Sequence[st
 
         def observe(rnd, phase, guards, _scores=scores, _guard=guard):
             if phase is Phase.BEFORE_TOOLS:
-                best = [s["best"] for s in _guard.state()["scores"] if s["against"] is not None]
-                _scores.append(max(best) if best else None)
+                _scores.append(_guard.best_score())
             elif phase is Phase.FINAL:
                 _scores.append(None)
 
@@ -140,6 +140,7 @@ def replay_stream(
     ``selection`` (``-k``, see ``input.selection``) leaves out the traces it does not
     match, after labelling; their ids go to ``diagnostics.deselected``.
     """
+    forget_remembered()  # what the last run remembered is not this run's
     check_input_format(input_format)
     labels = as_labels(labels)
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()

@@ -39,7 +39,7 @@ from ..guards.base import Action
 from ..guards.signals import call_signature
 from ..input.diagnostics import Diagnostics, TracecheckError
 from ..model import Expectation, Trace, place_text
-from ..readers.identity import stale_id_note
+from ..input.labels import stale_id_note
 from .replay import TraceResult, replay_trace
 
 KINDS = ("expectation", "harm", "waste")

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from ..config import Settings, _field, coerce_option, option_default, unknown_guard
+from ..config import Settings, option_field, coerce_option, option_default, unknown_guard
 from ..guards import guard_by_key
 from ..input.diagnostics import TracecheckError
 
@@ -101,7 +101,7 @@ def parse_dimension(spec: str, where: str = "--grid") -> Dimension:
     if guard is None:
         raise unknown_guard(guard_key, label) if dot else TracecheckError(f"{label}: expected GUARD.OPTION=VALUES")
     option = option.strip()
-    _field(guard, option)  # names the guard's options when this is not one of them
+    option_field(guard, option)  # names the guard's options when this is not one of them
     texts = _numbers(raw, label) if ":" in raw and not _is_text_option(guard, option) else [v.strip() for v in raw.split(",")]
     if not texts or any(not t for t in texts):
         raise TracecheckError(f"{label}: empty value in the list")
@@ -110,7 +110,7 @@ def parse_dimension(spec: str, where: str = "--grid") -> Dimension:
 
 
 def _is_text_option(guard, option: str) -> bool:
-    return isinstance(option_default(_field(guard, option)), (str, list))
+    return isinstance(option_default(option_field(guard, option)), (str, list))
 
 
 def preset_dimension(raw: str, where: str = "--preset") -> Dimension:

@@ -59,6 +59,7 @@ from typing import Any
 from ..config import Settings
 from ..input.diagnostics import Diagnostics
 from ..model import Trace, graded_outcome
+from ..text.memo import forget_remembered
 from .grid import GridPoint
 from .costs import round_costs, trace_totals
 from .replay import GuardSpec, ReplayCache, TraceResult
@@ -372,7 +373,7 @@ def parse_constraints(text: str | None) -> list[Constraint]:
             raise TracecheckError(f"--constraint: expected METRIC<=VALUE (or >=, <, >, ==), got {part.strip()!r}")
         metric, op, value = match.groups()
         if metric not in KNOWN_METRICS:
-            from ..config import did_you_mean
+            from ..text.suggest import did_you_mean
 
             hint = did_you_mean(metric, sorted(KNOWN_METRICS))
             raise TracecheckError(f"--constraint: unknown metric {metric!r}{hint}; choose one of: {', '.join(sorted(KNOWN_METRICS))}")
@@ -579,6 +580,7 @@ def sweep(
     made K times, each time reported on the fold left out. ``labels``: the labels file
     (``Labels``) the traces were read through, whose hand-labelled entries that matched
     no trace the benchmark counts as not read."""
+    forget_remembered()  # what the last run remembered is not this run's
     settings = [p.settings for p in points] + ([baseline] if baseline is not None else [])
     outcomes = evaluate(traces, settings, jobs=jobs, on_progress=on_progress)
     kinds = [trace_kind(t)[0] for t in traces]

@@ -21,7 +21,8 @@ from typing import Any
 
 from ..model import Round
 from .base import option
-from .signals import DEFAULT_EMPTY_PATTERNS, DEFAULT_FAILURE_PATTERNS, ResultClassifier, matches_any
+from .signals import DEFAULT_EMPTY_PATTERNS, DEFAULT_FAILURE_PATTERNS, ResultClassifier
+from .tool_kinds import matches_any
 
 METADATA_ALL = "required_tools"
 METADATA_ANY = "required_any_of"

@@ -8,7 +8,8 @@ from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .escalation import fire_on_option, waits_for_next_call
 from .examples import Call, Example, Step, answer, calls
 from .messages import Message
-from .signals import DEFAULT_FAILURE_PATTERNS, ResultClassifier, call_signature, excerpt, matches_any, truncated
+from .signals import DEFAULT_FAILURE_PATTERNS, ResultClassifier, call_signature, excerpt, truncated
+from .tool_kinds import matches_any
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@ from ..text.tokenizers import TOKENIZERS, get_tokenizer, token_set
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls, search
 from .messages import Message
-from .signals import DEFAULT_QUERY_KEYS, DEFAULT_SEARCH_TOOLS, excerpt, matches_any, query_text, token_list
+from .signals import DEFAULT_QUERY_KEYS, DEFAULT_SEARCH_TOOLS, excerpt, query_text, token_list
+from .tool_kinds import matches_any
 
 
 @dataclass(frozen=True)
@@ -210,6 +211,13 @@ class SimilarQueryStagnation(Guard):
             f"best {opts.metric} {best['best']:.2f} {relation} {opts.containment:g} ({best['query']!r} against {best['against']!r}); "
             f"{self.count} similar search round{'s' if self.count != 1 else ''} in a row of the {opts.threshold} that stop"
         )
+
+    def best_score(self) -> float | None:
+        """The highest similarity of the last round's searches to an earlier search (as
+        rounded in the reason), or None when no search had an earlier one to meet: what a
+        comparison of tokenizers charts round by round."""
+        best = [e["best"] for e in self.last_scores if e["against"] is not None]
+        return max(best) if best else None
 
     def state(self) -> dict[str, Any]:
         return {

@@ -7,7 +7,8 @@ from ..model import Round
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls, search
 from .messages import Message
-from .signals import DEFAULT_SEARCH_TOOLS, matches_any, urls_in
+from .signals import DEFAULT_SEARCH_TOOLS, urls_in
+from .tool_kinds import matches_any
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ from ..text.similarity import NOVELTY_METRICS, novelty_history, ratio_ceiling
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls, search
 from .messages import Message
-from .signals import DEFAULT_SEARCH_TOOLS, matches_any
+from .signals import DEFAULT_SEARCH_TOOLS
+from .tool_kinds import matches_any
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,8 @@ from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .escalation import fire_on_option, waits_for_next_call
 from .examples import Call, Example, Step, answer, calls
 from .messages import Message
-from .signals import _compiled, call_signature, excerpt, matches_any, truncated
+from .signals import call_signature, compiled_patterns, excerpt, truncated
+from .tool_kinds import matches_any
 
 
 @dataclass(frozen=True)
@@ -255,7 +256,7 @@ class UnchangedOutcome(Guard):
     )
 
     def reset(self, context: RunContext | None = None) -> None:
-        self._volatile: list[re.Pattern[str]] = _compiled(self.options.volatile_patterns, "volatile pattern")
+        self._volatile: list[re.Pattern[str]] = compiled_patterns(self.options.volatile_patterns, "volatile pattern")
         self.last_pair: tuple[str, str | None] | None = None  # (signature, result key once needed)
         self._last_call: ToolCall | None = None
         self.streak = 0

@@ -8,7 +8,8 @@ from ..model import Round, ToolCall
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
 from .messages import Message
-from .signals import call_signature, canonical_json, excerpt, matches_any, truncated
+from .signals import call_signature, canonical_json, excerpt, truncated
+from .tool_kinds import matches_any
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,6 @@ what a call's identity is, whether a result is a failure, whether it found anyth
 
 from __future__ import annotations
 
-import functools
-
-import fnmatch
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -14,6 +11,8 @@ import orjson
 
 from ..text.arguments import dump_json
 from ..model import ToolCall, ToolResult
+from ..text.memo import PerObject, remembered
+from .tool_kinds import identity_arguments
 
 DEFAULT_SEARCH_TOOLS = ("*search*",)
 DEFAULT_QUERY_KEYS = ("query", "q", "search_query", "keywords")
@@ -52,27 +51,6 @@ _REQUIRED_FOLDED = {
     DEFAULT_EMPTY_PATTERNS[3]: "0 ",
     DEFAULT_EMPTY_PATTERNS[4]: "nothing",
 }
-
-
-def matches_any(name: str, patterns: Iterable[str]) -> bool:
-    """Whether a tool name matches one of the glob patterns (case-insensitive)."""
-    if not isinstance(patterns, tuple):
-        patterns = tuple(patterns)
-    if len(name) > _REMEMBERED_NAME:  # a malformed or hostile name: not kept in memory
-        return _match(name, patterns)
-    return _matches_any(name, patterns)
-
-
-_REMEMBERED_NAME = 256
-
-
-def _match(name: str, patterns: tuple[str, ...]) -> bool:
-    lowered = name.lower()
-    return any(fnmatch.fnmatchcase(lowered, p.lower()) for p in patterns)
-
-
-# Several guards ask this of every call's tool name, and a run has few tool names.
-_matches_any = functools.lru_cache(maxsize=4096)(_match)
 
 
 def query_text(call: ToolCall, keys: Sequence[str] = DEFAULT_QUERY_KEYS) -> str:
@@ -134,17 +112,15 @@ def call_signature(call: ToolCall, canonical: bool = True) -> str:
     if not canonical:
         return f"{call.name}:{call.arguments_raw}"
     if call.arguments_error is None and call.arguments is not None:
-        from .tool_kinds import identity_arguments  # tool_kinds builds on this module
-
         return f"{call.name}:{canonical_json(identity_arguments(call))}"
     return f"{call.name}:{' '.join(call.arguments_raw.split())}"
 
 
-def _compiled(patterns: Sequence[str], what: str = "pattern") -> list[re.Pattern[str]]:
+def compiled_patterns(patterns: Sequence[str], what: str = "pattern") -> list[re.Pattern[str]]:
     return list(_compile_all(tuple(patterns), what))
 
 
-@functools.lru_cache(maxsize=512)
+@remembered(maxsize=512)
 def _compile_all(patterns: tuple[str, ...], what: str) -> tuple[re.Pattern[str], ...]:
     # Guards compile their patterns at every reset; a sweep resets them thousands of times.
     compiled = []
@@ -202,6 +178,11 @@ def _json_empty(value: Any) -> bool:
     return False
 
 
+# What classifiers concluded about each result, by their patterns: several guards ask
+# "did it fail? was it empty?" of the same result, and a sweep asks again per setting.
+_OUTCOMES = PerObject()
+
+
 class ResultClassifier:
     """Decides failure and productivity of results.
 
@@ -224,8 +205,8 @@ class ResultClassifier:
         failure_patterns: Sequence[str] = DEFAULT_FAILURE_PATTERNS,
         empty_patterns: Sequence[str] = DEFAULT_EMPTY_PATTERNS,
     ) -> None:
-        self.failure = [(p, _REQUIRED_TEXT.get(p.pattern)) for p in _compiled(failure_patterns, "failure pattern")]
-        self.empty = [(p, _REQUIRED_FOLDED.get(p.pattern)) for p in _compiled(empty_patterns, "empty-result pattern")]
+        self.failure = [(p, _REQUIRED_TEXT.get(p.pattern)) for p in compiled_patterns(failure_patterns, "failure pattern")]
+        self.empty = [(p, _REQUIRED_FOLDED.get(p.pattern)) for p in compiled_patterns(empty_patterns, "empty-result pattern")]
         self.key = (tuple(failure_patterns), tuple(empty_patterns))
 
     def is_failure(self, result: ToolResult | None) -> bool:
@@ -248,9 +229,7 @@ class ResultClassifier:
         """One word for a call's result: ``missing``, ``failed``, ``empty`` or ``productive``."""
         if result is None:
             return "missing"
-        memo = result.memo
-        if memo is None:
-            memo = result.memo = {}
+        memo = _OUTCOMES.of(result)
         found = memo.get(self.key)
         if found is None:
             found = memo[self.key] = self._outcome(result)

@@ -1,13 +1,12 @@
 from __future__ import annotations
 
-import functools
-
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from ..model import Round
+from ..text.memo import remembered
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
 from .messages import Message
@@ -127,7 +126,7 @@ def _find_chant(segment: str, chunk: int, threshold: int) -> Chant | None:
     return None
 
 
-_find_chant_remembered = functools.lru_cache(maxsize=4096)(_find_chant)
+_find_chant_remembered = remembered(maxsize=4096)(_find_chant)
 
 
 def _unrelated_text(words: int, seed: int) -> str:

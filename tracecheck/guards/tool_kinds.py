@@ -12,11 +12,13 @@ that is plain (``grep``, ``ls``, ``cat`` read), and a command that cannot do any
 
 from __future__ import annotations
 
+import fnmatch
 import re
+from collections.abc import Iterable
 from typing import Any
 
 from ..model import ToolCall
-from .signals import matches_any
+from ..text.memo import remembered
 
 # Tools that run any command: a failing command is routine there (grep finds nothing,
 # a test fails), so failures are judged by their text, not by the tool.
@@ -47,6 +49,27 @@ _READ_PROGRAMS = frozenset(
 # A command that does nothing: the shell's no-op `:` (its arguments are never run),
 # `true`, a comment. Agents whose arguments arrive garbled send these by the dozen.
 _NOOP = re.compile(r"^\s*(?::(?:\s|$)|:$|true\s*$|#)")
+
+
+def matches_any(name: str, patterns: Iterable[str]) -> bool:
+    """Whether a tool name matches one of the glob patterns (case-insensitive)."""
+    if not isinstance(patterns, tuple):
+        patterns = tuple(patterns)
+    if len(name) > _REMEMBERED_NAME:  # a malformed or hostile name: not kept in memory
+        return _match(name, patterns)
+    return _matches_any(name, patterns)
+
+
+_REMEMBERED_NAME = 256
+
+
+def _match(name: str, patterns: tuple[str, ...]) -> bool:
+    lowered = name.lower()
+    return any(fnmatch.fnmatchcase(lowered, p.lower()) for p in patterns)
+
+
+# Several guards ask this of every call's tool name, and a run has few tool names.
+_matches_any = remembered(maxsize=4096)(_match)
 
 
 def shell_command(call: ToolCall) -> str | None:

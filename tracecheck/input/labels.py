@@ -42,12 +42,12 @@ import io
 import json
 import json.scanner
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO
 
 from ..model import OUTCOMES, Expectation, Trace
-from ..readers.identity import stale_id_note
 from .diagnostics import Diagnostics, TracecheckError
 from .sources import display_name
 
@@ -60,6 +60,21 @@ KIND_FIELDS = ("kind", "stop_by", "fire_by", "why")
 EXPECT_KEYS = ("guard", "fires", "by_round", "note")
 FIRES_WORDS = {"fires": True, "yes": True, "true": True, "quiet": False, "no": False, "false": False}
 FORMATS = ("json", "csv")
+
+
+_PLACE_ID = re.compile(r":\d+(?:#\d+)?$")
+
+
+def stale_id_note(trace_id: str, rewrite: str) -> str:
+    """What to add when a labels or baseline entry names an id no trace has: an id made of
+    a line number may be one read before ids were made from content. ``rewrite``: the
+    command that writes the current ids."""
+    if not _PLACE_ID.search(trace_id):
+        return ""
+    return (
+        f"; {trace_id!r} looks like a line-based id: a trace without an id of its own, in a file that holds several, "
+        f"is now named by its content ('<file>:<12 hex digits>'), not its line; '{rewrite}' writes the current ids"
+    )
 
 
 @dataclass(slots=True)

@@ -221,13 +221,3 @@ LABELS_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-
-def __getattr__(name: str) -> Any:
-    # Every published schema by name, the replay report's among them: that one is kept
-    # beside the report's records (reports/schema.py), which this input layer does not
-    # import. Only ``tracecheck schema`` (cli/guides.py) still asks for SCHEMAS here.
-    if name == "SCHEMAS":
-        from ..reports.schema import SCHEMAS
-
-        return SCHEMAS
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from ..readers.native_writer import FORMAT_VERSION, _compact, result_event, round_event, user_event
+from ..readers.native_writer import FORMAT_VERSION, compact as _compact, result_event, round_event, user_event
 
 ABORTED = "aborted by tracecheck"  # the end event's error for a run a guard aborted
 

@@ -27,11 +27,11 @@ it) or absent → no verdict: the outcome stays unknown.
 from __future__ import annotations
 
 import os
-from functools import lru_cache
 from typing import Any
 
 import orjson
 
+from ..text.memo import remembered
 from .contract import ReadContext
 
 GRADER_FILES = ("report.json", "results.json")
@@ -86,7 +86,7 @@ def _verdicts(value: Any) -> dict[str, bool | None]:
     return out
 
 
-@lru_cache(maxsize=64)
+@remembered(maxsize=64)
 def _load(path: str, _mtime: int, _size: int) -> tuple[dict[str, bool | None] | None, str | None]:
     """The verdicts of one grading file (cached: a run's trajectories share it), or
     ``(None, why)`` when it is unreadable, or ``(None, None)`` when it is no grading file."""

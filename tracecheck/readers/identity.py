@@ -145,17 +145,3 @@ class _Namer:
             reason = f"trace {new}: {item.reason[len(old) + 8:]}"
             self.warnings[index] = Diagnostic(item.file, item.line, reason)
 
-
-_PLACE_ID = re.compile(r":\d+(?:#\d+)?$")
-
-
-def stale_id_note(trace_id: str, rewrite: str) -> str:
-    """What to add when a labels or baseline entry names an id no trace has: an id made of
-    a line number may be one read before ids were made from content. ``rewrite``: the
-    command that writes the current ids."""
-    if not _PLACE_ID.search(trace_id):
-        return ""
-    return (
-        f"; {trace_id!r} looks like a line-based id: a trace without an id of its own, in a file that holds several, "
-        f"is now named by its content ('<file>:<12 hex digits>'), not its line; '{rewrite}' writes the current ids"
-    )

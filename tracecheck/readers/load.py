@@ -17,7 +17,7 @@ from .contract import ReadContext
 
 def check_input_format(name: str | None) -> None:
     if name is not None and reader_by_name(name) is None:
-        from ..config import did_you_mean
+        from ..text.suggest import did_you_mean
 
         raise TracecheckError(f"unknown input format {name!r}{did_you_mean(name, READER_NAMES)}; choose one of: {', '.join(READER_NAMES)}")
 

@@ -30,6 +30,9 @@ def _compact(event: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in event.items() if v is not None}
 
 
+compact = _compact  # public: the live recorder writes its own events the same way
+
+
 def _call(call) -> dict[str, Any]:
     if call.arguments_error is None and isinstance(call.arguments, str) and call.arguments == call.arguments_raw:
         # Plain text input of a text action: keep it text, it was never meant as JSON.

@@ -41,9 +41,9 @@ def escape_property(text: str) -> str:
 def _visible(text: str) -> str:
     """Untrusted text for a message: controls and invisible characters shown as escapes,
     line breaks kept (the annotation shows them)."""
-    from ..text.textsafe import _INVISIBLE_BUT_LAYOUT, _escape
+    from ..text.textsafe import neutralize_keeping_layout
 
-    return _INVISIBLE_BUT_LAYOUT.sub(_escape, text.replace("\r\n", "\n").replace("\t", " "))
+    return neutralize_keeping_layout(text.replace("\r\n", "\n").replace("\t", " "))
 
 
 def command(kind: str, message: str, **properties: Any) -> str:

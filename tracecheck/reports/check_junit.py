@@ -35,9 +35,9 @@ _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 def xml_text(text: Any) -> str:
     """Untrusted text as XML 1.0 can carry it: forbidden characters made visible escapes."""
-    from ..text.textsafe import _escape
+    from ..text.textsafe import escape_char
 
-    return _NOT_XML.sub(_escape, str(text))
+    return _NOT_XML.sub(escape_char, str(text))
 
 
 def xml_attribute(text: Any) -> str:

@@ -134,9 +134,9 @@ def _sweep_terminal(data: dict[str, Any], out: BinaryIO, to_file: bool, quiet: b
 
 
 def _sweep_json(data: dict[str, Any], out: BinaryIO, to_file: bool, quiet: bool) -> None:
-    from .machine import _dumps
+    from .machine import dumps
 
-    out.write(_dumps(data) + b"\n")
+    out.write(dumps(data) + b"\n")
 
 
 def _sweep_csv(data: dict[str, Any], out: BinaryIO, to_file: bool, quiet: bool) -> None:

@@ -16,7 +16,7 @@ def _record_json(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON")
 
 
-def _dumps(value: Any) -> bytes:
+def dumps(value: Any) -> bytes:
     """``value`` as compact JSON; a report record (anywhere in it) as its ``to_json()``."""
     try:
         return orjson.dumps(value, default=_record_json, option=orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS)
@@ -34,17 +34,17 @@ class JsonWriter:
     def begin(self, header: HeaderRecord) -> None:
         self.write(b"{\n")
         for key, value in header.to_json().items():
-            self.write(b'"' + key.encode() + b'": ' + _dumps(value) + b",\n")
+            self.write(b'"' + key.encode() + b'": ' + dumps(value) + b",\n")
         self.write(b'"traces": [\n')
 
     def trace(self, trace: TraceRecord) -> None:
-        self.write((b"" if self.first else b",\n") + _dumps(trace))
+        self.write((b"" if self.first else b",\n") + dumps(trace))
         self.first = False
 
     def end(self, totals: TotalsRecord, warnings: list[dict[str, Any]]) -> None:
         self.write(b"\n],\n")
-        self.write(b'"totals": ' + _dumps(totals) + b",\n")
-        self.write(b'"warnings": ' + _dumps(warnings) + b"\n}\n")
+        self.write(b'"totals": ' + dumps(totals) + b",\n")
+        self.write(b'"warnings": ' + dumps(warnings) + b"\n}\n")
 
 
 class JsonlWriter:
@@ -54,7 +54,7 @@ class JsonlWriter:
         self.write = write
 
     def _line(self, kind: str, data: dict[str, Any]) -> None:
-        self.write(_dumps({"type": kind, **data}) + b"\n")
+        self.write(dumps({"type": kind, **data}) + b"\n")
 
     def begin(self, header: HeaderRecord) -> None:
         self._line("header", header.to_json())

@@ -41,7 +41,9 @@ _INVISIBLE_BUT_LAYOUT = re.compile(f"(?![{_LAYOUT}])[{_INVISIBLE_RANGES}]")
 _SHORT_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
-def _escape(match: re.Match[str]) -> str:
+def escape_char(match: re.Match[str]) -> str:
+    """The visible escape of one matched character (``\\t``, ``\\x1b``, ``\\u202e``): the
+    replacement function of every ``re.sub`` here and of writers with a pattern of their own."""
     char = match.group()
     code = ord(char)
     if char in _SHORT_ESCAPES:
@@ -56,7 +58,12 @@ def _escape(match: re.Match[str]) -> str:
 def neutralize(text: str) -> str:
     """``text`` as one safe line: every control, line break, format or invisible
     character replaced by a visible escape (``\\n``, ``\\x1b``, ``\\u202e``, ``\\U000e0041``)."""
-    return _INVISIBLE.sub(_escape, text)
+    return _INVISIBLE.sub(escape_char, text)
+
+
+def neutralize_keeping_layout(text: str) -> str:
+    """``neutralize`` that keeps tabs and line breaks: multi-line text a page shows as it is."""
+    return _INVISIBLE_BUT_LAYOUT.sub(escape_char, text)
 
 
 def _clip(text: str, limit: int | None) -> str:
@@ -74,7 +81,7 @@ def single_line(text: str, limit: int | None = None) -> str:
 def one_line(text: str, limit: int = 160) -> str:
     """A single-line, length-limited, neutralized excerpt of possibly multi-line text
     (a tool output): runs of whitespace, line breaks included, become one space."""
-    return _clip(" ".join(_INVISIBLE_BUT_LAYOUT.sub(_escape, text).split()), limit)
+    return _clip(" ".join(neutralize_keeping_layout(text).split()), limit)
 
 
 _INVISIBLE_BUT_NEWLINE = re.compile(f"(?!\n)[{_INVISIBLE_RANGES}]")
@@ -82,7 +89,7 @@ _INVISIBLE_BUT_NEWLINE = re.compile(f"(?!\n)[{_INVISIBLE_RANGES}]")
 
 def neutralize_lines(text: str) -> str:
     """``neutralize`` that keeps line feeds: multi-line text for a page that shows them."""
-    return _INVISIBLE_BUT_NEWLINE.sub(_escape, text)
+    return _INVISIBLE_BUT_NEWLINE.sub(escape_char, text)
 
 
 def excerpt(text: str, limit: int = 400, max_lines: int = 6) -> str:

@@ -10,8 +10,6 @@ normalize: trim -> lowercase -> drop punctuation and symbols (full-width ones to
 
 from __future__ import annotations
 
-import functools
-
 import os
 import re
 import tempfile
@@ -21,6 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from ..input.diagnostics import MissingExtra, TracecheckError
+from .memo import remembered
 
 TOKENIZERS = ("char", "jieba")
 
@@ -96,6 +95,7 @@ def _jieba_cache_file() -> str:
     return str(Path(tempfile.gettempdir()) / "tracecheck-jieba.cache")
 
 
+# A library loaded once for the process, not a run's memory (see text.memo).
 @lru_cache(maxsize=1)
 def _jieba_cut() -> Callable[[str], list[str]]:
     try:
@@ -115,6 +115,12 @@ def _jieba_cut() -> Callable[[str], list[str]]:
     return lambda text: tokenizer.lcut(text, HMM=True)
 
 
+def unload_jieba() -> None:
+    """Forget the loaded jieba: its next use imports it again (a test that hides the
+    package, or installs it, sees the change)."""
+    _jieba_cut.cache_clear()
+
+
 def jieba_tokens(text: str) -> list[str]:
     cut = _jieba_cut()
     tokens: list[str] = []
@@ -126,7 +132,7 @@ def jieba_tokens(text: str) -> list[str]:
     return tokens
 
 
-@functools.lru_cache(maxsize=65536)
+@remembered(maxsize=65536)
 def token_set(name: str, text: str) -> frozenset[str]:
     """The set of tokens of ``text`` under tokenizer ``name``, remembered for the most
     recent texts: a sweep fingerprints the same queries under many settings."""
@@ -139,6 +145,6 @@ def get_tokenizer(name: str) -> Callable[[str], list[str]]:
     if name == "jieba":
         _jieba_cut()  # fail early with the install hint
         return jieba_tokens
-    from ..config import did_you_mean
+    from .suggest import did_you_mean
 
     raise TracecheckError(f"unknown tokenizer {name!r}{did_you_mean(name, TOKENIZERS)}; choose one of: {', '.join(TOKENIZERS)}")

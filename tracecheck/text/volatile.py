@@ -32,8 +32,9 @@ random names that are not hex (``/tmp/pytest-of-me/pytest-12``), port numbers.
 
 from __future__ import annotations
 
-import functools
 import re
+
+from .memo import remembered
 
 # Durations and bare clock times can be a poll's progress ("4 min left", "last run
 # 14:00:00"): kept when comparing results (P004), replaced when comparing errors (F002).
@@ -110,4 +111,4 @@ def _normalize(text: str, keep_progress: bool = False) -> str:
 
 
 # A sweep replays the same results under many settings: remember the recent ones.
-_normalized = functools.lru_cache(maxsize=8192)(_normalize)
+_normalized = remembered(maxsize=8192)(_normalize)
