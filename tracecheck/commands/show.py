@@ -76,8 +76,10 @@ def _made(request: ShowRequest, diagnostics: Diagnostics):
     from ..input.labels import as_labels
     from ..input.sources import expand_paths
     from ..readers.load import check_input_format
+    from ..text.memo import forget_remembered
 
     check_input_format(request.input_format)
+    forget_remembered()  # what the last run remembered is not this run's
     labels = as_labels(request.labels)
     sources = expand_paths(list(request.paths), diagnostics)
     maker = TimelineMaker(
