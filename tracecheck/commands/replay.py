@@ -23,9 +23,10 @@ from ..input.selection import Selection
 from ..input.sources import Source
 from ..reports.data import ReportTotals, header_data
 from ..reports.formats import report_writer
+from ..reports.records import TraceRecord
 from ..reports.replay_report import entry_maker
 
-ReportItem = tuple[dict[str, Any], tuple, bool]  # a trace's report data, its totals entry, whether a guard fired (``report_entry``)
+ReportItem = tuple[TraceRecord, tuple, bool]  # a trace's report record, its totals entry, whether a guard fired (``report_entry``)
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ def replay(
 
 
 def write_entries(
-    entries: Iterable[tuple[dict[str, Any], tuple, bool]],
+    entries: Iterable[ReportItem],
     settings: Settings,
     out: BinaryIO,
     *,
