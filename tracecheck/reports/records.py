@@ -188,6 +188,57 @@ class RecordedCost(Record):
 
 
 @dataclass(frozen=True, slots=True)
+class CallRecord(Record):
+    """A tool call of a timeline's round, its arguments and result cut to excerpts."""
+
+    id: str
+    name: str
+    args: str
+    args_chars: int | None  # only when the excerpt leaves some out
+    result: str | None
+    result_chars: int | None
+    error: bool | None
+    # Where the format records no flag: whether the guards' default classifier reads the
+    # text as a failure (an exception, a traceback, a JSON error), as F001 counts it.
+    failed: bool
+    blocked: bool
+    seconds: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecord(Record):
+    """One round of a timeline, with what ``tracecheck show`` prints for it."""
+
+    round: int
+    turn: int
+    user: str | None  # the user's message before the round, if any
+    text: str
+    final: bool
+    input_tokens: int
+    output_tokens: int
+    basis: str
+    llm_seconds: float | None
+    tool_seconds: float | None
+    calls: tuple[CallRecord, ...]
+    more_calls: int  # calls not listed (a fan-out keeps its first few)
+
+
+@dataclass(frozen=True, slots=True)
+class GapRecord(Record):
+    """Rounds a long trace's timeline leaves out."""
+
+    gap: int
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineRecord(Record):
+    """A trace round by round (``reports.rounds``), and the user messages after its last round."""
+
+    rows: tuple[RoundRecord | GapRecord, ...]
+    user_after: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class TraceRecord(Record):
     id: str
     file: str
@@ -213,7 +264,7 @@ class TraceRecord(Record):
     tokenizer_comparison: ComparisonRecord | None = field(default=None, metadata=OPTIONAL)
     presets: dict[str, PresetRunRecord] | None = field(default=None, metadata=OPTIONAL)
     # The trace round by round (reports.rounds), for the HTML report and show.
-    timeline: dict[str, Any] | None = field(default=None, metadata=OPTIONAL)
+    timeline: TimelineRecord | None = field(default=None, metadata=OPTIONAL)
 
     @property
     def recorded(self) -> RecordedCost:
