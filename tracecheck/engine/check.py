@@ -288,7 +288,7 @@ def _expectation_findings(trace: Trace, result: TraceResult, settings: Settings)
                 message=f"an expectation about {exp.guard!r}, which is not a guard (a typo?), cannot be checked",
                 fingerprint=fingerprint("unknown-guard", exp.guard, trace.id, exp.fires, exp.by_round),
             )
-            judged[-1] = replace(verdict, fingerprint=finding.fingerprint)
+            judged[-1] = replace(verdict, fingerprint=finding.fingerprint)  # frozen: the verdict with its finding's fingerprint
             out.append(finding)
             continue
         if checked.met is not False:
