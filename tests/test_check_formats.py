@@ -18,8 +18,11 @@ from typer.testing import CliRunner
 from conftest import FIXTURES, SAMPLES
 from tracecheck import __version__
 from tracecheck.cli.main import app
+from tracecheck.config import Settings
+from tracecheck.engine.check import CheckResult, Finding
 from tracecheck.reports import check_github
-from tracecheck.reports.check_report import FORMATS, render
+from tracecheck.reports.check_report import FORMATS, check_data, render
+from tracecheck.reports.records import CheckReport
 
 SARIF_SCHEMA = FIXTURES / "sarif" / "sarif-schema-2.1.0.json"
 STRICTER = ["--set", "P001.containment=0.95", "--set", "P002.enabled=false"]
@@ -246,46 +249,24 @@ def test_github_annotates_failing_as_errors_known_as_warnings_and_skips_decided(
     assert found["github"].splitlines()[-1].endswith("· failed")
 
 
-def _finding(i: int, status: str = "new", **extra) -> dict:
-    return {
-        "kind": "expectation",
-        "rule": "P001",
-        "trace": f"t{i}",
-        "file": f"traces/t{i}.jsonl",
-        "line": i + 1,
-        "round": None,
-        "message": f"message {i}",
-        "fingerprint": f"fp{i}",
-        "status": status,
-        "reason": None,
-        "failing": status == "new",
-        **extra,
-    }
+def _finding(i: int, status: str = "new", **extra) -> Finding:
+    """A broken expectation of trace ``t{i}`` (its file named so that files sort as numbers)."""
+    fields = {"kind": "expectation", "rule": "P001", "trace": f"t{i}", "file": f"traces/t{i:03}.jsonl", "line": i + 1, "round": None, "message": f"message {i}", "fingerprint": f"fp{i}"}
+    return Finding(**{**fields, "status": status, **extra})
 
 
-def _data(findings: list[dict], warnings: list[dict] = ()) -> dict:
-    failing = sum(f["failing"] for f in findings)
-    counts = {s: sum(f["status"] == s for f in findings) for s in ("new", "baseline", "accepted", "allowed")}
-    return {
-        "schema_version": 1,
-        "tool": {"name": "tracecheck", "version": "9"},
-        "preset": "default",
-        "passed": not failing,
-        "exit_code": int(bool(failing)),
-        "fail_on": "new",
-        "traces": len(findings),
-        "expectations": {"checked": len(findings), "met": 0},
-        "findings": findings,
-        "expectation_checks": [],
-        "counts": {**counts, "failing": failing},
-        "baseline_fixed": 0,
-        "warnings": list(warnings),
-    }
+def _data(findings: list[Finding], warnings: list[tuple[str, int | None, str]] = ()) -> CheckReport:
+    """The report check writes of ``findings`` (one trace and one expectation checked
+    each), as the command makes it: a ``CheckResult``, then ``check_data``."""
+    result = CheckResult(findings=list(findings), traces=len(findings), expectations=len(findings), allow_empty=True)
+    for file, line, reason in warnings:
+        result.diagnostics.warn(file, line, reason)
+    return check_data(result, Settings(preset="default"))
 
 
 def test_github_stays_within_the_annotation_limits_and_says_what_it_left_out():
     findings = [_finding(i) for i in range(15)] + [_finding(100 + i, "baseline") for i in range(12)] + [_finding(200, "accepted")]
-    warnings = [{"file": "traces/bad.jsonl", "line": 3, "reason": "not JSON"}]
+    warnings = [("traces/bad.jsonl", 3, "not JSON")]
     lines = render("github", _data(findings, warnings)).splitlines()
     kinds = [line.split(" ", 1)[0] for line in lines if line.startswith("::")]
     assert kinds.count("::error") == 10 and kinds.count("::warning") == 10 and kinds.count("::notice") == 1
@@ -294,7 +275,7 @@ def test_github_stays_within_the_annotation_limits_and_says_what_it_left_out():
     (notice,) = [_parse_command(line)[2] for line in lines if line.startswith("::notice")]
     assert notice.startswith("8 more not annotated (5 failing, 2 known, 1 input warnings)")
     logged = [line for line in lines if line.startswith("tracecheck: traces/")]
-    assert [line.split(": ")[1] for line in logged] == [f"traces/t{i}.jsonl:{i + 1}" for i in (10, 11, 12, 13, 14, 110, 111)] + ["traces/bad.jsonl:3"]
+    assert [line.split(": ")[1] for line in logged] == [f"traces/t{i:03}.jsonl:{i + 1}" for i in (10, 11, 12, 13, 14, 110, 111)] + ["traces/bad.jsonl:3"]
 
 
 def test_the_step_summary_is_appended_only_where_github_says(tmp_path):

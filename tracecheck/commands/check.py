@@ -18,6 +18,7 @@ from ..input.diagnostics import Diagnostics, TracecheckError
 from ..input.selection import Selection
 from ..input.sources import Source
 from ..reports.formats import BASELINE, CHECK
+from ..reports.records import CheckReport
 
 
 @dataclass(frozen=True)
@@ -55,11 +56,12 @@ class CheckRequest:
 
 @dataclass(frozen=True)
 class CheckOutcome:
-    """What ``check`` found: the ``engine.check.CheckResult``, its report data, and the
-    step summary file written (None when ``$GITHUB_STEP_SUMMARY`` is not set or none was asked)."""
+    """What ``check`` found: the ``engine.check.CheckResult``, its report (a
+    ``reports.records.CheckReport``), and the step summary file written (None when
+    ``$GITHUB_STEP_SUMMARY`` is not set or none was asked)."""
 
     result: Any
-    data: dict[str, Any]
+    data: CheckReport
     summary: str | None
 
     @property
@@ -118,7 +120,7 @@ def check(request: CheckRequest, *, diagnostics: Diagnostics | None = None, on_r
 
             out.write(write_statistics(data).encode())
         else:
-            shown = {**data, "findings": [f for f in data["findings"] if f["failing"]]} if request.quiet else data
+            shown = data.failing_only() if request.quiet else data
             out.write(CHECK.writer(request.format)(shown, settings).encode())
     summary = None
     if request.github_summary:

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -75,10 +75,11 @@ class Finding:
         return self.status in ("new", "baseline")
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class ExpectationCheck:
     """One expectation of a trace as check judged it, met or not: what the JUnit report
-    makes a testcase of (a broken one also has its finding, by ``fingerprint``)."""
+    makes a testcase of (a broken one also has its finding, by ``fingerprint``). The check
+    report holds it as it is (``expectation_checks``): ``to_json()`` is its entry there."""
 
     trace: str
     file: str
@@ -92,6 +93,10 @@ class ExpectationCheck:
     note: str | None = None
     fingerprint: str | None = None  # of its finding (broken, unknown_guard)
     pointer: str | None = None  # the trace's place inside a document of many runs (Trace.pointer)
+
+    def to_json(self) -> dict[str, Any]:
+        """Its fields in their declared order (every value is JSON already)."""
+        return {item.name: getattr(self, item.name) for item in fields(self)}
 
 
 @dataclass(slots=True)
@@ -283,7 +288,7 @@ def _expectation_findings(trace: Trace, result: TraceResult, settings: Settings)
                 message=f"an expectation about {exp.guard!r}, which is not a guard (a typo?), cannot be checked",
                 fingerprint=fingerprint("unknown-guard", exp.guard, trace.id, exp.fires, exp.by_round),
             )
-            verdict.fingerprint = finding.fingerprint
+            judged[-1] = replace(verdict, fingerprint=finding.fingerprint)  # frozen: the verdict with its finding's fingerprint
             out.append(finding)
             continue
         if checked.met is not False:
@@ -325,7 +330,7 @@ def _expectation_findings(trace: Trace, result: TraceResult, settings: Settings)
                 "expectation", rule, trace.id, exp.fires, exp.by_round, _deviation(exp.fires, fired_round), _round_signature(trace, fired_round)
             ),
         )
-        verdict.fingerprint = finding.fingerprint
+        judged[-1] = replace(verdict, fingerprint=finding.fingerprint)
         out.append(finding)
     return out, judged
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from .records import CheckReport, FindingRecord
 from .wording import check_summary, finding_text, named, status_tag
 
 MAX_ERRORS = 10
@@ -54,27 +55,27 @@ def command(kind: str, message: str, **properties: Any) -> str:
     return f"::{kind}{' ' + props if props else ''}::{escape_data(_visible(message))}"
 
 
-def _annotation(kind: str, finding: dict[str, Any]) -> str:
-    return command(kind, finding["message"] + status_tag(finding), file=finding["file"], line=finding["line"], title=f"tracecheck {finding['rule']}: {named(finding)}")
+def _annotation(kind: str, finding: FindingRecord) -> str:
+    return command(kind, finding.message + status_tag(finding), file=finding.file, line=finding.line, title=f"tracecheck {finding.rule}: {named(finding)}")
 
 
-def _log_line(finding: dict[str, Any]) -> str:
+def _log_line(finding: FindingRecord) -> str:
     from ..text.textsafe import neutralize
 
-    where = f"{finding['file']}:{finding['line'] or 1}"
+    where = f"{finding.file}:{finding.line or 1}"
     return neutralize(f"{_LOG_PREFIX}{where}: {finding_text(finding)}")
 
 
-def write_github(data: dict[str, Any]) -> str:
-    errors = [f for f in data["findings"] if f["failing"]]
-    warnings = [f for f in data["findings"] if not f["failing"] and f["status"] == "baseline"]
+def write_github(report: CheckReport) -> str:
+    errors = [f for f in report.findings if f.failing]
+    warnings = [f for f in report.findings if not f.failing and f.status == "baseline"]
     lines = [_annotation("error", f) for f in errors[:MAX_ERRORS]]
     shown_warnings = [_annotation("warning", f) for f in warnings[:MAX_WARNINGS]]
     room = MAX_WARNINGS - len(shown_warnings)
-    shown_warnings += [command("warning", w["reason"], file=w["file"], line=w["line"], title="tracecheck input") for w in data["warnings"][:room]]
+    shown_warnings += [command("warning", w.reason, file=w.file, line=w.line, title="tracecheck input") for w in report.warnings[:room]]
     lines += shown_warnings
     left_errors, left_warnings = errors[MAX_ERRORS:], warnings[MAX_WARNINGS:]
-    left_input = max(0, len(data["warnings"]) - room)
+    left_input = max(0, len(report.warnings) - room)
     left = len(left_errors) + len(left_warnings) + left_input
     if left:
         parts = [f"{n} {what}" for n, what in ((len(left_errors), "failing"), (len(left_warnings), "known"), (left_input, "input warnings")) if n]
@@ -89,17 +90,17 @@ def write_github(data: dict[str, Any]) -> str:
         lines += [_log_line(f) for f in [*left_errors, *left_warnings]]
         from ..text.textsafe import neutralize
 
-        lines += [neutralize(f"{_LOG_PREFIX}{w['file']}:{w['line'] or 1}: warning: {w['reason']}") for w in data["warnings"][room:]]
-    lines.append(_LOG_PREFIX + check_summary(data) + (" · passed" if data["passed"] else " · failed"))
+        lines += [neutralize(f"{_LOG_PREFIX}{w.file}:{w.line or 1}: warning: {w.reason}") for w in report.warnings[room:]]
+    lines.append(_LOG_PREFIX + check_summary(report) + (" · passed" if report.passed else " · failed"))
     return "\n".join(lines) + "\n"
 
 
-def github_summary(data: dict[str, Any], limit: int = SUMMARY_LIMIT) -> str:
+def github_summary(report: CheckReport, limit: int = SUMMARY_LIMIT) -> str:
     """The Markdown report for ``$GITHUB_STEP_SUMMARY``, cut to ``limit`` bytes (whole rows,
     then a line saying how many findings were left out)."""
     from .markdown import check_markdown_lines
 
-    head, rows = check_markdown_lines(data)
+    head, rows = check_markdown_lines(report)
     text = "\n".join(head) + "\n"
     size = len(text.encode())
     for shown, row in enumerate(rows):
@@ -113,7 +114,7 @@ def github_summary(data: dict[str, Any], limit: int = SUMMARY_LIMIT) -> str:
     return text
 
 
-def append_github_summary(data: dict[str, Any], environ: Any = None) -> str | None:
+def append_github_summary(report: CheckReport, environ: Any = None) -> str | None:
     """Append :func:`github_summary` to the file ``$GITHUB_STEP_SUMMARY`` names; return that
     path, or None when the variable is not set (outside GitHub Actions)."""
     environ = os.environ if environ is None else environ
@@ -124,7 +125,7 @@ def append_github_summary(data: dict[str, Any], environ: Any = None) -> str | No
 
     try:
         with open(path, "a", encoding="utf-8") as out:
-            out.write(github_summary(data) + "\n")
+            out.write(github_summary(report) + "\n")
     except OSError as exc:
         raise TracecheckError(f"$GITHUB_STEP_SUMMARY {path}: cannot append the summary: {exc.strerror or exc}") from None
     return path

@@ -8,18 +8,17 @@ baseline), ``info`` when it is accepted or allowed.
 
 from __future__ import annotations
 
-from typing import Any
-
+from .records import CheckReport, FindingRecord
 from .wording import finding_text
 
 
-def severity(finding: dict[str, Any]) -> str:
-    if finding["failing"]:
+def severity(finding: FindingRecord) -> str:
+    if finding.failing:
         return "major"
-    return "minor" if finding["status"] == "baseline" else "info"
+    return "minor" if finding.status == "baseline" else "info"
 
 
-def write_gitlab(data: dict[str, Any]) -> str:
+def write_gitlab(report: CheckReport) -> str:
     import orjson
 
     from ..text.textsafe import neutralize
@@ -27,12 +26,12 @@ def write_gitlab(data: dict[str, Any]) -> str:
     issues = [
         {
             "type": "issue",
-            "check_name": f["rule"],
+            "check_name": f.rule,
             "description": neutralize(finding_text(f)),
-            "fingerprint": f["fingerprint"],
+            "fingerprint": f.fingerprint,
             "severity": severity(f),
-            "location": {"path": f["file"], "lines": {"begin": f["line"] or 1}},
+            "location": {"path": f.file, "lines": {"begin": f.line or 1}},
         }
-        for f in data["findings"]
+        for f in report.findings
     ]
     return orjson.dumps(issues, option=orjson.OPT_INDENT_2).decode() + "\n"

@@ -27,6 +27,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..engine.check import ExpectationCheck
+from .records import CheckReport, FindingRecord
 from .wording import check_summary, named
 
 # What XML 1.0 forbids (its Char production), tab, LF and CR excepted.
@@ -47,47 +49,47 @@ def xml_attribute(text: Any) -> str:
     return neutralize(str(text))
 
 
-def _testcase(suite, item: dict[str, Any], name: str, finding: dict[str, Any] | None, failure_message: str | None = None) -> str:
+def _testcase(suite, item: ExpectationCheck | FindingRecord, name: str, finding: FindingRecord | None, failure_message: str | None = None) -> str:
     """Append the testcase of an expectation or a finding (``item``), judged by ``finding``
     when there is one; return what it counts as: passed, failures or skipped."""
     import xml.etree.ElementTree as ET
 
     where = finding or item  # a broken expectation points where its finding does (the round that acted)
-    attributes = {"classname": xml_attribute(item["trace"]), "name": xml_attribute(name), "file": xml_attribute(where["file"])}
-    if where["line"]:
-        attributes["line"] = str(where["line"])
+    attributes = {"classname": xml_attribute(item.trace), "name": xml_attribute(name), "file": xml_attribute(where.file)}
+    if where.line:
+        attributes["line"] = str(where.line)
     case = ET.SubElement(suite, "testcase", attributes)
     if finding is None:
-        if item.get("status") == "met":
+        if item.status == "met":
             return "passed"
-        ET.SubElement(case, "skipped", {"message": xml_attribute(item["message"])})  # not checked: its guard is not run
+        ET.SubElement(case, "skipped", {"message": xml_attribute(item.message)})  # not checked: its guard is not run
         return "skipped"
-    where = f"{finding['file']}:{finding['line'] or 1}"
-    if finding["failing"]:
-        failure = ET.SubElement(case, "failure", {"message": xml_attribute(failure_message or finding["message"]), "type": finding["kind"]})
-        failure.text = xml_text(f"{where}: {finding['rule']} [{named(finding)}] ({finding['status']})\n{finding['message']}\n")
+    where = f"{finding.file}:{finding.line or 1}"
+    if finding.failing:
+        failure = ET.SubElement(case, "failure", {"message": xml_attribute(failure_message or finding.message), "type": finding.kind})
+        failure.text = xml_text(f"{where}: {finding.rule} [{named(finding)}] ({finding.status})\n{finding.message}\n")
         return "failures"
-    reason = finding["reason"] or ("known in the baseline" if finding["status"] == "baseline" else None)
-    ET.SubElement(case, "skipped", {"message": xml_attribute(finding["status"] + (f": {reason}" if reason else ""))}).text = xml_text(f"{where}: {finding['message']}\n")
+    reason = finding.reason or ("known in the baseline" if finding.status == "baseline" else None)
+    ET.SubElement(case, "skipped", {"message": xml_attribute(finding.status + (f": {reason}" if reason else ""))}).text = xml_text(f"{where}: {finding.message}\n")
     return "skipped"
 
 
-def expectation_name(expectation: dict[str, Any]) -> str:
+def expectation_name(expectation: ExpectationCheck) -> str:
     """What the expectation asks, as a test's name: "P001 should intervene by round 5"."""
-    if not expectation["fires"]:
-        return f"{expectation['guard']} should stay quiet"
-    return f"{expectation['guard']} should intervene" + (f" by round {expectation['by_round']}" if expectation["by_round"] is not None else "")
+    if not expectation.fires:
+        return f"{expectation.guard} should stay quiet"
+    return f"{expectation.guard} should intervene" + (f" by round {expectation.by_round}" if expectation.by_round is not None else "")
 
 
-def _broken(expectation: dict[str, Any]) -> str:
+def _broken(expectation: ExpectationCheck) -> str:
     """A broken expectation in one line: trace, guard, the rounds expected and where it acted."""
-    if expectation["status"] == "unknown_guard":
-        return f"{expectation['trace']}: {expectation['guard']} is not a guard (a typo?); the expectation cannot be checked"
-    if expectation["round"] is None:
+    if expectation.status == "unknown_guard":
+        return f"{expectation.trace}: {expectation.guard} is not a guard (a typo?); the expectation cannot be checked"
+    if expectation.round is None:
         acted = "it never did"
     else:
-        acted = f"it {'first ' if expectation['fires'] else ''}acted at round {expectation['round']}"
-    return f"{expectation['trace']}: {expectation_name(expectation)}; {acted}"
+        acted = f"it {'first ' if expectation.fires else ''}acted at round {expectation.round}"
+    return f"{expectation.trace}: {expectation_name(expectation)}; {acted}"
 
 
 def _unique(seen: dict[tuple[str, str], int], trace: str, name: str) -> str:
@@ -95,57 +97,57 @@ def _unique(seen: dict[tuple[str, str], int], trace: str, name: str) -> str:
     return name if seen[(trace, name)] == 1 else f"{name} #{seen[(trace, name)]}"
 
 
-def write_junit(data: dict[str, Any]) -> str:
+def write_junit(report: CheckReport) -> str:
     import xml.etree.ElementTree as ET
 
     root = ET.Element("testsuites", {"name": "tracecheck"})
     suite = ET.SubElement(root, "testsuite", {"name": "tracecheck check"})
     properties = ET.SubElement(suite, "properties")
-    tool = data["tool"]
+    tool = report.tool
     for name, value in (
         ("tool", f"{tool['name']} {tool['version']}"),
-        ("preset", data["preset"]),
-        ("fail_on", data["fail_on"]),
-        ("traces", data["traces"]),
-        ("expectations_checked", data["expectations"]["checked"]),
-        ("expectations_met", data["expectations"]["met"]),
-        ("baseline_fixed", data["baseline_fixed"]),
+        ("preset", report.preset),
+        ("fail_on", report.fail_on),
+        ("traces", report.traces),
+        ("expectations_checked", report.expectations.checked),
+        ("expectations_met", report.expectations.met),
+        ("baseline_fixed", report.baseline_fixed),
     ):
         if value is not None:
             ET.SubElement(properties, "property", {"name": name, "value": xml_attribute(value)})
     counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     seen: dict[tuple[str, str], int] = {}
     # A broken expectation's finding, by fingerprint: its testcase is the expectation's.
-    by_fingerprint: dict[str, list[dict[str, Any]]] = {}
-    for finding in data["findings"]:
-        if finding["kind"] == "expectation":
-            by_fingerprint.setdefault(finding["fingerprint"], []).append(finding)
+    by_fingerprint: dict[str, list[FindingRecord]] = {}
+    for finding in report.findings:
+        if finding.kind == "expectation":
+            by_fingerprint.setdefault(finding.fingerprint, []).append(finding)
     taken: set[int] = set()
-    for expectation in data.get("expectation_checks", []):
-        found = by_fingerprint.get(expectation["fingerprint"] or "")
+    for expectation in report.expectation_checks:
+        found = by_fingerprint.get(expectation.fingerprint or "")
         finding = found.pop(0) if found else None
         if finding is not None:
             taken.add(id(finding))
-        name = _unique(seen, expectation["trace"], expectation_name(expectation))
+        name = _unique(seen, expectation.trace, expectation_name(expectation))
         outcome = _testcase(suite, expectation, name, finding, _broken(expectation) if finding is not None else None)
         counts["tests"] += 1
         if outcome != "passed":
             counts[outcome] += 1
-    for finding in data["findings"]:
+    for finding in report.findings:
         if id(finding) in taken:
             continue
-        name = _unique(seen, finding["trace"], f"{finding['rule']} {finding['kind']}")
+        name = _unique(seen, finding.trace, f"{finding.rule} {finding.kind}")
         counts[_testcase(suite, finding, name, finding)] += 1
         counts["tests"] += 1
     if not counts["tests"]:
         case = ET.SubElement(suite, "testcase", {"classname": "tracecheck", "name": "all traces"})
-        ET.SubElement(case, "system-out").text = xml_text(check_summary(data) + "\n")
+        ET.SubElement(case, "system-out").text = xml_text(check_summary(report) + "\n")
         counts["tests"] = 1
     out = ET.SubElement(suite, "system-out")
-    out.text = xml_text(check_summary(data) + ("\npassed\n" if data["passed"] else "\nfailed\n"))
-    if data["warnings"]:
+    out.text = xml_text(check_summary(report) + ("\npassed\n" if report.passed else "\nfailed\n"))
+    if report.warnings:
         err = ET.SubElement(suite, "system-err")
-        err.text = xml_text("".join(f"{w['file']}:{w['line'] or 1}: {w['reason']}\n" for w in data["warnings"]))
+        err.text = xml_text("".join(f"{w.file}:{w.line or 1}: {w.reason}\n" for w in report.warnings))
     for element in (root, suite):
         for name, value in counts.items():
             element.set(name, str(value))

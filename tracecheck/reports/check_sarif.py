@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+from .records import CheckReport, FindingRecord
 from .wording import named
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
@@ -103,34 +104,34 @@ def _location(file: str, line: int | None, pointer: str | None = None) -> dict[s
     return location
 
 
-def _result(finding: dict[str, Any], index: dict[str, int]) -> dict[str, Any]:
+def _result(finding: FindingRecord, index: dict[str, int]) -> dict[str, Any]:
     result: dict[str, Any] = {
-        "ruleId": finding["rule"],
-        "level": "error" if finding["failing"] else "note",
-        "message": {"text": f"{finding['message']} (trace {named(finding)})"},
-        "locations": [_location(finding["file"], finding["line"], finding.get("pointer"))],
-        "partialFingerprints": {FINGERPRINT_KEY: finding["fingerprint"]},
-        "baselineState": "new" if finding["status"] == "new" else "unchanged",
-        "properties": {"trace": finding["trace"], "kind": finding["kind"], "round": finding["round"], "status": finding["status"]},
+        "ruleId": finding.rule,
+        "level": "error" if finding.failing else "note",
+        "message": {"text": f"{finding.message} (trace {named(finding)})"},
+        "locations": [_location(finding.file, finding.line, finding.pointer)],
+        "partialFingerprints": {FINGERPRINT_KEY: finding.fingerprint},
+        "baselineState": "new" if finding.status == "new" else "unchanged",
+        "properties": {"trace": finding.trace, "kind": finding.kind, "round": finding.round, "status": finding.status},
     }
-    if finding["rule"] in index:
-        result["ruleIndex"] = index[finding["rule"]]
-    if finding["status"] in ("accepted", "allowed"):
-        suppression = {"kind": "external" if finding["status"] == "accepted" else "inSource", "status": "accepted"}
-        if finding["reason"]:
-            suppression["justification"] = finding["reason"]
+    if finding.rule in index:
+        result["ruleIndex"] = index[finding.rule]
+    if finding.status in ("accepted", "allowed"):
+        suppression = {"kind": "external" if finding.status == "accepted" else "inSource", "status": "accepted"}
+        if finding.reason:
+            suppression["justification"] = finding.reason
         result["suppressions"] = [suppression]
     return result
 
 
-def sarif_log(data: dict[str, Any]) -> dict[str, Any]:
+def sarif_log(report: CheckReport) -> dict[str, Any]:
     driver_rules = rules()
     index = {rule["id"]: i for i, rule in enumerate(driver_rules)}
-    tool = data["tool"]
+    tool = report.tool
     invocation: dict[str, Any] = {"executionSuccessful": True}
-    if data["warnings"]:
+    if report.warnings:
         invocation["toolExecutionNotifications"] = [
-            {"level": "warning", "message": {"text": w["reason"]}, "locations": [_location(w["file"], w["line"])]} for w in data["warnings"]
+            {"level": "warning", "message": {"text": w.reason}, "locations": [_location(w.file, w.line)]} for w in report.warnings
         ]
     return {
         "$schema": SCHEMA_URI,
@@ -139,20 +140,20 @@ def sarif_log(data: dict[str, Any]) -> dict[str, Any]:
             {
                 "tool": {"driver": {"name": tool["name"], "version": tool["version"], "semanticVersion": tool["version"], "rules": driver_rules}},
                 "invocations": [invocation],
-                "results": [_result(f, index) for f in data["findings"]],
+                "results": [_result(f, index) for f in report.findings],
                 "columnKind": "unicodeCodePoints",
                 "properties": {
-                    "passed": data["passed"],
-                    "traces": data["traces"],
-                    "expectations": data["expectations"],
-                    "baselineFixed": data["baseline_fixed"],
+                    "passed": report.passed,
+                    "traces": report.traces,
+                    "expectations": report.expectations.to_json(),
+                    "baselineFixed": report.baseline_fixed,
                 },
             }
         ],
     }
 
 
-def write_sarif(data: dict[str, Any]) -> str:
+def write_sarif(report: CheckReport) -> str:
     import orjson
 
-    return orjson.dumps(sarif_log(data), option=orjson.OPT_INDENT_2).decode() + "\n"
+    return orjson.dumps(sarif_log(report), option=orjson.OPT_INDENT_2).decode() + "\n"

@@ -14,7 +14,10 @@ import io
 import sys
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
+
+if TYPE_CHECKING:
+    from .records import CheckReport
 
 
 @dataclass(frozen=True)
@@ -165,14 +168,14 @@ SWEEP = CommandFormats(
 
 
 # The check report's writers: each is called with (data, settings) and returns the text
-# (``reports.check_report.check_data``'s data).
+# (``reports.check_report.check_data``'s ``CheckReport``).
 
 
-def _check_writer(format: str) -> Callable[[dict[str, Any], Any], str]:
-    def write(data: dict[str, Any], settings: Any = None) -> str:
+def _check_writer(format: str) -> Callable[[CheckReport, Any], str]:
+    def write(report: CheckReport, settings: Any = None) -> str:
         from .check_report import render
 
-        return render(format, data, settings)
+        return render(format, report, settings)
 
     write.__name__ = f"write_{format}"
     return write

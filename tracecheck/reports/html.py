@@ -24,7 +24,7 @@ from typing import Any
 from ..model import OUTCOMES, place_text
 from ..text.textsafe import neutralize, neutralize_lines, one_line, single_line
 from .data import after_policy_stop, count_unchecked
-from .records import FireRecord, HeaderRecord, PolicyRecord, StopRecord, TotalsRecord, TraceRecord
+from .records import CallRecord, FireRecord, GapRecord, HeaderRecord, PolicyRecord, RoundRecord, StopRecord, TotalsRecord, TraceRecord
 from .wording import (
     BASIS_NOTES,
     basis_note,
@@ -476,8 +476,8 @@ class HtmlWriter:
         return f'<div class="{cls}"><b>policy:</b> {policy_line(policy, trace)}{notes}</div>'
 
     def _timeline(self, trace: TraceRecord) -> str:
-        data = trace.timeline
-        rows = [row for row in data["rows"] if "gap" not in row]
+        timeline = trace.timeline
+        rows = [row for row in timeline.rows if isinstance(row, RoundRecord)]
         turns = trace.turns
         policy = trace.policy
         last_of_turn = {span.turn: span.last_round for span in trace.turn_rounds}
@@ -499,26 +499,26 @@ class HtmlWriter:
         policy_stops = {id(f) for f in trace.fires if f.action in ("stop", "abort") and (f.turn, f.round, f.phase, f.code) in points}
         alone = after_policy_stop(trace)  # fires after the policy left their turn
 
-        most_tokens = max([r["input_tokens"] + r["output_tokens"] for r in rows] + [1])
-        most_seconds = max([(r["llm_seconds"] or 0) + (r["tool_seconds"] or 0) for r in rows] + [0.001])
+        most_tokens = max([r.input_tokens + r.output_tokens for r in rows] + [1])
+        most_seconds = max([(r.llm_seconds or 0) + (r.tool_seconds or 0) for r in rows] + [0.001])
         out = ['<div class="tl">']
         turn_shown = 0
-        for row in data["rows"]:
-            if "gap" in row:
-                out.append(f'<div class="gap">… {count(row["gap"], "round")} not shown (a long trace keeps its start, its end and the rounds around each fire) …</div>')
+        for row in timeline.rows:
+            if isinstance(row, GapRecord):
+                out.append(f'<div class="gap">… {count(row.gap, "round")} not shown (a long trace keeps its start, its end and the rounds around each fire) …</div>')
                 continue
-            opens = turns > 1 and row["turn"] != turn_shown
-            turn_shown = row["turn"]
-            if row["user"] is not None:
-                said = f"turn {row['turn']} · user" if opens else "user"
-                out.append(f'<div class="user"><b>{said}</b><pre>{esc_lines(row["user"])}</pre></div>')
+            opens = turns > 1 and row.turn != turn_shown
+            turn_shown = row.turn
+            if row.user is not None:
+                said = f"turn {row.turn} · user" if opens else "user"
+                out.append(f'<div class="user"><b>{said}</b><pre>{esc_lines(row.user)}</pre></div>')
             elif opens:
-                out.append(f'<div class="turn">turn {row["turn"]}</div>')
-            out.append(self._round(row, fires_at.get(row["round"], []), alone, policy_stops, row["round"] in cut, row["round"] in not_run, news.get(row["round"]), most_tokens, most_seconds, turns))
-            stop = stop_at.get(row["round"])
+                out.append(f'<div class="turn">turn {row.turn}</div>')
+            out.append(self._round(row, fires_at.get(row.round, []), alone, policy_stops, row.round in cut, row.round in not_run, news.get(row.round), most_tokens, most_seconds, turns))
+            stop = stop_at.get(row.round)
             if stop is not None:
                 out.append(self._stop_line(stop, trace, turns))
-        for text in data["user_after"]:
+        for text in timeline.user_after:
             out.append(f'<div class="user"><b>user</b> (after the last round)<pre>{esc_lines(text)}</pre></div>')
         out.append("</div>")
         return "\n".join(out)
@@ -562,9 +562,9 @@ class HtmlWriter:
             text += f'<div class="warn">the recorded run found new information at round {found.round} ({esc(one_line(found.what, 200))})</div>'
         return text + "</div>"
 
-    def _round(self, row, fires, alone, policy_stops: set[int], cut: bool, not_run: bool, news: str | None, most_tokens: int, most_seconds: float, turns: int) -> str:
-        tokens_in, tokens_out = row["input_tokens"], row["output_tokens"]
-        basis = row["basis"]
+    def _round(self, row: RoundRecord, fires, alone, policy_stops: set[int], cut: bool, not_run: bool, news: str | None, most_tokens: int, most_seconds: float, turns: int) -> str:
+        tokens_in, tokens_out = row.input_tokens, row.output_tokens
+        basis = row.basis
         mark = "" if basis == "measured" else "~"
         tip = "measured" if basis == "measured" else BASIS_NOTES.get(basis, basis).strip(" ()")
         bar = (
@@ -572,20 +572,20 @@ class HtmlWriter:
             f'<span class="out" style="width:{100 * tokens_out / most_tokens:.1f}%"></span></div>'
         )
         fig = f'<div class="fig">{mark}{tokens_in:,} in · {mark}{tokens_out:,} out</div>'
-        llm, tool = row["llm_seconds"], row["tool_seconds"]
+        llm, tool = row.llm_seconds, row.tool_seconds
         if llm is None and tool is None:
             time = '<div class="fig">time unknown</div>'
         else:
             time = (
                 f'<div class="bar"><span class="llm" style="width:{100 * (llm or 0) / most_seconds:.1f}%"></span>'
                 f'<span class="tool" style="width:{100 * (tool or 0) / most_seconds:.1f}%"></span></div>'
-                f'<div class="fig">model {seconds(llm) if llm is not None else "?"} · tools {seconds(tool) if tool is not None else ("–" if not row["calls"] else "?")}</div>'
+                f'<div class="fig">model {seconds(llm) if llm is not None else "?"} · tools {seconds(tool) if tool is not None else ("–" if not row.calls else "?")}</div>'
             )
         body: list[str] = []
         by_phase: dict[str, list[FireRecord]] = {}
         for fire in fires:
             by_phase.setdefault(fire.phase, []).append(fire)
-        shown = {call["id"] for call in row["calls"]}
+        shown = {call.id for call in row.calls}
         # A block is drawn on the call it refuses; the other fires by their phase.
         blocks: dict[str, list[FireRecord]] = {}
         for fire in fires:
@@ -598,50 +598,50 @@ class HtmlWriter:
             return [self._fire(f, alone(f), turns, id(f) in policy_stops) for f in by_phase.get(phase, []) if id(f) not in placed]
 
         body += marks("before_tools")
-        if row["text"]:
-            body.append(f'<pre class="say">{esc_lines(row["text"])}</pre>')
-        for call in row["calls"]:
-            body.append(self._call(call, blocks.get(call["id"], []), not_run, turns, alone))
-        if row["more_calls"]:
-            body.append(f'<div class="note">… and {count(row["more_calls"], "more call")}</div>')
+        if row.text:
+            body.append(f'<pre class="say">{esc_lines(row.text)}</pre>')
+        for call in row.calls:
+            body.append(self._call(call, blocks.get(call.id, []), not_run, turns, alone))
+        if row.more_calls:
+            body.append(f'<div class="note">… and {count(row.more_calls, "more call")}</div>')
         body += marks("after_tools")
         body += marks("final")
         tags = []
-        if row["final"]:
+        if row.final:
             tags.append('<span class="tag fin">reply</span>')
         if news is not None:
             tags.append(f'<span class="tag new" title="the recorded run found new information here: {esc(news)}">new info</span>')
         return (
-            f'<div class="rw{" cut" if cut else ""}" data-round="{row["round"]}">'
-            f'<div class="rn">{row["round"]}{"".join(tags)}</div>'
+            f'<div class="rw{" cut" if cut else ""}" data-round="{row.round}">'
+            f'<div class="rn">{row.round}{"".join(tags)}</div>'
             f"<div>{bar}{fig}{time}</div>"
             f'<div>{"".join(body)}</div></div>'
         )
 
-    def _call(self, call: dict[str, Any], blocks: list[FireRecord], not_run: bool, turns: int, alone) -> str:
-        size = f' <span class="fig">(of {call["args_chars"]:,} characters)</span>' if call["args_chars"] is not None else ""
-        head = f'<span class="nm mono">{esc(call["name"])}</span> <pre class="args">{esc_lines(call["args"])}</pre>{size}'
-        if call["blocked"]:
+    def _call(self, call: CallRecord, blocks: list[FireRecord], not_run: bool, turns: int, alone) -> str:
+        size = f' <span class="fig">(of {call.args_chars:,} characters)</span>' if call.args_chars is not None else ""
+        head = f'<span class="nm mono">{esc(call.name)}</span> <pre class="args">{esc_lines(call.args)}</pre>{size}'
+        if call.blocked:
             head += '<span class="tag" title="a guard refused this call in the recorded (live) run">blocked live</span>'
         if not_run:
             head += '<span class="tag err">not run: the policy stopped before the tools</span>'
         lines = [f'<div class="call{" notrun" if not_run else ""}">{head}']
         lines += [self._fire(block, alone(block), turns) for block in blocks]
-        if call["result"] is None:
+        if call.result is None:
             lines.append('<div class="res warn">← no result recorded</div>')
         else:
             # An error as show marks it: in red, with the word; one the format does not flag
             # but whose text reads as a failure too, saying so in its tooltip.
-            if call["error"] or call["failed"]:
-                tip = None if call["error"] else "the format records no error flag: its text reads as a failure"
+            if call.error or call.failed:
+                tip = None if call.error else "the format records no error flag: its text reads as a failure"
                 state = ("err", badge("error", "r-err", tip))
             else:
-                state = ("", "ok" if call["error"] is False else "")
-            more = f" · {call['result_chars']:,} characters" if call["result_chars"] else ""
-            took = f" · {seconds(call['seconds'])}" if call["seconds"] is not None else ""
+                state = ("", "ok" if call.error is False else "")
+            more = f" · {call.result_chars:,} characters" if call.result_chars else ""
+            took = f" · {seconds(call.seconds)}" if call.seconds is not None else ""
             lines.append(
                 f'<div class="res {state[0]}">← {state[1]}{esc(took)}{esc(more)}'
-                + (f"<pre>{esc_lines(call['result'])}</pre>" if call["result"] else " (empty)")
+                + (f"<pre>{esc_lines(call.result)}</pre>" if call.result else " (empty)")
                 + "</div>"
             )
         return "".join(lines) + "</div>"

@@ -16,7 +16,7 @@ from typing import Any
 from ..text.textsafe import neutralize, one_line
 from ..model import place_text
 from .data import count_unchecked, fire_groups
-from .records import ComparisonRecord, HeaderRecord, TotalsRecord, TraceRecord
+from .records import CheckReport, ComparisonRecord, HeaderRecord, TotalsRecord, TraceRecord
 from .wording import (
     basis_note,
     check_summary,
@@ -327,14 +327,14 @@ def _number(value: float | None, unit: str = "") -> str:
     return f"{value:,}{unit}"
 
 
-def check_markdown_lines(data: dict[str, Any]) -> tuple[list[str], list[str]]:
+def check_markdown_lines(report: CheckReport) -> tuple[list[str], list[str]]:
     """The check's Markdown report as (heading, verdict and table head; one table row per finding)."""
-    head = [f"## tracecheck check: {'passed' if data['passed'] else 'failed'}", "", check_summary(data), ""]
+    head = [f"## tracecheck check: {'passed' if report.passed else 'failed'}", "", check_summary(report), ""]
     rows = []
-    if data["findings"]:
+    if report.findings:
         head += ["| | rule | trace | where | finding |", "|---|---|---|---|---|"]
-        for f in data["findings"]:
-            mark = "❌" if f["failing"] else "➖"
-            where = place_text(f["file"], f["line"] or 1, f.get("pointer"))
-            rows.append(f"| {mark} | {md(f['rule'])} | {md(f['trace'])} | {md(where)} | {md(f['message'] + status_tag(f))} |")
+        for f in report.findings:
+            mark = "❌" if f.failing else "➖"
+            where = place_text(f.file, f.line or 1, f.pointer)
+            rows.append(f"| {mark} | {md(f.rule)} | {md(f.trace)} | {md(where)} | {md(f.message + status_tag(f))} |")
     return head, rows

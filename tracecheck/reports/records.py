@@ -4,8 +4,9 @@ every writer reads their attributes; ``to_json()`` is the one place a record bec
 JSON the ``--format json|jsonl`` reports write, field for field in the order declared
 here (reports/schema.py describes the same fields).
 
-A sweep point is ``SweepPointRecord``. The check report is still plain data
-(``check_report.check_data``): the check command indexes it.
+A sweep point is ``SweepPointRecord``. The check report is ``CheckReport`` (made by
+``check_report.check_data``): its findings are ``FindingRecord``, its expectations the
+engine's own ``engine.check.ExpectationCheck`` (frozen, with the same ``to_json()``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,10 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from ..engine.check import ExpectationCheck
 
 # A field with this metadata is left out of the JSON when it is None (an optional part
 # of a report: a tokenizer comparison, presets side by side, a timeline).
@@ -24,7 +28,7 @@ def json_value(value: Any) -> Any:
     """``value`` as JSON data: records by their ``to_json()``, containers item by item."""
     if value is None or isinstance(value, (str, int, float)):
         return value
-    if isinstance(value, Record):
+    if hasattr(value, "to_json"):  # a record, or an engine record the report holds as it is
         return value.to_json()
     if isinstance(value, dict):
         return {key: json_value(item) for key, item in value.items()}
@@ -184,6 +188,57 @@ class RecordedCost(Record):
 
 
 @dataclass(frozen=True, slots=True)
+class CallRecord(Record):
+    """A tool call of a timeline's round, its arguments and result cut to excerpts."""
+
+    id: str
+    name: str
+    args: str
+    args_chars: int | None  # only when the excerpt leaves some out
+    result: str | None
+    result_chars: int | None
+    error: bool | None
+    # Where the format records no flag: whether the guards' default classifier reads the
+    # text as a failure (an exception, a traceback, a JSON error), as F001 counts it.
+    failed: bool
+    blocked: bool
+    seconds: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class RoundRecord(Record):
+    """One round of a timeline, with what ``tracecheck show`` prints for it."""
+
+    round: int
+    turn: int
+    user: str | None  # the user's message before the round, if any
+    text: str
+    final: bool
+    input_tokens: int
+    output_tokens: int
+    basis: str
+    llm_seconds: float | None
+    tool_seconds: float | None
+    calls: tuple[CallRecord, ...]
+    more_calls: int  # calls not listed (a fan-out keeps its first few)
+
+
+@dataclass(frozen=True, slots=True)
+class GapRecord(Record):
+    """Rounds a long trace's timeline leaves out."""
+
+    gap: int
+
+
+@dataclass(frozen=True, slots=True)
+class TimelineRecord(Record):
+    """A trace round by round (``reports.rounds``), and the user messages after its last round."""
+
+    rows: tuple[RoundRecord | GapRecord, ...]
+    user_after: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class TraceRecord(Record):
     id: str
     file: str
@@ -209,7 +264,7 @@ class TraceRecord(Record):
     tokenizer_comparison: ComparisonRecord | None = field(default=None, metadata=OPTIONAL)
     presets: dict[str, PresetRunRecord] | None = field(default=None, metadata=OPTIONAL)
     # The trace round by round (reports.rounds), for the HTML report and show.
-    timeline: dict[str, Any] | None = field(default=None, metadata=OPTIONAL)
+    timeline: TimelineRecord | None = field(default=None, metadata=OPTIONAL)
 
     @property
     def recorded(self) -> RecordedCost:
@@ -315,3 +370,91 @@ class SweepPointRecord(Record):
     pareto: bool
     best: bool
     metrics: dict[str, Any]  # the engine's figures of the point (engine.sweep)
+
+
+# -- the check report -------------------------------------------------------------------
+
+FindingKind = Literal["expectation", "harm", "waste"]
+FindingStatus = Literal["new", "baseline", "accepted", "allowed"]
+
+
+@dataclass(frozen=True, slots=True)
+class FindingRecord(Record):
+    """A finding of check as its report shows it (``engine.check.Finding``): where it is
+    (``place``: file, line and the run's place in a document of many), what deviated from
+    what was expected, and whether it fails the gate."""
+
+    kind: FindingKind
+    rule: str
+    trace: str
+    file: str
+    line: int | None
+    pointer: str | None
+    place: str
+    round: int | None
+    expected_round: int | None
+    deviation: str | None
+    turn: int | None
+    message: str
+    fingerprint: str
+    status: FindingStatus
+    reason: str | None
+    failing: bool
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectationCounts(Record):
+    """The expectations checked, those that hold, those about guards the settings do not run."""
+
+    checked: int
+    met: int
+    not_checked: int
+
+
+@dataclass(frozen=True, slots=True)
+class FindingCounts(Record):
+    """The findings by status, and how many fail the gate."""
+
+    new: int
+    baseline: int
+    accepted: int
+    allowed: int
+    failing: int
+
+
+@dataclass(frozen=True, slots=True)
+class InputWarning(Record):
+    """A warning about the input (a line that could not be read, a label for no trace)."""
+
+    file: str
+    line: int | None
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class CheckReport(Record):
+    """What ``tracecheck check`` reports: the verdict, the counts, every finding (most
+    important first) and every expectation judged (in input order)."""
+
+    schema_version: int
+    tool: dict[str, str]
+    preset: str | None
+    labels: str | None
+    passed: bool
+    nothing_to_check: bool
+    exit_code: int
+    fail_on: str
+    traces: int
+    expectations: ExpectationCounts
+    findings: tuple[FindingRecord, ...]
+    # Every expectation, met or not, in input order (a broken one's finding has its fingerprint).
+    expectation_checks: tuple[ExpectationCheck, ...]
+    counts: FindingCounts
+    baseline_fixed: int
+    warnings: tuple[InputWarning, ...]
+    # Traces -k left out: only when it left some out.
+    deselected: int | None = field(default=None, metadata=OPTIONAL)
+
+    def failing_only(self) -> CheckReport:
+        """The same report with only the findings that fail the gate (``--quiet``)."""
+        return dataclasses.replace(self, findings=tuple(f for f in self.findings if f.failing))

@@ -1,8 +1,9 @@
-"""A replayed trace round by round, as plain data, for the HTML report's timelines.
+"""A replayed trace round by round, as a ``records.TimelineRecord``, for the HTML
+report's timelines and ``show --format json``.
 
-Not part of the JSON report: ``replay --format html`` asks for it (``report_entry``
+Not part of the replay's JSON report: ``replay --format html`` asks for it (``report_entry``
 with ``rounds=True``), where the trace was replayed (in a worker process with
-``--jobs``), so it must be plain, picklable data. Text is cut to short excerpts with
+``--jobs``), so it must be picklable: frozen records of plain values. Text is cut to short excerpts with
 control and invisible characters made visible (``textsafe.excerpt``): a 40 MB input
 does not make a 40 MB page. Every figure is what ``tracecheck show`` prints for the
 round, from the same cost model as the report's totals.
@@ -10,11 +11,10 @@ round, from the same cost model as the report's totals.
 
 from __future__ import annotations
 
-from typing import Any
-
 from ..engine.replay import TraceResult
 from ..guards.signals import ResultClassifier
 from ..text.textsafe import excerpt, excerpt_is_cut, single_line
+from .records import CallRecord, GapRecord, RoundRecord, TimelineRecord
 
 FAILURES = ResultClassifier()  # the default patterns: its verdicts are cached on the result as the guards'
 
@@ -31,23 +31,21 @@ def _seconds(value: float | None) -> float | None:
     return None if value is None else round(value, 3)
 
 
-def _call(call) -> dict[str, Any]:
+def _call(call) -> CallRecord:
     result = call.result
     args, cut = excerpt_is_cut(call.arguments_raw, ARGUMENT_CHARS, 4)
-    return {
-        "id": single_line(call.id, CALL_ID_CHARS),
-        "name": single_line(call.name, 120),
-        "args": args,
-        "args_chars": len(call.arguments_raw) if cut else None,  # only when the excerpt leaves some out
-        "result": None if result is None else excerpt(result.content, RESULT_CHARS, RESULT_LINES),
-        "result_chars": None if result is None else len(result.content),
-        "error": None if result is None else result.is_error,
-        # Where the format records no flag: whether the guards' default classifier reads the
-        # text as a failure (an exception, a traceback, a JSON error), as F001 counts it.
-        "failed": bool(result is not None and result.is_error is None and FAILURES.is_failure(result)),
-        "blocked": bool(result is not None and result.blocked),
-        "seconds": None if result is None else _seconds(result.seconds),
-    }
+    return CallRecord(
+        id=single_line(call.id, CALL_ID_CHARS),
+        name=single_line(call.name, 120),
+        args=args,
+        args_chars=len(call.arguments_raw) if cut else None,
+        result=None if result is None else excerpt(result.content, RESULT_CHARS, RESULT_LINES),
+        result_chars=None if result is None else len(result.content),
+        error=None if result is None else result.is_error,
+        failed=bool(result is not None and result.is_error is None and FAILURES.is_failure(result)),
+        blocked=bool(result is not None and result.blocked),
+        seconds=None if result is None else _seconds(result.seconds),
+    )
 
 
 def _kept(result: TraceResult) -> list[int]:
@@ -66,38 +64,38 @@ def _kept(result: TraceResult) -> list[int]:
     return sorted(n for n in keep if 1 <= n <= count)
 
 
-def rounds_data(result: TraceResult) -> dict[str, Any]:
-    """Each round of ``result``'s trace (with ``{"gap": n}`` for rounds a long trace
+def rounds_data(result: TraceResult) -> TimelineRecord:
+    """Each round of ``result``'s trace (with a ``GapRecord`` for rounds a long trace
     leaves out), and the user messages after the last round."""
     trace, costs = result.trace, result.costs
     said = {m.before_round: m for m in trace.user_messages}
-    rows: list[dict[str, Any]] = []
+    rows: list[RoundRecord | GapRecord] = []
     previous = 0
     for number in _kept(result):
         if number > previous + 1:
-            rows.append({"gap": number - previous - 1})
+            rows.append(GapRecord(number - previous - 1))
         previous = number
         rnd, cost = trace.rounds[number - 1], costs[number - 1]
         message = said.get(number)
         calls = rnd.tool_calls
         tool_seconds = [c.result.seconds for c in calls if c.result is not None and c.result.seconds is not None]
         rows.append(
-            {
-                "round": number,
-                "turn": rnd.turn,
-                "user": None if message is None else excerpt(message.text, TEXT_CHARS, 4),
-                "text": excerpt(rnd.text, TEXT_CHARS, 4),
-                "final": rnd.is_final,
-                "input_tokens": cost.input_tokens,
-                "output_tokens": cost.output_tokens,
-                "basis": cost.basis,
-                "llm_seconds": _seconds(rnd.seconds),
-                "tool_seconds": _seconds(sum(tool_seconds)) if tool_seconds else None,
-                "calls": [_call(c) for c in calls[:CALLS_PER_ROUND]],
-                "more_calls": max(0, len(calls) - CALLS_PER_ROUND),
-            }
+            RoundRecord(
+                round=number,
+                turn=rnd.turn,
+                user=None if message is None else excerpt(message.text, TEXT_CHARS, 4),
+                text=excerpt(rnd.text, TEXT_CHARS, 4),
+                final=rnd.is_final,
+                input_tokens=cost.input_tokens,
+                output_tokens=cost.output_tokens,
+                basis=cost.basis,
+                llm_seconds=_seconds(rnd.seconds),
+                tool_seconds=_seconds(sum(tool_seconds)) if tool_seconds else None,
+                calls=tuple(_call(c) for c in calls[:CALLS_PER_ROUND]),
+                more_calls=max(0, len(calls) - CALLS_PER_ROUND),
+            )
         )
     if previous < len(trace.rounds):
-        rows.append({"gap": len(trace.rounds) - previous})
-    after = [excerpt(m.text, TEXT_CHARS, 4) for m in trace.user_messages if m.before_round > len(trace.rounds)]
-    return {"rows": rows, "user_after": after}
+        rows.append(GapRecord(len(trace.rounds) - previous))
+    after = tuple(excerpt(m.text, TEXT_CHARS, 4) for m in trace.user_messages if m.before_round > len(trace.rounds))
+    return TimelineRecord(tuple(rows), after)

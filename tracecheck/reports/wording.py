@@ -14,7 +14,7 @@ from ..model import place_text
 
 if TYPE_CHECKING:
     from ..model import Trace
-    from .records import FireRecord, OutcomeTotals, PolicyRecord, RecordedCost, SavedTotals, SavingRecord, StopRecord, TotalsRecord, TraceRecord
+    from .records import CheckReport, FindingRecord, FireRecord, OutcomeTotals, PolicyRecord, RecordedCost, SavedTotals, SavingRecord, StopRecord, TotalsRecord, TraceRecord
 
 # --- figures ---------------------------------------------------------------------------
 
@@ -361,36 +361,36 @@ def validation_text(validation: dict[str, Any], data: dict[str, Any]) -> str:
 # --- check findings ------------------------------------------------------------------
 
 
-def named(finding: dict[str, Any]) -> str:
+def named(finding: FindingRecord) -> str:
     """The trace of a finding as the line-based formats name it beside ``file:line``:
     its id, and its place inside a document of many runs, where the line alone does not
     tell the runs apart (``task-5/trial-0 at simulations[3]``)."""
-    return finding["trace"] + (f" at {finding['pointer']}" if finding.get("pointer") else "")
+    return finding.trace + (f" at {finding.pointer}" if finding.pointer else "")
 
 
-def status_tag(finding: dict[str, Any]) -> str:
+def status_tag(finding: FindingRecord) -> str:
     """`` [baseline]``, `` [accepted: why]``: a known finding's status after its words;
     nothing for a new one."""
-    return "" if finding["status"] == "new" else f" [{finding['status']}" + (f": {finding['reason']}" if finding["reason"] else "") + "]"
+    return "" if finding.status == "new" else f" [{finding.status}" + (f": {finding.reason}" if finding.reason else "") + "]"
 
 
-def finding_text(finding: dict[str, Any]) -> str:
+def finding_text(finding: FindingRecord) -> str:
     """A finding on one line after its place: ``P001 [task-5] looped 4 rounds [baseline]``."""
-    return f"{finding['rule']} [{named(finding)}] {finding['message']}{status_tag(finding)}"
+    return f"{finding.rule} [{named(finding)}] {finding.message}{status_tag(finding)}"
 
 
-def check_summary(data: dict[str, Any]) -> str:
+def check_summary(report: CheckReport) -> str:
     """The check's one-line summary: traces, expectations held, failing findings."""
-    counts = data["counts"]
-    met, checked = data["expectations"]["met"], data["expectations"]["checked"]
-    traces = count(data["traces"], "trace") + (f" ({data['deselected']:,} deselected by -k)" if data.get("deselected") else "")
+    counts = report.counts
+    met, checked = report.expectations.met, report.expectations.checked
+    traces = count(report.traces, "trace") + (f" ({report.deselected:,} deselected by -k)" if report.deselected else "")
     parts = [traces, f"{met:,} of {count(checked, 'expectation')} {'holds' if checked == 1 else 'hold'}"]
-    unchecked = data["expectations"].get("not_checked")
+    unchecked = report.expectations.not_checked
     if unchecked:
         parts.append(f"{unchecked:,} not checked (their guards are not run)")
-    known = [f"{counts[s]:,} {word}" for s, word in (("baseline", "in the baseline"), ("accepted", "accepted"), ("allowed", "allowed")) if counts[s]]
-    parts.append(count(counts["failing"], "failing finding") + (f" (known: {', '.join(known)})" if known else ""))
-    fixed = data["baseline_fixed"]
+    known = [f"{n:,} {word}" for n, word in ((counts.baseline, "in the baseline"), (counts.accepted, "accepted"), (counts.allowed, "allowed")) if n]
+    parts.append(count(counts.failing, "failing finding") + (f" (known: {', '.join(known)})" if known else ""))
+    fixed = report.baseline_fixed
     if fixed:
         parts.append(f"{fixed:,} baseline {'entry looks' if fixed == 1 else 'entries look'} fixed (tracecheck baseline prune)")
     return " · ".join(parts)
