@@ -74,7 +74,9 @@ def evaluate(request: CheckRequest, diagnostics: Diagnostics, exclude: Sequence[
     files that are check's own (a baseline being written)."""
     from ..engine.check import run_check
     from ..input.sources import expand_paths
+    from ..text.memo import forget_remembered
 
+    forget_remembered()  # what the last run remembered is not this run's
     return run_check(
         expand_paths(request.paths, diagnostics, request.skip),
         request.settings,
