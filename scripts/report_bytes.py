@@ -9,7 +9,7 @@ SHA-256 of standard output and of standard error. ``--write FILE`` records a man
     python scripts/report_bytes.py --compare /tmp/before.json
 
 The suite runs the comparison on ``sample_traces/`` and ``tests/corpus/`` against
-``tests/__snapshots__/report_bytes.json`` (tests/test_report_bytes.py); a change of output
+``tests/report_bytes.json`` (tests/test_report_bytes.py); a change of output
 that is meant must rewrite that manifest (``--write`` with the same inputs) in the same
 commit, so the diff shows which reports changed.
 """

@@ -1,9 +1,9 @@
 """Every report of every command, in every format, on sample_traces/ and tests/corpus/,
-is byte-for-byte what tests/__snapshots__/report_bytes.json records (exit code and
+is byte-for-byte what tests/report_bytes.json records (exit code and
 digests of both streams). A refactoring must leave them all alone; a change of output
 that is meant rewrites the manifest in the same commit:
 
-    python scripts/report_bytes.py --write tests/__snapshots__/report_bytes.json sample_traces tests/corpus
+    python scripts/report_bytes.py --write tests/report_bytes.json sample_traces tests/corpus
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ _spec = importlib.util.spec_from_file_location("report_bytes", ROOT / "scripts" 
 report_bytes = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(report_bytes)
 
-MANIFEST = json.loads((ROOT / "tests" / "__snapshots__" / "report_bytes.json").read_text(encoding="utf-8"))
+MANIFEST = json.loads((ROOT / "tests" / "report_bytes.json").read_text(encoding="utf-8"))
 INPUTS = [str(ROOT / p) for p in MANIFEST["inputs"]]
 RUNS = report_bytes.invocations([p.rsplit("/", 1)[-1] for p in MANIFEST["inputs"]])
 

@@ -21,7 +21,7 @@ _spec = importlib.util.spec_from_file_location("report_bytes", ROOT / "scripts" 
 report_bytes = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(report_bytes)
 
-MANIFEST = json.loads((ROOT / "tests" / "__snapshots__" / "report_bytes.json").read_text(encoding="utf-8"))
+MANIFEST = json.loads((ROOT / "tests" / "report_bytes.json").read_text(encoding="utf-8"))
 INPUTS = [str(ROOT / p) for p in MANIFEST["inputs"]]
 RUNS = [
     args
