@@ -22,6 +22,15 @@ SAMPLES = ROOT / "sample_traces"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
+def pytest_sessionstart(session):
+    # Many tests start `python -m tracecheck`: each would compile the package from source
+    # where PYTHONDONTWRITEBYTECODE is set (as on CI machines). Compiled once here, they
+    # read the bytecode (the variable stops writing it, not reading it).
+    import compileall
+
+    compileall.compile_dir(str(ROOT / "tracecheck"), quiet=1, workers=1)
+
+
 @pytest.fixture(autouse=True)
 def _plain_terminal(monkeypatch):
     # Same output locally and under GitHub Actions: no colour, no forced terminal, wide.
