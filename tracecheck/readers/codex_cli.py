@@ -1,0 +1,352 @@
+"""Codex CLI session rollouts (``~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl``).
+
+Followed from the tool's own source, openai/codex ``codex-rs`` (CLI versions 0.20 to
+0.6x, 2025-08 to 2026): ``protocol/src/protocol.rs`` (``RolloutLine``, ``RolloutItem``,
+``SessionMetaLine``, ``TokenCountEvent``/``TokenUsageInfo``/``TokenUsage``,
+``ExecCommandEndEvent``), ``protocol/src/models.rs`` (``ResponseItem``,
+``FunctionCallOutputPayload``, ``LocalShellAction``), ``core/src/rollout/policy.rs``
+(which items and events are written), ``core/src/tools/mod.rs``
+(``format_exec_output_for_model_structured`` / ``_freeform``: how a shell result is
+written back to the model).
+
+Two eras, one session per file:
+
+1. **typed lines** (2025-09 on): ``{"timestamp", "type", "payload"}`` with ``type``
+   ``session_meta`` (``id``, ``cwd``, ``cli_version``, ``originator``, ``git`` ...),
+   ``turn_context`` (``model``, ``cwd`` ...), ``response_item`` (a ``ResponseItem``),
+   ``event_msg`` (``payload.type``: ``token_count``, ``user_message``,
+   ``agent_message``, ``exec_command_end``, ``error``, ``turn_aborted`` ...) and
+   ``compacted``;
+2. **bare lines** (2025 before the typed wrapper): a first line of session meta
+   (``{"id", "timestamp", "instructions", "git"}``), then bare response items, with
+   ``{"record_type": "state"}`` bookkeeping lines between them. No per-line times.
+
+The trace id is the session id (the first session meta's ``id``; a fork repeats its
+parent's meta after its own, which is not read), else the file name. Metadata: ``cwd``,
+``cli_version``, ``originator``, ``model_provider``, the git ``branch``.
+
+Rounds: consecutive model items (an assistant ``message``, ``reasoning``,
+``function_call``, ``custom_tool_call``, ``local_shell_call``, ``web_search_call``) are
+one round, one model response; a tool output, a user message or a ``token_count``
+event (written when a response completes) ends it. The round's text is its assistant
+messages' ``output_text`` parts (reasoning is not what the model said); its model is
+the latest ``turn_context`` model.
+
+Calls: ``function_call`` (``name``, ``arguments`` a JSON string, ``call_id``),
+``custom_tool_call`` (free-text ``input``, e.g. ``apply_patch``), ``local_shell_call``
+(``action.command``, named ``local_shell``) pair with ``function_call_output`` /
+``custom_tool_call_output`` on ``call_id``. ``web_search_call`` runs on the server: its
+result is its status. An output naming no call read before is a warning.
+
+Errors, from the tool's own flag: the exit code Codex writes into a shell result (the
+structured ``{"output", "metadata": {"exit_code"}}`` JSON, whose ``output`` is the
+result's text, or the freeform ``Exit code: N`` / ``Process exited with code N`` header,
+whose ``Output:`` body is the text), else an ``exec_command_end`` event's ``exit_code``
+for that call (written only in extended persistence), else an output object's
+``success`` (older writers), else ``None``. A failed ``web_search_call`` is an error.
+
+Tokens: ``event_msg`` ``token_count`` carries ``info.last_token_usage`` (the response
+that just completed; older writers put the counts flat in the payload): it goes to the
+latest round when that round has no usage yet. A count repeating the previous total
+(``info.total_token_usage``), or with no round waiting for it, is not a response's.
+Input counts include cached ones (``cached_input_tokens``), as in the Responses API;
+``reasoning_output_tokens`` is the reasoning count. Rounds without one have ``None``.
+
+User messages: a ``user`` ``message`` item opens a turn with its ``input_text`` parts,
+except the context Codex injects itself (``<environment_context>``,
+``<user_instructions>``, ``# AGENTS.md instructions`` ...). ``event_msg``
+``user_message`` / ``agent_message`` repeat the items and are not read.
+
+Times (Unix seconds from each line's ``timestamp``): a round starts at the line before
+its first item (what the request followed) and ends at its last item; a call's result
+ends at its output line. Bare lines have none.
+
+Ending: the last round without calls is ``answered``; an ``error`` event after the last
+round sets ``trace.error`` (``ending="error"``). Outcome: never set (no grade).
+
+Not rounds: ``developer``/``system`` messages, ``ghost_snapshot``, ``compaction``,
+``turn_context``, ``compacted`` and the other events. An unknown line or item type is a
+warning naming the line.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from ..input.sources import Record
+from ..model import Round, ToolCall, ToolResult, Trace
+from .common import Counts, as_str, brief, dump_json, finish_trace, make_trace, make_usage, new_call, parse_time
+from .contract import ReadContext, first_item, read_with_reader
+
+FORMAT = "codex-cli"
+
+_LINE_TYPES = ("session_meta", "response_item", "event_msg", "turn_context", "compacted")
+_LEGACY_META_KEYS = frozenset(("id", "timestamp", "instructions", "git"))
+_MODEL_ITEMS = ("reasoning", "function_call", "custom_tool_call", "local_shell_call", "web_search_call")
+_OUTPUTS = ("function_call_output", "custom_tool_call_output")
+_NOT_ROUNDS = ("ghost_snapshot", "compaction", "compaction_summary", "other")
+_META_KEYS = ("cwd", "cli_version", "originator", "model_provider")
+# Text Codex puts in user messages itself (context, instructions), not typed by the user.
+_INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<user_shell_command>", "<turn_aborted>")
+# The freeform shell result's header lines (``Exit code: N``; unified exec: ``Process
+# exited with code N``), before its ``Output:`` body.
+_EXIT_LINE = re.compile(r"^(?:Exit code: |Process exited with code )(-?\d+)$", re.M)
+_HEADER_CHARS = 400
+
+
+def sniff(value: Any) -> bool:
+    item = first_item(value)
+    if not isinstance(item, dict):
+        return False
+    if item.get("type") in _LINE_TYPES and isinstance(item.get("payload"), dict):
+        return "timestamp" in item
+    # A bare-era first line: session meta alone, with the instructions key Codex wrote.
+    return "instructions" in item and "id" in item and set(item) <= _LEGACY_META_KEYS
+
+
+def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
+    return read_with_reader(_Reader(ctx), records, ctx)
+
+
+class _Reader:
+    def __init__(self, ctx: ReadContext) -> None:
+        self.ctx = ctx
+        self.trace: Trace | None = None
+        self.calls: dict[str, ToolCall] = {}
+        self.exit_codes: dict[str, int] = {}  # exec_command_end before its output item
+        self.group: Round | None = None  # the round model items are being added to
+        self.awaiting_usage: Round | None = None
+        self.last_total: Any = None
+        self.last_time: float | None = None
+        self.model: str | None = None
+        self.error: str | None = None
+
+    def warn(self, line: int, reason: str) -> None:
+        self.ctx.warn(line, reason)
+
+    def session(self, line: int) -> Trace:
+        if self.trace is None:
+            base = os.path.basename(self.ctx.file) or self.ctx.file
+            self.trace = make_trace(None, FORMAT, self.ctx.file, base, line)
+        return self.trace
+
+    # --- lines ------------------------------------------------------------------------
+
+    def record(self, value: Any, line: int) -> Iterator[Trace]:
+        if not isinstance(value, dict):
+            self.warn(line, "JSON that is not a Codex rollout line (an object)")
+            return iter(())
+        if value.get("record_type") == "state":
+            return iter(())  # bare-era bookkeeping
+        kind = value.get("type")
+        payload = value.get("payload")
+        if kind in _LINE_TYPES and isinstance(payload, dict):
+            trace = self.session(line)
+            trace.end_line = line
+            moment = parse_time(value.get("timestamp"), lambda reason: self.warn(line, reason))
+            self.line(kind, payload, line, moment)
+            if moment is not None:
+                self.last_time = moment
+        elif kind is None and "instructions" in value and "id" in value:
+            self.meta(value, line)
+        elif isinstance(kind, str) and "payload" not in value:
+            self.session(line).end_line = line
+            self.item(value, line, None)  # a bare-era response item
+        else:
+            self.warn(line, f"Codex rollout line of unknown type {brief(kind)} skipped")
+        return iter(())
+
+    def line(self, kind: str, payload: dict, line: int, moment: float | None) -> None:
+        if kind == "session_meta":
+            self.meta(payload, line)
+        elif kind == "response_item":
+            self.item(payload, line, moment)
+        elif kind == "event_msg":
+            self.event(payload, line)
+        elif kind == "turn_context":
+            self.model = as_str(payload.get("model")) or self.model
+
+    def meta(self, payload: dict, line: int) -> None:
+        trace = self.session(line)
+        if trace.id_base is None:
+            return  # a fork's copy of its parent's meta: the first one names the session
+        session_id = as_str(payload.get("id"))
+        if session_id:
+            trace.id = session_id
+            trace.id_base = None
+        for key in _META_KEYS:
+            if as_str(payload.get(key)):
+                trace.metadata[key] = payload[key]
+        git = payload.get("git")
+        if isinstance(git, dict) and as_str(git.get("branch")):
+            trace.metadata["branch"] = git["branch"]
+
+    # --- response items -----------------------------------------------------------------
+
+    def item(self, item: dict, line: int, moment: float | None) -> None:
+        kind = item.get("type")
+        if kind == "message":
+            role = item.get("role")
+            if role == "assistant":
+                rnd = self.round(line)
+                text = _parts_text(item.get("content"), "output_text")
+                rnd.text = f"{rnd.text}\n{text}" if rnd.text and text else (rnd.text or text)
+                rnd.ended_at = moment
+            elif role == "user":
+                self.group = None
+                self.user(item, line, moment)
+            else:
+                self.group = None  # developer/system instructions
+        elif kind in _MODEL_ITEMS:
+            rnd = self.round(line)
+            rnd.ended_at = moment
+            if kind != "reasoning":
+                self.call(rnd, item, line, moment)
+        elif kind in _OUTPUTS:
+            self.group = None
+            self.output(item, line, moment)
+        elif kind in _NOT_ROUNDS:
+            pass
+        else:
+            self.warn(line, f"response item of unknown type {brief(kind)} skipped")
+
+    def round(self, line: int) -> Round:
+        if self.group is None:
+            trace = self.session(line)
+            self.group = Round(index=len(trace.rounds) + 1, line=line, model=self.model, started_at=self.last_time)
+            trace.rounds.append(self.group)
+            self.awaiting_usage = self.group
+            self.error = None  # the model answered after any earlier error
+        return self.group
+
+    def user(self, item: dict, line: int, moment: float | None) -> None:
+        text = _parts_text(item.get("content"), "input_text")
+        if text.lstrip().startswith(_INJECTED):
+            return
+        self.session(line).add_user_message(text, at=moment, line=line)
+
+    def call(self, rnd: Round, item: dict, line: int, moment: float | None) -> None:
+        kind = item["type"]
+        call_id = item.get("call_id") or item.get("id")
+        if kind == "custom_tool_call":
+            given = item.get("input")
+            raw = given if isinstance(given, str) else dump_json(given)
+            call = ToolCall(id=as_str(call_id) or "", name=as_str(item.get("name")) or "custom_tool", arguments_raw=raw, arguments=raw)
+        elif kind == "local_shell_call":
+            action = item.get("action") if isinstance(item.get("action"), dict) else {}
+            call = new_call(call_id, "local_shell", {k: v for k, v in action.items() if k != "type"})
+        elif kind == "web_search_call":
+            action = item.get("action") if isinstance(item.get("action"), dict) else {}
+            call = new_call(call_id, "web_search", {k: v for k, v in action.items() if k != "type"})
+            status = as_str(item.get("status"))
+            error = True if status == "failed" else (False if status == "completed" else None)
+            call.result = ToolResult(content=dump_json({"status": status}), is_error=error, ended_at=moment, line=line)
+        else:
+            call = new_call(call_id, item.get("name"), item.get("arguments"))
+        if call.id and kind != "web_search_call":
+            self.calls[call.id] = call
+        rnd.tool_calls.append(call)
+
+    def output(self, item: dict, line: int, moment: float | None) -> None:
+        call_id = as_str(item.get("call_id"))
+        call = self.calls.get(call_id) if call_id else None
+        if call is None:
+            self.warn(line, f"trace {self.session(line).id}: tool result for unknown call id {brief(call_id)}")
+            return
+        content, is_error = _result(item.get("output"))
+        if call_id in self.exit_codes and is_error is None:
+            is_error = self.exit_codes.pop(call_id) != 0
+        call.result = ToolResult(content=content, is_error=is_error, ended_at=moment, line=line)
+
+    # --- events -----------------------------------------------------------------------
+
+    def event(self, payload: dict, line: int) -> None:
+        kind = payload.get("type")
+        if kind == "token_count":
+            self.group = None  # a response completed
+            self.tokens(payload, line)
+        elif kind == "exec_command_end":
+            call_id = as_str(payload.get("call_id"))
+            code = payload.get("exit_code")
+            if call_id and isinstance(code, int) and not isinstance(code, bool):
+                call = self.calls.get(call_id)
+                if call is not None and call.result is not None and call.result.is_error is None:
+                    call.result.is_error = code != 0
+                else:
+                    self.exit_codes[call_id] = code
+        elif kind == "error":
+            self.error = as_str(payload.get("message")) or "error"
+
+    def tokens(self, payload: dict, line: int) -> None:
+        info = payload.get("info")
+        if isinstance(info, dict):
+            total = info.get("total_token_usage")
+            if total is not None and total == self.last_total:
+                return  # the same count again, not a new response's
+            self.last_total = total
+            counts = info.get("last_token_usage")
+        else:
+            counts = payload if "input_tokens" in payload else None  # older writers: flat counts
+        rnd = self.awaiting_usage
+        if rnd is None or not isinstance(counts, dict):
+            return
+        read = Counts(counts, lambda reason: self.warn(line, reason), "last_token_usage")
+        usage = make_usage(*read.each("input_tokens", "output_tokens", "cached_input_tokens", "reasoning_output_tokens"))
+        if usage is not None:
+            rnd.usage = usage
+            self.awaiting_usage = None
+
+    # --- end of file --------------------------------------------------------------------
+
+    def close(self) -> Iterator[Trace]:
+        trace = self.trace
+        if trace is None:
+            return
+        for rnd in trace.rounds:
+            rnd.finish_reason = "tool_calls" if rnd.tool_calls else "stop"
+        if self.error is not None:
+            trace.error = self.error
+            trace.ending = "error"
+        self.trace = None
+        yield finish_trace(trace, self.ctx.diagnostics)
+
+
+def _parts_text(content: Any, part_type: str) -> str:
+    if isinstance(content, str):
+        return content
+    parts = content if isinstance(content, list) else ()
+    return "\n".join(p["text"] for p in parts if isinstance(p, dict) and p.get("type") == part_type and isinstance(p.get("text"), str))
+
+
+def _result(output: Any) -> tuple[str, bool | None]:
+    """A tool output's text and error flag (see the module docstring)."""
+    if isinstance(output, dict):  # older writers: {"content", "success"}
+        success = output.get("success")
+        content, flag = _result(output.get("content"))
+        return content, (not success if isinstance(success, bool) else flag)
+    if isinstance(output, list):  # content items (MCP results with images)
+        texts = [p.get("text") if isinstance(p, dict) and isinstance(p.get("text"), str) else f"[{brief(p.get('type') if isinstance(p, dict) else p)}]" for p in output]
+        return "\n".join(texts), None
+    if not isinstance(output, str):
+        return ("" if output is None else dump_json(output)), None
+    if output.startswith('{"output"'):
+        try:
+            parsed = json.loads(output)
+        except ValueError:
+            parsed = None
+        metadata = parsed.get("metadata") if isinstance(parsed, dict) else None
+        code = metadata.get("exit_code") if isinstance(metadata, dict) else None
+        if isinstance(code, int) and not isinstance(code, bool) and isinstance(parsed.get("output"), str):
+            return parsed["output"], code != 0
+    head, marker, body = output[:_HEADER_CHARS].partition("\nOutput:\n")
+    exit_line = _EXIT_LINE.search(head) if marker else None
+    if exit_line is not None:
+        return body + output[_HEADER_CHARS:], int(exit_line.group(1)) != 0
+    return output, None
+
+
+__all__ = ["FORMAT", "read", "sniff"]
