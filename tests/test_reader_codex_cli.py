@@ -138,17 +138,35 @@ def test_sniffed_without_input_format_and_listed(cli, tmp_path):
     assert "codex-cli" not in result.stdout
 
 
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text(encoding="utf-8").splitlines()]
+
+
 def test_a_forked_session_keeps_its_own_id(tmp_path):
-    lines = [json.loads(x) for x in HEALTHY.read_text(encoding="utf-8").splitlines()]
+    # A fork writes its own meta (naming its parent), then its parent's meta and history.
+    lines = _lines(HEALTHY)
     parent = json.loads(json.dumps(lines[0]))
     parent["payload"]["id"] = "parent-session"
+    lines[0]["payload"]["forked_from_id"] = "parent-session"
     path = write_jsonl(tmp_path / "fork.jsonl", [lines[0], parent, *lines[1:]])
-    (trace,), _ = read(path)
-    assert trace.id == "0199a213-81c0-7800-8aa1-bbab2a035a53"
+    (trace,), warnings = read(path)
+    assert warnings == []
+    assert (trace.id, trace.metadata["forked_from_id"], len(trace.rounds)) == ("0199a213-81c0-7800-8aa1-bbab2a035a53", "parent-session", 5)
+
+
+def test_rollouts_joined_in_one_file_are_two_traces(tmp_path):
+    path = write_jsonl(tmp_path / "joined.jsonl", [*_lines(HEALTHY), *_lines(LOOP)])
+    (first, second), warnings = read(path)
+    assert warnings == []
+    alone = {t.id: t for t in read(HEALTHY, LOOP)[0]}
+    for trace in (first, second):
+        assert [usage_tuple(r) for r in trace.rounds] == [usage_tuple(r) for r in alone[trace.id].rounds]
+        assert [r.started_at for r in trace.rounds] == [r.started_at for r in alone[trace.id].rounds]
+    assert (first.end_line, second.line) == (26, 27)
 
 
 def test_repeated_token_count_is_not_a_second_response(tmp_path):
-    lines = [json.loads(x) for x in HEALTHY.read_text(encoding="utf-8").splitlines()]
+    lines = _lines(HEALTHY)
     # Line 9 (round 1's count) written twice, the second time after round 2's items.
     repeated = [*lines[:12], lines[8], *lines[12:]]
     path = write_jsonl(tmp_path / "repeat.jsonl", repeated)

@@ -138,6 +138,7 @@ SEEDS: dict[str, list[Path]] = {
         FIXTURES / "claude_code" / "api_error.jsonl",
         CORPUS / "claude-code-log" / "representative_messages.jsonl",
     ],
+    "codex-cli": sorted((FIXTURES / "codex_cli").glob("rollout-*.jsonl")),
     "swe-agent": [
         FIXTURES / "swe_agent" / "psf__requests-2317.traj",
         FIXTURES / "swe_agent" / "xarray_exit_cost.traj",
@@ -242,6 +243,7 @@ TAILS = {
     "otel": lambda: _lines(FIXTURES / "otel" / "genai_attributes.jsonl"),
     "anthropic": lambda: _lines(FIXTURES / "anthropic" / "request_response.jsonl", _with_thread),
     "claude-code": lambda: _lines(FIXTURES / "claude_code" / "session.jsonl"),
+    "codex-cli": lambda: _lines(FIXTURES / "codex_cli" / "rollout-2025-10-16T10-00-00-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl"),
     "openhands": lambda: _lines(FIXTURES / "openhands" / "output_v1.jsonl"),
     "swe-smith": lambda: _lines(FIXTURES / "swe_smith" / "tenacity.xml.jsonl"),
     "react-text": lambda: (FIXTURES / "react_text" / "search_loop.txt").read_bytes(),

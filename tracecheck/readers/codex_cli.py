@@ -21,9 +21,11 @@ Two eras, one session per file:
    (``{"id", "timestamp", "instructions", "git"}``), then bare response items, with
    ``{"record_type": "state"}`` bookkeeping lines between them. No per-line times.
 
-The trace id is the session id (the first session meta's ``id``; a fork repeats its
-parent's meta after its own, which is not read), else the file name. Metadata: ``cwd``,
-``cli_version``, ``originator``, ``model_provider``, the git ``branch``.
+The trace id is the session id (the first session meta's ``id``; a fork writes its
+parent's meta after its own, which is not read), else the file name. A session meta
+with another id after the session's first round or user message starts another trace
+(rollouts joined into one file). Metadata: ``cwd``, ``cli_version``, ``originator``,
+``model_provider``, ``forked_from_id``, the git ``branch``.
 
 Rounds: consecutive model items (an assistant ``message``, ``reasoning``,
 ``function_call``, ``custom_tool_call``, ``local_shell_call``, ``web_search_call``) are
@@ -89,7 +91,7 @@ _LEGACY_META_KEYS = frozenset(("id", "timestamp", "instructions", "git"))
 _MODEL_ITEMS = ("reasoning", "function_call", "custom_tool_call", "local_shell_call", "web_search_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")
 _NOT_ROUNDS = ("ghost_snapshot", "compaction", "compaction_summary", "other")
-_META_KEYS = ("cwd", "cli_version", "originator", "model_provider")
+_META_KEYS = ("cwd", "cli_version", "originator", "model_provider", "forked_from_id")
 # Text Codex puts in user messages itself (context, instructions), not typed by the user.
 _INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<user_shell_command>", "<turn_aborted>")
 # The freeform shell result's header lines (``Exit code: N``; unified exec: ``Process
@@ -116,6 +118,11 @@ class _Reader:
     def __init__(self, ctx: ReadContext) -> None:
         self.ctx = ctx
         self.trace: Trace | None = None
+        self.start()
+
+    def start(self) -> None:
+        """Forget the session read so far (a new one starts)."""
+        self.trace = None
         self.calls: dict[str, ToolCall] = {}
         self.exit_codes: dict[str, int] = {}  # exec_command_end before its output item
         self.group: Round | None = None  # the round model items are being added to
@@ -136,14 +143,18 @@ class _Reader:
 
     # --- lines ------------------------------------------------------------------------
 
-    def record(self, value: Any, line: int) -> Iterator[Trace]:
+    def record(self, value: Any, line: int) -> list[Trace]:
         if not isinstance(value, dict):
             self.warn(line, "JSON that is not a Codex rollout line (an object)")
-            return iter(())
+            return []
         if value.get("record_type") == "state":
-            return iter(())  # bare-era bookkeeping
+            return []  # bare-era bookkeeping
         kind = value.get("type")
         payload = value.get("payload")
+        meta = payload if kind == "session_meta" and isinstance(payload, dict) else None
+        if kind is None and "instructions" in value and "id" in value:
+            meta = value
+        finished = self.close_if_another(meta)
         if kind in _LINE_TYPES and isinstance(payload, dict):
             trace = self.session(line)
             trace.end_line = line
@@ -158,7 +169,21 @@ class _Reader:
             self.item(value, line, None)  # a bare-era response item
         else:
             self.warn(line, f"Codex rollout line of unknown type {brief(kind)} skipped")
-        return iter(())
+        return finished
+
+    def close_if_another(self, meta: dict | None) -> list[Trace]:
+        """The session read so far, finished, when ``meta`` starts another one (rollouts
+        joined into one file); a fork's copy of its parent's meta (the id the fork's own
+        meta names ``forked_from_id``) and a repeat of the same id start none."""
+        trace = self.trace
+        if meta is None or trace is None:
+            return []
+        session_id = as_str(meta.get("id"))
+        if session_id is None or session_id in (trace.id, trace.metadata.get("forked_from_id")):
+            return []
+        if trace.id_base is not None and len(trace.rounds) == 0 and not trace.user_messages:
+            return []  # nothing read before it but lines without a session: its lines
+        return list(self.close())
 
     def line(self, kind: str, payload: dict, line: int, moment: float | None) -> None:
         if kind == "session_meta":
@@ -173,7 +198,7 @@ class _Reader:
     def meta(self, payload: dict, line: int) -> None:
         trace = self.session(line)
         if trace.id_base is None:
-            return  # a fork's copy of its parent's meta: the first one names the session
+            return  # the session is named: a fork's copy of its parent's meta, or a repeat
         session_id = as_str(payload.get("id"))
         if session_id:
             trace.id = session_id
@@ -311,7 +336,7 @@ class _Reader:
         if self.error is not None:
             trace.error = self.error
             trace.ending = "error"
-        self.trace = None
+        self.start()
         yield finish_trace(trace, self.ctx.diagnostics)
 
 
