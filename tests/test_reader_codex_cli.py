@@ -11,6 +11,7 @@ from conftest import (
     assert_show_and_convert_round_trip,
     read_with_warnings as read,
     round_usage_tuple as usage_tuple,
+    usage_tuple as counts_tuple,
     utc,
     write_jsonl,
 )
@@ -176,3 +177,65 @@ def test_repeated_token_count_is_not_a_second_response(tmp_path):
 
 def test_show_and_convert_round_trip(tmp_path):
     assert_show_and_convert_round_trip(HEALTHY, ["codex-cli", "0199a213-81c0-7800-8aa1-bbab2a035a53"], ALL, tmp_path)
+
+
+# --- codex exec --json event streams -------------------------------------------------------
+
+EXEC_LOOP = FIXTURES / "exec_loop.jsonl"
+EXEC_TOOLS = FIXTURES / "exec_tools.jsonl"
+
+
+def test_exec_stream_loop_rounds_errors_and_turn_usage(cli):
+    (trace,), warnings = read(EXEC_LOOP)
+    assert warnings == []
+    assert (trace.id, trace.format, trace.metadata["shape"]) == ("0199a217-5a1b-7c22-8d3e-4f5a6b7c8d9e", "codex-cli", "exec-json")
+    # One call per model response, even with no reasoning item between two of them.
+    assert [len(r.tool_calls) for r in trace.rounds] == [1, 1, 1, 1, 0]
+    calls = list(trace.tool_calls())
+    assert {(c.name, c.arguments["command"]) for c in calls} == {("shell", "bash -lc 'pytest tests/test_api.py -x'")}
+    assert [(c.id, c.result.is_error) for c in calls] == [("item_1", True), ("item_3", True), ("item_4", True), ("item_5", True)]
+    # Usage is per turn only: a run total, rounds have none; no times in the stream.
+    assert [r.usage for r in trace.rounds] == [None] * 5
+    assert counts_tuple(trace.usage_total) == (17100, 227, 15232, None)
+    assert [r.started_at for r in trace.rounds] == [None] * 5
+    report = json.loads(cli("replay", str(EXEC_LOOP), "-f", "json").stdout)
+    (shown,) = report["traces"]
+    assert shown["policy"]["stopped_at"] == 3
+    assert {("P004", 3), ("F003", 3)} <= {(f["code"], f["round"]) for f in shown["fires"]}
+
+
+def test_exec_stream_parallel_calls_mcp_file_change_and_turns():
+    (trace,), warnings = read(EXEC_TOOLS)
+    assert warnings == []
+    # The message and the two calls started together are one round.
+    assert [[c.name for c in r.tool_calls] for r in trace.rounds] == [["search_docs", "shell"], ["apply_patch"], [], []]
+    assert trace.rounds[0].text == "Checking the docs server and the files."
+    search, ls, patch = list(trace.tool_calls())
+    assert (search.arguments, search.result.content, search.result.is_error) == ({"query": "retry policy"}, "1. Retry policy - docs/retry.md", False)
+    assert (ls.result.content, ls.result.is_error) == ("retry.md\nbackoff.md\n", False)
+    assert patch.result.is_error is True
+    assert [r.turn for r in trace.rounds] == [1, 1, 1, 2]
+    assert counts_tuple(trace.usage_total) == (18300, 162, 17280, None)
+
+
+def test_exec_stream_failed_turn_and_unknown_events(tmp_path):
+    events = [
+        {"type": "thread.started", "thread_id": "t-1"},
+        {"type": "turn.started"},
+        {"type": "item.completed", "item": {"id": "item_0", "type": "hologram", "text": "?"}},
+        {"type": "item.started", "item": {"id": "item_1", "type": "command_execution", "command": "make", "aggregated_output": "", "exit_code": None, "status": "in_progress"}},
+        {"type": "telemetry"},
+        {"type": "turn.failed", "error": {"message": "stream error: unexpected status 503"}},
+    ]
+    path = write_jsonl(tmp_path / "exec.jsonl", events)
+    (trace,), warnings = read(path)
+    assert (trace.id, trace.error, trace.ending) == ("t-1", "stream error: unexpected status 503", "error")
+    assert [(line, reason) for _, line, reason in warnings] == [
+        (3, "codex exec item of unknown type 'hologram' skipped"),
+        (5, "codex exec event of unknown type 'telemetry' skipped"),
+        (4, "trace t-1: call item_1 (shell) has no result"),
+    ]
+
+
+def test_exec_stream_round_trip(tmp_path):
+    assert_show_and_convert_round_trip(EXEC_TOOLS, ["0199a218-1c2d-7e3f-8a4b-5c6d7e8f9a0b"], [EXEC_LOOP, EXEC_TOOLS], tmp_path)

@@ -143,6 +143,8 @@ SEEDS: dict[str, list[Path]] = {
         FIXTURES / "codex_cli" / "rollout-2025-10-16T11-00-00-0199a214-2b6e-7d31-9f0c-6c1f0e5d9a77.jsonl",
         FIXTURES / "codex_cli" / "rollout-2025-10-16T12-00-00-0199a215-0c4d-7a10-8e3b-51d2c6a0f4e1.jsonl",
         FIXTURES / "codex_cli" / "rollout-2025-08-21T09-14-02-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl",
+        FIXTURES / "codex_cli" / "exec_loop.jsonl",
+        FIXTURES / "codex_cli" / "exec_tools.jsonl",
     ],
     "swe-agent": [
         FIXTURES / "swe_agent" / "psf__requests-2317.traj",

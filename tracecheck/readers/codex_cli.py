@@ -66,6 +66,25 @@ ends at its output line. Bare lines have none.
 Ending: the last round without calls is ``answered``; an ``error`` event after the last
 round sets ``trace.error`` (``ending="error"``). Outcome: never set (no grade).
 
+**``codex exec --json`` event streams** (``codex-rs/exec/src/exec_events.rs``,
+``ThreadEvent``/``ThreadItem``, CLI 0.44 on; ``trace.metadata["shape"]`` is
+``exec-json``): ``thread.started`` (``thread_id``, the trace id; another one later in
+the file starts another trace), ``turn.started``, ``item.started`` / ``item.completed``
+(``item``: ``id``, ``type``), ``turn.completed`` (``usage``), ``turn.failed`` and
+``error`` (``message``: ``trace.error``, ``ending="error"`` unless a round follows).
+The stream has no response boundaries and no times: an ``agent_message`` opens a round
+unless the open round has no call yet; a tool item (``command_execution``: ``shell``
+with ``{"command"}``, ``mcp_tool_call`` by its ``tool`` name, ``file_change``:
+``apply_patch``, ``web_search``, ``collab_tool_call``) joins the open round while one
+of its calls is still running or it has none yet (parallel calls), else opens one; a
+``reasoning`` item after finished calls starts a new round. Results come with the
+item's completion: ``aggregated_output`` with ``exit_code`` ≠ 0 as the error, the MCP
+``result`` content or ``error``, a ``failed``/``declined`` status. Usage is per turn
+only (``input_tokens``, ``cached_input_tokens``, ``output_tokens`` of all the turn's
+responses): its sum is ``trace.usage_total``, rounds have none. The prompt is not in the
+stream: a ``turn.started`` after the first opens a turn with an empty user message.
+``todo_list``, ``plan`` and ``error`` items are not calls.
+
 Not rounds: ``developer``/``system`` messages, ``ghost_snapshot``, ``compaction``,
 ``turn_context``, ``compacted`` and the other events. An unknown line or item type is a
 warning naming the line.
@@ -104,6 +123,8 @@ def sniff(value: Any) -> bool:
     item = first_item(value)
     if not isinstance(item, dict):
         return False
+    if _is_exec_event(item):
+        return True
     if item.get("type") in _LINE_TYPES and isinstance(item.get("payload"), dict):
         return "timestamp" in item
     # A bare-era first line: session meta alone, with the instructions key Codex wrote.
@@ -111,7 +132,38 @@ def sniff(value: Any) -> bool:
 
 
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
-    return read_with_reader(_Reader(ctx), records, ctx)
+    return read_with_reader(_Either(ctx), records, ctx)
+
+
+class _Either:
+    """Rollout lines to the rollout reader, exec events to the stream reader (a file may
+    hold both, joined); a line of neither shape goes to the one that read the last line."""
+
+    def __init__(self, ctx: ReadContext) -> None:
+        self.rollouts = _Reader(ctx)
+        self.streams = _ExecReader(ctx)
+        self.last: _Reader | _ExecReader = self.rollouts
+
+    def record(self, value: Any, line: int) -> list[Trace]:
+        if _is_exec_event(value):
+            self.last = self.streams
+        elif isinstance(value, dict) and ("payload" in value or "instructions" in value or "record_type" in value):
+            self.last = self.rollouts
+        return self.last.record(value, line)
+
+    def close(self) -> list[Trace]:
+        return sorted([*self.rollouts.close(), *self.streams.close()], key=lambda trace: trace.line or 0)
+
+
+def _is_exec_event(value: Any) -> bool:
+    if not isinstance(value, dict):
+        return False
+    kind = value.get("type")
+    if kind == "thread.started":
+        return isinstance(value.get("thread_id"), str)
+    if kind in ("item.started", "item.updated", "item.completed"):
+        return isinstance(value.get("item"), dict)
+    return kind in ("turn.started", "turn.completed", "turn.failed")
 
 
 class _Reader:
@@ -338,6 +390,152 @@ class _Reader:
             trace.ending = "error"
         self.start()
         yield finish_trace(trace, self.ctx.diagnostics)
+
+
+class _ExecReader:
+    """``codex exec --json`` events (see the module docstring)."""
+
+    def __init__(self, ctx: ReadContext) -> None:
+        self.ctx = ctx
+        self.trace: Trace | None = None
+        self.start()
+
+    def start(self) -> None:
+        self.trace = None
+        self.calls: dict[str, ToolCall] = {}
+        self.running: set[str] = set()  # tool items started and not completed yet
+        self.open: Round | None = None  # the round items are being added to
+        self.turns = 0
+        self.counts: list[int | None] = [None, None, None]  # input, output, cached: all turns
+
+    def session(self, line: int) -> Trace:
+        if self.trace is None:
+            base = os.path.basename(self.ctx.file) or self.ctx.file
+            self.trace = make_trace(None, FORMAT, self.ctx.file, base, line)
+            self.trace.metadata["shape"] = "exec-json"
+        self.trace.end_line = line
+        return self.trace
+
+    def record(self, value: Any, line: int) -> list[Trace]:
+        if not _is_exec_event(value) and not (isinstance(value, dict) and value.get("type") == "error"):
+            self.ctx.warn(line, f"codex exec event of unknown type {brief(value.get('type') if isinstance(value, dict) else value)} skipped")
+            return []
+        kind = value["type"]
+        finished: list[Trace] = []
+        if kind == "thread.started":
+            if self.trace is not None and (self.trace.rounds or self.trace.id_base is None):
+                finished = list(self.close())  # another thread's events follow
+            trace = self.session(line)
+            trace.id, trace.id_base = value["thread_id"], None
+        elif kind == "turn.started":
+            self.turns += 1
+            trace = self.session(line)
+            if self.turns > 1:
+                trace.add_user_message("", line=line)  # the prompt is not in the stream
+            self.open = None
+        elif kind == "turn.completed":
+            self.session(line)
+            self.add_usage(value.get("usage"), line)
+            self.open = None
+        elif kind in ("turn.failed", "error"):
+            error = value.get("error") if kind == "turn.failed" else value
+            message = as_str(error.get("message")) if isinstance(error, dict) else None
+            self.session(line).error = message or kind
+        elif kind in ("item.started", "item.completed"):
+            self.item(value["item"], line, kind == "item.completed")
+        return finished
+
+    def add_usage(self, usage: Any, line: int) -> None:
+        if not isinstance(usage, dict):
+            return
+        read = Counts(usage, lambda reason: self.ctx.warn(line, reason))
+        for position, count in enumerate(read.each("input_tokens", "output_tokens", "cached_input_tokens")):
+            if count is not None:
+                self.counts[position] = (self.counts[position] or 0) + count
+
+    def new_round(self, line: int) -> Round:
+        trace = self.session(line)
+        self.open = Round(index=len(trace.rounds) + 1, line=line)
+        trace.rounds.append(self.open)
+        trace.error = None  # the model went on after any earlier error
+        return self.open
+
+    def item(self, item: dict, line: int, completed: bool) -> None:
+        kind = item.get("type")
+        item_id = as_str(item.get("id")) or f"line {line}"
+        self.session(line)
+        if kind == "agent_message":
+            rnd = self.open if self.open is not None and not self.open.tool_calls else self.new_round(line)
+            text = as_str(item.get("text")) or ""
+            rnd.text = f"{rnd.text}\n{text}" if rnd.text and text else (rnd.text or text)
+        elif kind == "reasoning":
+            if self.open is not None and self.open.tool_calls and not self.running:
+                self.open = None  # the model is sampled again: a new response
+        elif kind in _EXEC_TOOLS:
+            call = self.calls.get(item_id)
+            if call is None:
+                parallel = self.open is not None and (self.running or not self.open.tool_calls)
+                rnd = self.open if parallel else self.new_round(line)
+                call = _exec_call(item, item_id)
+                self.calls[item_id] = call
+                rnd.tool_calls.append(call)
+                self.running.add(item_id)
+            if completed:
+                self.running.discard(item_id)
+                call.result = _exec_result(item, line)
+        elif kind not in ("todo_list", "plan", "error"):
+            self.ctx.warn(line, f"codex exec item of unknown type {brief(kind)} skipped")
+
+    def close(self) -> Iterator[Trace]:
+        trace = self.trace
+        if trace is None:
+            return
+        for rnd in trace.rounds:
+            rnd.finish_reason = "tool_calls" if rnd.tool_calls else "stop"
+        trace.usage_total = make_usage(*self.counts)
+        if trace.error is not None:
+            trace.ending = "error"
+        self.start()
+        yield finish_trace(trace, self.ctx.diagnostics)
+
+
+_EXEC_TOOLS = ("command_execution", "mcp_tool_call", "file_change", "web_search", "collab_tool_call")
+
+
+def _exec_call(item: dict, item_id: str) -> ToolCall:
+    kind = item["type"]
+    if kind == "command_execution":
+        return new_call(item_id, "shell", {"command": item.get("command")})
+    if kind == "mcp_tool_call":
+        return new_call(item_id, item.get("tool"), item.get("arguments") if item.get("arguments") is not None else {})
+    if kind == "file_change":
+        return new_call(item_id, "apply_patch", {"changes": item.get("changes")})
+    if kind == "web_search":
+        return new_call(item_id, "web_search", {"query": item.get("query")})
+    return new_call(item_id, item.get("tool") or kind, {k: item.get(k) for k in ("prompt", "receiver_thread_ids") if item.get(k) is not None})
+
+
+def _exec_result(item: dict, line: int) -> ToolResult:
+    kind = item["type"]
+    status = item.get("status")
+    is_error = True if status in ("failed", "declined") else (False if status == "completed" else None)
+    if kind == "command_execution":
+        code = item.get("exit_code")
+        if isinstance(code, int) and not isinstance(code, bool):
+            is_error = code != 0
+        content = as_str(item.get("aggregated_output")) or ""
+    elif kind == "mcp_tool_call":
+        error = item.get("error")
+        result = item.get("result") if isinstance(item.get("result"), dict) else {}
+        if isinstance(error, dict) and as_str(error.get("message")):
+            content, is_error = error["message"], True
+        else:
+            content, _ = _result(result.get("content"))
+    elif kind == "web_search":
+        content = dump_json(item.get("action")) if item.get("action") is not None else ""
+    else:
+        content = dump_json({"status": status})
+    return ToolResult(content=content, is_error=is_error, line=line)
 
 
 def _parts_text(content: Any, part_type: str) -> str:
