@@ -239,3 +239,13 @@ def test_exec_stream_failed_turn_and_unknown_events(tmp_path):
 
 def test_exec_stream_round_trip(tmp_path):
     assert_show_and_convert_round_trip(EXEC_TOOLS, ["0199a218-1c2d-7e3f-8a4b-5c6d7e8f9a0b"], [EXEC_LOOP, EXEC_TOOLS], tmp_path)
+
+
+def test_rollout_lines_without_timestamps_are_still_a_rollout(tmp_path):
+    # codex-rs always writes "timestamp"; tools that copy or trim rollouts may drop it.
+    lines = [{k: v for k, v in line.items() if k != "timestamp"} for line in _lines(HEALTHY)]
+    path = write_jsonl(tmp_path / "trimmed.jsonl", lines)
+    (trace,), warnings = read(path)
+    assert warnings == []
+    assert (trace.format, len(trace.rounds), usage_tuple(trace.rounds[0])) == ("codex-cli", 5, (2104, 48, 1920, 20))
+    assert [r.started_at for r in trace.rounds] == [None] * 5

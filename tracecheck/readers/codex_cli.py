@@ -126,7 +126,7 @@ def sniff(value: Any) -> bool:
     if _is_exec_event(item):
         return True
     if item.get("type") in _LINE_TYPES and isinstance(item.get("payload"), dict):
-        return "timestamp" in item
+        return True  # codex-rs writes a "timestamp" too; tools that copy rollouts may not
     # A bare-era first line: session meta alone, with the instructions key Codex wrote.
     return "instructions" in item and "id" in item and set(item) <= _LEGACY_META_KEYS
 
