@@ -371,8 +371,9 @@ class _Reader:
         rnd = self.awaiting_usage
         if rnd is None or not isinstance(counts, dict):
             return
-        read = Counts(counts, lambda reason: self.warn(line, reason), "last_token_usage")
-        usage = make_usage(*read.each("input_tokens", "output_tokens", "cached_input_tokens", "reasoning_output_tokens"))
+        path = "info.last_token_usage" if isinstance(info, dict) else "token_count"
+        token_counts = Counts(counts, lambda reason: self.warn(line, reason), path)
+        usage = make_usage(*token_counts.each("input_tokens", "output_tokens", "cached_input_tokens", "reasoning_output_tokens"))
         if usage is not None:
             rnd.usage = usage
             self.awaiting_usage = None
@@ -448,8 +449,8 @@ class _ExecReader:
     def add_usage(self, usage: Any, line: int) -> None:
         if not isinstance(usage, dict):
             return
-        read = Counts(usage, lambda reason: self.ctx.warn(line, reason))
-        for position, count in enumerate(read.each("input_tokens", "output_tokens", "cached_input_tokens")):
+        token_counts = Counts(usage, lambda reason: self.ctx.warn(line, reason))
+        for position, count in enumerate(token_counts.each("input_tokens", "output_tokens", "cached_input_tokens")):
             if count is not None:
                 self.counts[position] = (self.counts[position] or 0) + count
 
