@@ -1,15 +1,18 @@
-"""Codex CLI session rollouts (``~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl``).
+"""Codex CLI sessions: rollouts (``~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl``)
+and ``codex exec --json`` event streams.
 
-Followed from the tool's own source, openai/codex ``codex-rs`` (CLI versions 0.20 to
-0.6x, 2025-08 to 2026): ``protocol/src/protocol.rs`` (``RolloutLine``, ``RolloutItem``,
-``SessionMetaLine``, ``TokenCountEvent``/``TokenUsageInfo``/``TokenUsage``,
-``ExecCommandEndEvent``), ``protocol/src/models.rs`` (``ResponseItem``,
-``FunctionCallOutputPayload``, ``LocalShellAction``), ``core/src/rollout/policy.rs``
-(which items and events are written), ``core/src/tools/mod.rs``
-(``format_exec_output_for_model_structured`` / ``_freeform``: how a shell result is
-written back to the model).
+Followed from the tool's own source, openai/codex ``codex-rs``, as stored at commits of
+the CLI's 0.4x to 0.6x releases (late 2025 to 2026): ``protocol/src/protocol.rs``
+(``RolloutLine``, ``RolloutItem``, ``SessionMetaLine``, ``TokenCountEvent`` /
+``TokenUsageInfo`` / ``TokenUsage``, ``ExecCommandEndEvent``), ``protocol/src/models.rs``
+(``ResponseItem``, ``FunctionCallOutputPayload``, ``LocalShellAction``),
+``core/src/rollout/policy.rs`` (which items and events are written),
+``core/src/tools/mod.rs`` (``format_exec_output_for_model_structured`` / ``_freeform``:
+how a shell result is written back to the model) and ``exec/src/exec_events.rs`` (the
+exec stream). The 2025 bare-line rollouts predate those commits: their shape is the one
+the typed lines wrap (a ``ResponseItem`` per line) after a first line of session meta.
 
-Two eras, one session per file:
+Three shapes; a file may join several sessions (each its own trace):
 
 1. **typed lines** (2025-09 on): ``{"timestamp", "type", "payload"}`` with ``type``
    ``session_meta`` (``id``, ``cwd``, ``cli_version``, ``originator``, ``git`` ...),
@@ -19,7 +22,8 @@ Two eras, one session per file:
    ``compacted``;
 2. **bare lines** (2025 before the typed wrapper): a first line of session meta
    (``{"id", "timestamp", "instructions", "git"}``), then bare response items, with
-   ``{"record_type": "state"}`` bookkeeping lines between them. No per-line times.
+   ``{"record_type": "state"}`` bookkeeping lines between them. No per-line times;
+3. **exec event streams** (``codex exec --json``): described at the end.
 
 The trace id is the session id (the first session meta's ``id``; a fork writes its
 parent's meta after its own, which is not read), else the file name. A session meta
@@ -66,7 +70,7 @@ ends at its output line. Bare lines have none.
 Ending: the last round without calls is ``answered``; an ``error`` event after the last
 round sets ``trace.error`` (``ending="error"``). Outcome: never set (no grade).
 
-**``codex exec --json`` event streams** (``codex-rs/exec/src/exec_events.rs``,
+**Exec event streams** (``codex-rs/exec/src/exec_events.rs``,
 ``ThreadEvent``/``ThreadItem``, CLI 0.44 on; ``trace.metadata["shape"]`` is
 ``exec-json``): ``thread.started`` (``thread_id``, the trace id; another one later in
 the file starts another trace), ``turn.started``, ``item.started`` / ``item.completed``
