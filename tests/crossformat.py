@@ -1039,6 +1039,35 @@ def render_claude_code(run: Run, path: Path) -> Path:
     return write_jsonl(path / f"{session}.jsonl", entries)
 
 
+def render_codex_cli(run: Run, path: Path) -> Path:
+    """A Codex CLI rollout: typed lines; per response its assistant message and function
+    calls, then the token count, then the tool outputs (MCP tools: no exit code)."""
+    session = run_uuid(run, "codex")
+    lines: list[dict[str, Any]] = []
+
+    def line(t: float, kind: str, payload: dict[str, Any]) -> None:
+        lines.append({"timestamp": iso(t), "type": kind, "payload": payload})
+
+    start = run.started_at
+    line(start, "session_meta", {"id": session, "timestamp": iso(start), "cwd": "/home/dev/http-client", "originator": "codex_cli_rs", "cli_version": "0.46.0", "instructions": None, "source": "exec", "model_provider": "openai"})
+    line(start, "turn_context", {"cwd": "/home/dev/http-client", "approval_policy": "never", "model": "gpt-5-codex", "summary": "auto"})
+    line(start, "response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": run.question}]})
+    line(start, "event_msg", {"type": "user_message", "message": run.question, "images": []})
+    total = [0, 0]
+    for i, step in enumerate(run.steps):
+        text_time = step.ended_at if step.final else step.ended_at - 0.2
+        line(text_time, "response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": step.text}]})
+        for k, c in enumerate(step.calls):
+            line(step.ended_at, "response_item", {"type": "function_call", "name": c.name, "arguments": c.arguments_json, "call_id": call_id(run, i, k)})
+        total = [total[0] + step.input_tokens, total[1] + step.output_tokens]
+        last = {"input_tokens": step.input_tokens, "cached_input_tokens": 0, "output_tokens": step.output_tokens, "reasoning_output_tokens": 0, "total_tokens": step.input_tokens + step.output_tokens}
+        summed = {"input_tokens": total[0], "cached_input_tokens": 0, "output_tokens": total[1], "reasoning_output_tokens": 0, "total_tokens": sum(total)}
+        line(step.ended_at + 0.01, "event_msg", {"type": "token_count", "info": {"total_token_usage": summed, "last_token_usage": last, "model_context_window": 272000}, "rate_limits": None})
+        for k, c in enumerate(step.calls):
+            line(step.result_times(k)[1], "response_item", {"type": "function_call_output", "call_id": call_id(run, i, k), "output": c.result})
+    return write_jsonl(path / f"rollout-2025-03-10T08-00-00-{session}.jsonl", lines)
+
+
 def render_swe_agent(run: Run, path: Path) -> Path:
     """A SWE-agent 1.x ``.traj`` of the function-calling agent; the last step is ``submit``.
     Usage is a run total only (``info.model_stats``)."""
@@ -1646,6 +1675,7 @@ RENDERERS: dict[str, Callable[[Run, Path], Path]] = {
     "otel": render_otel,
     "anthropic": render_anthropic,
     "claude-code": render_claude_code,
+    "codex-cli": render_codex_cli,
     "atif": render_atif,
     "swe-agent": render_swe_agent,
     "openhands": render_openhands,

@@ -138,6 +138,14 @@ SEEDS: dict[str, list[Path]] = {
         FIXTURES / "claude_code" / "api_error.jsonl",
         CORPUS / "claude-code-log" / "representative_messages.jsonl",
     ],
+    "codex-cli": [
+        FIXTURES / "codex_cli" / "rollout-2025-10-16T10-00-00-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl",
+        FIXTURES / "codex_cli" / "rollout-2025-10-16T11-00-00-0199a214-2b6e-7d31-9f0c-6c1f0e5d9a77.jsonl",
+        FIXTURES / "codex_cli" / "rollout-2025-10-16T12-00-00-0199a215-0c4d-7a10-8e3b-51d2c6a0f4e1.jsonl",
+        FIXTURES / "codex_cli" / "rollout-2025-08-21T09-14-02-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl",
+        FIXTURES / "codex_cli" / "exec_loop.jsonl",
+        FIXTURES / "codex_cli" / "exec_tools.jsonl",
+    ],
     "swe-agent": [
         FIXTURES / "swe_agent" / "psf__requests-2317.traj",
         FIXTURES / "swe_agent" / "xarray_exit_cost.traj",
@@ -242,6 +250,7 @@ TAILS = {
     "otel": lambda: _lines(FIXTURES / "otel" / "genai_attributes.jsonl"),
     "anthropic": lambda: _lines(FIXTURES / "anthropic" / "request_response.jsonl", _with_thread),
     "claude-code": lambda: _lines(FIXTURES / "claude_code" / "session.jsonl"),
+    "codex-cli": lambda: _lines(FIXTURES / "codex_cli" / "rollout-2025-10-16T10-00-00-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl"),
     "openhands": lambda: _lines(FIXTURES / "openhands" / "output_v1.jsonl"),
     "swe-smith": lambda: _lines(FIXTURES / "swe_smith" / "tenacity.xml.jsonl"),
     "react-text": lambda: (FIXTURES / "react_text" / "search_loop.txt").read_bytes(),

@@ -36,7 +36,10 @@ class ReaderInfo:
 # shapes overlap, so a sniffer that would also accept another format's records comes
 # after that format:
 # - native first, then the exports whose records carry their own marker (a Claude Code
-#   entry, an Agents SDK "object", a LangSmith run, OTLP "resourceSpans", an Inspect log);
+#   entry, a Codex rollout line's "type" + "payload" envelope, an Agents SDK "object", a
+#   LangSmith run, OTLP "resourceSpans", an Inspect log); codex-cli also takes a bare-era
+#   rollout's first line (session meta with "instructions") and `codex exec --json`
+#   events (dotted types: "thread.started", "item.completed"), which no other shape has;
 # - the agent and benchmark formats (swe-agent .. mini-swe-agent) before the chat formats:
 #   their documents hold chat messages that openai-chat would also accept;
 # - openai-responses before anthropic: an assistant "message" item with a content list
@@ -49,6 +52,7 @@ class ReaderInfo:
 READERS: tuple[ReaderInfo, ...] = (
     ReaderInfo("native", "native", "tracecheck's own JSONL events"),
     ReaderInfo("claude-code", "claude_code", "Claude Code session JSONL (entries grouped by message id)"),
+    ReaderInfo("codex-cli", "codex_cli", "Codex CLI session rollouts (~/.codex/sessions/**/rollout-*.jsonl), codex exec --json events"),
     ReaderInfo("openai-agents", "openai_agents", "OpenAI Agents SDK trace/span export"),
     ReaderInfo("langsmith", "langsmith", "LangSmith runs (one per line, any order) and {post, patch} ingest recordings"),
     ReaderInfo("otel", "otel", "OpenTelemetry OTLP/JSON with GenAI or OpenInference attributes"),
