@@ -77,7 +77,11 @@ def test_repeated_failing_shell_call_is_read_as_errors_and_fires_guards(cli):
     assert shown["format"] == "codex-cli"
     assert (shown["rounds"], shown["tool_calls"], shown["tokens"]) == (5, 4, 3200 + 3400 + 3600 + 3800 + 4100 + 52 * 4 + 19)
     fires = {(f["code"], f["round"]) for f in shown["fires"]}
-    assert {("P004", 3), ("F001", 3)} <= fires
+    # Codex's shell_command is a shell: its failures are routine work output, so F001
+    # leaves them to the guards that read what the calls did (P004: the same call, the
+    # same outcome).
+    assert ("P004", 3) in fires
+    assert "F001" not in {code for code, _ in fires}
     assert shown["policy"]["stopped_at"] == 3
 
 

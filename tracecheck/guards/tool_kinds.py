@@ -21,8 +21,14 @@ from ..model import ToolCall
 from ..text.memo import remembered
 
 # Tools that run any command: a failing command is routine there (grep finds nothing,
-# a test fails), so failures are judged by their text, not by the tool.
-SHELL_TOOLS = ("bash", "shell", "terminal", "execute_bash", "run_command", "run_shell_command", "execute_code", "python", "ipython")
+# a test fails), so failures are judged by their text, not by the tool. The names the
+# coding agents give theirs: Claude Code Bash, OpenHands execute_bash, Gemini CLI
+# run_shell_command, Codex CLI shell / shell_command / exec_command / local_shell, Cline and
+# Roo Code execute_command, Goose developer__shell (extension__tool).
+SHELL_TOOLS = (
+    "bash", "shell", "terminal", "execute_bash", "run_command", "run_shell_command", "execute_code", "python", "ipython",
+    "shell_command", "exec_command", "local_shell", "execute_command", "*__shell",
+)
 # Tools that change the world: after one succeeds, earlier failures are a new experiment,
 # and the identical change made again is never progress.
 EDIT_TOOLS = ("*edit*", "*write*", "*replace*", "*patch*", "*create*", "*insert*", "*update*", "*apply*")
