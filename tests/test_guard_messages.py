@@ -17,6 +17,8 @@ from tracecheck.guards.examples import Call, Example, answer, calls, search
 from tracecheck.guards.messages import FIELDS, LANGUAGES, WHEN, template_fields, template_problem
 from tracecheck.input.diagnostics import TracecheckError
 
+from conftest import ROOT
+
 UNFORMATTED = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
 CJK = re.compile(r"[\u4e00-\u9fff]")
 
@@ -255,3 +257,32 @@ def test_guard_explanation_documents_every_message(cli):
             assert f"en: {' '.join(message.en.split())}" in text and f"zh: {message.zh}" in text
             for name in message.fields:
                 assert f"{{{name}}} {FIELDS[name][0]}" in text
+
+
+@pytest.mark.parametrize(("guard", "index"), CASES, ids=[f"{g.code}-{i}" for g, i in CASES])
+def test_the_fields_a_guard_passes_have_the_types_the_load_time_check_samples(guard, index, monkeypatch):
+    # A template passes the load-time check with FIELDS' samples; the same template must
+    # then format at fire time, so every field a guard passes has its sample's type
+    # (B004 passing text where the check sampled an int let '{elapsed:d}' crash a replay).
+    import tracecheck.guards.base as base
+
+    passed: list[tuple[str, object]] = []
+    real_render = base.render
+
+    def recording_render(catalogue, overrides, key, language, fields):
+        passed.extend(fields.items())
+        return real_render(catalogue, overrides, key, language, fields)
+
+    monkeypatch.setattr(base, "render", recording_render)
+    example = guard.examples[index]
+    replay_trace(example.trace(), [guard(**example.options)])
+    assert passed, guard.code
+    for name, value in passed:
+        assert type(value) is type(FIELDS[name][1]), (guard.code, name, value, FIELDS[name][1])
+
+
+def test_a_b004_template_with_a_number_spec_is_refused_when_the_settings_load(cli, tmp_path):
+    (tmp_path / "tracecheck.toml").write_text('[guards.B004]\nseconds = 1\nmessages = { stop = "{elapsed:d}" }\n', encoding="utf-8")
+    result = cli("replay", str(ROOT / "sample_traces" / "seed000_weather_loop.jsonl"), "--config", str(tmp_path / "tracecheck.toml"), "--select", "B004")
+    assert result.exit_code == 2
+    assert "B004.messages" in result.stderr and "cannot be formatted" in result.stderr

@@ -23,7 +23,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -190,7 +189,10 @@ def coerce_option(guard: type[Guard], name: str, value: Any, where: str = "") ->
         elif isinstance(default, float):
             if isinstance(value, bool):
                 raise ValueError
-            value = float(value) if isinstance(value, (str, int)) else value
+            try:
+                value = float(value) if isinstance(value, (str, int)) else value
+            except OverflowError:  # an integer beyond any float
+                raise ValueError from None
             if not isinstance(value, float) or not math.isfinite(value):
                 raise ValueError
         elif isinstance(default, list):
@@ -218,7 +220,9 @@ def coerce_option(guard: type[Guard], name: str, value: Any, where: str = "") ->
         kind = {list: "list of strings", dict: "table of strings ([guards.CODE.NAME] in the config file)"}.get(
             type(default), type(default).__name__
         )
-        raise TracecheckError(f"{label}: {value!r} is not a valid {kind}") from None
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        raise TracecheckError(f"{label}: {shown} is not a valid {kind}") from None
     if name == "messages":
         problem = guard.message_problem(value)
         if problem is not None:
@@ -261,18 +265,43 @@ def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
             return own, _read_toml(own)
         pyproject = folder / "pyproject.toml"
         if pyproject.is_file():
-            table = _read_toml(pyproject).get("tool", {}).get("tracecheck")
-            if isinstance(table, dict):
+            table = _tracecheck_table(_read_toml(pyproject), pyproject)
+            if table is not None:
                 return pyproject, table
     return None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
+    from .input.side_files import read_toml
+
+    return read_toml(path)
+
+
+def _tracecheck_table(data: Mapping[str, Any], path: Path) -> dict[str, Any] | None:
+    """A pyproject.toml's [tool.tracecheck] table, None when it has none; a ``tool`` or
+    ``tool.tracecheck`` that is not a table is an error naming its line."""
+    tool = data.get("tool")
+    if tool is None:
+        return None
+    if not isinstance(tool, dict):
+        raise _table_error(path, "tool", "'tool' must be a table ([tool.tracecheck] holds tracecheck's settings)")
+    table = tool.get("tracecheck")
+    if table is not None and not isinstance(table, dict):
+        raise _table_error(path, "tracecheck", "[tool] 'tracecheck' must be a table: write [tool.tracecheck]")
+    return table
+
+
+def _table_error(path: Path, key: str, reason: str) -> TracecheckError:
+    from .input.side_files import SIDE_FILE_LIMIT, key_line
+    from .input.sources import display_name
+
+    shown = display_name(str(path))
     try:
         with open(path, "rb") as handle:
-            return tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise TracecheckError(f"{path}: cannot read config: {exc}") from None
+            line = key_line(handle.read(SIDE_FILE_LIMIT).decode("utf-8", "replace"), key)
+    except OSError:
+        line = None
+    return TracecheckError(f"{shown}:{line}: {reason}" if line else f"{shown}: {reason}")
 
 
 # sweep: read by tracecheck sweep; labels: by the commands that read traces (configured_labels)
@@ -335,10 +364,10 @@ def read_config(config: str | None = None, cwd: Path | None = None) -> tuple[Map
     file above ``cwd``, and that file's name; ``({}, "")`` when there is none."""
     if config is not None:
         path = Path(config)
-        if not path.is_file():
+        if not path.exists():
             raise TracecheckError(f"config file {config!r} not found")
         data = _read_toml(path)
-        table = data.get("tool", {}).get("tracecheck", {}) if path.name == "pyproject.toml" else data
+        table = (_tracecheck_table(data, path) or {}) if path.name == "pyproject.toml" else data
         return table, str(path)
     found = find_config(cwd or Path.cwd())
     return (found[1], str(found[0])) if found is not None else ({}, "")
@@ -472,14 +501,34 @@ def write_winning_config(path: Path, table: Mapping[str, Any], inputs=()) -> Non
 
     path = Path(path)
     check_not_an_input(str(path), inputs)
+    from .input.side_files import check_parsable, decode_side_file, read_side_file
+
+    shown = str(path)
+    text = ""
+    if path.exists():
+        text = decode_side_file(read_side_file(path, "config file"), shown, "config file")
+        check_parsable(text, shown)
     try:
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
         document = tomlkit.parse(text)
-    except (OSError, UnicodeDecodeError, tomlkit.exceptions.ParseError) as exc:
-        raise TracecheckError(f"cannot update {path}: {exc}") from None
+    except tomlkit.exceptions.ParseError as exc:
+        raise TracecheckError(f"{shown}:{exc.line}: cannot update it, not valid TOML: {exc}") from None
     target = document
     if path.name == "pyproject.toml":
-        target = document.setdefault("tool", tomlkit.table(is_super_table=True)).setdefault("tracecheck", tomlkit.table())
+        tool = document.setdefault("tool", tomlkit.table(is_super_table=True))
+        if not isinstance(tool, dict):
+            raise _table_error(path, "tool", "cannot update it: 'tool' is not a table")
+        target = tool.setdefault("tracecheck", tomlkit.table())
+        if not isinstance(target, dict):
+            raise _table_error(path, "tracecheck", "cannot update it: [tool] 'tracecheck' is not a table")
+    for key, wanted in (("select", list), ("ignore", list), ("guards", dict), ("preset", str), ("extend-preset", str)):
+        if key in target and not isinstance(target[key], wanted):
+            raise _table_error(path, key, f"cannot update it: '{key}' is not a {'list' if wanted is list else 'table' if wanted is dict else 'string'}")
+    for key in ("select", "ignore"):
+        if key in target and not all(isinstance(item, str) for item in target[key]):
+            raise _table_error(path, key, f"cannot update it: '{key}' holds something other than guard names")
+    for code, section in (target.get("guards") or {}).items():
+        if not isinstance(section, dict):
+            raise _table_error(path, code, f"cannot update it: [guards.{code}] is not a table")
     codes = list(table.get("guards", {}))
     if "preset" in table:
         # A preset won: it, with the gridded options, and nothing of the old selection.

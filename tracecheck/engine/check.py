@@ -592,12 +592,14 @@ def entry(finding: Finding) -> dict[str, Any]:
 def load_baseline(path: str | Path) -> Baseline:
     import orjson
 
+    from ..input.side_files import read_side_file
+
     path = Path(path)
+    if not path.exists():
+        raise TracecheckError(f"baseline {path} not found (write one with 'tracecheck baseline write')")
     try:
-        data = orjson.loads(path.read_bytes())
-    except FileNotFoundError:
-        raise TracecheckError(f"baseline {path} not found (write one with 'tracecheck baseline write')") from None
-    except (OSError, orjson.JSONDecodeError) as exc:
+        data = orjson.loads(read_side_file(path, "baseline"))
+    except orjson.JSONDecodeError as exc:
         raise TracecheckError(f"{path}: not a readable baseline: {exc}") from None
     if not isinstance(data, dict) or data.get("version") != BASELINE_VERSION:
         raise TracecheckError(f"{path}: not a tracecheck baseline (expected an object with \"version\": {BASELINE_VERSION})")

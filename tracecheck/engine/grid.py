@@ -63,6 +63,15 @@ def _show(value: Any) -> str:
     return str(value)
 
 
+_MAX_VALUES = 100_000  # values of one range
+_EXPONENT_LIMIT = 100  # of any number in a range
+
+
+def _show_value(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _numbers(text: str, where: str) -> list[str]:
     """The values of ``START:STOP[:STEP]`` as strings (decimal arithmetic, so 0.05 steps
     do not drift)."""
@@ -76,15 +85,19 @@ def _numbers(text: str, where: str) -> list[str]:
         raise TracecheckError(f"{where}: {text!r} is not a numeric range") from None
     if not all(v.is_finite() for v in (start, stop, step)):
         raise TracecheckError(f"{where}: {text!r} is not a numeric range")
+    if any(abs(v.adjusted()) > _EXPONENT_LIMIT for v in (start, stop, step) if v):
+        # Exponents like 1e-1000000 overflow decimal arithmetic; no option needs them.
+        raise TracecheckError(f"{where}: {text!r} has a number beyond 1e±{_EXPONENT_LIMIT}")
     if len(parts) == 2 and (start != start.to_integral_value() or stop != stop.to_integral_value()):
         raise TracecheckError(f"{where}: {text!r} needs a step (START:STOP:STEP); without one the step is 1")
     if step <= 0:
         raise TracecheckError(f"{where}: the step of {text!r} must be positive")
     if stop < start:
         raise TracecheckError(f"{where}: the range {text!r} is empty (STOP is below START)")
-    count = int((stop - start) / step) + 1
-    if count > 100_000:
-        raise TracecheckError(f"{where}: the range {text!r} has {count:,} values")
+    values = (stop - start) / step
+    if values >= _MAX_VALUES:
+        raise TracecheckError(f"{where}: the range {text!r} has more than {_MAX_VALUES:,} values")
+    count = int(values) + 1
     return [str(start + k * step) for k in range(count)]
 
 
@@ -133,16 +146,25 @@ def dimensions_from_table(table: Mapping[str, Any], where: str) -> list[Dimensio
     """``[tool.tracecheck.sweep]``: ``grid = {"P001.containment" = "0.6:0.95:0.05"}`` or a
     list of values per key, and optionally ``preset = [...]``."""
     out: list[Dimension] = []
+    if not isinstance(table, Mapping):
+        raise TracecheckError(f"{where}: 'sweep' must be a table ([sweep] with grid, preset, max-combos), not {_show_value(table)}")
     unknown = set(table) - {"grid", "preset", "max-combos"}
     if unknown:
         raise TracecheckError(f"{where} [sweep]: unknown key(s) {', '.join(sorted(unknown))} (allowed: grid, preset, max-combos)")
     if "preset" in table:
         presets = table["preset"]
-        out.append(preset_dimension(",".join(presets) if isinstance(presets, list) else str(presets), f"{where} [sweep] preset"))
+        if isinstance(presets, str):
+            presets = [presets]
+        if not isinstance(presets, list) or not all(isinstance(p, str) for p in presets):
+            raise TracecheckError(f"{where} [sweep]: 'preset' must be a preset name or a list of names, not {_show_value(presets)}")
+        out.append(preset_dimension(",".join(presets), f"{where} [sweep] preset"))
     grid = table.get("grid", {})
     if not isinstance(grid, Mapping):
         raise TracecheckError(f"{where} [sweep]: 'grid' must be a table of GUARD.OPTION = values")
     for key, value in grid.items():
+        scalars = value if isinstance(value, list) else [value]
+        if not scalars or not all(isinstance(v, (str, int, float)) for v in scalars):
+            raise TracecheckError(f"{where} [sweep.grid]: {key} must be a range string or a list of values, not {_show_value(value)}")
         raw = ",".join(str(v).lower() if isinstance(v, bool) else str(v) for v in value) if isinstance(value, list) else str(value)
         out.append(parse_dimension(f"{key}={raw}", f"{where} [sweep.grid]"))
     return out

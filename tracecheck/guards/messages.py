@@ -26,7 +26,8 @@ LANGUAGES = ("en", "zh")
 DEFAULT_LANGUAGE = "en"
 
 # Every field a message may use: what it holds, and a sample value that checks a
-# template's format specs when the config is loaded.
+# template's format specs when the config is loaded. The sample has the type the guards
+# really pass (tests/test_guard_messages.py checks it on every guard's examples).
 FIELDS: dict[str, tuple[str, Any]] = {
     "tool": ("the tool's name", "web_search"),
     "count": ("how many times in a row (calls, rounds, failures or replies)", 3),
@@ -44,8 +45,9 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "tokens": ("tokens spent so far", 120000),
     "budget": ("the token budget", 100000),
     "max_calls": ("the call cap", 3),
-    "seconds": ("the time budget in seconds", 300),
-    "elapsed": ("seconds spent so far", 312),
+    # B004 passes both as text already formatted ("300", "1,312"): a {seconds:d} spec fails at load.
+    "seconds": ("the time budget in seconds", "300"),
+    "elapsed": ("seconds spent so far", "1,312"),
     "dead_end": ("the kind of dead end: the same error, the same empty answer, the same result as before", "the same empty answer"),
     "window": ("the passage the text keeps repeating", "I will now check the file again."),
 }

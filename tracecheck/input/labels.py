@@ -179,16 +179,17 @@ class _Problem(Exception):
 def load_labels(path: str | os.PathLike) -> Labels:
     """Read and check a labels file (JSON or CSV). Any problem is a ``TracecheckError``
     naming the file, the line and the reason (exit code 2)."""
+    from .side_files import check_parsable, read_side_file
+
     name = os.fspath(path)
     shown = display_name(name)
-    try:
-        with open(name, "rb") as handle:
-            data = handle.read()
-    except OSError as exc:
-        raise TracecheckError(f"cannot read labels file {shown}: {exc.strerror or exc}") from None
+    data = read_side_file(name, "labels file")
     try:
         text = _decode(data)
-        entries = _read_json(text) if text.lstrip().startswith("{") else _read_csv(text)
+        is_json = text.lstrip().startswith("{")
+        if is_json:
+            check_parsable(text, shown)  # the JSON parser recurses per level and converts any integer
+        entries = _read_json(text) if is_json else _read_csv(text)
         _check_unique(entries)
     except _Problem as problem:
         where = shown if problem.line is None else f"{shown}:{problem.line}"
@@ -224,8 +225,8 @@ def _by_round(value: Any, line: int | None, where: str, text: bool = False) -> i
     """A positive round number, or None; ``text`` (a CSV cell) may hold its digits."""
     if value is None or value == "":
         return None
-    if text and isinstance(value, str) and value.strip().isdigit():
-        value = int(value.strip())
+    if text and isinstance(value, str) and value.strip().isascii() and value.strip().isdigit() and len(value.strip()) < 10:
+        value = int(value.strip())  # ASCII digits only: isdigit() alone takes '²
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise _Problem(line, f"{where} {value!r} is not a positive round number")
     return value
