@@ -116,3 +116,12 @@ def test_write_config_into_a_file_of_another_shape_leaves_it_untouched(tmp_path,
         write_winning_config(target, {"guards": {"R001": {"stop_at": 4}}})
     assert target.read_text(encoding="utf-8") == text
     assert [p.name for p in tmp_path.iterdir()] == [name]  # no temporary file left either
+
+
+def test_an_output_name_with_terminal_escapes_is_printed_neutralised(cli, tmp_path):
+    name = tmp_path / "bl\x1b]0;TITLE\x07.json"
+    result = cli("baseline", "write", TRACE, "-o", str(name))
+    assert result.exit_code == 0, result.stderr
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr
+    assert "bl\\x1b]0;TITLE\\x07.json" in result.stderr
+    assert name.exists()

@@ -30,6 +30,7 @@ from .app import (
     job_count,
     load_labels_option,
     stderr_console,
+    safe,
 )
 from ..reports.formats import BASELINE, CHECK
 from .report_files import listed_ends
@@ -190,7 +191,7 @@ def write(
     request = BaselineRequest(output, paths, settings, input_format, sidecar, max_wasted_rounds, max_wasted_tokens, job_count(jobs), previous)
     diagnostics = Diagnostics()
     written = baseline_write(request, diagnostics=diagnostics, on_read=lambda traces: finish_input(paths, diagnostics, False, traces))
-    stderr_console().print(f"wrote {len(written.findings)} finding(s) to {output}" + (f", kept {len(written.accepted)} accepted" if written.accepted else ""), markup=False, highlight=False)
+    stderr_console().print(safe(f"wrote {len(written.findings)} finding(s) to {output}" + (f", kept {len(written.accepted)} accepted" if written.accepted else "")), markup=False, highlight=False)
 
 
 @command(on=baseline_app)
@@ -219,4 +220,4 @@ def prune(
     request = BaselineRequest(baseline, paths, settings, input_format, sidecar, max_wasted_rounds, max_wasted_tokens, job_count(jobs), known)
     diagnostics = Diagnostics()
     kept, removed = baseline_prune(request, diagnostics=diagnostics, on_read=lambda traces: finish_input(paths, diagnostics, False, traces))
-    stderr_console().print(f"{baseline}: removed {removed} fixed entr{'ies' if removed != 1 else 'y'}, kept {kept}", markup=False, highlight=False)
+    stderr_console().print(safe(f"{baseline}: removed {removed} fixed entr{'ies' if removed != 1 else 'y'}, kept {kept}"), markup=False, highlight=False)

@@ -31,6 +31,7 @@ from .app import (
     load_labels_option,
     output_option,
     stderr_console,
+    safe,
 )
 from ..reports.formats import SWEEP
 
@@ -144,9 +145,9 @@ def sweep(
         progress=lambda traces: _progress(err, traces),
     )
     if outcome.config_written is False:
-        err.print(f"{write_config} left as it is: {outcome.data['verdict']}", markup=False, highlight=False)
+        err.print(safe(f"{write_config} left as it is: {outcome.data['verdict']}"), markup=False, highlight=False)
     elif outcome.config_written:
-        err.print(f"wrote the winning settings to {write_config}", markup=False, highlight=False)
+        err.print(safe(f"wrote the winning settings to {write_config}"), markup=False, highlight=False)
 
 
 class _progress:

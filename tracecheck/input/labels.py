@@ -38,6 +38,7 @@ guard key (as written, any case) and add the rest.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import json.scanner
@@ -307,12 +308,34 @@ def _read_json(text: str) -> list[LabelEntry]:
     traces = document.get("traces")
     if not isinstance(traces, list):
         raise _Problem(1, "'traces' must be a list of entries")
+    if not all(isinstance(item, dict) for item in traces):
+        starts.update(_element_lines(text, traces))
     return [_json_entry(item, starts.get(id(item)), number, starts) for number, item in enumerate(traces)]
+
+
+def _element_lines(text: str, traces: list) -> dict[int, int]:
+    """The line of each element of the 'traces' array, keyed -1 - index (objects are
+    placed by id as they are parsed; a number or a string has no identity of its own)."""
+    decoder = json.JSONDecoder()
+    found = re.search(r'"traces"\s*:\s*\[', text)
+    lines: dict[int, int] = {}
+    if found is None:
+        return lines
+    position = found.end()
+    for index in range(len(traces)):
+        while position < len(text) and text[position] in " \t\r\n,":
+            position += 1
+        lines[-1 - index] = text.count("\n", 0, position) + 1
+        try:
+            _, position = decoder.raw_decode(text, position)
+        except json.JSONDecodeError:
+            break
+    return lines
 
 
 def _json_entry(item: Any, line: int | None, number: int, starts: dict[int, int]) -> LabelEntry:
     if not isinstance(item, dict):
-        raise _Problem(line, f"traces[{number}] must be an object")
+        raise _Problem(line if line is not None else starts.get(-1 - number), f"traces[{number}] must be an object")
     unknown = [k for k in item if k not in ENTRY_KEYS]
     if unknown:
         raise _Problem(line, f"unknown field {unknown[0]!r} in traces[{number}]; fields: {', '.join(ENTRY_KEYS)}")
@@ -460,13 +483,49 @@ def template_entries(traces: Iterable[Trace], diagnostics: Diagnostics | None = 
             continue
         labels = dict(trace.labels)
         outcome = labels.pop("outcome", None)
-        entry = LabelEntry(trace.id, trace.file, outcome, labels=labels, expectations=list(trace.expectations), line=trace.line, origin=trace.file)
+        entry = LabelEntry(trace.id, trace.file, None, labels=labels, expectations=list(trace.expectations), line=trace.line, origin=trace.file)
+        entry.outcome = _loadable_outcome(outcome, trace, diagnostics)
         _kind_from_labels(entry)
+        _keep_loadable(entry, trace, diagnostics)
         entries[key] = entry
         files.setdefault(trace.id, set()).add(trace.file)
     for entry in entries.values():
         entry.file = _shortest_qualifier(entry.file, files[entry.trace])
     return list(entries.values())
+
+
+def _left_out(trace: Trace, diagnostics: Diagnostics | None, what: str) -> None:
+    if diagnostics is not None:
+        diagnostics.warn(trace.file, trace.line, f"trace {trace.id!r}: {what} left out of the labels file (a labels file cannot hold it)")
+
+
+def _loadable_outcome(outcome: Any, trace: Trace, diagnostics: Diagnostics | None) -> str | None:
+    """The trace's outcome as a labels file can hold it; one the loader would refuse (a
+    reader warned about it and kept it) is left out, with a warning."""
+    try:
+        return _outcome(outcome, None)
+    except _Problem:
+        _left_out(trace, diagnostics, f"outcome {outcome!r}")
+        return None
+
+
+def _keep_loadable(entry: LabelEntry, trace: Trace, diagnostics: Diagnostics | None) -> None:
+    """What ``tracecheck label`` writes, ``--labels`` reads back: labels and expectations
+    the loader would refuse are left out (or, for a quiet expectation with a round, the
+    round is), each with a warning."""
+    for name in list(entry.labels):
+        try:
+            _label_name(name, None)
+        except _Problem:
+            _left_out(trace, diagnostics, f"label {name!r}")
+            del entry.labels[name]
+    kept = []
+    for expectation in entry.expectations:
+        if not expectation.fires and expectation.by_round is not None:
+            _left_out(trace, diagnostics, f"round {expectation.by_round} of the quiet expectation about {expectation.guard!r}")
+            expectation = dataclasses.replace(expectation, by_round=None)
+        kept.append(expectation)
+    entry.expectations = kept
 
 
 def _kind_from_labels(entry: LabelEntry) -> None:

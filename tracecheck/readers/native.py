@@ -198,6 +198,10 @@ def _annotate(trace: Trace, kind: str, value: dict, line: int, warn: Warn) -> No
         if by_round is not None and (not isinstance(by_round, int) or isinstance(by_round, bool) or by_round < 1):
             warn("'by_round' must be a positive integer")
             return
+        fires = value.get("fires", True)
+        if not isinstance(fires, bool):
+            warn(f"'fires' must be true or false, not {fires!r}")  # "false" as a string would read as true
+            return
         note = value.get("note")
         tolerance = value.get("tolerance", 0)
         if not isinstance(tolerance, int) or isinstance(tolerance, bool) or tolerance < 0:
@@ -206,7 +210,7 @@ def _annotate(trace: Trace, kind: str, value: dict, line: int, warn: Warn) -> No
         trace.expectations.append(
             Expectation(
                 guard=guard,
-                fires=bool(value.get("fires", True)),
+                fires=fires,
                 by_round=by_round,
                 note=None if note is None else scalar_text(note),
                 tolerance=tolerance,

@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote
 
+from ..text.textsafe import neutralize_keeping_layout
 from .records import CheckReport, FindingRecord
 from .wording import named
 
@@ -108,7 +109,7 @@ def _result(finding: FindingRecord, index: dict[str, int]) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": finding.rule,
         "level": "error" if finding.failing else "note",
-        "message": {"text": f"{finding.message} (trace {named(finding)})"},
+        "message": {"text": neutralize_keeping_layout(f"{finding.message} (trace {named(finding)})")},
         "locations": [_location(finding.file, finding.line, finding.pointer)],
         "partialFingerprints": {FINGERPRINT_KEY: finding.fingerprint},
         "baselineState": "new" if finding.status == "new" else "unchanged",
@@ -131,7 +132,7 @@ def sarif_log(report: CheckReport) -> dict[str, Any]:
     invocation: dict[str, Any] = {"executionSuccessful": True}
     if report.warnings:
         invocation["toolExecutionNotifications"] = [
-            {"level": "warning", "message": {"text": w.reason}, "locations": [_location(w.file, w.line)]} for w in report.warnings
+            {"level": "warning", "message": {"text": neutralize_keeping_layout(w.reason)}, "locations": [_location(w.file, w.line)]} for w in report.warnings
         ]
     return {
         "$schema": SCHEMA_URI,
