@@ -495,6 +495,8 @@ def write_winning_config(path: Path, table: Mapping[str, Any], inputs=()) -> Non
     import os
     import tempfile
 
+    import tomllib
+
     import tomlkit
 
     from .input.output_files import check_not_an_input
@@ -509,9 +511,12 @@ def write_winning_config(path: Path, table: Mapping[str, Any], inputs=()) -> Non
         text = decode_side_file(read_side_file(path, "config file"), shown, "config file")
         check_parsable(text, shown)
     try:
+        tomllib.loads(text)  # the reader's verdict first: what it refuses is not edited either
         document = tomlkit.parse(text)
-    except tomlkit.exceptions.ParseError as exc:
-        raise TracecheckError(f"{shown}:{exc.line}: cannot update it, not valid TOML: {exc}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise TracecheckError(f"{shown}: cannot update it, not valid TOML: {exc}") from None
+    except tomlkit.exceptions.TOMLKitError as exc:
+        raise TracecheckError(f"{shown}:{getattr(exc, 'line', '?')}: cannot update it: {exc}") from None
     target = document
     if path.name == "pyproject.toml":
         tool = document.setdefault("tool", tomlkit.table(is_super_table=True))
