@@ -119,3 +119,14 @@ def test_convert_writes_the_clis_native_file(cli, tmp_path):
     out, diagnostics = io.BytesIO(), Diagnostics()
     count = convert(ConvertRequest([str(CHECKED)], "mine.jsonl.gz"), out, diagnostics=diagnostics)
     assert out.getvalue() == written.read_bytes() and count > 1
+
+
+def test_the_package_root_offers_exactly_the_command_functions_and_requests():
+    # The root lists them itself (importing tracecheck.commands would slow every start-up);
+    # the two lists must not drift apart.
+    import tracecheck
+    import tracecheck.commands as commands
+
+    offered = [name for name in tracecheck.__all__ if name not in ("Monitor", "Decision", "Recorder", "closing_messages", "__version__")]
+    assert sorted(offered) == sorted(commands.__all__)
+    assert all(getattr(tracecheck, name) is getattr(commands, name) for name in commands.__all__)

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from .input.diagnostics import TracecheckError
+from .input.side_files import read_toml
 from .guards import Guard, all_guards, guard_by_key
 from .guards.base import GuardOptions
 from .text.suggest import did_you_mean
@@ -262,19 +263,13 @@ def find_config(start: Path) -> tuple[Path, dict[str, Any]] | None:
     for folder in (start, *start.parents):
         own = folder / "tracecheck.toml"
         if own.is_file():
-            return own, _read_toml(own)
+            return own, read_toml(own)
         pyproject = folder / "pyproject.toml"
         if pyproject.is_file():
-            table = _tracecheck_table(_read_toml(pyproject), pyproject)
+            table = _tracecheck_table(read_toml(pyproject), pyproject)
             if table is not None:
                 return pyproject, table
     return None
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    from .input.side_files import read_toml
-
-    return read_toml(path)
 
 
 def _tracecheck_table(data: Mapping[str, Any], path: Path) -> dict[str, Any] | None:
@@ -366,7 +361,7 @@ def read_config(config: str | None = None, cwd: Path | None = None) -> tuple[Map
         path = Path(config)
         if not path.exists():
             raise TracecheckError(f"config file {config!r} not found")
-        data = _read_toml(path)
+        data = read_toml(path)
         table = (_tracecheck_table(data, path) or {}) if path.name == "pyproject.toml" else data
         return table, str(path)
     found = find_config(cwd or Path.cwd())

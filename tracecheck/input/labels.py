@@ -180,13 +180,13 @@ class _Problem(Exception):
 def load_labels(path: str | os.PathLike) -> Labels:
     """Read and check a labels file (JSON or CSV). Any problem is a ``TracecheckError``
     naming the file, the line and the reason (exit code 2)."""
-    from .side_files import check_parsable, read_side_file
+    from .side_files import check_parsable, decode_side_file, read_side_file
 
     name = os.fspath(path)
     shown = display_name(name)
     data = read_side_file(name, "labels file")
     try:
-        text = _decode(data)
+        text = decode_side_file(data, shown, "labels file")
         is_json = text.lstrip().startswith("{")
         if is_json:
             check_parsable(text, shown)  # the JSON parser recurses per level and converts any integer
@@ -196,14 +196,6 @@ def load_labels(path: str | os.PathLike) -> Labels:
         where = shown if problem.line is None else f"{shown}:{problem.line}"
         raise TracecheckError(f"{where}: {problem.reason}") from None
     return Labels(shown, entries)
-
-
-def _decode(data: bytes) -> str:
-    try:
-        return data.decode("utf-8-sig")  # a spreadsheet's byte-order mark is fine
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise _Problem(line, f"not UTF-8 (byte 0x{data[exc.start]:02x}); save the labels file as UTF-8") from None
 
 
 def _check_unique(entries: list[LabelEntry]) -> None:

@@ -22,6 +22,7 @@ SIDE_FILE_LIMIT = 64 * 1024 * 1024
 NESTING_LIMIT = 200
 # Python refuses to turn longer digit strings into integers (sys.int_info.str_digits_check_threshold).
 _LONG_NUMBER = re.compile(r"\d{4000,}")
+_BRACKETS = re.compile(r"[\[\]{}]")
 
 
 def read_side_file(path: str | os.PathLike, what: str) -> bytes:
@@ -70,16 +71,10 @@ def check_parsable(text: str, shown: str) -> None:
     """What the standard parsers cannot take without crashing, refused by line: nesting
     deeper than NESTING_LIMIT (they recurse) and integers longer than Python converts."""
     depth = 0
-    line = 1
-    for char in text:
-        if char == "\n":
-            line += 1
-        elif char in "[{":
-            depth += 1
-            if depth > NESTING_LIMIT:
-                raise TracecheckError(f"{shown}:{line}: nested more than {NESTING_LIMIT} levels deep")
-        elif char in "]}":
-            depth = max(depth - 1, 0)
+    for bracket in _BRACKETS.finditer(text):
+        depth = depth + 1 if bracket.group() in "[{" else max(depth - 1, 0)
+        if depth > NESTING_LIMIT:
+            raise TracecheckError(f"{shown}:{text.count(chr(10), 0, bracket.start()) + 1}: nested more than {NESTING_LIMIT} levels deep")
     found = _LONG_NUMBER.search(text)
     if found is not None:
         raise TracecheckError(f"{shown}:{text.count(chr(10), 0, found.start()) + 1}: a number of {len(found.group())} digits; no setting or label needs one")
