@@ -203,3 +203,33 @@ def test_an_ended_trace_is_handed_on_at_the_next_event_of_a_run(tmp_path):
     traces = read_native(records(), ReadContext("stream.jsonl", Diagnostics()))
     first = next(traces)
     assert (first.id, len(first.allowances), taken) == ("a", 1, [1, 2, 3, 4])  # not the whole stream
+
+
+def test_call_warnings_are_named_five_per_trace_then_counted(tmp_path):
+    # A round of a thousand calls that never got results is one finding per trace, not a
+    # thousand lines; the next trace of the file gets its own five.
+    calls = [{"id": f"c{k}", "name": "search", "arguments": "{}"} for k in range(1000)]
+    bad_args = [{"id": f"b{k}", "name": "search", "arguments": "{not json"} for k in range(3)]
+    path = write_jsonl(
+        tmp_path / "many.jsonl",
+        [
+            {"type": "trace", "trace": "wide", "format_version": 1},
+            {"type": "round", "trace": "wide", "round": 1, "tool_calls": bad_args + calls},
+            {"type": "round", "trace": "wide", "round": 2, "text": "done"},
+            {"type": "trace", "trace": "next", "format_version": 1},
+            {"type": "round", "trace": "next", "round": 1, "tool_calls": calls[:2]},
+        ],
+    )
+    traces, warnings = read(path)
+    assert [len(t.rounds) for t in traces] == [2, 1]
+    wide = [w for w in warnings if "trace wide" in w]
+    assert all(w.startswith(f"{path}:2: trace wide: ") for w in wide)
+    named = [w.split("trace wide: ", 1)[1] for w in wide[:5]]
+    assert [n.split(":")[0].split(" has")[0] for n in named] == ["call b0 (search)", "call b0 (search)", "call b1 (search)", "call b1 (search)", "call b2 (search)"]
+    assert ["has no result" in n for n in named] == [False, True, False, True, False]
+    # b2's missing result and the thousand others are counted on one line.
+    assert wide[5:] == [f"{path}:2: trace wide: 1,001 more calls with no result (the first 5 warnings of this trace are named)"]
+    assert [w.split(": ", 1)[1] for w in warnings if "trace next" in w] == [
+        "trace next: call c0 (search) has no result",
+        "trace next: call c1 (search) has no result",
+    ]

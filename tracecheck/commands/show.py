@@ -82,8 +82,9 @@ def _made(request: ShowRequest, diagnostics: Diagnostics):
     forget_remembered()  # what the last run remembered is not this run's
     labels = as_labels(request.labels)
     sources = expand_paths(list(request.paths), diagnostics)
+    in_workers = request.jobs > 1 and len(sources) > 1
     maker = TimelineMaker(
-        request.settings, request.input_format, labels, request.trace_id, request.format, request.all_states, request.selection, request.quiet
+        request.settings, request.input_format, labels, request.trace_id, request.format, request.all_states, request.selection, request.quiet, lazy=not in_workers
     )
     yield from items_in_order(maker, sources, diagnostics, request.jobs)
     if labels is not None:

@@ -436,17 +436,6 @@ def _record_times(record: dict, warn: Warn | None = None) -> tuple[float | None,
     return with_latency(start, end, latency)
 
 
-class _NoResultNotices:
-    """Diagnostics that drop per-call "has no result" warnings (bare responses say it once)."""
-
-    def __init__(self, diagnostics) -> None:
-        self.diagnostics = diagnostics
-
-    def warn(self, file: str, line: int | None, reason: str) -> None:
-        if not reason.endswith(" has no result"):
-            self.diagnostics.warn(file, line, reason)
-
-
 # --- one trace being rebuilt -------------------------------------------------------------
 
 
@@ -558,10 +547,10 @@ class _Reader:
             trace.metadata["model"] = model
         return trace
 
-    def finish(self, conversation: _Conversation, diagnostics=None) -> Trace:
+    def finish(self, conversation: _Conversation, *, warn_missing_results: bool = True) -> Trace:
         conversation.calls.settle()
         conclude(conversation.trace)
-        return finish_trace(conversation.trace, diagnostics or self.ctx.diagnostics)
+        return finish_trace(conversation.trace, self.ctx.diagnostics, warn_missing_results=warn_missing_results)
 
     def record(self, value: Any, line: int) -> Iterator[Trace]:
         if isinstance(value, list) and value and all(isinstance(v, dict) and v.get("role") in ("user", "assistant") and not _is_response(v) for v in value):
@@ -704,7 +693,7 @@ class _Reader:
                 f"trace {trace.id}: response objects alone carry no tool results; "
                 f"{missing} tool call(s) without a result",
             )
-        yield self.finish(conversation, _NoResultNotices(self.ctx.diagnostics))
+        yield self.finish(conversation, warn_missing_results=False)  # said once above
 
     # end of file --------------------------------------------------------------------------
 

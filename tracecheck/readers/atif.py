@@ -185,7 +185,7 @@ def _read_trajectory(doc: dict, line: int, ctx: ReadContext) -> Trace:
         if reward is not None:
             trace.labels["outcome"] = "success" if reward >= 1 else "failure"
             trace.metadata["reward"] = reward
-    return finish_trace(trace, _Quiet(ctx.diagnostics))
+    return finish_trace(trace, ctx.diagnostics, warn_missing_results=False)  # calls that never ran: see the module docstring
 
 
 def _add_step(rnd: Round, step: dict, calls: dict[str, ToolCall], ctx: ReadContext, line: int) -> None:
@@ -243,18 +243,6 @@ def _result(item: dict, extra: dict) -> ToolResult:
     else:
         text = _APPENDED.sub("", text)
     return ToolResult(content=text, is_error=error)
-
-
-class _Quiet:
-    """Diagnostics for ``finish_trace`` that say nothing of calls that never ran: the
-    converter flushes them with no observation on purpose (see the module docstring)."""
-
-    def __init__(self, diagnostics) -> None:
-        self.diagnostics = diagnostics
-
-    def warn(self, file, line, reason) -> None:
-        if not reason.endswith("has no result"):
-            self.diagnostics.warn(file, line, reason)
 
 
 def harbor_grade(ctx: ReadContext) -> dict | None:

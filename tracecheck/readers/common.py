@@ -420,16 +420,36 @@ def make_trace(trace_id: str | None, fmt: str, file: str, base: str, line: int, 
     return trace
 
 
-def finish_trace(trace: Trace, diagnostics, *, synthesize_ids: bool = True) -> Trace:
+# Warnings about one trace's calls named one by one; past it, one line counts the rest (a
+# round of a million calls without results is one finding, not a million).
+CALL_WARNINGS_PER_TRACE = 5
+
+
+def finish_trace(trace: Trace, diagnostics, *, synthesize_ids: bool = True, warn_missing_results: bool = True) -> Trace:
     """Number rounds and turns, give id-less calls synthetic ids, and warn about calls
-    without results and arguments that are not JSON. Every reader calls this on each
-    trace it yields."""
+    without results (unless ``warn_missing_results`` is off: a format that never records
+    them says so once itself) and arguments that are not JSON. Every reader calls this
+    on each trace it yields."""
     trace.number_turns()
     if trace.ending is None and trace.error is None and trace.rounds and trace.rounds[-1].is_final:
         # A last reply without tool calls is an answer in every format; how else a run
         # ended (a limit, an error, a submit) only its reader can tell.
         trace.ending = "answered"
     assert trace.ending is None or trace.ending in ENDINGS, trace.ending
+    named = 0
+    unnamed: dict[str, list] = {"arguments that are not JSON": [0, None], "no result": [0, None]}  # past the cap: how many, first line
+
+    def call_warning(kind: str, line: int | None, reason: str) -> None:
+        nonlocal named
+        if named < CALL_WARNINGS_PER_TRACE:
+            named += 1
+            diagnostics.warn(trace.file, line, reason)
+            return
+        counted = unnamed[kind]
+        counted[0] += 1
+        if counted[1] is None:
+            counted[1] = line
+
     for number, rnd in enumerate(trace.rounds, 1):
         rnd.index = number
         for k, call in enumerate(rnd.tool_calls, 1):
@@ -437,9 +457,13 @@ def finish_trace(trace: Trace, diagnostics, *, synthesize_ids: bool = True) -> T
                 call.id = f"r{number}.c{k}"
             line = rnd.line
             if call.arguments_error:
-                diagnostics.warn(trace.file, line, f"trace {_cut(trace.id)}: call {_cut(call.id)} ({_cut(call.name)}): {call.arguments_error}")
-            if call.result is None:
-                diagnostics.warn(trace.file, line, f"trace {_cut(trace.id)}: call {_cut(call.id)} ({_cut(call.name)}) has no result")
+                call_warning("arguments that are not JSON", line, f"trace {_cut(trace.id)}: call {_cut(call.id)} ({_cut(call.name)}): {call.arguments_error}")
+            if call.result is None and warn_missing_results:
+                call_warning("no result", line, f"trace {_cut(trace.id)}: call {_cut(call.id)} ({_cut(call.name)}) has no result")
+    for kind, (count, line) in unnamed.items():
+        if count:
+            calls = "call" if count == 1 else "calls"
+            diagnostics.warn(trace.file, line, f"trace {_cut(trace.id)}: {count:,} more {calls} with {kind} (the first {CALL_WARNINGS_PER_TRACE} warnings of this trace are named)")
     return trace
 
 

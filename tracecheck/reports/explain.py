@@ -325,11 +325,17 @@ def guard_annotator(trace: Trace, settings: Settings, all_states: bool = False):
     the rest of its turn, and shows no state there: it judged nothing."""
     guards = settings.build()
     fresh = {guard.code: _state_text(guard.state()) for guard in guards}  # before the replay feeds them
-    after: dict[int, dict[str, str]] = defaultdict(dict)
+    # Per round, the guards that judged it and their states; a state equal to the one
+    # before is the same string object, so a long trace costs a tuple per round.
+    after: dict[int, tuple[tuple[str, str], ...]] = {}
+    last: dict[str, str] = {}
 
     def observe(rnd: Round, phase: Phase, current) -> None:
+        states = dict(after.get(rnd.index, ()))
         for guard in current:
-            after[rnd.index][guard.code] = _state_text(guard.state())
+            text = _state_text(guard.state())
+            states[guard.code] = last[guard.code] = text if text != last.get(guard.code) else last[guard.code]
+        after[rnd.index] = tuple(states.items())
 
     result = replay_trace(trace, guards, observe)
     fires: dict[int, list[Fire]] = defaultdict(list)
@@ -341,7 +347,7 @@ def guard_annotator(trace: Trace, settings: Settings, all_states: bool = False):
 
     def annotate(_trace: Trace, rnd: Round):
         fired = {fire.code for fire in fires.get(rnd.index, [])}
-        for code, text in after.get(rnd.index, {}).items():
+        for code, text in after.get(rnd.index, ()):
             changed = text != shown.get(code)
             shown[code] = text
             if text and (all_states or changed or code in fired):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from rich.cells import cell_len
+from rich.cells import cell_len as _rich_cell_len
 from rich.console import Console
 from rich.style import Style
 from rich.text import Text
@@ -59,6 +59,12 @@ def _whole_spans(text: Text) -> list[tuple[int, int, str]]:
     return [(s.start, s.end, s.style.meta["whole"]) for s in text.spans if isinstance(s.style, Style) and s.style.meta.get("whole")]
 
 
+def cell_len(text: str) -> int:
+    """Terminal cells ``text`` takes: one per character for printable ASCII (most of
+    what a timeline wraps; Rich's own count looks at every character)."""
+    return len(text) if text.isascii() and text.isprintable() else _rich_cell_len(text)
+
+
 def _cut_whole(text: Text, limit: int) -> Text:
     """``text`` with each whole stretch longer than ``limit`` cells cut to it with "…"."""
     for start, end, keep in sorted(_whole_spans(text), reverse=True):
@@ -80,19 +86,23 @@ def emit(console: Console, text: Text, indent: int = 4) -> None:
     """Print ``text`` within the console's width: words wrapped (never cut by the
     terminal mid-word), continuation lines indented by ``indent``, no trailing spaces;
     a ``whole`` stretch is never broken inside."""
+    for line in wrapped(text, max(40, console.width), indent):
+        console.print(line)
+
+
+def wrapped(text: Text, width: int, indent: int = 4) -> list[Text]:
+    """The lines ``emit`` prints for ``text`` at ``width`` cells (each within it)."""
     text.rstrip()
-    width = max(40, console.width)
-    if text.cell_len <= width:
-        console.print(text)
-        return
+    if cell_len(text.plain) <= width:
+        return [text]
     text = _cut_whole(text, width - indent)
-    number = 0
-    for paragraph in text.split("\n", allow_blank=True):
-        first = width if number == 0 else width - indent
+    lines: list[Text] = []
+    for paragraph in text.split("\n", allow_blank=True) if "\n" in text.plain else (text,):
+        first = width if not lines else width - indent
         for line in paragraph.divide(_breaks(paragraph.plain, first, width - indent, _whole_spans(paragraph))):
             line.rstrip()
-            console.print(line if number == 0 else Text(" " * indent).append_text(line))
-            number += 1
+            lines.append(line if not lines else Text(" " * indent).append_text(line))
+    return lines
 
 
 def _words(text: str, whole: list[tuple[int, int, str]]) -> list[tuple[int, str]]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timezone
 
 from rich.console import Console
@@ -11,7 +11,7 @@ from rich.text import Text
 from ..engine.costs import RoundCost, round_costs, trace_totals
 from ..model import Round, ToolCall, Trace, Usage
 from .wording import BASIS_NOTES, count, number, seconds, shown_id
-from .terminal import whole
+from .terminal import whole, wrapped
 from ..text.textsafe import one_line, plain, single_line
 
 # A hook that lets a caller add lines under each round (the guard engine adds its state).
@@ -113,20 +113,25 @@ def _call_lines(call: ToolCall) -> list[Text]:
     return lines
 
 
-def _put(console: Console, line: Text) -> None:
-    """Print a timeline line within the console's width: wrapped between words, the
+def _wrapped(width: int, line: Text) -> Iterator[Text]:
+    """A timeline line as printed within ``width``: wrapped between words, the
     continuation indented two past the line's own indent (as the replay report does)."""
-    from .terminal import emit
-
-    for part in line.split("\n"):
-        emit(console, part, len(part.plain) - len(part.plain.lstrip(" ")) + 2)
+    for part in line.split("\n") if "\n" in line.plain else (line,):
+        yield from wrapped(part, width, len(part.plain) - len(part.plain.lstrip(" ")) + 2)
 
 
 def timeline_lines(trace: Trace, annotate: RoundAnnotator | None = None) -> list[Text]:
     """The lines ``show`` prints for ``trace`` (a line may hold line breaks), unwrapped:
     plain data made where the trace is read (in a worker process with ``--jobs``)."""
+    return list(timeline(trace, annotate))
+
+
+def timeline(trace: Trace, annotate: RoundAnnotator | None = None) -> Iterator[Text]:
+    """``timeline_lines`` made as they are printed, a round at a time: the lines already
+    printed are not kept."""
     costs = round_costs(trace)
-    lines = [trace_summary(trace, costs)]
+    yield trace_summary(trace, costs)
+    lines: list[Text] = []
     said = {m.before_round: m for m in trace.user_messages}
     several_turns = len({r.turn for r in trace.rounds}) > 1
     for rnd, cost in zip(trace.rounds, costs):
@@ -154,20 +159,45 @@ def timeline_lines(trace: Trace, annotate: RoundAnnotator | None = None) -> list
             lines += _call_lines(call)
         if annotate is not None:
             lines += annotate(trace, rnd)
+        yield from lines
+        lines.clear()
     for message in trace.user_messages:
         if message.before_round > len(trace.rounds):
-            lines.append(Text("    user: ", style="magenta").append_text(plain(one_line(message.text, 200))))
-    return lines
+            yield Text("    user: ", style="magenta").append_text(plain(one_line(message.text, 200)))
 
 
 def render_trace(console: Console, trace: Trace, annotate: RoundAnnotator | None = None) -> None:
     print_timeline(console, timeline_lines(trace, annotate))
 
 
-def print_timeline(console: Console, lines: list[Text]) -> None:
+def print_timeline(console: Console, lines: Iterable[Text]) -> None:
+    """Print a timeline, then a blank line. The wrapped lines go to the console a block
+    at a time: one print per line cost more than everything else ``show`` does."""
+    width = max(40, console.width)
+    block: list[Text] = []
     for line in lines:
-        _put(console, line)
+        block.extend(_wrapped(width, line))
+        if len(block) >= _BLOCK_LINES:
+            _print_block(console, block, width)
+            block = []
+    _print_block(console, block, width)
     console.print()
+
+
+_BLOCK_LINES = 200
+
+
+def _print_block(console: Console, block: list[Text], width: int) -> None:
+    if not block:
+        return
+    if width > console.width:  # a console narrower than 40 cells folds the lines itself
+        for line in block:
+            console.print(line)
+        return
+    # The lines fit: their segments are printed as they are (Rich would split them again).
+    from rich.segment import Segments
+
+    console.print(Segments([segment for line in block for segment in line.render(console, end="\n")]), end="", soft_wrap=True)
 
 
 class TimelineMaker:
@@ -176,12 +206,13 @@ class TimelineMaker:
     lines or report entry), with None for a trace that ``trace_id`` leaves out."""
 
     def __init__(
-        self, settings, input_format: str | None, labels, trace_id: str | None, format: str, all_states: bool = False, selection=None, quiet: bool = False
+        self, settings, input_format: str | None, labels, trace_id: str | None, format: str, all_states: bool = False, selection=None, quiet: bool = False, lazy: bool = False
     ) -> None:
         self.settings, self.input_format, self.labels, self.trace_id, self.format = settings, input_format, labels, trace_id, format
         self.all_states = all_states  # every guard's state under every round, not only where it changed
         self.selection = selection  # -k: the traces left out are not seen at all
         self.quiet = quiet  # the terminal timeline's first line only: the trace's summary
+        self.lazy = lazy  # the timeline made as it is printed (not in a worker: it is sent back whole)
 
     def items(self, source, diagnostics):
         from ..engine.batch import ReplayItem
@@ -200,7 +231,8 @@ class TimelineMaker:
             elif self.format == "terminal" and self.quiet:
                 yield trace.id, [trace_summary(trace)]
             elif self.format == "terminal":
-                yield trace.id, timeline_lines(trace, guard_annotator(trace, self.settings, self.all_states) if self.settings is not None else None)
+                made = timeline(trace, guard_annotator(trace, self.settings, self.all_states) if self.settings is not None else None)
+                yield trace.id, made if self.lazy else list(made)
             else:
                 guards = self.settings.build() if self.settings is not None else []
                 yield trace.id, report_entry_with_rounds(ReplayItem(replay_trace(trace, guards)))
