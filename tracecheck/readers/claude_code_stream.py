@@ -275,8 +275,11 @@ class _Reader:
             run.usage = usage if run.usage is None else _added(run.usage, usage)
         meta = run.trace.metadata
         for name in _RESULT_META:
-            if isinstance(value.get(name), (int, float)) and not isinstance(value.get(name), bool):
-                meta[name] = value[name]
+            number = value.get(name)
+            if isinstance(number, (int, float)) and not isinstance(number, bool):
+                meta[name] = number
+            elif number is not None:
+                run.calls.warn(line, f"result {name} {brief(number)} is not a number; ignored")
         subtype = as_str(value.get("subtype"))
         if subtype is not None:
             meta["result_subtype"] = subtype
