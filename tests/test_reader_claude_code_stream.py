@@ -13,6 +13,7 @@ from tracecheck.readers import reader_by_name, sniff
 
 from conftest import (
     assert_show_and_convert_round_trip,
+    other_formats_first_records,
     read_with_warnings as read,
     round_usage_tuple as usage_tuple,
     usage_tuple as counts_tuple,
@@ -198,14 +199,7 @@ def test_show_and_convert_round_trip(tmp_path):
 
 def test_no_other_formats_file_is_sniffed_as_a_claude_code_stream():
     stream = reader_by_name("claude-code-stream")
-    others = [p for p in FIXTURES.parent.rglob("*") if p.suffix in (".jsonl", ".json") and p.parent.name != "claude_code_stream"]
-    assert len(others) > 50
-    for path in others:
-        text = path.read_text(encoding="utf-8", errors="replace")
-        try:
-            first = json.loads(text.splitlines()[0]) if path.suffix == ".jsonl" else json.loads(text)
-        except (ValueError, IndexError):
-            continue
+    for path, first in other_formats_first_records("claude_code_stream"):
         assert not stream.sniff(first), path
 
 
