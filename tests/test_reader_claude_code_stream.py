@@ -113,11 +113,13 @@ def test_subagent_lines_are_a_trace_of_their_own():
     assert sub.usage_total is None and sub.ending == "answered"
 
 
-def test_subagent_prompt_from_the_task_call_when_not_on_the_stream(tmp_path):
-    lines = [line for line in _lines(SUBAGENT) if not (line["type"] == "user" and line["message"]["content"][0]["type"] == "text")]
+def test_subagent_prompt_and_agent_id_from_the_task_call_and_result(tmp_path):
+    # Older CLIs write neither the sub-agent's prompt nor task_started on the stream.
+    lines = [line for line in _lines(SUBAGENT) if not (line["type"] == "user" and line["message"]["content"][0]["type"] == "text") and line.get("subtype") != "task_started"]
     (_, sub), warnings = read(write_jsonl(tmp_path / "no_prompt.jsonl", lines))
     assert warnings == []
     assert [m.text for m in sub.user_messages] == ["Find where the YAML config is loaded and report the file and function."]
+    assert sub.metadata["agent_id"] == "a91c2e7"  # from the Task result's tool_use_result
 
 
 def test_api_error_is_the_ending(tmp_path):

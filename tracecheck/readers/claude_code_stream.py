@@ -66,8 +66,8 @@ run's ``duration_ms`` is kept in the metadata.
 Sub-agents (the ``Task`` / ``Agent`` tool): their lines carry the ``parent_tool_use_id``
 of the call that started them. As the ``claude-code`` reader does with sidechains, each
 sub-agent run is a trace of its own, ``<session_id>/<parent_tool_use_id>``, with
-``parent_session``, ``parent_tool_use_id`` and, when a ``task_started`` line names it,
-``agent_id`` in its metadata; the parent's trace keeps the call and the sub-agent's
+``parent_session``, ``parent_tool_use_id`` and, when a ``task_started`` line or the
+``Task`` result's ``tool_use_result.agentId`` names it, ``agent_id`` in its metadata; the parent's trace keeps the call and the sub-agent's
 answer as its result. Its user message is the prompt the parent gave it (its first user
 line, else the call's ``prompt`` argument). Sub-agent runs end without a result line of
 their own.
@@ -267,6 +267,12 @@ class _Reader:
         if speaks and run.prompt is not None:
             run.prompt = None  # the sub-agent's prompt is on the stream
         run.calls.user_message(content, line, speaks=speaks)
+        detail = value.get("tool_use_result")
+        agent = as_str(detail.get("agentId")) if isinstance(detail, dict) else None
+        for block in content if agent is not None and isinstance(content, list) else ():
+            sub = self.runs.get((self.session, block.get("tool_use_id"))) if isinstance(block, dict) else None
+            if sub is not None:
+                sub.trace.metadata.setdefault("agent_id", agent)  # the Task result names its agent
 
     def result(self, run: _Run, value: dict, line: int) -> None:
         run.results += 1
