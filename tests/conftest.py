@@ -115,6 +115,19 @@ def by_line(traces) -> dict:
     return {trace.line: trace for trace in traces}
 
 
+def other_formats_first_records(own: str):
+    """(path, first JSON value) of every .jsonl/.json fixture outside ``fixtures/<own>``:
+    what a new reader's sniffer must not take (files that are not JSON are left out)."""
+    others = [p for p in sorted(FIXTURES.rglob("*")) if p.suffix in (".jsonl", ".json") and p.parent.name != own]
+    assert len(others) > 50
+    for path in others:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        try:
+            yield path, json.loads(text.splitlines()[0]) if path.suffix == ".jsonl" else json.loads(text)
+        except (ValueError, IndexError):
+            continue
+
+
 def utc(*parts) -> float:
     """The POSIX timestamp of ``datetime(*parts)`` taken as UTC."""
     return datetime(*parts, tzinfo=timezone.utc).timestamp()

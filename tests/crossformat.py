@@ -1039,6 +1039,29 @@ def render_claude_code(run: Run, path: Path) -> Path:
     return write_jsonl(path / f"{session}.jsonl", entries)
 
 
+def render_claude_code_stream(run: Run, path: Path) -> Path:
+    """``claude -p --output-format stream-json --verbose``: the init line, one assistant
+    line per content block (the usage of the response's start on each: output 1, no
+    stop_reason), one user line per tool result, the result line with the run's usage."""
+    session = run_uuid(run, "stream")
+    lines: list[dict[str, Any]] = []
+    tools = ["Task", "Bash", "Glob", "Grep", "Read", "Edit", "Write", *(claude_code_name(name) for name, _, _ in run.tools)]
+    lines.append({"type": "system", "subtype": "init", "cwd": "/home/dev/http-client", "session_id": session, "tools": tools, "mcp_servers": [{"name": "docs", "status": "connected"}], "model": CLAUDE, "permissionMode": "bypassPermissions", "apiKeySource": "ANTHROPIC_API_KEY", "claude_code_version": "2.0.76", "output_style": "default", "uuid": run_uuid(run, "stream", "init")})
+    for i, step in enumerate(run.steps):
+        message_id = "msg_01" + ident(run, "stream-msg", i, size=22)
+        usage = {**_anthropic_usage(step), "output_tokens": 1}  # as the response started
+        for b, block in enumerate(_anthropic_content(run, i, step, claude_code_name)):
+            message = {"model": CLAUDE, "id": message_id, "type": "message", "role": "assistant", "content": [block], "stop_reason": None, "stop_sequence": None, "usage": usage, "context_management": None}
+            lines.append({"type": "assistant", "message": message, "parent_tool_use_id": None, "session_id": session, "uuid": run_uuid(run, "stream", i, b)})
+        for k, block in enumerate(_anthropic_results(run, i, step, flag_success=False)):
+            lines.append({"type": "user", "message": {"role": "user", "content": [block]}, "parent_tool_use_id": None, "session_id": session, "uuid": run_uuid(run, "stream", i, "result", k), "tool_use_result": step.calls[k].result})
+    inputs, outputs = sum(s.input_tokens for s in run.steps), sum(s.output_tokens for s in run.steps)
+    total = {"input_tokens": inputs, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0, "output_tokens": outputs, "server_tool_use": {"web_search_requests": 0, "web_fetch_requests": 0}, "service_tier": "standard"}
+    seconds = run.ended_at - run.started_at
+    lines.append({"type": "result", "subtype": "success", "is_error": False, "duration_ms": round(seconds * 1000), "duration_api_ms": round(sum(s.ended_at - s.started_at for s in run.steps) * 1000), "num_turns": len(run.steps), "result": run.answer, "session_id": session, "total_cost_usd": 0.0215, "usage": total, "permission_denials": [], "uuid": run_uuid(run, "stream", "result")})
+    return write_jsonl(path / "claude-code.txt", lines)
+
+
 def render_codex_cli(run: Run, path: Path) -> Path:
     """A Codex CLI rollout: typed lines; per response its assistant message and function
     calls, then the token count, then the tool outputs (MCP tools: no exit code)."""
@@ -1675,6 +1698,7 @@ RENDERERS: dict[str, Callable[[Run, Path], Path]] = {
     "otel": render_otel,
     "anthropic": render_anthropic,
     "claude-code": render_claude_code,
+    "claude-code-stream": render_claude_code_stream,
     "codex-cli": render_codex_cli,
     "atif": render_atif,
     "swe-agent": render_swe_agent,

@@ -55,6 +55,10 @@ PER_ROUND_USAGE = {
 }
 # Only a run total: SWE-agent's info.model_stats (tokens_sent / tokens_received).
 RUN_TOTAL_ONLY = {"swe-agent"}
+# Input per round, output only as a run total: Claude Code's stream lines repeat the usage
+# the API sent when the response started (the input is the response's, the output count
+# is not), and the result line holds the run's usage, output included.
+INPUT_PER_ROUND_TOTAL_AT_END = {"claude-code-stream"}
 # No usage at all: τ-bench results, SWE-smith's fine-tuning lines and ReAct text.
 NO_USAGE = {"tau-bench", "swe-smith", "react-text"}
 
@@ -68,6 +72,7 @@ ERROR_FLAG = {
     "otel",
     "anthropic",
     "claude-code",
+    "claude-code-stream",
     "atif",
     "openhands",
     "inspect",
@@ -80,6 +85,9 @@ ERROR_FLAG = {
 EXACT_TIMES = {"native", "openai-chat", "openai-agents", "langsmith", "otel", "anthropic", "inspect"}
 END_ONLY_TIMES = {"claude-code", "codex-cli", "atif", "openhands", "mini-swe-agent"}
 CREATED_SECONDS = {"openai-responses"}
+
+# Formats written by Claude Code, which names the tools of an MCP server mcp__<server>__<tool>.
+CLAUDE_CODE_NAMES = {"claude-code", "claude-code-stream"}
 
 # Guards that find search calls by tool name (``*search*`` by default). mini-swe-agent
 # calls everything "bash", so these guards see no search at all there: its fires are
@@ -229,7 +237,7 @@ def test_same_rounds(read_back, fmt, run):
             elif fmt == "react-text":  # Action Input is plain text: the argument's value
                 assert (call.name, call.arguments) == (expected.name, next(iter(expected.arguments.values())))
             else:  # parsed JSON objects; Claude Code prefixes MCP tools with their server
-                name = cf.claude_code_name(expected.name) if fmt == "claude-code" else expected.name
+                name = cf.claude_code_name(expected.name) if fmt in CLAUDE_CODE_NAMES else expected.name
                 assert (call.name, call.arguments) == (name, expected.arguments)
             assert call.arguments_error is None
             assert call.result is not None
@@ -269,6 +277,10 @@ def test_same_usage(read_back, fmt, run):
     if fmt in PER_ROUND_USAGE:
         assert [(r.usage.input_tokens, r.usage.output_tokens) for r in trace.rounds] == per_round
         assert trace.usage_total is None
+    elif fmt in INPUT_PER_ROUND_TOTAL_AT_END:
+        assert [(r.usage.input_tokens, r.usage.output_tokens) for r in trace.rounds] == [(i, None) for i, _ in per_round]
+        total = trace.usage_total
+        assert (total.input_tokens, total.output_tokens) == tuple(map(sum, zip(*per_round)))
     elif fmt in RUN_TOTAL_ONLY:
         assert [r.usage for r in trace.rounds] == [None] * len(per_round)
         total = trace.usage_total

@@ -138,6 +138,12 @@ SEEDS: dict[str, list[Path]] = {
         FIXTURES / "claude_code" / "api_error.jsonl",
         CORPUS / "claude-code-log" / "representative_messages.jsonl",
     ],
+    "claude-code-stream": [
+        FIXTURES / "claude_code_stream" / "claude-code.txt",
+        FIXTURES / "claude_code_stream" / "subagent.jsonl",
+        FIXTURES / "claude_code_stream" / "max_turns.jsonl",
+        FIXTURES / "claude_code_stream" / "api_error.jsonl",
+    ],
     "codex-cli": [
         FIXTURES / "codex_cli" / "rollout-2025-10-16T10-00-00-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl",
         FIXTURES / "codex_cli" / "rollout-2025-10-16T11-00-00-0199a214-2b6e-7d31-9f0c-6c1f0e5d9a77.jsonl",
@@ -250,6 +256,7 @@ TAILS = {
     "otel": lambda: _lines(FIXTURES / "otel" / "genai_attributes.jsonl"),
     "anthropic": lambda: _lines(FIXTURES / "anthropic" / "request_response.jsonl", _with_thread),
     "claude-code": lambda: _lines(FIXTURES / "claude_code" / "session.jsonl"),
+    "claude-code-stream": lambda: _lines(FIXTURES / "claude_code_stream" / "subagent.jsonl"),
     "codex-cli": lambda: _lines(FIXTURES / "codex_cli" / "rollout-2025-10-16T10-00-00-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl"),
     "openhands": lambda: _lines(FIXTURES / "openhands" / "output_v1.jsonl"),
     "swe-smith": lambda: _lines(FIXTURES / "swe_smith" / "tenacity.xml.jsonl"),

@@ -40,6 +40,9 @@ class ReaderInfo:
 #   LangSmith run, OTLP "resourceSpans", an Inspect log); codex-cli also takes a bare-era
 #   rollout's first line (session meta with "instructions") and `codex exec --json`
 #   events (dotted types: "thread.started", "item.completed"), which no other shape has;
+# - claude-code-stream before claude-code: a stream's assistant line has a "uuid" and a
+#   "message", which claude-code's sniffer takes too; only stream lines say
+#   "session_id" (session entries say "sessionId"), so the stream's sniffer is the strict one;
 # - the agent and benchmark formats (swe-agent .. mini-swe-agent) before the chat formats:
 #   their documents hold chat messages that openai-chat would also accept;
 # - openai-responses before anthropic: an assistant "message" item with a content list
@@ -51,6 +54,7 @@ class ReaderInfo:
 #   every format that has such lists; react-text (plain text) is last.
 READERS: tuple[ReaderInfo, ...] = (
     ReaderInfo("native", "native", "tracecheck's own JSONL events"),
+    ReaderInfo("claude-code-stream", "claude_code_stream", "Claude Code headless output: claude -p --output-format stream-json (Harbor's claude-code.txt)"),
     ReaderInfo("claude-code", "claude_code", "Claude Code session JSONL (entries grouped by message id)"),
     ReaderInfo("codex-cli", "codex_cli", "Codex CLI session rollouts (~/.codex/sessions/**/rollout-*.jsonl), codex exec --json events"),
     ReaderInfo("openai-agents", "openai_agents", "OpenAI Agents SDK trace/span export"),
