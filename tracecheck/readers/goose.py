@@ -145,7 +145,7 @@ def _is_message(value: Any) -> bool:
     content = value.get("content")
     if not isinstance(created, int) or isinstance(created, bool) or not isinstance(content, list) or not content:
         return False
-    return all(isinstance(block, dict) and block.get("type") in _BLOCK_TYPES for block in content)
+    return all(_kind(block) in _BLOCK_TYPES for block in content)
 
 
 def sniff(value: Any) -> bool:
@@ -244,7 +244,7 @@ class _Reader:
         texts: list[str] = []
         calls: list[ToolCall] = []
         for block in content:
-            kind = block.get("type") if isinstance(block, dict) else None
+            kind = _kind(block)
             if kind == "text":
                 if _for_model(block) and as_str(block.get("text")):
                     texts.append(block["text"])
@@ -282,7 +282,7 @@ class _Reader:
         self.group = None
         texts: list[str] = []
         for block in content:
-            kind = block.get("type") if isinstance(block, dict) else None
+            kind = _kind(block)
             if kind == "toolResponse":
                 self.result(trace, block, line, moment)
             elif kind == "text":
@@ -313,6 +313,11 @@ class _Reader:
             if notice is not None:  # the context was full after the last round
                 trace.error, trace.ending = notice, "limit"
             yield finish_trace(trace, self.ctx.diagnostics)
+
+
+def _kind(block: Any) -> str | None:
+    """A content block's ``type`` when it is a string (anything else is no known type)."""
+    return as_str(block.get("type")) if isinstance(block, dict) else None
 
 
 def _for_model(block: dict) -> bool:
