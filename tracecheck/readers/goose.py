@@ -1,8 +1,9 @@
 """Goose (block/goose) sessions: the JSONL session files of Goose up to about 1.9
 (``~/.local/share/goose/sessions/<id>.jsonl`` on Linux, the XDG data dir; macOS and
 Windows keep them under their own data dirs) and the JSON of ``goose session export``
-(1.10 on, when sessions moved into ``sessions.db``). The SQLite database itself is not
-read: export a session with ``goose session export --format json`` first.
+(1.10 on: sessions moved into a SQLite ``sessions.db`` with the session manager of
+block/goose pull request 4648, September 2025). The SQLite database itself is not read:
+export a session with ``goose session export --format json`` first.
 
 Followed from the tool's own source, block/goose:
 ``crates/goose/src/session/storage.rs`` (``SessionMetadata``, ``save_messages_with_metadata``:
