@@ -1091,6 +1091,41 @@ def render_codex_cli(run: Run, path: Path) -> Path:
     return write_jsonl(path / f"rollout-2025-03-10T08-00-00-{session}.jsonl", lines)
 
 
+
+def goose_name(name: str) -> str:
+    """Goose names a tool ``<extension>__<tool>``."""
+    return f"docs__{name}"
+
+
+def render_goose(run: Run, path: Path) -> Path:
+    """A Goose session file (1.8): the metadata line (the run total accumulated, the last
+    call's usage), then one message a line, ``created`` in whole seconds; each response one
+    assistant message, its results one user message of ``toolResponse`` blocks."""
+    visible = {"userVisible": True, "agentVisible": True}
+    last = run.steps[-1]
+    meta = {
+        "working_dir": "/home/dev/http-client", "description": "HTTP client retry policy", "schedule_id": None,
+        "message_count": 1 + len(run.steps) + sum(1 for s in run.steps if s.calls),
+        "total_tokens": last.input_tokens + last.output_tokens, "input_tokens": last.input_tokens, "output_tokens": last.output_tokens,
+        "accumulated_total_tokens": sum(s.input_tokens + s.output_tokens for s in run.steps),
+        "accumulated_input_tokens": sum(s.input_tokens for s in run.steps),
+        "accumulated_output_tokens": sum(s.output_tokens for s in run.steps),
+    }
+    lines: list[dict[str, Any]] = [meta, {"id": None, "role": "user", "created": int(run.started_at), "content": [{"type": "text", "text": run.question}], "metadata": visible}]
+    for i, step in enumerate(run.steps):
+        content: list[dict[str, Any]] = [{"type": "text", "text": step.text}]
+        for k, c in enumerate(step.calls):
+            content.append({"type": "toolRequest", "id": call_id(run, i, k, "toolu_"), "toolCall": {"status": "success", "value": {"name": goose_name(c.name), "arguments": c.arguments}}})
+        lines.append({"id": f"msg_{ident(run, 'msg', i)}", "role": "assistant", "created": int(step.ended_at), "content": content, "metadata": visible})
+        if step.calls:
+            results = [
+                {"type": "toolResponse", "id": call_id(run, i, k, "toolu_"), "toolResult": {"status": "success", "value": {"content": [{"type": "text", "text": c.result}], "isError": c.is_error}}}
+                for k, c in enumerate(step.calls)
+            ]
+            lines.append({"id": None, "role": "user", "created": int(step.result_times(len(step.calls) - 1)[1]), "content": results, "metadata": visible})
+    stamp = datetime.fromtimestamp(run.started_at, tz=timezone.utc).strftime("%Y%m%d_%H%M%S")
+    return write_jsonl(path / f"{stamp}.jsonl", lines)
+
 def render_swe_agent(run: Run, path: Path) -> Path:
     """A SWE-agent 1.x ``.traj`` of the function-calling agent; the last step is ``submit``.
     Usage is a run total only (``info.model_stats``)."""
@@ -1700,6 +1735,7 @@ RENDERERS: dict[str, Callable[[Run, Path], Path]] = {
     "claude-code": render_claude_code,
     "claude-code-stream": render_claude_code_stream,
     "codex-cli": render_codex_cli,
+    "goose": render_goose,
     "atif": render_atif,
     "swe-agent": render_swe_agent,
     "openhands": render_openhands,

@@ -53,8 +53,9 @@ PER_ROUND_USAGE = {
     "inspect",
     "mini-swe-agent",
 }
-# Only a run total: SWE-agent's info.model_stats (tokens_sent / tokens_received).
-RUN_TOTAL_ONLY = {"swe-agent"}
+# Only a run total: SWE-agent's info.model_stats (tokens_sent / tokens_received), Goose's
+# accumulated_input_tokens / accumulated_output_tokens.
+RUN_TOTAL_ONLY = {"swe-agent", "goose"}
 # Input per round, output only as a run total: Claude Code's stream lines repeat the usage
 # the API sent when the response started (the input is the response's, the output count
 # is not), and the result line holds the run's usage, output included.
@@ -77,6 +78,7 @@ ERROR_FLAG = {
     "openhands",
     "inspect",
     "mini-swe-agent",
+    "goose",
 }
 
 # Round times. EXACT: the response's start and end are on disk. END_ONLY: only when the
@@ -85,6 +87,9 @@ ERROR_FLAG = {
 EXACT_TIMES = {"native", "openai-chat", "openai-agents", "langsmith", "otel", "anthropic", "inspect"}
 END_ONLY_TIMES = {"claude-code", "codex-cli", "atif", "openhands", "mini-swe-agent"}
 CREATED_SECONDS = {"openai-responses"}
+# END_ONLY in whole seconds: Goose's "created" (Unix seconds, an integer) of the
+# response's message; the start is the "created" of the message before it.
+WHOLE_SECOND_ENDS = {"goose"}
 
 # Formats written by Claude Code, which names the tools of an MCP server mcp__<server>__<tool>.
 CLAUDE_CODE_NAMES = {"claude-code", "claude-code-stream"}
@@ -236,8 +241,9 @@ def test_same_rounds(read_back, fmt, run):
                 assert (call.name, call.arguments) == ("bash", expected.command)
             elif fmt == "react-text":  # Action Input is plain text: the argument's value
                 assert (call.name, call.arguments) == (expected.name, next(iter(expected.arguments.values())))
-            else:  # parsed JSON objects; Claude Code prefixes MCP tools with their server
-                name = cf.claude_code_name(expected.name) if fmt in CLAUDE_CODE_NAMES else expected.name
+            else:  # parsed JSON objects; Claude Code and Goose prefix tools with their server
+                rename = {f: cf.claude_code_name for f in CLAUDE_CODE_NAMES} | {"goose": cf.goose_name}
+                name = rename[fmt](expected.name) if fmt in rename else expected.name
                 assert (call.name, call.arguments) == (name, expected.arguments)
             assert call.arguments_error is None
             assert call.result is not None
@@ -306,5 +312,8 @@ def test_same_times(read_back, fmt, run):
         assert all(start is not None and start <= s.started_at for start, s in zip(starts, steps))
     elif fmt in CREATED_SECONDS:
         assert starts == [float(int(s.started_at)) for s in steps]
+    elif fmt in WHOLE_SECOND_ENDS:
+        assert ends == [float(int(s.ended_at)) for s in steps]
+        assert all(start is not None and start <= s.started_at for start, s in zip(starts, steps))
     else:
         assert starts == ends == [None] * len(steps)

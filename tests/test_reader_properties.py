@@ -152,6 +152,13 @@ SEEDS: dict[str, list[Path]] = {
         FIXTURES / "codex_cli" / "exec_loop.jsonl",
         FIXTURES / "codex_cli" / "exec_tools.jsonl",
     ],
+    "goose": [
+        FIXTURES / "goose" / "20250612_143020.jsonl",
+        FIXTURES / "goose" / "20250820_091500.jsonl",
+        FIXTURES / "goose" / "20251001_100000.jsonl",
+        FIXTURES / "goose" / "goose-session-20251108_1.json",
+        FIXTURES / "goose" / "goose_repo_test_deserialization.json",
+    ],
     "swe-agent": [
         FIXTURES / "swe_agent" / "psf__requests-2317.traj",
         FIXTURES / "swe_agent" / "xarray_exit_cost.traj",
@@ -258,6 +265,8 @@ TAILS = {
     "claude-code": lambda: _lines(FIXTURES / "claude_code" / "session.jsonl"),
     "claude-code-stream": lambda: _lines(FIXTURES / "claude_code_stream" / "subagent.jsonl"),
     "codex-cli": lambda: _lines(FIXTURES / "codex_cli" / "rollout-2025-10-16T10-00-00-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl"),
+    # Its metadata line starts a session of its own after whatever the damaged lines left open.
+    "goose": lambda: _lines(FIXTURES / "goose" / "20250612_143020.jsonl"),
     "openhands": lambda: _lines(FIXTURES / "openhands" / "output_v1.jsonl"),
     "swe-smith": lambda: _lines(FIXTURES / "swe_smith" / "tenacity.xml.jsonl"),
     "react-text": lambda: (FIXTURES / "react_text" / "search_loop.txt").read_bytes(),

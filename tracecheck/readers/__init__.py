@@ -40,6 +40,10 @@ class ReaderInfo:
 #   LangSmith run, OTLP "resourceSpans", an Inspect log); codex-cli also takes a bare-era
 #   rollout's first line (session meta with "instructions") and `codex exec --json`
 #   events (dotted types: "thread.started", "item.completed"), which no other shape has;
+#   goose takes a session file's metadata line (working_dir, description, message_count
+#   and nothing else), a `goose session export` object, and Goose messages (an integer
+#   "created" and camelCase content blocks: toolRequest, toolResponse), before every
+#   chat format, whose bare-message sniffers would otherwise take its message lines;
 # - claude-code-stream before claude-code: a stream's assistant line has a "uuid" and a
 #   "message", which claude-code's sniffer takes too; only stream lines say
 #   "session_id" (session entries say "sessionId"), so the stream's sniffer is the strict one;
@@ -57,6 +61,7 @@ READERS: tuple[ReaderInfo, ...] = (
     ReaderInfo("claude-code-stream", "claude_code_stream", "Claude Code headless output: claude -p --output-format stream-json (Harbor's claude-code.txt)"),
     ReaderInfo("claude-code", "claude_code", "Claude Code session JSONL (entries grouped by message id)"),
     ReaderInfo("codex-cli", "codex_cli", "Codex CLI session rollouts (~/.codex/sessions/**/rollout-*.jsonl), codex exec --json events"),
+    ReaderInfo("goose", "goose", "Goose session files (~/.local/share/goose/sessions/*.jsonl, to 1.9) and goose session export JSON"),
     ReaderInfo("openai-agents", "openai_agents", "OpenAI Agents SDK trace/span export"),
     ReaderInfo("langsmith", "langsmith", "LangSmith runs (one per line, any order) and {post, patch} ingest recordings"),
     ReaderInfo("otel", "otel", "OpenTelemetry OTLP/JSON with GenAI or OpenInference attributes"),
