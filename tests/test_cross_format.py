@@ -48,13 +48,15 @@ PER_ROUND_USAGE = {
     "anthropic",
     "claude-code",
     "codex-cli",
+    "autogen",
     "atif",
     "openhands",
     "inspect",
     "mini-swe-agent",
 }
 # Only a run total: SWE-agent's info.model_stats (tokens_sent / tokens_received).
-RUN_TOTAL_ONLY = {"swe-agent"}
+# Magentic-One's LLMCallEvent lines: every model call of every agent, tied to no round.
+RUN_TOTAL_ONLY = {"swe-agent", "magentic-one"}
 # No usage at all: τ-bench results, SWE-smith's fine-tuning lines and ReAct text.
 NO_USAGE = {"tau-bench", "swe-smith", "react-text"}
 
@@ -68,6 +70,7 @@ ERROR_FLAG = {
     "otel",
     "anthropic",
     "claude-code",
+    "autogen",
     "atif",
     "openhands",
     "inspect",
@@ -78,7 +81,7 @@ ERROR_FLAG = {
 # response arrived; the start is the timestamp of the event before it. CREATED_SECONDS:
 # the Responses API's created_at, whole seconds, and no end. The rest have no times.
 EXACT_TIMES = {"native", "openai-chat", "openai-agents", "langsmith", "otel", "anthropic", "inspect"}
-END_ONLY_TIMES = {"claude-code", "codex-cli", "atif", "openhands", "mini-swe-agent"}
+END_ONLY_TIMES = {"claude-code", "codex-cli", "autogen", "magentic-one", "atif", "openhands", "mini-swe-agent"}
 CREATED_SECONDS = {"openai-responses"}
 
 # Guards that find search calls by tool name (``*search*`` by default). mini-swe-agent
@@ -87,7 +90,10 @@ CREATED_SECONDS = {"openai-responses"}
 # naming bash a search tool brings them back). R001/R002 are unaffected: the command
 # text is identical across the loop and differs between the healthy run's calls.
 SEARCH_NAME_GUARDS = {"P001", "P002", "P003", "B003"}
-FIRE_EXCLUSIONS = {"mini-swe-agent": SEARCH_NAME_GUARDS}
+# P001 finds a search's query by argument name (query, q, ...): Magentic-One's calls are
+# instructions to agents ({"instruction": ...}), so P001 sees no query there
+# (test_magentic_one_differs_by_query_key_only shows that naming the key brings it back).
+FIRE_EXCLUSIONS = {"mini-swe-agent": SEARCH_NAME_GUARDS, "magentic-one": {"P001"}}
 
 # Warnings a format documents for runs like these: none so far.
 EXPECTED_WARNINGS: dict[str, list[str]] = {}
@@ -228,6 +234,8 @@ def test_same_rounds(read_back, fmt, run):
                 assert (call.name, call.arguments) == ("bash", expected.command)
             elif fmt == "react-text":  # Action Input is plain text: the argument's value
                 assert (call.name, call.arguments) == (expected.name, next(iter(expected.arguments.values())))
+            elif fmt == "magentic-one":  # an instruction (the argument's value) to the agent named after the tool
+                assert (call.name, call.arguments) == (expected.name, {"instruction": next(iter(expected.arguments.values()))})
             else:  # parsed JSON objects; Claude Code prefixes MCP tools with their server
                 name = cf.claude_code_name(expected.name) if fmt == "claude-code" else expected.name
                 assert (call.name, call.arguments) == (name, expected.arguments)
@@ -257,6 +265,14 @@ def test_mini_swe_agent_differs_by_tool_name_only(read_back):
         trace, _ = read_back("mini-swe-agent", run)
         native, _ = read_back("native", run)
         assert fires(trace, *bash_is_search) == fires(native)
+
+
+def test_magentic_one_differs_by_query_key_only(read_back):
+    """With ``instruction`` named as a query key, Magentic-One gives every native fire."""
+    for run in RUNS:
+        trace, _ = read_back("magentic-one", run)
+        native, _ = read_back("native", run)
+        assert fires(trace, "P001.query_keys=instruction") == fires(native)
 
 
 @pytest.mark.parametrize("fmt,run", CASES)
