@@ -239,3 +239,21 @@ def test_a_plain_openai_message_list_with_names_stays_openai_chat():
 
 def test_show_and_convert_round_trip(tmp_path):
     assert_show_and_convert_round_trip(TASK_RESULT, ["list_issues", "Two open bugs"], [GROUPCHAT, TASK_RESULT, REAL_AG2, LOG, REAL_MAGENTIC], tmp_path)
+
+
+def test_magentic_one_logs_list_reads_as_its_jsonl():
+    (lines,), _ = read(MAX_ROUNDS)
+    (listed,), warnings = read(MAGENTIC / "max_rounds_logs_list.json")
+    assert warnings == []
+    assert [(c.name, c.arguments, c.result.content) for c in listed.tool_calls()] == [(c.name, c.arguments, c.result.content) for c in lines.tool_calls()]
+    assert counts_tuple(listed.usage_total) == counts_tuple(lines.usage_total)
+    assert listed.ending == "limit"
+
+
+def test_a_magentic_one_log_of_two_runs_is_two_traces(tmp_path):
+    joined = tmp_path / "log.jsonl"
+    joined.write_bytes(LOG.read_bytes() + MAX_ROUNDS.read_bytes())
+    first, second = read(joined)[0]
+    assert (first.ending, second.ending) == ("answered", "limit")
+    assert (len(first.rounds), len(second.rounds)) == (4, 3)
+    assert second.line == 28

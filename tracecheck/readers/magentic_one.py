@@ -39,7 +39,8 @@ Reading (the orchestrator's name is whatever precedes `` (`` in those sources,
   as UTC). A round ends at its instruction and starts at the line before it; a result
   ends at the agent's message.
 
-One trace per file. Outcome: never set (no grade).
+A run ends at its termination condition: entries after it (a log the next run appended
+to) are another trace. Outcome: never set (no grade).
 """
 
 from __future__ import annotations
@@ -94,6 +95,16 @@ class _Reader:
         self.tokens: list[int | None] = [None, None]
         self.speakers: list[str] = []
         self.orchestrators: set[str] = set()
+        self.ended = False
+
+    def start(self) -> None:
+        self.trace = None
+        self.waiting = {}
+        self.thoughts = []
+        self.last_time = None
+        self.tokens = [None, None]
+        self.speakers = []
+        self.ended = False  # a termination condition was logged: the run is over
 
     def session(self, line: int) -> Trace:
         if self.trace is None:
@@ -103,17 +114,23 @@ class _Reader:
         return self.trace
 
     def record(self, value: Any, line: int) -> list[Trace]:
+        finished: list[Trace] = []
         if isinstance(value, list):
             for position, entry in enumerate(value):
-                self.entry(entry, line, f" (array element {position})")
+                finished += self.entry(entry, line, f" (array element {position})")
         else:
-            self.entry(value, line, "")
-        return []
+            finished += self.entry(value, line, "")
+        return finished
 
-    def entry(self, entry: Any, line: int, where: str) -> None:
+    def entry(self, entry: Any, line: int, where: str) -> list[Trace]:
         if not _is_entry(entry):
             self.ctx.warn(line, f"not a Magentic-One log entry ({brief(entry)}){where}; skipped")
-            return
+            return []
+        finished = self.close() if self.ended else []  # the next run in the same log
+        self.on_entry(entry, line, where)
+        return finished
+
+    def on_entry(self, entry: dict, line: int, where: str) -> None:
         trace = self.session(line)
         kind = entry.get("type", "OrchestrationEvent")
         moment = parse_time(entry.get("timestamp"), lambda reason: self.ctx.warn(line, reason + where), "timestamp")
@@ -157,6 +174,7 @@ class _Reader:
             self.thoughts = []
         elif what == "termination condition":
             trace.metadata["termination"] = text
+            self.ended = True
             if _LIMIT.match(text):
                 trace.ending = "limit"
         elif what == "error":
@@ -186,7 +204,7 @@ class _Reader:
             trace.metadata["speakers"] = self.speakers
         if trace.error is not None and trace.ending is None:
             trace.ending = "error"
-        self.trace = None
+        self.start()
         return [finish_trace(trace, self.ctx.diagnostics)]
 
 
