@@ -1722,6 +1722,54 @@ def render_atif(run: Run, path: Path) -> Path:
     return write_json(trial / "agent" / "trajectory.json", document, indent=2)
 
 
+def render_autogen(run: Run, path: Path) -> Path:
+    """An autogen-agentchat TaskResult (0.5+, ``model_dump_json``): the task, then per
+    response a ThoughtEvent with its text and a ToolCallRequestEvent (models_usage), the
+    ToolCallExecutionEvent with the results; the answer a TextMessage."""
+    messages: list[dict[str, Any]] = []
+
+    def message(t: float, kind: str, content: Any, usage: dict[str, int] | None = None, source: str = "docs_agent") -> None:
+        messages.append({"id": run_uuid(run, "autogen", len(messages)), "source": source, "models_usage": usage, "metadata": {}, "created_at": iso(t, 6), "content": content, "type": kind})
+
+    message(run.started_at, "TextMessage", run.question, source="user")
+    for i, step in enumerate(run.steps):
+        usage = {"prompt_tokens": step.input_tokens, "completion_tokens": step.output_tokens}
+        if step.final:
+            message(step.ended_at, "TextMessage", step.text, usage)
+            continue
+        message(step.ended_at - 0.001, "ThoughtEvent", step.text)
+        message(step.ended_at, "ToolCallRequestEvent", [{"id": call_id(run, i, k), "arguments": c.arguments_json, "name": c.name} for k, c in enumerate(step.calls)], usage)
+        last = step.result_times(len(step.calls) - 1)[1]
+        message(last, "ToolCallExecutionEvent", [{"content": c.result, "name": c.name, "call_id": call_id(run, i, k), "is_error": False} for k, c in enumerate(step.calls)])
+    return write_json(path / f"{run.id}.autogen.json", {"messages": messages, "stop_reason": None}, indent=2)
+
+
+def render_magentic_one(run: Run, path: Path) -> Path:
+    """A Magentic-One log.jsonl: each response the orchestrator's ledger thought (at the
+    response's start) and its instruction to the agent named after the tool (at its end;
+    the instruction is the argument's value), the agent's answer at the result's end;
+    one LLMCallEvent per response; the answer as ``(final answer)``."""
+    lines: list[dict[str, Any]] = []
+
+    def event(t: float, source: str, message: str) -> None:
+        lines.append({"timestamp": naive(t), "source": source, "message": message, "type": "OrchestrationEvent"})
+
+    event(run.started_at, "human", run.question)
+    for step in run.steps:
+        lines.append({"timestamp": naive(step.ended_at - 0.002), "prompt_tokens": step.input_tokens, "completion_tokens": step.output_tokens, "type": "LLMCallEvent"})
+        if step.final:
+            event(step.started_at, "Orchestrator (thought)", "Request satisfied.")
+            event(step.ended_at, "Orchestrator (final answer)", step.text)
+            continue
+        (c,) = step.calls  # one agent instructed per step
+        event(step.started_at, "Orchestrator (thought)", f"Updated Ledger:\n{step.text}")
+        event(step.ended_at, f"Orchestrator (-> {c.name})", next(iter(c.arguments.values())))
+        event(step.ended_at + 0.001, "Orchestrator (thought)", f"Next speaker {c.name}")
+        event(step.result_times(0)[1], c.name, c.result)
+    event(run.ended_at, "Orchestrator (termination condition)", "No agent selected.")
+    return write_jsonl(path / "log.jsonl", lines)
+
+
 # name -> (renderer, the file's expected format name)
 RENDERERS: dict[str, Callable[[Run, Path], Path]] = {
     "native": render_native,
@@ -1736,6 +1784,8 @@ RENDERERS: dict[str, Callable[[Run, Path], Path]] = {
     "claude-code-stream": render_claude_code_stream,
     "codex-cli": render_codex_cli,
     "goose": render_goose,
+    "autogen": render_autogen,
+    "magentic-one": render_magentic_one,
     "atif": render_atif,
     "swe-agent": render_swe_agent,
     "openhands": render_openhands,

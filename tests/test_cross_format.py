@@ -48,14 +48,16 @@ PER_ROUND_USAGE = {
     "anthropic",
     "claude-code",
     "codex-cli",
+    "autogen",
     "atif",
     "openhands",
     "inspect",
     "mini-swe-agent",
 }
 # Only a run total: SWE-agent's info.model_stats (tokens_sent / tokens_received), Goose's
-# accumulated_input_tokens / accumulated_output_tokens.
-RUN_TOTAL_ONLY = {"swe-agent", "goose"}
+# accumulated_input_tokens / accumulated_output_tokens; Magentic-One's LLMCallEvent lines
+# (every model call of every agent, tied to no round).
+RUN_TOTAL_ONLY = {"swe-agent", "goose", "magentic-one"}
 # Input per round, output only as a run total: Claude Code's stream lines repeat the usage
 # the API sent when the response started (the input is the response's, the output count
 # is not), and the result line holds the run's usage, output included.
@@ -74,6 +76,7 @@ ERROR_FLAG = {
     "anthropic",
     "claude-code",
     "claude-code-stream",
+    "autogen",
     "atif",
     "openhands",
     "inspect",
@@ -85,7 +88,7 @@ ERROR_FLAG = {
 # response arrived; the start is the timestamp of the event before it. CREATED_SECONDS:
 # the Responses API's created_at, whole seconds, and no end. The rest have no times.
 EXACT_TIMES = {"native", "openai-chat", "openai-agents", "langsmith", "otel", "anthropic", "inspect"}
-END_ONLY_TIMES = {"claude-code", "codex-cli", "atif", "openhands", "mini-swe-agent"}
+END_ONLY_TIMES = {"claude-code", "codex-cli", "autogen", "magentic-one", "atif", "openhands", "mini-swe-agent"}
 CREATED_SECONDS = {"openai-responses"}
 # END_ONLY in whole seconds: Goose's "created" (Unix seconds, an integer) of the
 # response's message; the start is the "created" of the message before it.
@@ -100,7 +103,10 @@ CLAUDE_CODE_NAMES = {"claude-code", "claude-code-stream"}
 # naming bash a search tool brings them back). R001/R002 are unaffected: the command
 # text is identical across the loop and differs between the healthy run's calls.
 SEARCH_NAME_GUARDS = {"P001", "P002", "P003", "B003"}
-FIRE_EXCLUSIONS = {"mini-swe-agent": SEARCH_NAME_GUARDS}
+# P001 finds a search's query by argument name (query, q, ...): Magentic-One's calls are
+# instructions to agents ({"instruction": ...}), so P001 sees no query there
+# (test_magentic_one_differs_by_query_key_only shows that naming the key brings it back).
+FIRE_EXCLUSIONS = {"mini-swe-agent": SEARCH_NAME_GUARDS, "magentic-one": {"P001"}}
 
 # Warnings a format documents for runs like these: none so far.
 EXPECTED_WARNINGS: dict[str, list[str]] = {}
@@ -241,6 +247,8 @@ def test_same_rounds(read_back, fmt, run):
                 assert (call.name, call.arguments) == ("bash", expected.command)
             elif fmt == "react-text":  # Action Input is plain text: the argument's value
                 assert (call.name, call.arguments) == (expected.name, next(iter(expected.arguments.values())))
+            elif fmt == "magentic-one":  # an instruction (the argument's value) to the agent named after the tool
+                assert (call.name, call.arguments) == (expected.name, {"instruction": next(iter(expected.arguments.values()))})
             else:  # parsed JSON objects; Claude Code and Goose prefix tools with their server
                 rename = {f: cf.claude_code_name for f in CLAUDE_CODE_NAMES} | {"goose": cf.goose_name}
                 name = rename[fmt](expected.name) if fmt in rename else expected.name
@@ -271,6 +279,14 @@ def test_mini_swe_agent_differs_by_tool_name_only(read_back):
         trace, _ = read_back("mini-swe-agent", run)
         native, _ = read_back("native", run)
         assert fires(trace, *bash_is_search) == fires(native)
+
+
+def test_magentic_one_differs_by_query_key_only(read_back):
+    """With ``instruction`` named as a query key, Magentic-One gives every native fire."""
+    for run in RUNS:
+        trace, _ = read_back("magentic-one", run)
+        native, _ = read_back("native", run)
+        assert fires(trace, "P001.query_keys=instruction") == fires(native)
 
 
 @pytest.mark.parametrize("fmt,run", CASES)

@@ -159,6 +159,20 @@ SEEDS: dict[str, list[Path]] = {
         FIXTURES / "goose" / "goose-session-20251108_1.json",
         FIXTURES / "goose" / "goose_repo_test_deserialization.json",
     ],
+    "autogen": [
+        FIXTURES / "autogen" / "ag2_groupchat.json",
+        FIXTURES / "autogen" / "ag2_chat_result.json",
+        FIXTURES / "autogen" / "agentchat_task_result.json",
+        FIXTURES / "autogen" / "openinference_weather_agent.json",
+        FIXTURES / "autogen" / "repomaster_nvidia_drawdown.json",
+    ],
+    # Documents only: a log.jsonl names no run, so a valid run appended after damaged
+    # lines cannot be told apart from them (no TAILS entry); the logs_list dumps are
+    # checked as documents (a valid file after a damaged one comes out whole).
+    "magentic-one": [
+        FIXTURES / "magentic_one" / "outlook_unread_emails.json",
+        FIXTURES / "magentic_one" / "max_rounds_logs_list.json",
+    ],
     "swe-agent": [
         FIXTURES / "swe_agent" / "psf__requests-2317.traj",
         FIXTURES / "swe_agent" / "xarray_exit_cost.traj",

@@ -49,6 +49,11 @@ class ReaderInfo:
 #   "session_id" (session entries say "sessionId"), so the stream's sniffer is the strict one;
 # - the agent and benchmark formats (swe-agent .. mini-swe-agent) before the chat formats:
 #   their documents hold chat messages that openai-chat would also accept;
+# - autogen and magentic-one before the chat formats too: an AG2 history is an OpenAI
+#   message list told apart by AutoGen's own marks (tool_responses, the executor's
+#   "exitcode: N (execution ...)" replies), a TaskResult is {"messages": [...]} of
+#   agentchat messages ("type" + "source" + "models_usage"); a Magentic-One log is
+#   {timestamp, source, message, type} entries no other reader takes;
 # - openai-responses before anthropic: an assistant "message" item with a content list
 #   passes anthropic's sniffer too; its input_text/output_text parts say it is Responses;
 # - anthropic before openai-chat: both accept a dumped messages list, anthropic only one
@@ -71,6 +76,8 @@ READERS: tuple[ReaderInfo, ...] = (
     ReaderInfo("openhands", "openhands", "OpenHands event streams and evaluation output.jsonl"),
     ReaderInfo("tau-bench", "tau_bench", "τ-bench / τ²-bench result arrays (reward as outcome)"),
     ReaderInfo("mini-swe-agent", "mini_swe_agent", "mini-swe-agent message lists and .traj.json (a SWE-bench report beside them as outcome)"),
+    ReaderInfo("autogen", "autogen", "AutoGen / AG2 chat histories (groupchat.messages, chat_history) and autogen-agentchat TaskResult messages"),
+    ReaderInfo("magentic-one", "magentic_one", "Magentic-One orchestrator logs (log.jsonl of OrchestrationEvent / LLMCallEvent entries)"),
     ReaderInfo("openai-responses", "openai_responses", "OpenAI Responses API: response objects or flat item lists"),
     ReaderInfo("anthropic", "anthropic", "Anthropic Messages requests/responses, dumped message lists (tool_use / tool_result blocks)"),
     ReaderInfo("langchain", "langchain", "LangChain messages_to_dict / dumpd lists, AgentExecutor intermediate_steps"),
