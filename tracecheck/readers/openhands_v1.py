@@ -39,7 +39,7 @@ is not read. Results: the ``ObservationEvent`` whose ``action_id`` is the action
 text parts; older SDKs wrote ``output``); an ``AgentErrorEvent`` (``error``) and a
 ``UserRejectObservation`` (``rejection_reason``: the action did not run) are failed
 results. An ``AgentErrorEvent`` for a call no action was written for (a tool the agent
-does not have) is a round with that call, its arguments unknown.
+does not have) is a round with that call, its arguments (not kept) read as ``{}``.
 
 Errors (``is_error``): the observation's ``is_error`` when true; else a command's exit
 code (``exit_code``, or ``metadata.exit_code``; -1 = still running at its timeout) ≠ 0;
@@ -115,6 +115,15 @@ _NOT_ROUNDS = (
     "ServerErrorEvent",
 )
 _KINDS = frozenset(("ActionEvent", "MessageEvent", "ConversationErrorEvent", "ConversationStateUpdateEvent", *_RESULTS, *_NOT_ROUNDS))
+# The fields read whose type the SDK fixes (a value of another type is a warning).
+_FIELDS: dict[str, tuple[tuple[str, type], ...]] = {
+    "ActionEvent": (("thought", list), ("action", dict), ("tool_call", dict), ("tool_name", str), ("tool_call_id", str), ("llm_response_id", str)),
+    "MessageEvent": (("llm_message", dict), ("llm_response_id", str)),
+    "ObservationEvent": (("observation", dict), ("action_id", str), ("tool_call_id", str)),
+    "AgentErrorEvent": (("error", str), ("tool_call_id", str)),
+    "UserRejectObservation": (("rejection_reason", str), ("action_id", str), ("tool_call_id", str)),
+}
+_SHAPE_NAMES = {list: "a list", dict: "an object", str: "a string"}
 _STATE_FILE = "base_state.json"
 _EVENTS_FOLDER = "events"
 
@@ -154,6 +163,8 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
         if items is None and isinstance(value, list):
             items = value
         if items is None:
+            if isinstance(value, dict) and value.get("kind") == "SystemPromptEvent" and stream.started():
+                yield from stream.close()  # another conversation's events follow
             stream.event(value, line, None)
             return
         conversation = _Conversation(ctx)  # a list or page: a conversation of its own
@@ -161,7 +172,7 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
             conversation.event(item, line, index)
         yield from conversation.close()
 
-    return read_each(records, ctx, read_record, stream.close, what="event")
+    return read_each(records, ctx, read_record, lambda: stream.close(), what="event")
 
 
 class _FileWarnings:
@@ -185,7 +196,7 @@ class _Conversation:
         self.by_event: dict[str, ToolCall] = {}
         self.by_call_id: dict[str, ToolCall] = {}
         self.finishes: set[str] = set()  # finish actions' event ids and call ids
-        self.started: dict[int, float | None] = {}  # id(call) -> its action's time
+        self.action_times: dict[int, float | None] = {}  # id(call) -> its action's time
         self.last_time: float | None = None
         self.stats: Any = None
         self.status: str | None = None
@@ -194,6 +205,10 @@ class _Conversation:
     def warn(self, line: int, index: int | None, reason: str) -> None:
         where = "" if index is None else f" (array element {index})"
         self.ctx.warn(line, f"{reason}{where}")
+
+    def started(self) -> bool:
+        """Whether the conversation has a user message or a round yet."""
+        return self.trace is not None and bool(self.trace.rounds or self.trace.user_messages)
 
     def session(self, line: int) -> Trace:
         if self.trace is None:
@@ -214,6 +229,11 @@ class _Conversation:
         trace = self.session(line)
         kind = ev["kind"]
         moment = parse_time(ev.get("timestamp"), lambda reason: self.warn(line, index, reason))
+        if moment is None and ev.get("timestamp") is not None:
+            self.warn(line, index, f"{kind} timestamp {brief(ev.get('timestamp'))} is not a time; read without one")
+        for field, shape in _FIELDS.get(kind, ()):
+            if ev.get(field) is not None and not isinstance(ev[field], shape):
+                self.warn(line, index, f"{kind} {field} {brief(ev[field])} is not {_SHAPE_NAMES[shape]}; read as far as it goes")
         if kind == "ActionEvent":
             self.action(ev, line, moment)
         elif kind in _RESULTS:
@@ -281,7 +301,7 @@ class _Conversation:
             self.by_event[event_id] = call
         if call.id:
             self.by_call_id[call.id] = call
-        self.started[id(call)] = moment
+        self.action_times[id(call)] = moment
 
     def result(self, ev: dict, line: int, index: int | None, moment: float | None) -> None:
         kind = ev["kind"]
@@ -298,7 +318,7 @@ class _Conversation:
             # A call the agent could not build an action for (an unknown tool): the
             # response asked for it; its arguments were not kept.
             rnd = self.round(None, line, moment)
-            call = new_call(call_id, ev.get("tool_name"), None)
+            call = new_call(call_id, ev.get("tool_name"), {})
             rnd.tool_calls.append(call)
         if call is None:
             self.warn(line, index, f"tool result for unknown call id {brief(call_id or action_id)}")
@@ -314,29 +334,28 @@ class _Conversation:
             content, is_error = as_str(ev.get("rejection_reason")) or "rejected", True
         else:
             content, is_error = _observation(as_dict(ev.get("observation")))
-        start = self.started.pop(id(call), None)
+        start = self.action_times.pop(id(call), None)
         call.result = ToolResult(content=content, is_error=is_error, started_at=start if moment is not None else None, ended_at=moment, line=line)
 
     # --- the end ----------------------------------------------------------------------
 
     def close(self) -> Iterator[Trace]:
-        trace = self.trace
+        trace, stats, status, error = self.trace, self.stats, self.status, self.error
         if trace is None:
             return
-        self.trace = None
-        state = _conversation_state(self.ctx)
-        stats = self.stats if self.stats is not None else as_dict(state).get("stats")
-        _apply_stats(trace, stats, lambda reason: self.ctx.warn(trace.line, reason))
-        status = self.status or as_str(as_dict(state).get("execution_status"))
+        self.__init__(self.ctx)  # type: ignore[misc]  # a following conversation starts afresh
+        state = as_dict(_conversation_state(self.ctx))
+        _apply_stats(trace, stats if stats is not None else state.get("stats"), lambda reason: self.ctx.warn(trace.line, reason))
+        status = status or as_str(state.get("execution_status"))
         for rnd in trace.rounds:
             rnd.finish_reason = "tool_calls" if rnd.tool_calls else "stop"
-        if self.error is None and status == "error":
-            self.error = "execution status: error"
-        if self.error is not None:
-            trace.error = self.error
-            trace.ending = error_ending(self.error)
-        trace.id = as_str(as_dict(state).get("id")) or _conversation_name(self.ctx.file)
-        if not as_str(as_dict(state).get("id")):
+        if error is None and status == "error":
+            error = "execution status: error"
+        if error is not None:
+            trace.error = error
+            trace.ending = error_ending(error)
+        trace.id = as_str(state.get("id")) or _conversation_name(self.ctx.file)
+        if not as_str(state.get("id")):
             trace.id_base = trace.id
         yield finish_trace(trace, _FileWarnings(self.ctx))
 
