@@ -146,6 +146,11 @@ SEEDS: dict[str, list[Path]] = {
         FIXTURES / "codex_cli" / "exec_loop.jsonl",
         FIXTURES / "codex_cli" / "exec_tools.jsonl",
     ],
+    "openhands-v1": [
+        FIXTURES / "openhands_v1" / "error.jsonl",
+        FIXTURES / "openhands_v1" / "export.json",
+        FIXTURES / "openhands_v1" / "search_page.json",
+    ],
     "swe-agent": [
         FIXTURES / "swe_agent" / "psf__requests-2317.traj",
         FIXTURES / "swe_agent" / "xarray_exit_cost.traj",
@@ -252,6 +257,8 @@ TAILS = {
     "claude-code": lambda: _lines(FIXTURES / "claude_code" / "session.jsonl"),
     "codex-cli": lambda: _lines(FIXTURES / "codex_cli" / "rollout-2025-10-16T10-00-00-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl"),
     "openhands": lambda: _lines(FIXTURES / "openhands" / "output_v1.jsonl"),
+    # Starts with a SystemPromptEvent: the events after the damaged ones are another conversation.
+    "openhands-v1": lambda: _lines(FIXTURES / "openhands_v1" / "error.jsonl"),
     "swe-smith": lambda: _lines(FIXTURES / "swe_smith" / "tenacity.xml.jsonl"),
     "react-text": lambda: (FIXTURES / "react_text" / "search_loop.txt").read_bytes(),
 }
