@@ -225,3 +225,13 @@ def test_no_other_formats_file_is_sniffed_as_openhands_v1():
     v0 = reader_by_name("openhands")
     first_action = json.loads(_events(REAL)[2].read_text())
     assert v0.sniff(first_action) and v1.sniff(first_action)
+
+
+def test_an_unreadable_base_state_is_a_warning_and_the_trace_is_kept(tmp_path):
+    conversation = tmp_path / "c0de"
+    shutil.copytree(REAL, conversation)
+    (conversation / "base_state.json").write_text('{"id": ')
+    (trace,), warnings = read(conversation / "events")
+    assert (trace.id, len(trace.rounds), [r.usage for r in trace.rounds]) == ("c0de", 3, [None, None, None])
+    assert [(file, line) for file, line, _ in warnings] == [("events", None)]
+    assert "base_state.json: conversation state unreadable" in warnings[0][2]

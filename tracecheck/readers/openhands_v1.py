@@ -404,7 +404,7 @@ def _conversation_state(ctx: ReadContext) -> dict | None:
         with open(path, "rb") as stream:
             state = orjson.loads(stream.read())
     except (OSError, orjson.JSONDecodeError) as exc:
-        ctx.diagnostics.warn(ctx.place(None)[0], None, f"{path}: conversation state unreadable ({failure(exc)}); token counts unknown")
+        ctx.warn(None, f"{path}: conversation state unreadable ({failure(exc)}); token counts unknown")
         return None
     return state if is_conversation_state(state) else None
 
