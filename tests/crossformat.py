@@ -1333,6 +1333,55 @@ def render_openhands(run: Run, path: Path) -> Path:
     return write_json(path / f"{run.id}.json", events, indent=2)
 
 
+def render_openhands_v1(run: Run, path: Path) -> Path:
+    """An OpenHands V1 conversation folder as the software-agent SDK persists it:
+    ``events/event-<index>-<id>.json`` (compact JSON, no newline) and ``base_state.json``
+    with the token counts per response; the run ends with the ``finish`` tool."""
+    conversation = path / ident(run, "ohv1", size=32)
+    events: list[dict[str, Any]] = []
+
+    def add(at: float, source: str, kind: str, **fields: Any) -> str:
+        event = {"id": run_uuid(run, "ohv1-event", len(events)), "timestamp": naive(at), "source": source, **fields, "kind": kind}
+        events.append(event)
+        return event["id"]
+
+    def text(value: str) -> list[dict[str, Any]]:
+        return [{"cache_prompt": False, "type": "text", "text": value}] if value else []
+
+    add(run.started_at - 0.03, "agent", "SystemPromptEvent", system_prompt={"cache_prompt": False, "type": "text", "text": SYSTEM}, tools=[])
+    add(run.started_at - 0.02, "user", "MessageEvent", llm_message={"role": "user", "content": text(run.question), "thinking_blocks": []}, activated_skills=[], extended_content=[])
+    usages = []
+    for i, step in enumerate(run.steps):
+        response = "chatcmpl-" + ident(run, "ohv1", i, size=29)
+        usages.append({"model": MODEL, "prompt_tokens": step.input_tokens, "completion_tokens": step.output_tokens, "cache_read_tokens": 0, "cache_write_tokens": 0, "reasoning_tokens": 0, "context_window": 128000, "per_turn_token": step.input_tokens + step.output_tokens, "response_id": response})
+        calls = [(c.name, c.arguments, c) for c in step.calls] or [("finish", {"message": step.text}, None)]
+        actions = []
+        for k, (name, arguments, _) in enumerate(calls):
+            kind = "FinishAction" if name == "finish" else "".join(part.title() for part in name.split("_")) + "Action"
+            tool_call = {"id": call_id(run, i, k), "name": name, "arguments": json.dumps({**arguments, "security_risk": "LOW", "summary": name}), "origin": "completion"}
+            thought = text(step.text) if k == 0 and step.calls else []
+            actions.append(add(step.ended_at, "agent", "ActionEvent", thought=thought, thinking_blocks=[], action={**arguments, "kind": kind}, tool_name=name, tool_call_id=call_id(run, i, k), tool_call=tool_call, llm_response_id=response, security_risk="LOW", summary=name))
+        for k, (name, _, c) in enumerate(calls):
+            start, end = step.result_times(k)
+            result = step.text if c is None else c.result
+            kind = "FinishObservation" if c is None else "".join(part.title() for part in name.split("_")) + "Observation"
+            add(end, "environment", "ObservationEvent", tool_name=name, tool_call_id=call_id(run, i, k), observation={"content": text(result), "is_error": bool(c is not None and c.is_error), "kind": kind}, action_id=actions[k])
+    (conversation / "events").mkdir(parents=True)
+    for index, event in enumerate(events):
+        (conversation / "events" / f"event-{index:05d}-{event['id']}.json").write_text(json.dumps(event, separators=(",", ":")), encoding="utf-8")
+    state = {
+        "id": run_uuid(run, "ohv1"),
+        "agent": {"llm": {"model": MODEL, "api_key": "**********", "usage_id": "agent"}, "tools": [{"name": name, "params": {}} for name, _, _ in TOOLS], "kind": "Agent"},
+        "workspace": {"working_dir": "/workspace", "kind": "LocalWorkspace"},
+        "persistence_dir": str(conversation),
+        "max_iterations": 500,
+        "execution_status": "finished",
+        "stats": {"usage_to_metrics": {"agent": {"model_name": MODEL, "token_usages": usages}}},
+    }
+    (conversation / "base_state.json").write_text(json.dumps(state, separators=(",", ":")), encoding="utf-8")
+    return conversation
+
+
 def render_inspect(run: Run, path: Path) -> Path:
     """An Inspect AI ``.json`` log with one sample: ``model`` events carry usage and
     times, ``tool`` events the results."""
@@ -1789,6 +1838,7 @@ RENDERERS: dict[str, Callable[[Run, Path], Path]] = {
     "atif": render_atif,
     "swe-agent": render_swe_agent,
     "openhands": render_openhands,
+    "openhands-v1": render_openhands_v1,
     "inspect": render_inspect,
     "tau-bench": render_tau_bench,
     "mini-swe-agent": render_mini_swe_agent,

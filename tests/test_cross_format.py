@@ -51,6 +51,7 @@ PER_ROUND_USAGE = {
     "autogen",
     "atif",
     "openhands",
+    "openhands-v1",
     "inspect",
     "mini-swe-agent",
 }
@@ -79,6 +80,7 @@ ERROR_FLAG = {
     "autogen",
     "atif",
     "openhands",
+    "openhands-v1",
     "inspect",
     "mini-swe-agent",
     "goose",
@@ -88,7 +90,7 @@ ERROR_FLAG = {
 # response arrived; the start is the timestamp of the event before it. CREATED_SECONDS:
 # the Responses API's created_at, whole seconds, and no end. The rest have no times.
 EXACT_TIMES = {"native", "openai-chat", "openai-agents", "langsmith", "otel", "anthropic", "inspect"}
-END_ONLY_TIMES = {"claude-code", "codex-cli", "autogen", "magentic-one", "atif", "openhands", "mini-swe-agent"}
+END_ONLY_TIMES = {"claude-code", "codex-cli", "autogen", "magentic-one", "atif", "openhands", "openhands-v1", "mini-swe-agent"}
 CREATED_SECONDS = {"openai-responses"}
 # END_ONLY in whole seconds: Goose's "created" (Unix seconds, an integer) of the
 # response's message; the start is the "created" of the message before it.

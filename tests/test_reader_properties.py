@@ -173,6 +173,11 @@ SEEDS: dict[str, list[Path]] = {
         FIXTURES / "magentic_one" / "outlook_unread_emails.json",
         FIXTURES / "magentic_one" / "max_rounds_logs_list.json",
     ],
+    "openhands-v1": [
+        FIXTURES / "openhands_v1" / "error.jsonl",
+        FIXTURES / "openhands_v1" / "export.json",
+        FIXTURES / "openhands_v1" / "search_page.json",
+    ],
     "swe-agent": [
         FIXTURES / "swe_agent" / "psf__requests-2317.traj",
         FIXTURES / "swe_agent" / "xarray_exit_cost.traj",
@@ -282,6 +287,8 @@ TAILS = {
     # Its metadata line starts a session of its own after whatever the damaged lines left open.
     "goose": lambda: _lines(FIXTURES / "goose" / "20250612_143020.jsonl"),
     "openhands": lambda: _lines(FIXTURES / "openhands" / "output_v1.jsonl"),
+    # Starts with a SystemPromptEvent: the events after the damaged ones are another conversation.
+    "openhands-v1": lambda: _lines(FIXTURES / "openhands_v1" / "error.jsonl"),
     "swe-smith": lambda: _lines(FIXTURES / "swe_smith" / "tenacity.xml.jsonl"),
     "react-text": lambda: (FIXTURES / "react_text" / "search_loop.txt").read_bytes(),
 }

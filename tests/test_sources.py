@@ -51,3 +51,47 @@ def test_directory_walk_picks_supported_files_and_skips_hidden_ones(tmp_path):
     traces = list(read_traces([str(tmp_path)], diagnostics))
     assert [t.file.endswith("runs.ndjson") for t in traces] == [True]
     assert list(diagnostics) == []
+
+
+def test_a_folder_of_event_files_is_one_source_in_index_order(tmp_path):
+    from tracecheck.input.sources import Source, expand_paths, read_records
+
+    events = tmp_path / "conv" / "events"
+    events.mkdir(parents=True)
+    # Index order, not name order: the SDK pads to five digits and goes on past 99999.
+    for index in (100000, 2, 99999, 0):
+        (events / f"event-{index:05d}-0a1b2c3d-{index:04x}.json").write_text(f'{{"n": {index}}}')
+    (events / ".eventlog.lock").write_text("")  # the SDK's bookkeeping: hidden, skipped
+    (tmp_path / "conv" / "base_state.json").write_text("{}")
+    (tmp_path / "conv" / "event-notes.json").write_text("{}")  # not an event file name
+    diagnostics = Diagnostics()
+    sources = expand_paths([str(tmp_path)], diagnostics)
+    folder = next(s for s in sources if s.members)
+    assert folder.name == str(events)
+    assert [m.rsplit("/", 1)[-1].split("-")[1] for m in folder.members] == ["00000", "00002", "99999", "100000"]
+    assert sorted(s.name.rsplit("/", 1)[-1] for s in sources if not s.members) == ["base_state.json", "event-notes.json"]
+    # Named directly, the events folder is the same one source.
+    assert expand_paths([str(events)], diagnostics) == [folder]
+    # One record per member, numbered by position; a member's own problems name it.
+    (events / "event-00002-0a1b2c3d-0002.json").write_text('{"n": ')
+    records = list(read_records(Source(folder.name, folder.members), diagnostics))
+    assert [(r.line, r.value) for r in records] == [(1, {"n": 0}), (3, {"n": 99999}), (4, {"n": 100000})]
+    assert [(d.file.rsplit("/", 1)[-1], d.line) for d in diagnostics] == [("event-00002-0a1b2c3d-0002.json", 1)]
+
+
+def test_json_values_written_one_after_another_are_records(tmp_path):
+    from tracecheck.input.sources import Source, read_records
+
+    joined = tmp_path / "joined.json"
+    joined.write_text('{"a": 1}{"b": [2]} {"c": 3}')  # cat of files without a final newline
+    diagnostics = Diagnostics()
+    assert [(r.line, r.value) for r in read_records(Source(str(joined)), diagnostics)] == [(1, {"a": 1}), (1, {"b": [2]}), (1, {"c": 3})]
+    lines = tmp_path / "lines.jsonl"
+    lines.write_text('{"a": 1}\n{"b": 2}{"c": 3}\n{"d": 4}\n')
+    assert [(r.line, r.value) for r in read_records(Source(str(lines)), diagnostics)] == [(1, {"a": 1}), (2, {"b": 2}), (2, {"c": 3}), (3, {"d": 4})]
+    assert list(diagnostics) == []
+    # Not values one after another: still a warning, nothing guessed.
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"a": 1}{"b": ')
+    assert list(read_records(Source(str(broken)), diagnostics)) == []
+    assert "not valid JSON" in diagnostics.items[-1].reason

@@ -26,7 +26,7 @@ from ..guards.base import Phase
 from ..readers.load import check_input_format, read_source
 from ..model import Trace
 from ..text.memo import forget_remembered
-from ..input.sources import STDIN_NAME, Source, expand_paths
+from ..input.sources import Source, expand_paths, source_size
 from .replay import TraceResult, replay_trace
 
 P001 = "P001"
@@ -156,7 +156,7 @@ def replay_stream(
     else:
         for number, source in enumerate(sources, 1):
             progress.file_started(number, len(sources), source.name)
-            tracked = _TrackedSource(source.name) if on_progress is not None else source
+            tracked = _TrackedSource(source.name, source.members) if on_progress is not None else source
             for item in replayer.items(tracked, diagnostics):
                 progress.trace_done(tracked)
                 yield item
@@ -187,7 +187,7 @@ class _Progress:
 
     def __init__(self, sources: Sequence[Source], on_file, on_progress) -> None:
         self.on_file, self.on_progress = on_file, on_progress
-        self.sizes = [_size(source) for source in sources]
+        self.sizes = [source_size(source) for source in sources]
         self.total = None if None in self.sizes else sum(self.sizes)
         self.done = self.traces = 0
 
@@ -202,17 +202,6 @@ class _Progress:
         self.traces += 1
         if self.on_progress is not None:
             self.on_progress(self.done + (source.position() if source is not None else 0), self.total, self.traces)
-
-
-def _size(source: Source) -> int | None:
-    import os
-
-    if source.name == STDIN_NAME:
-        return None
-    try:
-        return os.path.getsize(source.name)
-    except OSError:
-        return 0
 
 
 class FileReplayer:

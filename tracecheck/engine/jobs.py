@@ -42,11 +42,11 @@ def _start(replayer: Any) -> None:
     _replayer = replayer
 
 
-def _replay_file(name: str) -> tuple[list[Any], list[Diagnostic], list[tuple[int, str]], list[str]]:
+def _replay_file(source: Source) -> tuple[list[Any], list[Diagnostic], list[tuple[int, str]], list[str]]:
     """In a worker: one file's items, warnings, labels matches (entry index, file) and the
     ids of the traces ``-k`` left out."""
     diagnostics = Diagnostics()
-    items = list(_replayer.items(Source(name), diagnostics))
+    items = list(_replayer.items(source, diagnostics))
     matched: list[tuple[int, str]] = []
     labels = _replayer.labels
     if labels is not None:
@@ -84,7 +84,7 @@ def replay_in_workers(
 
         def submit() -> None:
             for source in ahead:
-                task = None if source.name == STDIN_NAME else pool.apply_async(_replay_file, (source.name,))
+                task = None if source.name == STDIN_NAME else pool.apply_async(_replay_file, (Source(source.name, source.members),))
                 pending.append((source, task))
                 if len(pending) >= FILES_AHEAD * jobs:
                     return

@@ -6,12 +6,19 @@ a ZIP archive (Inspect's ``.eval`` logs, also inside a ``.gz``) becomes one
 ``ZipDocument`` record.
 
 Everything else is JSON Lines (each line one JSON value), one JSON document (possibly
-pretty-printed over many lines) or plain text (a ``TextDocument``, e.g. a ReAct
-transcript). A first line that parses on its own makes the file JSON Lines. One that
+pretty-printed over many lines), JSON values written one after another with nothing
+between them (``cat`` of files that end without a newline) or plain text (a
+``TextDocument``, e.g. a ReAct transcript). A first line that parses on its own makes the file JSON Lines. One that
 does not is a broken first record when later lines are whole JSON records, the start of
 a document when they are not, and text when it is not JSON at all. Lines are read one
 at a time, so memory grows with the longest line (or the one document), never with the
 file. A UTF-8 byte-order mark is dropped.
+
+A folder of one-event-per-file JSON (the OpenHands SDK's ``events/event-<index>-<id>.json``)
+is one input, not one per file: a folder walk gathers the files named like that in one
+folder into a ``Source`` of ``members``, read in index order as one record per member
+(record k is the k-th member; readers warn through ``ReadContext``, which names the
+member file).
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ import itertools
 import json
 import lzma
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -42,6 +50,11 @@ from .diagnostics import TracecheckError, Diagnostics
 SUPPORTED_SUFFIXES = (".jsonl", ".ndjson", ".json", ".traj", ".eval")
 COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz")
 STDIN_NAME = "-"
+
+# One event per file, as the OpenHands software-agent SDK names them
+# (openhands/sdk/conversation/persistence_const.py: ``event-{idx:05d}-{event_id}.json``,
+# five or more digits).
+EVENT_FILE_NAME = re.compile(r"^event-(?P<index>\d{5,})-[0-9A-Fa-f-]{8,}\.json$")
 
 # What a folder walk skips besides ``--exclude``: JSON files of the tools that sit beside
 # transcripts in a project (each would be an "unrecognised format" warning) and the
@@ -171,9 +184,11 @@ class Record:
 
 @dataclass(slots=True)
 class Source:
-    """One input: a file path, or ``-`` for standard input."""
+    """One input: a file path, ``-`` for standard input, or a folder whose ``members``
+    (event files, in order) are read one after another as one input."""
 
     name: str
+    members: tuple[str, ...] = ()
 
     def open(self) -> BinaryIO:
         if self.name == STDIN_NAME:
@@ -222,8 +237,12 @@ def expand_paths(paths: list[str | Source], diagnostics: Diagnostics, exclude: S
                 and not any(part.startswith(".") for part in p.relative_to(path).parts)
                 and not excluded(p.relative_to(path), patterns)
             ]
+            events = _event_folders(found)
             for p in found:
-                add(Source(str(p)))
+                members = events.pop(p.parent, None) if EVENT_FILE_NAME.match(p.name) else ()
+                if members is None:
+                    continue  # an event file of a folder added already
+                add(Source(str(p.parent), members) if members else Source(str(p)))
         elif path.is_file():
             add(Source(str(path)))
         elif path.exists():
@@ -233,6 +252,28 @@ def expand_paths(paths: list[str | Source], diagnostics: Diagnostics, exclude: S
             # and pytest treat it), not an input problem to warn about.
             raise TracecheckError(f"{display_name(raw)}: no such file or directory")
     return sources
+
+
+def _event_folders(files: list[Path]) -> dict[Path, tuple[str, ...]]:
+    """The folders holding event files (``EVENT_FILE_NAME``), each with its event files
+    in index order."""
+    folders: dict[Path, list[tuple[int, str]]] = {}
+    for p in files:
+        match = EVENT_FILE_NAME.match(p.name)
+        if match:
+            folders.setdefault(p.parent, []).append((int(match["index"]), str(p)))
+    return {folder: tuple(name for _, name in sorted(events)) for folder, events in folders.items()}
+
+
+def source_size(source: Source) -> int | None:
+    """Bytes of an input (of a folder source, of its members); None for standard input,
+    0 when it cannot be told."""
+    if source.name == STDIN_NAME:
+        return None
+    try:
+        return sum(os.path.getsize(name) for name in source.members or (source.name,))
+    except OSError:
+        return 0
 
 
 class _Rewound(io.RawIOBase):
@@ -297,6 +338,9 @@ def _zip_document(source: Source, stream: BinaryIO, from_stream: bool) -> ZipDoc
 
 def read_records(source: Source, diagnostics: Diagnostics) -> Iterator[Record]:
     """Yield the JSON values of one input; bad lines become diagnostics, never exceptions."""
+    if source.members:
+        yield from _member_records(source, diagnostics)
+        return
     name = display_name(source.name)
     try:
         raw_stream = source.open()
@@ -322,6 +366,17 @@ def read_records(source: Source, diagnostics: Diagnostics) -> Iterator[Record]:
     finally:
         if raw_stream is not sys.stdin.buffer:
             raw_stream.close()
+
+
+def _member_records(source: Source, diagnostics: Diagnostics) -> Iterator[Record]:
+    """A folder source's records: member k's JSON value as record k (an event file holds
+    one; a member's own problems are warnings naming it)."""
+    for position, member in enumerate(source.members, 1):
+        values = [record.value for record in read_records(Source(member), diagnostics)]
+        if len(values) > 1:
+            diagnostics.warn(display_name(member), None, f"{len(values)} JSON values in one event file; only the first is read")
+        if values:
+            yield Record(position, values[0])
 
 
 def _loads(text: str | bytes) -> Any:
@@ -444,9 +499,39 @@ def _document_or_lines(
             # Not a document: JSON Lines whose first record is broken.
             yield from _json_lines(lineno - 1, iter(buffered), name, diagnostics, warned_through=lineno + len(buffered))
             return
-        diagnostics.warn(name, lineno, f"not valid JSON (a document starting here): {exc}")
+        joined = _concatenated(text)
+        if joined is None:
+            diagnostics.warn(name, lineno, f"not valid JSON (a document starting here): {exc}")
+            return
+        for offset, value in joined:
+            yield Record(lineno + text.count("\n", 0, offset), value)
         return
     yield Record(lineno, value)
+
+
+# Values one after another: ``{"a": 1}{"b": 2}``, what ``cat`` makes of files that end
+# without a newline (the OpenHands SDK's event files do).
+_JOINED_START = re.compile(r"[}\]]\s*[{\[]")
+
+
+def _concatenated(text: str) -> list[tuple[int, Any]] | None:
+    """The JSON objects and arrays of ``text`` written one after another (each with the
+    offset it starts at), when that is all ``text`` is; else None."""
+    if _JOINED_START.search(text) is None:
+        return None
+    decoder = json.JSONDecoder(parse_constant=_refuse_constant)
+    values: list[tuple[int, Any]] = []
+    at = len(text) - len(text.lstrip())
+    while at < len(text):
+        if text[at] not in "{[":
+            return None
+        try:
+            value, end = decoder.raw_decode(text, at)
+        except (ValueError, RecursionError):
+            return None
+        values.append((at, value))
+        at = end + len(text[end:]) - len(text[end:].lstrip())
+    return values if len(values) > 1 else None
 
 
 def _decode(raw: bytes, name: str, lineno: int, diagnostics: Diagnostics, warn: bool = True) -> str:
@@ -466,32 +551,31 @@ def _json_lines(
     """Records of the lines after line ``lineno``; bad lines become warnings (invalid
     UTF-8 only on lines after ``warned_through``: those before were decoded already)."""
 
-    def parse(number: int, raw: bytes, is_last: bool) -> Record | None:
+    def parse(number: int, raw: bytes, is_last: bool) -> list[Record]:
         text = _decode(raw, name, number, diagnostics, warn=number > warned_through)
         try:
-            return Record(number, _loads(text))
+            return [Record(number, _loads(text))]
         except orjson.JSONDecodeError as exc:
+            joined = _concatenated(text)
+            if joined is not None:
+                return [Record(number, value) for _, value in joined]
             if is_last and not raw.endswith(b"\n"):
                 diagnostics.warn(name, number, f"truncated last line (no newline, not valid JSON: {exc})")
             else:
                 diagnostics.warn(name, number, f"not valid JSON: {exc}")
-            return None
+            return []
 
     # Parse one line behind so the last line is known to be last (truncation check).
     pending: tuple[int, bytes] | None = None
     for raw in lines:
         lineno += 1
         if pending is not None:
-            rec = parse(*pending, is_last=False)
-            if rec is not None:
-                yield rec
+            yield from parse(*pending, is_last=False)
             pending = None
         if raw.strip():
             pending = (lineno, raw)
     if pending is not None:
-        rec = parse(*pending, is_last=True)
-        if rec is not None:
-            yield rec
+        yield from parse(*pending, is_last=True)
 
 
 def display_name(path: str) -> str:

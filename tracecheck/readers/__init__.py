@@ -54,6 +54,8 @@ class ReaderInfo:
 #   "exitcode: N (execution ...)" replies), a TaskResult is {"messages": [...]} of
 #   agentchat messages ("type" + "source" + "models_usage"); a Magentic-One log is
 #   {timestamp, source, message, type} entries no other reader takes;
+# - openhands-v1 before openhands: a V1 ActionEvent has the "source" and "action" keys the
+#   V0 sniffer looks for; V1 events name their class in "kind", which V0 events lack;
 # - openai-responses before anthropic: an assistant "message" item with a content list
 #   passes anthropic's sniffer too; its input_text/output_text parts say it is Responses;
 # - anthropic before openai-chat: both accept a dumped messages list, anthropic only one
@@ -73,6 +75,7 @@ READERS: tuple[ReaderInfo, ...] = (
     ReaderInfo("inspect", "inspect_ai", "Inspect AI eval logs (.json, zipped .eval)"),
     ReaderInfo("swe-agent", "swe_agent", "SWE-agent .traj trajectories (a SWE-bench report beside them as outcome)"),
     ReaderInfo("atif", "atif", "ATIF trajectories (Harbor / Terminal-Bench trajectory.json; result.json reward as outcome)"),
+    ReaderInfo("openhands-v1", "openhands_v1", "OpenHands V1 (software-agent SDK) conversations: events/ folders of event-*.json, event lists and search pages"),
     ReaderInfo("openhands", "openhands", "OpenHands event streams and evaluation output.jsonl"),
     ReaderInfo("tau-bench", "tau_bench", "τ-bench / τ²-bench result arrays (reward as outcome)"),
     ReaderInfo("mini-swe-agent", "mini_swe_agent", "mini-swe-agent message lists and .traj.json (a SWE-bench report beside them as outcome)"),
@@ -97,6 +100,12 @@ def _is_harbor_result(value: Any) -> bool:
     return is_harbor_result(value)
 
 
+def _is_openhands_state(value: Any) -> bool:
+    from .openhands_v1 import is_conversation_state
+
+    return is_conversation_state(value)
+
+
 def _is_labels(value: Any) -> bool:
     if not isinstance(value, dict):
         return False
@@ -116,6 +125,7 @@ def _is_swe_bench_report(value: Any) -> bool:
 NOT_TRANSCRIPTS: tuple[tuple[str, Callable[[Any], bool]], ...] = (
     ("a Harbor trial result (its reward is read as the outcome of the trajectory beside it)", _is_harbor_result),
     ("a SWE-bench grading report (its verdicts are read as the outcomes of the trajectories beside it)", _is_swe_bench_report),
+    ("an OpenHands V1 conversation state (its token counts are read with the events/ folder beside it)", _is_openhands_state),
     ("a labels file (give it with --labels)", _is_labels),
 )
 

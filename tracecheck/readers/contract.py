@@ -25,9 +25,19 @@ if TYPE_CHECKING:
 class ReadContext:
     file: str  # name shown in warnings and reports
     diagnostics: Diagnostics
+    # A folder read as one input (``Source.members``): the names shown of its files,
+    # record k being the k-th. A warning about record k names that file.
+    members: tuple[str, ...] = ()
+
+    def place(self, line: int | None) -> tuple[str, int | None]:
+        """Where a warning about the record on ``line`` points: the file and its line, or
+        for a folder's record its member file."""
+        if self.members and line is not None and 0 < line <= len(self.members):
+            return self.members[line - 1], None
+        return self.file, line
 
     def warn(self, line: int | None, reason: str) -> None:
-        self.diagnostics.warn(self.file, line, reason)
+        self.diagnostics.warn(*self.place(line), reason)
 
 
 def first_item(value: Any) -> Any:

@@ -26,7 +26,7 @@ def read_source(source: Source, diagnostics: Diagnostics, input_format: str | No
     """Traces of one file. Records before the first one of a known format are reported and
     skipped; a file with none is reported whole. Ids are settled as ``identity`` says."""
     shown = display_name(source.name)
-    ctx = ReadContext(shown, diagnostics)
+    ctx = ReadContext(shown, diagnostics, tuple(display_name(member) for member in source.members))
     records = read_records(source, diagnostics)
     if input_format is not None:
         yield from _read_as(reader_by_name(input_format), records, ctx, diagnostics)
