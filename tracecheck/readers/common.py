@@ -420,6 +420,12 @@ def make_trace(trace_id: str | None, fmt: str, file: str, base: str, line: int, 
     return trace
 
 
+def file_trace(fmt: str, file: str, line: int) -> Trace:
+    """A trace named after its file (``<file name>:<line>``) until its id is known: what a
+    reader of one-session-per-file logs starts before it meets the session's own id."""
+    return make_trace(None, fmt, file, os.path.basename(file) or file, line)
+
+
 def finish_trace(trace: Trace, diagnostics, *, synthesize_ids: bool = True) -> Trace:
     """Number rounds and turns, give id-less calls synthetic ids, and warn about calls
     without results and arguments that are not JSON. Every reader calls this on each
@@ -478,6 +484,7 @@ __all__ = [
     "dump_json",
     "failure",
     "file_stem",
+    "file_trace",
     "finish_trace",
     "first_of",
     "format_time",
