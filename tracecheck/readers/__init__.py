@@ -40,6 +40,9 @@ class ReaderInfo:
 #   LangSmith run, OTLP "resourceSpans", an Inspect log); codex-cli also takes a bare-era
 #   rollout's first line (session meta with "instructions") and `codex exec --json`
 #   events (dotted types: "thread.started", "item.completed"), which no other shape has;
+#   gemini-cli's records carry "sessionId" + "projectHash" (a session document holds a
+#   "messages" list that openai-chat would take) and its saved chats are Gemini API
+#   contents (role user/model with "parts"), which no other format writes;
 # - the agent and benchmark formats (swe-agent .. mini-swe-agent) before the chat formats:
 #   their documents hold chat messages that openai-chat would also accept;
 # - openai-responses before anthropic: an assistant "message" item with a content list
@@ -53,6 +56,7 @@ READERS: tuple[ReaderInfo, ...] = (
     ReaderInfo("native", "native", "tracecheck's own JSONL events"),
     ReaderInfo("claude-code", "claude_code", "Claude Code session JSONL (entries grouped by message id)"),
     ReaderInfo("codex-cli", "codex_cli", "Codex CLI session rollouts (~/.codex/sessions/**/rollout-*.jsonl), codex exec --json events"),
+    ReaderInfo("gemini-cli", "gemini_cli", "Gemini CLI chat recordings (~/.gemini/tmp/*/chats/session-*.json, .jsonl) and /chat save checkpoints"),
     ReaderInfo("openai-agents", "openai_agents", "OpenAI Agents SDK trace/span export"),
     ReaderInfo("langsmith", "langsmith", "LangSmith runs (one per line, any order) and {post, patch} ingest recordings"),
     ReaderInfo("otel", "otel", "OpenTelemetry OTLP/JSON with GenAI or OpenInference attributes"),
@@ -97,10 +101,17 @@ def _is_swe_bench_report(value: Any) -> bool:
     return is_swe_bench_report(value)
 
 
+def _is_gemini_prompt_log(value: Any) -> bool:
+    from .gemini_cli import is_prompt_log
+
+    return is_prompt_log(value)
+
+
 NOT_TRANSCRIPTS: tuple[tuple[str, Callable[[Any], bool]], ...] = (
     ("a Harbor trial result (its reward is read as the outcome of the trajectory beside it)", _is_harbor_result),
     ("a SWE-bench grading report (its verdicts are read as the outcomes of the trajectories beside it)", _is_swe_bench_report),
     ("a labels file (give it with --labels)", _is_labels),
+    ("a Gemini CLI prompt log (logs.json: the user's prompts only; the session is in chats/)", _is_gemini_prompt_log),
 )
 
 
