@@ -48,6 +48,7 @@ PER_ROUND_USAGE = {
     "anthropic",
     "claude-code",
     "codex-cli",
+    "gemini-cli",
     "atif",
     "openhands",
     "inspect",
@@ -68,6 +69,7 @@ ERROR_FLAG = {
     "otel",
     "anthropic",
     "claude-code",
+    "gemini-cli",
     "atif",
     "openhands",
     "inspect",
@@ -78,7 +80,7 @@ ERROR_FLAG = {
 # response arrived; the start is the timestamp of the event before it. CREATED_SECONDS:
 # the Responses API's created_at, whole seconds, and no end. The rest have no times.
 EXACT_TIMES = {"native", "openai-chat", "openai-agents", "langsmith", "otel", "anthropic", "inspect"}
-END_ONLY_TIMES = {"claude-code", "codex-cli", "atif", "openhands", "mini-swe-agent"}
+END_ONLY_TIMES = {"claude-code", "codex-cli", "gemini-cli", "atif", "openhands", "mini-swe-agent"}
 CREATED_SECONDS = {"openai-responses"}
 
 # Guards that find search calls by tool name (``*search*`` by default). mini-swe-agent

@@ -138,6 +138,13 @@ SEEDS: dict[str, list[Path]] = {
         FIXTURES / "claude_code" / "api_error.jsonl",
         CORPUS / "claude-code-log" / "representative_messages.jsonl",
     ],
+    "gemini-cli": [
+        FIXTURES / "gemini_cli" / "session-2025-10-21T20-04-0b23371a.json",
+        FIXTURES / "gemini_cli" / "session-2026-05-20T09-12-7c9e6679.jsonl",
+        FIXTURES / "gemini_cli" / "session-2026-05-20T10-30-3f1a2b4c.jsonl",
+        FIXTURES / "gemini_cli" / "checkpoint-before-refactor.json",
+        FIXTURES / "gemini_cli" / "checkpoint-files.json",
+    ],
     "codex-cli": [
         FIXTURES / "codex_cli" / "rollout-2025-10-16T10-00-00-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl",
         FIXTURES / "codex_cli" / "rollout-2025-10-16T11-00-00-0199a214-2b6e-7d31-9f0c-6c1f0e5d9a77.jsonl",
@@ -251,6 +258,7 @@ TAILS = {
     "anthropic": lambda: _lines(FIXTURES / "anthropic" / "request_response.jsonl", _with_thread),
     "claude-code": lambda: _lines(FIXTURES / "claude_code" / "session.jsonl"),
     "codex-cli": lambda: _lines(FIXTURES / "codex_cli" / "rollout-2025-10-16T10-00-00-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl"),
+    "gemini-cli": lambda: _lines(FIXTURES / "gemini_cli" / "session-2026-05-20T10-30-3f1a2b4c.jsonl"),
     "openhands": lambda: _lines(FIXTURES / "openhands" / "output_v1.jsonl"),
     "swe-smith": lambda: _lines(FIXTURES / "swe_smith" / "tenacity.xml.jsonl"),
     "react-text": lambda: (FIXTURES / "react_text" / "search_loop.txt").read_bytes(),
