@@ -56,8 +56,10 @@ Tokens (``TokensSummary``, from the API's ``usageMetadata``): ``input`` is
 ``toolUsePromptTokenCount`` (prompt tokens of the tool-use prompt): input is
 ``input + tool``. ``output`` is ``candidatesTokenCount``, which leaves the thinking
 out: output is ``output + thoughts`` and ``thoughts`` is the reasoning count, so input
-plus output is the API's ``totalTokenCount`` (``total``). The CLI writes 0 for a
-count the API did not send: a summary whose counts are all 0 is unknown (``None``).
+plus output is the API's ``totalTokenCount`` (``total``): googleapis/js-genai's
+``GenerateContentResponseUsageMetadata`` says so of each count, and the real session of
+the fixtures adds up (7269 + 46 + 58 = 7373). The CLI writes 0 for a count the API did
+not send: a summary whose counts are all 0 is unknown (``None``).
 
 Times (Unix seconds from ``timestamp``): a round ends at its message's time (written
 when the response was recorded) and starts at the latest time before it (the previous
