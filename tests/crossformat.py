@@ -1091,7 +1091,6 @@ def render_codex_cli(run: Run, path: Path) -> Path:
     return write_jsonl(path / f"rollout-2025-03-10T08-00-00-{session}.jsonl", lines)
 
 
-
 def goose_name(name: str) -> str:
     """Goose names a tool ``<extension>__<tool>``."""
     return f"docs__{name}"
@@ -1125,6 +1124,39 @@ def render_goose(run: Run, path: Path) -> Path:
             lines.append({"id": None, "role": "user", "created": int(step.result_times(len(step.calls) - 1)[1]), "content": results, "metadata": visible})
     stamp = datetime.fromtimestamp(run.started_at, tz=timezone.utc).strftime("%Y%m%d_%H%M%S")
     return write_jsonl(path / f"{stamp}.jsonl", lines)
+
+
+def render_gemini_cli(run: Run, path: Path) -> Path:
+    """A Gemini CLI 0.39+ session log (``chats/session-<time>-<id8>.jsonl``): a metadata
+    line, the user message, then per response its message written again as it changes
+    (text, then tokens, then the finished tool calls with their results), and ``$set``
+    lines updating ``lastUpdated``."""
+    session = run_uuid(run, "gemini")
+    lines: list[dict[str, Any]] = [
+        {"sessionId": session, "projectHash": "5eb97eaffa8e54844d59a44d0c1a399d7e11eff9b0dbdc4f65d4ab7faecd90e1", "startTime": iso(run.started_at), "lastUpdated": iso(run.started_at), "kind": "main"},
+        {"id": run_uuid(run, "gemini-user"), "timestamp": iso(run.started_at), "type": "user", "content": [{"text": run.question}]},
+    ]
+    for i, step in enumerate(run.steps):
+        message: dict[str, Any] = {"id": run_uuid(run, f"gemini-{i}"), "timestamp": iso(step.ended_at), "type": "gemini", "content": [{"text": step.text}], "thoughts": [], "tokens": None, "model": "gemini-2.5-pro"}
+        lines.append(dict(message))
+        total = step.input_tokens + step.output_tokens
+        message["tokens"] = {"input": step.input_tokens, "output": step.output_tokens, "cached": 0, "thoughts": 0, "tool": 0, "total": total}
+        lines.append(dict(message))
+        if step.calls:
+            records = []
+            for k, c in enumerate(step.calls):
+                cid = call_id(run, i, k)
+                records.append({
+                    "id": cid, "name": c.name, "args": c.arguments,
+                    "result": [{"functionResponse": {"id": cid, "name": c.name, "response": {"output": c.result}}}],
+                    "status": "success", "timestamp": iso(step.result_times(k)[1]), "resultDisplay": c.result,
+                    "displayName": c.name, "description": "", "renderOutputAsMarkdown": True,
+                })
+            message["toolCalls"] = records
+            lines.append(dict(message))
+        lines.append({"$set": {"lastUpdated": iso(step.ended_at)}})
+    return write_jsonl(path / f"session-2025-03-10T08-00-{session[:8]}.jsonl", lines)
+
 
 def render_swe_agent(run: Run, path: Path) -> Path:
     """A SWE-agent 1.x ``.traj`` of the function-calling agent; the last step is ``submit``.
@@ -1835,6 +1867,7 @@ RENDERERS: dict[str, Callable[[Run, Path], Path]] = {
     "goose": render_goose,
     "autogen": render_autogen,
     "magentic-one": render_magentic_one,
+    "gemini-cli": render_gemini_cli,
     "atif": render_atif,
     "swe-agent": render_swe_agent,
     "openhands": render_openhands,

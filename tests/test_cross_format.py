@@ -49,6 +49,7 @@ PER_ROUND_USAGE = {
     "claude-code",
     "codex-cli",
     "autogen",
+    "gemini-cli",
     "atif",
     "openhands",
     "openhands-v1",
@@ -78,6 +79,7 @@ ERROR_FLAG = {
     "claude-code",
     "claude-code-stream",
     "autogen",
+    "gemini-cli",
     "atif",
     "openhands",
     "openhands-v1",
@@ -90,7 +92,7 @@ ERROR_FLAG = {
 # response arrived; the start is the timestamp of the event before it. CREATED_SECONDS:
 # the Responses API's created_at, whole seconds, and no end. The rest have no times.
 EXACT_TIMES = {"native", "openai-chat", "openai-agents", "langsmith", "otel", "anthropic", "inspect"}
-END_ONLY_TIMES = {"claude-code", "codex-cli", "autogen", "magentic-one", "atif", "openhands", "openhands-v1", "mini-swe-agent"}
+END_ONLY_TIMES = {"claude-code", "codex-cli", "gemini-cli", "autogen", "magentic-one", "atif", "openhands", "openhands-v1", "mini-swe-agent"}
 CREATED_SECONDS = {"openai-responses"}
 # END_ONLY in whole seconds: Goose's "created" (Unix seconds, an integer) of the
 # response's message; the start is the "created" of the message before it.

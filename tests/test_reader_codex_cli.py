@@ -10,6 +10,7 @@ from pathlib import Path
 from tracecheck.readers import reader_by_name
 
 from conftest import (
+    assert_no_other_fixture_sniffed_as,
     assert_show_and_convert_round_trip,
     read_with_warnings as read,
     round_usage_tuple as usage_tuple,
@@ -258,13 +259,4 @@ def test_rollout_lines_without_timestamps_are_still_a_rollout(tmp_path):
 
 
 def test_no_other_formats_file_is_sniffed_as_a_codex_session():
-    codex = reader_by_name("codex-cli")
-    others = [p for p in FIXTURES.parent.rglob("*") if p.suffix in (".jsonl", ".json") and p.parent.name != "codex_cli"]
-    assert len(others) > 50
-    for path in others:
-        text = path.read_text(encoding="utf-8", errors="replace")
-        try:
-            first = json.loads(text.splitlines()[0]) if path.suffix == ".jsonl" else json.loads(text)
-        except (ValueError, IndexError):
-            continue
-        assert not codex.sniff(first), path
+    assert_no_other_fixture_sniffed_as("codex-cli", "codex_cli")

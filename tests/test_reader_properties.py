@@ -144,6 +144,13 @@ SEEDS: dict[str, list[Path]] = {
         FIXTURES / "claude_code_stream" / "max_turns.jsonl",
         FIXTURES / "claude_code_stream" / "api_error.jsonl",
     ],
+    "gemini-cli": [
+        FIXTURES / "gemini_cli" / "session-2025-10-21T20-04-0b23371a.json",
+        FIXTURES / "gemini_cli" / "session-2026-05-20T09-12-7c9e6679.jsonl",
+        FIXTURES / "gemini_cli" / "session-2026-05-20T10-30-3f1a2b4c.jsonl",
+        FIXTURES / "gemini_cli" / "checkpoint-before-refactor.json",
+        FIXTURES / "gemini_cli" / "checkpoint-files.json",
+    ],
     "codex-cli": [
         FIXTURES / "codex_cli" / "rollout-2025-10-16T10-00-00-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl",
         FIXTURES / "codex_cli" / "rollout-2025-10-16T11-00-00-0199a214-2b6e-7d31-9f0c-6c1f0e5d9a77.jsonl",
@@ -286,6 +293,7 @@ TAILS = {
     "codex-cli": lambda: _lines(FIXTURES / "codex_cli" / "rollout-2025-10-16T10-00-00-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl"),
     # Its metadata line starts a session of its own after whatever the damaged lines left open.
     "goose": lambda: _lines(FIXTURES / "goose" / "20250612_143020.jsonl"),
+    "gemini-cli": lambda: _lines(FIXTURES / "gemini_cli" / "session-2026-05-20T10-30-3f1a2b4c.jsonl"),
     "openhands": lambda: _lines(FIXTURES / "openhands" / "output_v1.jsonl"),
     # Starts with a SystemPromptEvent: the events after the damaged ones are another conversation.
     "openhands-v1": lambda: _lines(FIXTURES / "openhands_v1" / "error.jsonl"),

@@ -47,6 +47,9 @@ class ReaderInfo:
 # - claude-code-stream before claude-code: a stream's assistant line has a "uuid" and a
 #   "message", which claude-code's sniffer takes too; only stream lines say
 #   "session_id" (session entries say "sessionId"), so the stream's sniffer is the strict one;
+#   gemini-cli's records carry "sessionId" + "projectHash" (a session document holds a
+#   "messages" list that openai-chat would take) and its saved chats are Gemini API
+#   contents (role user/model with "parts"), which no other format writes;
 # - the agent and benchmark formats (swe-agent .. mini-swe-agent) before the chat formats:
 #   their documents hold chat messages that openai-chat would also accept;
 # - autogen and magentic-one before the chat formats too: an AG2 history is an OpenAI
@@ -69,6 +72,7 @@ READERS: tuple[ReaderInfo, ...] = (
     ReaderInfo("claude-code", "claude_code", "Claude Code session JSONL (entries grouped by message id)"),
     ReaderInfo("codex-cli", "codex_cli", "Codex CLI session rollouts (~/.codex/sessions/**/rollout-*.jsonl), codex exec --json events"),
     ReaderInfo("goose", "goose", "Goose session files (~/.local/share/goose/sessions/*.jsonl, to 1.9) and goose session export JSON"),
+    ReaderInfo("gemini-cli", "gemini_cli", "Gemini CLI chat recordings (~/.gemini/tmp/*/chats/session-*.json, .jsonl) and /chat save checkpoints"),
     ReaderInfo("openai-agents", "openai_agents", "OpenAI Agents SDK trace/span export"),
     ReaderInfo("langsmith", "langsmith", "LangSmith runs (one per line, any order) and {post, patch} ingest recordings"),
     ReaderInfo("otel", "otel", "OpenTelemetry OTLP/JSON with GenAI or OpenInference attributes"),
@@ -122,11 +126,18 @@ def _is_swe_bench_report(value: Any) -> bool:
     return is_swe_bench_report(value)
 
 
+def _is_gemini_prompt_log(value: Any) -> bool:
+    from .gemini_cli import is_prompt_log
+
+    return is_prompt_log(value)
+
+
 NOT_TRANSCRIPTS: tuple[tuple[str, Callable[[Any], bool]], ...] = (
     ("a Harbor trial result (its reward is read as the outcome of the trajectory beside it)", _is_harbor_result),
     ("a SWE-bench grading report (its verdicts are read as the outcomes of the trajectories beside it)", _is_swe_bench_report),
     ("an OpenHands V1 conversation state (its token counts are read with the events/ folder beside it)", _is_openhands_state),
     ("a labels file (give it with --labels)", _is_labels),
+    ("a Gemini CLI prompt log (logs.json: the user's prompts only; the session is in chats/)", _is_gemini_prompt_log),
 )
 
 

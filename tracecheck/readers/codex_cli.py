@@ -97,14 +97,13 @@ warning naming the line.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 from typing import Any
 
 from ..input.sources import Record
 from ..model import Round, ToolCall, ToolResult, Trace
-from .common import Counts, as_str, brief, dump_json, finish_trace, make_trace, make_usage, new_call, parse_time
+from .common import Counts, as_str, brief, dump_json, file_trace, finish_trace, make_usage, new_call, parse_time
 from .contract import ReadContext, first_item, read_with_reader
 
 FORMAT = "codex-cli"
@@ -193,8 +192,7 @@ class _Reader:
 
     def session(self, line: int) -> Trace:
         if self.trace is None:
-            base = os.path.basename(self.ctx.file) or self.ctx.file
-            self.trace = make_trace(None, FORMAT, self.ctx.file, base, line)
+            self.trace = file_trace(FORMAT, self.ctx.file, line)
         return self.trace
 
     # --- lines ------------------------------------------------------------------------
@@ -415,8 +413,7 @@ class _ExecReader:
 
     def session(self, line: int) -> Trace:
         if self.trace is None:
-            base = os.path.basename(self.ctx.file) or self.ctx.file
-            self.trace = make_trace(None, FORMAT, self.ctx.file, base, line)
+            self.trace = file_trace(FORMAT, self.ctx.file, line)
             self.trace.metadata["shape"] = "exec-json"
         self.trace.end_line = line
         return self.trace

@@ -420,6 +420,12 @@ def make_trace(trace_id: str | None, fmt: str, file: str, base: str, line: int, 
     return trace
 
 
+def file_trace(fmt: str, file: str, line: int) -> Trace:
+    """A trace named after its file (``<file name>:<line>``) until its id is known: what a
+    reader of one-session-per-file logs starts before it meets the session's own id."""
+    return make_trace(None, fmt, file, os.path.basename(file) or file, line)
+
+
 # Warnings about one trace's calls named one by one; past it, one line counts the rest (a
 # round of a million calls without results is one finding, not a million).
 CALL_WARNINGS_PER_TRACE = 5
@@ -502,6 +508,7 @@ __all__ = [
     "dump_json",
     "failure",
     "file_stem",
+    "file_trace",
     "finish_trace",
     "first_of",
     "format_time",
