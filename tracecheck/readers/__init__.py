@@ -42,6 +42,10 @@ class ReaderInfo:
 #   events (dotted types: "thread.started", "item.completed"), which no other shape has;
 # - the agent and benchmark formats (swe-agent .. mini-swe-agent) before the chat formats:
 #   their documents hold chat messages that openai-chat would also accept;
+# - pydantic-ai and smolagents before the chat formats: a Pydantic AI message list
+#   ("kind" request/response with "parts" carrying "part_kind") and smolagents memory
+#   steps ("step_number", "model_output_message", "observations"; a TaskStep's "task" +
+#   "task_images") are shapes of their own, and lists of them must not reach openai-chat;
 # - openai-responses before anthropic: an assistant "message" item with a content list
 #   passes anthropic's sniffer too; its input_text/output_text parts say it is Responses;
 # - anthropic before openai-chat: both accept a dumped messages list, anthropic only one
@@ -62,6 +66,8 @@ READERS: tuple[ReaderInfo, ...] = (
     ReaderInfo("openhands", "openhands", "OpenHands event streams and evaluation output.jsonl"),
     ReaderInfo("tau-bench", "tau_bench", "τ-bench / τ²-bench result arrays (reward as outcome)"),
     ReaderInfo("mini-swe-agent", "mini_swe_agent", "mini-swe-agent message lists and .traj.json (a SWE-bench report beside them as outcome)"),
+    ReaderInfo("pydantic-ai", "pydantic_ai", "Pydantic AI message histories (all_messages_json / ModelMessagesTypeAdapter dumps)"),
+    ReaderInfo("smolagents", "smolagents", "smolagents agent memory steps (memory.get_full_steps(), RunResult.dict(), one step per line)"),
     ReaderInfo("openai-responses", "openai_responses", "OpenAI Responses API: response objects or flat item lists"),
     ReaderInfo("anthropic", "anthropic", "Anthropic Messages requests/responses, dumped message lists (tool_use / tool_result blocks)"),
     ReaderInfo("langchain", "langchain", "LangChain messages_to_dict / dumpd lists, AgentExecutor intermediate_steps"),
