@@ -52,6 +52,8 @@ PER_ROUND_USAGE = {
     "openhands",
     "inspect",
     "mini-swe-agent",
+    "pydantic-ai",
+    "smolagents",
 }
 # Only a run total: SWE-agent's info.model_stats (tokens_sent / tokens_received).
 RUN_TOTAL_ONLY = {"swe-agent"}
@@ -72,14 +74,19 @@ ERROR_FLAG = {
     "openhands",
     "inspect",
     "mini-swe-agent",
+    "pydantic-ai",
+    "smolagents",
 }
 
 # Round times. EXACT: the response's start and end are on disk. END_ONLY: only when the
 # response arrived; the start is the timestamp of the event before it. CREATED_SECONDS:
 # the Responses API's created_at, whole seconds, and no end. The rest have no times.
-EXACT_TIMES = {"native", "openai-chat", "openai-agents", "langsmith", "otel", "anthropic", "inspect"}
+EXACT_TIMES = {"native", "openai-chat", "openai-agents", "langsmith", "otel", "anthropic", "inspect", "pydantic-ai"}
 END_ONLY_TIMES = {"claude-code", "codex-cli", "atif", "openhands", "mini-swe-agent"}
 CREATED_SECONDS = {"openai-responses"}
+# STEP_TIMES: a step's timing (smolagents) starts with the model call and ends after its
+# tools ran: the round's start is exact, its end only for a round without calls.
+STEP_TIMES = {"smolagents"}
 
 # Guards that find search calls by tool name (``*search*`` by default). mini-swe-agent
 # calls everything "bash", so these guards see no search at all there: its fires are
@@ -294,5 +301,8 @@ def test_same_times(read_back, fmt, run):
         assert all(start is not None and start <= s.started_at for start, s in zip(starts, steps))
     elif fmt in CREATED_SECONDS:
         assert starts == [float(int(s.started_at)) for s in steps]
+    elif fmt in STEP_TIMES:
+        assert starts == pytest.approx([s.started_at for s in steps], abs=1e-3)
+        assert ends == [pytest.approx(s.ended_at, abs=1e-3) if s.final else None for s in steps]
     else:
         assert starts == ends == [None] * len(steps)
