@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tracecheck.readers import reader_by_name, sniff
-
 from conftest import (
     assert_show_and_convert_round_trip,
+    assert_sniffed_alone,
     read_with_warnings as read,
     round_usage_tuple as usage_tuple,
     shown_ids,
@@ -154,20 +153,6 @@ def test_show_and_convert_round_trip(tmp_path):
     assert_show_and_convert_round_trip(WEATHER, ["pydantic-ai", "0199b1c2-7d3e-7f40-8a51-62b3c4d5e6f7"], ALL, tmp_path)
 
 
-def _first_value(path: Path):
-    text = path.read_text(encoding="utf-8", errors="replace")
-    return json.loads(text.splitlines()[0]) if path.suffix == ".jsonl" else json.loads(text)
-
 
 def test_no_other_formats_file_is_sniffed_as_pydantic_ai_and_its_own_are():
-    mine = reader_by_name("pydantic-ai")
-    others = [p for p in FIXTURES.parent.rglob("*") if p.suffix in (".jsonl", ".json") and p.parent.name != "pydantic_ai"]
-    assert len(others) > 50
-    for path in others:
-        try:
-            first = _first_value(path)
-        except (ValueError, IndexError):
-            continue
-        assert not mine.sniff(first), path
-    for path in (REAL, WEATHER, LEGACY):
-        assert sniff(_first_value(path)) is mine, path
+    assert_sniffed_alone("pydantic-ai", [REAL, WEATHER, LEGACY])

@@ -7,10 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tracecheck.readers import reader_by_name, sniff
-
 from conftest import (
     assert_show_and_convert_round_trip,
+    assert_sniffed_alone,
     read_with_warnings as read,
     round_usage_tuple as usage_tuple,
     write_jsonl,
@@ -149,20 +148,6 @@ def test_show_and_convert_round_trip(tmp_path):
     assert_show_and_convert_round_trip(TOOLS, ["smolagents", "Reached max steps."], ALL, tmp_path)
 
 
-def _first_value(path: Path):
-    text = path.read_text(encoding="utf-8", errors="replace")
-    return json.loads(text.splitlines()[0]) if path.suffix == ".jsonl" else json.loads(text)
-
 
 def test_no_other_formats_file_is_sniffed_as_smolagents_and_its_own_are():
-    mine = reader_by_name("smolagents")
-    others = [p for p in FIXTURES.parent.rglob("*") if p.suffix in (".jsonl", ".json") and p.parent.name != "smolagents"]
-    assert len(others) > 50
-    for path in others:
-        try:
-            first = _first_value(path)
-        except (ValueError, IndexError):
-            continue
-        assert not mine.sniff(first), path
-    for path in ALL:
-        assert sniff(_first_value(path)) is mine, path
+    assert_sniffed_alone("smolagents", ALL)
