@@ -232,3 +232,28 @@ def assert_round_trip_keeps_replay_shape(source: Path, tmp_path: Path):
     assert [replay_shape(t) for t in again] == [replay_shape(t) for t in original]
     assert [t.labels for t in again] == [t.labels for t in original]
     assert len(diagnostics) == 0
+
+
+def first_json_value(path: Path):
+    """The first record of a fixture: a JSON Lines file's first line, else the whole document."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    return json.loads(text.splitlines()[0]) if path.suffix == ".jsonl" else json.loads(text)
+
+
+def assert_sniffed_alone(name: str, own: list[Path]) -> None:
+    """No other format's fixture is sniffed as format ``name``, and each of ``own`` is
+    sniffed as ``name`` (no reader before it takes it)."""
+    from tracecheck.readers import reader_by_name, sniff
+
+    mine = reader_by_name(name)
+    folder = own[0].parent
+    others = [p for p in folder.parent.rglob("*") if p.suffix in (".jsonl", ".json") and p.parent != folder]
+    assert len(others) > 50
+    for path in others:
+        try:
+            first = first_json_value(path)
+        except (ValueError, IndexError):
+            continue
+        assert not mine.sniff(first), path
+    for path in own:
+        assert sniff(first_json_value(path)) is mine, path

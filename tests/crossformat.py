@@ -1851,6 +1851,76 @@ def render_magentic_one(run: Run, path: Path) -> Path:
     return write_jsonl(path / "log.jsonl", lines)
 
 
+def render_pydantic_ai(run: Run, path: Path) -> Path:
+    """``result.all_messages_json()`` of a Pydantic AI 1.x agent run: a request (the
+    prompt, then each response's tool returns) before every response; requests carry the
+    time they were sent, responses the time they were received."""
+    run_id = run_uuid(run, "pydantic-ai")
+    usage_zero = {"cache_write_tokens": 0, "cache_read_tokens": 0, "input_audio_tokens": 0, "cache_audio_read_tokens": 0, "output_audio_tokens": 0, "details": {}}
+    parts: list[dict[str, Any]] = [{"content": run.question, "timestamp": iso(run.started_at, 6), "part_kind": "user-prompt"}]
+    messages: list[dict[str, Any]] = []
+    for i, step in enumerate(run.steps):
+        messages.append({"parts": parts, "timestamp": iso(step.started_at, 6), "instructions": "Answer from the project docs.", "kind": "request", "run_id": run_id, "metadata": None})
+        out: list[dict[str, Any]] = [{"content": step.text, "id": None, "provider_name": None, "provider_details": None, "part_kind": "text"}]
+        out += [
+            {"tool_name": c.name, "args": c.arguments_json, "tool_call_id": call_id(run, i, k), "id": None, "provider_name": None, "provider_details": None, "part_kind": "tool-call"}
+            for k, c in enumerate(step.calls)
+        ]
+        messages.append(
+            {
+                "parts": out,
+                "usage": {"input_tokens": step.input_tokens, "output_tokens": step.output_tokens, **usage_zero},
+                "model_name": "gpt-4.1-2025-04-14",
+                "timestamp": iso(step.ended_at, 6),
+                "kind": "response",
+                "provider_name": "openai",
+                "provider_url": "https://api.openai.com/v1/",
+                "provider_details": {"finish_reason": "tool_calls" if step.calls else "stop"},
+                "provider_response_id": "chatcmpl-" + ident(run, "response", i),
+                "finish_reason": "tool_call" if step.calls else "stop",
+                "run_id": run_id,
+                "metadata": None,
+            }
+        )
+        parts = [
+            {"tool_name": c.name, "content": c.result, "tool_call_id": call_id(run, i, k), "metadata": None, "timestamp": iso(step.result_times(k)[1], 6), "outcome": "success", "part_kind": "tool-return"}
+            for k, c in enumerate(step.calls)
+        ]
+    return write_json(path / "messages.json", messages)
+
+
+def render_smolagents(run: Run, path: Path) -> Path:
+    """``json.dump(agent.memory.get_full_steps())`` of a smolagents 1.2x ToolCallingAgent:
+    the task, one action step per model call; the answer is a ``final_answer`` call on the
+    step marked ``is_final_answer``. A step's timing spans the model call and its tools."""
+    steps: list[dict[str, Any]] = [{"task": run.question, "task_images": None}]
+    for i, step in enumerate(run.steps):
+        calls = [(call_id(run, i, k), c.name, c.arguments, c.result) for k, c in enumerate(step.calls)]
+        if step.final:
+            calls = [(call_id(run, i, 0), "final_answer", {"answer": step.text}, step.text)]
+        end = step.result_times(len(step.calls) - 1)[1] if step.calls else step.ended_at
+        usage = {"input_tokens": step.input_tokens, "output_tokens": step.output_tokens, "total_tokens": step.input_tokens + step.output_tokens}
+        listed = [{"id": cid, "type": "function", "function": {"name": name, "arguments": arguments}} for cid, name, arguments, _ in calls]
+        steps.append(
+            {
+                "step_number": i + 1,
+                "timing": {"start_time": step.started_at, "end_time": end, "duration": end - step.started_at},
+                "model_input_messages": None,
+                "tool_calls": listed,
+                "error": None,
+                "model_output_message": {"role": "assistant", "content": step.text, "tool_calls": [{**c, "function": {**c["function"], "description": None}} for c in listed], "raw": None, "token_usage": usage},
+                "model_output": step.text,
+                "code_action": None,
+                "observations": "\n".join(result for _, _, _, result in calls),
+                "observations_images": None,
+                "action_output": step.text if step.final else None,
+                "token_usage": usage,
+                "is_final_answer": step.final,
+            }
+        )
+    return write_json(path / "memory_steps.json", steps, indent=2)
+
+
 # name -> (renderer, the file's expected format name)
 RENDERERS: dict[str, Callable[[Run, Path], Path]] = {
     "native": render_native,
@@ -1877,4 +1947,6 @@ RENDERERS: dict[str, Callable[[Run, Path], Path]] = {
     "mini-swe-agent": render_mini_swe_agent,
     "swe-smith": render_swe_smith,
     "react-text": render_react_text,
+    "pydantic-ai": render_pydantic_ai,
+    "smolagents": render_smolagents,
 }

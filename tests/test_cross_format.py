@@ -55,6 +55,8 @@ PER_ROUND_USAGE = {
     "openhands-v1",
     "inspect",
     "mini-swe-agent",
+    "pydantic-ai",
+    "smolagents",
 }
 # Only a run total: SWE-agent's info.model_stats (tokens_sent / tokens_received), Goose's
 # accumulated_input_tokens / accumulated_output_tokens; Magentic-One's LLMCallEvent lines
@@ -86,17 +88,22 @@ ERROR_FLAG = {
     "inspect",
     "mini-swe-agent",
     "goose",
+    "pydantic-ai",
+    "smolagents",
 }
 
 # Round times. EXACT: the response's start and end are on disk. END_ONLY: only when the
 # response arrived; the start is the timestamp of the event before it. CREATED_SECONDS:
 # the Responses API's created_at, whole seconds, and no end. The rest have no times.
-EXACT_TIMES = {"native", "openai-chat", "openai-agents", "langsmith", "otel", "anthropic", "inspect"}
+EXACT_TIMES = {"native", "openai-chat", "openai-agents", "langsmith", "otel", "anthropic", "inspect", "pydantic-ai"}
 END_ONLY_TIMES = {"claude-code", "codex-cli", "gemini-cli", "autogen", "magentic-one", "atif", "openhands", "openhands-v1", "mini-swe-agent"}
 CREATED_SECONDS = {"openai-responses"}
 # END_ONLY in whole seconds: Goose's "created" (Unix seconds, an integer) of the
 # response's message; the start is the "created" of the message before it.
 WHOLE_SECOND_ENDS = {"goose"}
+# STEP_TIMES: a step's timing (smolagents) starts with the model call and ends after its
+# tools ran: the round's start is exact, its end only for a round without calls.
+STEP_TIMES = {"smolagents"}
 
 # Formats written by Claude Code, which names the tools of an MCP server mcp__<server>__<tool>.
 CLAUDE_CODE_NAMES = {"claude-code", "claude-code-stream"}
@@ -335,5 +342,8 @@ def test_same_times(read_back, fmt, run):
     elif fmt in WHOLE_SECOND_ENDS:
         assert ends == [float(int(s.ended_at)) for s in steps]
         assert all(start is not None and start <= s.started_at for start, s in zip(starts, steps))
+    elif fmt in STEP_TIMES:
+        assert starts == pytest.approx([s.started_at for s in steps], abs=1e-3)
+        assert ends == [pytest.approx(s.ended_at, abs=1e-3) if s.final else None for s in steps]
     else:
         assert starts == ends == [None] * len(steps)

@@ -224,6 +224,17 @@ SEEDS: dict[str, list[Path]] = {
         FIXTURES / "tau_bench" / "tau_react.json",
         FIXTURES / "tau_bench" / "c0ffee00-1111-4222-8333-944455556666.json",
     ],
+    "pydantic-ai": [
+        FIXTURES / "pydantic_ai" / "real_roll_dice_gemini.json",
+        FIXTURES / "pydantic_ai" / "weather_retries.json",
+        FIXTURES / "pydantic_ai" / "legacy_runs.jsonl",
+    ],
+    # A whole smolagents file is one run (a valid run appended after damaged lines would
+    # join it): its JSON Lines fixtures are not seeds, its documents are.
+    "smolagents": [
+        FIXTURES / "smolagents" / "code_agent_steps.json",
+        FIXTURES / "smolagents" / "toolcalling_run_result.json",
+    ],
     "react-text": [
         FIXTURES / "react_text" / "search_loop.txt",
         FIXTURES / "react_text" / "verbose_iteration_limit.txt",
@@ -299,6 +310,7 @@ TAILS = {
     "openhands-v1": lambda: _lines(FIXTURES / "openhands_v1" / "error.jsonl"),
     "swe-smith": lambda: _lines(FIXTURES / "swe_smith" / "tenacity.xml.jsonl"),
     "react-text": lambda: (FIXTURES / "react_text" / "search_loop.txt").read_bytes(),
+    "pydantic-ai": lambda: _lines(FIXTURES / "pydantic_ai" / "legacy_runs.jsonl"),
 }
 
 # --- values a damaged file may hold -----------------------------------------------------------

@@ -59,6 +59,10 @@ class ReaderInfo:
 #   {timestamp, source, message, type} entries no other reader takes;
 # - openhands-v1 before openhands: a V1 ActionEvent has the "source" and "action" keys the
 #   V0 sniffer looks for; V1 events name their class in "kind", which V0 events lack;
+# - pydantic-ai and smolagents before the chat formats: a Pydantic AI message list
+#   ("kind" request/response with "parts" carrying "part_kind") and smolagents memory
+#   steps ("step_number", "model_output_message", "observations"; a TaskStep's "task" +
+#   "task_images") are shapes of their own, and lists of them must not reach openai-chat;
 # - openai-responses before anthropic: an assistant "message" item with a content list
 #   passes anthropic's sniffer too; its input_text/output_text parts say it is Responses;
 # - anthropic before openai-chat: both accept a dumped messages list, anthropic only one
@@ -85,6 +89,8 @@ READERS: tuple[ReaderInfo, ...] = (
     ReaderInfo("mini-swe-agent", "mini_swe_agent", "mini-swe-agent message lists and .traj.json (a SWE-bench report beside them as outcome)"),
     ReaderInfo("autogen", "autogen", "AutoGen / AG2 chat histories (groupchat.messages, chat_history) and autogen-agentchat TaskResult messages"),
     ReaderInfo("magentic-one", "magentic_one", "Magentic-One orchestrator logs (log.jsonl of OrchestrationEvent / LLMCallEvent entries)"),
+    ReaderInfo("pydantic-ai", "pydantic_ai", "Pydantic AI message histories (all_messages_json / ModelMessagesTypeAdapter dumps)"),
+    ReaderInfo("smolagents", "smolagents", "smolagents agent memory steps (memory.get_full_steps(), RunResult.dict(), one step per line)"),
     ReaderInfo("openai-responses", "openai_responses", "OpenAI Responses API: response objects or flat item lists"),
     ReaderInfo("anthropic", "anthropic", "Anthropic Messages requests/responses, dumped message lists (tool_use / tool_result blocks)"),
     ReaderInfo("langchain", "langchain", "LangChain messages_to_dict / dumpd lists, AgentExecutor intermediate_steps"),
