@@ -74,24 +74,6 @@ def write_jsonl(path: Path, events: list) -> Path:
     return path
 
 
-def assert_no_other_fixture_sniffed_as(format_name: str, own_folder: str) -> None:
-    """No fixture of another format (a .json document, or a .jsonl file's first line) is
-    taken by ``format_name``'s sniffer: a new reader must not steal other formats' files."""
-    from tracecheck.readers import reader_by_name
-
-    reader = reader_by_name(format_name)
-    fixtures = Path(__file__).resolve().parent / "fixtures"
-    others = [p for p in fixtures.rglob("*") if p.suffix in (".jsonl", ".json") and p.parent.name != own_folder]
-    assert len(others) > 50
-    for path in others:
-        text = path.read_text(encoding="utf-8", errors="replace")
-        try:
-            first = json.loads(text.splitlines()[0]) if path.suffix == ".jsonl" else json.loads(text)
-        except (ValueError, IndexError):
-            continue
-        assert not reader.sniff(first), path
-
-
 def read_with_diagnostics(*paths: Path, **kwargs):
     """Read ``paths`` through the public API: (list of traces, the Diagnostics collected)."""
     diagnostics = Diagnostics()
@@ -131,19 +113,6 @@ def without_digests(text: str) -> str:
 
 def by_line(traces) -> dict:
     return {trace.line: trace for trace in traces}
-
-
-def other_formats_first_records(own: str):
-    """(path, first JSON value) of every .jsonl/.json fixture outside ``fixtures/<own>``:
-    what a new reader's sniffer must not take (files that are not JSON are left out)."""
-    others = [p for p in sorted(FIXTURES.rglob("*")) if p.suffix in (".jsonl", ".json") and p.parent.name != own]
-    assert len(others) > 50
-    for path in others:
-        text = path.read_text(encoding="utf-8", errors="replace")
-        try:
-            yield path, json.loads(text.splitlines()[0]) if path.suffix == ".jsonl" else json.loads(text)
-        except (ValueError, IndexError):
-            continue
 
 
 def utc(*parts) -> float:

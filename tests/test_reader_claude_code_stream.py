@@ -13,7 +13,7 @@ from tracecheck.readers import reader_by_name, sniff
 
 from conftest import (
     assert_show_and_convert_round_trip,
-    other_formats_first_records,
+    assert_sniffed_alone,
     read_with_warnings as read,
     round_usage_tuple as usage_tuple,
     usage_tuple as counts_tuple,
@@ -200,9 +200,7 @@ def test_show_and_convert_round_trip(tmp_path):
 
 
 def test_no_other_formats_file_is_sniffed_as_a_claude_code_stream():
-    stream = reader_by_name("claude-code-stream")
-    for path, first in other_formats_first_records("claude_code_stream"):
-        assert not stream.sniff(first), path
+    assert_sniffed_alone("claude-code-stream", [MAX_TURNS, SUBAGENT, API_ERROR])
 
 
 def test_session_jsonl_and_stream_never_take_each_others_files():

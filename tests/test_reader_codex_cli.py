@@ -10,7 +10,7 @@ from pathlib import Path
 from tracecheck.readers import reader_by_name
 
 from conftest import (
-    assert_no_other_fixture_sniffed_as,
+    assert_sniffed_alone,
     assert_show_and_convert_round_trip,
     read_with_warnings as read,
     round_usage_tuple as usage_tuple,
@@ -259,4 +259,4 @@ def test_rollout_lines_without_timestamps_are_still_a_rollout(tmp_path):
 
 
 def test_no_other_formats_file_is_sniffed_as_a_codex_session():
-    assert_no_other_fixture_sniffed_as("codex-cli", "codex_cli")
+    assert_sniffed_alone("codex-cli", [HEALTHY, LOOP, EXEC_ERRORS, BARE, EXEC_LOOP, EXEC_TOOLS])

@@ -12,7 +12,7 @@ from pathlib import Path
 from tracecheck.readers import not_a_transcript, sniff
 
 from conftest import (
-    assert_no_other_fixture_sniffed_as,
+    assert_sniffed_alone,
     assert_show_and_convert_round_trip,
     read_with_warnings as read,
     round_usage_tuple as usage_tuple,
@@ -201,7 +201,7 @@ def test_sniffed_listed_and_the_prompt_log_skipped(cli, tmp_path):
 
 
 def test_no_other_formats_file_is_sniffed_as_a_gemini_session():
-    assert_no_other_fixture_sniffed_as("gemini-cli", "gemini_cli")
+    assert_sniffed_alone("gemini-cli", [HERE / name for name in ("session-2025-10-21T20-04-0b23371a.json", "session-2026-05-20T09-12-7c9e6679.jsonl", "session-2026-05-20T10-30-3f1a2b4c.jsonl", "checkpoint-before-refactor.json", "checkpoint-files.json")])
 
 
 def test_show_and_convert_round_trip(tmp_path):
