@@ -42,6 +42,10 @@ class ReaderInfo:
 #   events (dotted types: "thread.started", "item.completed"), which no other shape has;
 # - the agent and benchmark formats (swe-agent .. mini-swe-agent) before the chat formats:
 #   their documents hold chat messages that openai-chat would also accept;
+# - cline after them and before openai-responses/anthropic/openai-chat: a Cline or Roo
+#   task history is a bare Anthropic message list (anthropic takes it when it has
+#   tool_use blocks, openai-chat otherwise); its first message, the user's <task>, or a
+#   "[tool] Result:" header says whose it is;
 # - openai-responses before anthropic: an assistant "message" item with a content list
 #   passes anthropic's sniffer too; its input_text/output_text parts say it is Responses;
 # - anthropic before openai-chat: both accept a dumped messages list, anthropic only one
@@ -62,6 +66,7 @@ READERS: tuple[ReaderInfo, ...] = (
     ReaderInfo("openhands", "openhands", "OpenHands event streams and evaluation output.jsonl"),
     ReaderInfo("tau-bench", "tau_bench", "τ-bench / τ²-bench result arrays (reward as outcome)"),
     ReaderInfo("mini-swe-agent", "mini_swe_agent", "mini-swe-agent message lists and .traj.json (a SWE-bench report beside them as outcome)"),
+    ReaderInfo("cline", "cline", "Cline / Roo Code task history (api_conversation_history.json; ui_messages.json beside it for tokens)"),
     ReaderInfo("openai-responses", "openai_responses", "OpenAI Responses API: response objects or flat item lists"),
     ReaderInfo("anthropic", "anthropic", "Anthropic Messages requests/responses, dumped message lists (tool_use / tool_result blocks)"),
     ReaderInfo("langchain", "langchain", "LangChain messages_to_dict / dumpd lists, AgentExecutor intermediate_steps"),
@@ -97,10 +102,24 @@ def _is_swe_bench_report(value: Any) -> bool:
     return is_swe_bench_report(value)
 
 
+def _is_cline_ui_messages(value: Any) -> bool:
+    from .cline import is_ui_messages
+
+    return is_ui_messages(value)
+
+
+def _is_cline_task_metadata(value: Any) -> bool:
+    from .cline import is_task_metadata
+
+    return is_task_metadata(value)
+
+
 NOT_TRANSCRIPTS: tuple[tuple[str, Callable[[Any], bool]], ...] = (
     ("a Harbor trial result (its reward is read as the outcome of the trajectory beside it)", _is_harbor_result),
     ("a SWE-bench grading report (its verdicts are read as the outcomes of the trajectories beside it)", _is_swe_bench_report),
     ("a labels file (give it with --labels)", _is_labels),
+    ("Cline's / Roo Code's UI messages (read for tokens and times beside the api_conversation_history.json they belong to)", _is_cline_ui_messages),
+    ("Cline's task metadata (files in context, models used)", _is_cline_task_metadata),
 )
 
 
