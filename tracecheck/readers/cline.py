@@ -95,7 +95,7 @@ from ..input.diagnostics import TracecheckError
 from ..input.side_files import check_parsable, decode_side_file, read_side_file
 from ..input.sources import Record
 from ..model import Round, ToolCall, ToolResult, Trace
-from .common import Counts, as_dict, as_str, brief, dump_json, finish_trace, make_trace, make_usage, new_call, parse_time
+from .common import Counts, as_dict, as_str, brief, dump_json, file_stem, finish_trace, make_usage, new_call, parse_time
 from .contract import ReadContext, read_each
 
 FORMAT = "cline"
@@ -347,8 +347,11 @@ class _History:
         base = os.path.basename(ctx.file) or ctx.file
         folder = os.path.basename(os.path.dirname(os.path.abspath(ctx.file))) if base == HISTORY_FILE else ""
         own_id = folder if first and folder else None
-        self.trace = make_trace(own_id, FORMAT, ctx.file, base, line)
-        if own_id is not None:
+        stem = file_stem(ctx.file)
+        self.trace = Trace(id=own_id or (stem if first else f"{stem}:{line}"), format=FORMAT, file=ctx.file, line=line, end_line=line)
+        if own_id is None:
+            self.trace.id_base = stem  # named by its place until ``identity`` settles it
+        else:
             self.trace.metadata["task_id"] = own_id
         self.pending: list[ToolCall] = []  # calls of the latest round still waiting, in order
         self.by_id: dict[str, ToolCall] = {}
