@@ -48,6 +48,7 @@ PER_ROUND_USAGE = {
     "anthropic",
     "claude-code",
     "codex-cli",
+    "cline",
     "atif",
     "openhands",
     "inspect",
@@ -68,6 +69,7 @@ ERROR_FLAG = {
     "otel",
     "anthropic",
     "claude-code",
+    "cline",
     "atif",
     "openhands",
     "inspect",
@@ -77,7 +79,8 @@ ERROR_FLAG = {
 # Round times. EXACT: the response's start and end are on disk. END_ONLY: only when the
 # response arrived; the start is the timestamp of the event before it. CREATED_SECONDS:
 # the Responses API's created_at, whole seconds, and no end. The rest have no times.
-EXACT_TIMES = {"native", "openai-chat", "openai-agents", "langsmith", "otel", "anthropic", "inspect"}
+# (cline: the request's start from ui_messages.json, the response's end from its ts.)
+EXACT_TIMES = {"native", "openai-chat", "openai-agents", "langsmith", "otel", "anthropic", "inspect", "cline"}
 END_ONLY_TIMES = {"claude-code", "codex-cli", "atif", "openhands", "mini-swe-agent"}
 CREATED_SECONDS = {"openai-responses"}
 
