@@ -66,8 +66,9 @@ marked ``[Response interrupted by API Error]`` sets ``trace.error``. Outcome: ne
 Tokens, per round: the assistant message's own ``metrics.tokens`` (``prompt`` includes
 cached tokens, ``cached`` is the cache reads); else the ``api_req_started`` messages of
 ``ui_messages.json`` beside the file (``claude_messages.json`` in the oldest versions),
-read the careful way (``input/side_files.py``; an unreadable one is a warning and no
-tokens). Matching them to assistant messages: by ``conversationHistoryIndex`` (the index
+read the careful way (``input/side_files.py``: a regular file of at most 64 MB, UTF-8,
+nesting and numbers the parser can take; an unreadable one is a warning naming it, and
+no tokens). It is read only beside a file named ``api_conversation_history.json``. Matching them to assistant messages: by ``conversationHistoryIndex`` (the index
 of the last history message when the request started; the response is the message after
 it) when every request carries one, else in order, the k-th request to the k-th
 assistant message, and only when the counts agree (otherwise a warning and no tokens: a
@@ -93,7 +94,7 @@ import orjson
 
 from ..input.diagnostics import TracecheckError
 from ..input.side_files import check_parsable, decode_side_file, read_side_file
-from ..input.sources import Record
+from ..input.sources import Record, display_name
 from ..model import Round, ToolCall, ToolResult, Trace
 from .common import Counts, as_dict, as_str, brief, dump_json, file_stem, finish_trace, make_usage, new_call, parse_time
 from .contract import ReadContext, read_each
@@ -260,9 +261,10 @@ def _ui_messages(ctx: ReadContext) -> tuple[list | None, str | None]:
         path = os.path.join(folder, name)
         if not os.path.lexists(path):
             continue
+        shown = display_name(path)
         try:
-            text = decode_side_file(read_side_file(path, "Cline UI messages file"), path, "Cline UI messages file")
-            check_parsable(text, path)
+            text = decode_side_file(read_side_file(path, "Cline UI messages file"), shown, "Cline UI messages file")
+            check_parsable(text, shown)
             value = orjson.loads(text)
         except TracecheckError as exc:
             ctx.diagnostics.warn(path, None, f"{exc}; tokens and request times unknown")
