@@ -1684,7 +1684,8 @@ def render_cline(run: Run, path: Path) -> Path:
     ui: list[dict[str, Any]] = [{"ts": ms(run.started_at), "type": "say", "say": "text", "text": run.question}]
     for i, step in enumerate(run.steps):
         info = {"apiProtocol": "anthropic", "tokensIn": step.input_tokens, "tokensOut": step.output_tokens, "cacheWrites": 0, "cacheReads": 0, "cost": 0.001}
-        ui.append({"ts": ms(step.started_at), "type": "say", "say": "api_req_started", "text": json.dumps(info), "conversationHistoryIndex": len(history) - 1})
+        # Said before the request's user message is added: the index of the response before it.
+        ui.append({"ts": ms(step.started_at), "type": "say", "say": "api_req_started", "text": json.dumps(info), "conversationHistoryIndex": len(history) - 2})
         if step.final:
             history.append({"role": "assistant", "content": [{"type": "text", "text": xml("attempt_completion", {"result": step.text})}], "ts": ms(step.ended_at)})
             break

@@ -139,8 +139,9 @@ def test_roo_native_calls_exit_codes_indexed_requests_and_api_error():
     assert start.result.content.endswith("ModuleNotFoundError: No module named 'fastapi'")
     # use_mcp_tool read as the MCP tool it calls, its JSON arguments parsed.
     assert (fetch.id, fetch.arguments) == ("toolu_04", {"url": "http://localhost:8000/health"})
-    # conversationHistoryIndex: request k answered by message index + 1; the failed last
-    # request carries no tokens; apiProtocol "anthropic" adds the cache counts.
+    # conversationHistoryIndex: a request is answered by the first response after its
+    # index; the failed last request carries no tokens; apiProtocol "anthropic" adds the
+    # cache counts.
     assert [usage_tuple(r) for r in trace.rounds] == [(12 + 9400, 58, 0, None), (9 + 320 + 9400, 95, 9400, None), (7 + 450 + 9720, 77, 9720, None), None]
     assert [(r.started_at, r.ended_at) for r in trace.rounds] == [
         (T_ROO + 0.2, T_ROO + 4.1),
@@ -179,6 +180,26 @@ def test_requests_that_do_not_match_the_responses_leave_tokens_unknown(tmp_path)
     (trace,), warnings = read(path)
     assert [r.usage for r in trace.rounds] == [None] * 8
     assert warnings == [("ui_messages.json", None, f"7 API requests for 8 responses in {HISTORY}: tokens not matched")]
+
+
+def test_history_indexes_pair_requests_even_when_the_counts_differ(tmp_path):
+    # Cline says api_req_started before it adds the request's user message: its
+    # conversationHistoryIndex is the previous response's (-1 for the first request). A
+    # last request whose response never came is left unmatched.
+    path = task_copy(XML, tmp_path)
+    history = json.loads(path.read_text(encoding="utf-8"))
+    responses = [k for k, m in enumerate(history) if m["role"] == "assistant"]
+    ui = json.loads((path.parent / "ui_messages.json").read_text(encoding="utf-8"))
+    requests = [m for m in ui if m.get("say") == "api_req_started"]
+    for request, before in zip(requests, [-1, *responses]):
+        request["conversationHistoryIndex"] = before
+    ui.append({"ts": 1741593999000, "type": "say", "say": "api_req_started", "text": json.dumps({"request": "...", "tokensIn": 5, "tokensOut": 0}), "conversationHistoryIndex": len(history)})
+    (path.parent / "ui_messages.json").write_text(json.dumps(ui), encoding="utf-8")
+    (trace,), warnings = read(path)
+    assert warnings == []
+    (alone,), _ = read(XML)
+    assert [usage_tuple(r) for r in trace.rounds] == [usage_tuple(r) for r in alone.rounds]
+    assert usage_tuple(trace.rounds[0]) == (3 + 11820, 92, 0, None)
 
 
 def test_openai_protocol_tokens_in_already_hold_the_cache(tmp_path):

@@ -68,9 +68,10 @@ cached tokens, ``cached`` is the cache reads); else the ``api_req_started`` mess
 ``ui_messages.json`` beside the file (``claude_messages.json`` in the oldest versions),
 read the careful way (``input/side_files.py``: a regular file of at most 64 MB, UTF-8,
 nesting and numbers the parser can take; an unreadable one is a warning naming it, and
-no tokens). It is read only beside a file named ``api_conversation_history.json``. Matching them to assistant messages: by ``conversationHistoryIndex`` (the index
-of the last history message when the request started; the response is the message after
-it) when every request carries one, else in order, the k-th request to the k-th
+no tokens). It is read only beside a file named ``api_conversation_history.json``. Matching them to assistant messages: by ``conversationHistoryIndex`` (the length of
+the history less one when the request was said; Cline says it before it adds the
+request's user message, so the response is the first assistant message after that
+index) when every request carries one, else in order, the k-th request to the k-th
 assistant message, and only when the counts agree (otherwise a warning and no tokens: a
 request that failed or was cut adds one without a response). Input is ``tokensIn`` plus
 ``cacheWrites`` and ``cacheReads`` (the Anthropic convention Cline counts the context
@@ -85,6 +86,7 @@ Without them, ``None``.
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 from collections.abc import Iterator
@@ -546,9 +548,11 @@ class _History:
         pairs: list[tuple[int, _Request]] = []
         if requests and all(r.index is not None for r in requests):
             for request in requests:
-                target = request.index + 1
-                if 0 <= target < len(messages) and target in assistants:
-                    pairs.append((target, request))
+                # The first response after the index: Cline says api_req_started before it
+                # adds the request's user message (the index is the response before it).
+                later = bisect.bisect_right(assistants, request.index)
+                if later < len(assistants):
+                    pairs.append((assistants[later], request))
         elif len(requests) == len(assistants):
             pairs = list(zip(assistants, requests))
         elif requests:
