@@ -61,7 +61,9 @@ tool`` note are the harness's, never the user's.
 Ending: a last round whose only call is ``attempt_completion`` (or ``plan_mode_respond``)
 with no result presented the answer: that round is the final answer, its text the
 ``result`` (``response``) parameter, and the call is dropped. A last response Cline
-marked ``[Response interrupted by API Error]`` sets ``trace.error``. Outcome: never set.
+marked ``[Response interrupted by API Error]`` sets ``trace.error``; one the user
+interrupted (``[Response interrupted by user]``) is read as the response it is.
+Outcome: never set (the format holds no grade).
 
 Tokens, per round: the assistant message's own ``metrics.tokens`` (``prompt`` includes
 cached tokens, ``cached`` is the cache reads); else the ``api_req_started`` messages of
