@@ -256,8 +256,8 @@ def _said(text: str) -> str | None:
 
 
 def _ui_messages(ctx: ReadContext) -> tuple[list | None, str | None]:
-    """The ClineMessages beside the transcript, or ``(None, None)`` when there are none;
-    an unreadable file is a warning naming it."""
+    """The ClineMessages beside the transcript and the file's name as reports show it, or
+    ``(None, None)`` when there are none; an unreadable file is a warning naming it."""
     if ctx.file == "<stdin>" or os.path.basename(ctx.file) != HISTORY_FILE:
         return None, None
     folder = os.path.dirname(ctx.file) or "."
@@ -271,15 +271,15 @@ def _ui_messages(ctx: ReadContext) -> tuple[list | None, str | None]:
             check_parsable(text, shown)
             value = orjson.loads(text)
         except TracecheckError as exc:
-            ctx.diagnostics.warn(path, None, f"{exc}; tokens and request times unknown")
+            ctx.diagnostics.warn(shown, None, f"{exc}; tokens and request times unknown")
             return None, None
         except orjson.JSONDecodeError as exc:
-            ctx.diagnostics.warn(path, None, f"not valid JSON ({exc}); tokens and request times unknown")
+            ctx.diagnostics.warn(shown, None, f"not valid JSON ({exc}); tokens and request times unknown")
             return None, None
         if not isinstance(value, list):
-            ctx.diagnostics.warn(path, None, "not a list of UI messages; tokens and request times unknown")
+            ctx.diagnostics.warn(shown, None, "not a list of UI messages; tokens and request times unknown")
             return None, None
-        return value, path
+        return value, shown
     return None, None
 
 
