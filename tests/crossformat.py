@@ -1921,6 +1921,50 @@ def render_smolagents(run: Run, path: Path) -> Path:
     return write_json(path / "memory_steps.json", steps, indent=2)
 
 
+def render_cline(run: Run, path: Path) -> Path:
+    """A Roo Code task folder of the XML-calling era: ``api_conversation_history.json``
+    (``ts`` in ms on every message; calls as XML in the text: the docs search through
+    ``use_mcp_tool``, ``read_file`` built in; results as ``[tool for 'x'] Result:`` text
+    blocks) and ``ui_messages.json`` beside it, one ``api_req_started`` per response
+    (tokens, the request's start, ``conversationHistoryIndex``). The answer is
+    ``attempt_completion``, which gets no result."""
+    env = "<environment_details>\n# Current Mode\n<slug>ask</slug>\n<name>Ask</name>\n</environment_details>"
+
+    def ms(t: float) -> int:
+        return round(t * 1000)
+
+    def xml(tag: str, params: dict[str, str]) -> str:
+        inner = "".join(f"<{k}>{v}</{k}>\n" for k, v in params.items())
+        return f"<{tag}>\n{inner}</{tag}>"
+
+    history: list[dict[str, Any]] = [{"role": "user", "content": [{"type": "text", "text": f"<task>\n{run.question}\n</task>"}, {"type": "text", "text": env}], "ts": ms(run.started_at)}]
+    ui: list[dict[str, Any]] = [{"ts": ms(run.started_at), "type": "say", "say": "text", "text": run.question}]
+    for i, step in enumerate(run.steps):
+        info = {"apiProtocol": "anthropic", "tokensIn": step.input_tokens, "tokensOut": step.output_tokens, "cacheWrites": 0, "cacheReads": 0, "cost": 0.001}
+        # Said before the request's user message is added: the index of the response before it.
+        ui.append({"ts": ms(step.started_at), "type": "say", "say": "api_req_started", "text": json.dumps(info), "conversationHistoryIndex": len(history) - 2})
+        if step.final:
+            history.append({"role": "assistant", "content": [{"type": "text", "text": xml("attempt_completion", {"result": step.text})}], "ts": ms(step.ended_at)})
+            break
+        blocks, results = [], []
+        for k, c in enumerate(step.calls):
+            if c.name == "read_file":
+                blocks.append(xml("read_file", {str(key): str(v) for key, v in c.arguments.items()}))
+                header = f"[read_file for '{c.arguments['path']}'] Result:"
+            else:
+                blocks.append(xml("use_mcp_tool", {"server_name": "docs", "tool_name": c.name, "arguments": c.arguments_json}))
+                header = "[use_mcp_tool for 'docs'] Result:"
+            results += [{"type": "text", "text": header}, {"type": "text", "text": c.result}]
+        text = step.text + "\n\n" + "\n\n".join(blocks)
+        history.append({"role": "assistant", "content": [{"type": "text", "text": text}], "ts": ms(step.ended_at)})
+        end = step.result_times(len(step.calls) - 1)[1]
+        history.append({"role": "user", "content": [*results, {"type": "text", "text": env}], "ts": ms(end)})
+    folder = path / run_uuid(run, "roo")
+    folder.mkdir(parents=True)
+    write_json(folder / "ui_messages.json", ui)
+    return write_json(folder / "api_conversation_history.json", history)
+
+
 # name -> (renderer, the file's expected format name)
 RENDERERS: dict[str, Callable[[Run, Path], Path]] = {
     "native": render_native,
@@ -1938,6 +1982,7 @@ RENDERERS: dict[str, Callable[[Run, Path], Path]] = {
     "autogen": render_autogen,
     "magentic-one": render_magentic_one,
     "gemini-cli": render_gemini_cli,
+    "cline": render_cline,
     "atif": render_atif,
     "swe-agent": render_swe_agent,
     "openhands": render_openhands,

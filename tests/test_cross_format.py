@@ -50,6 +50,7 @@ PER_ROUND_USAGE = {
     "codex-cli",
     "autogen",
     "gemini-cli",
+    "cline",
     "atif",
     "openhands",
     "openhands-v1",
@@ -82,6 +83,7 @@ ERROR_FLAG = {
     "claude-code-stream",
     "autogen",
     "gemini-cli",
+    "cline",
     "atif",
     "openhands",
     "openhands-v1",
@@ -95,7 +97,8 @@ ERROR_FLAG = {
 # Round times. EXACT: the response's start and end are on disk. END_ONLY: only when the
 # response arrived; the start is the timestamp of the event before it. CREATED_SECONDS:
 # the Responses API's created_at, whole seconds, and no end. The rest have no times.
-EXACT_TIMES = {"native", "openai-chat", "openai-agents", "langsmith", "otel", "anthropic", "inspect", "pydantic-ai"}
+# (cline: the request's start from ui_messages.json, the response's end from its ts.)
+EXACT_TIMES = {"native", "openai-chat", "openai-agents", "langsmith", "otel", "anthropic", "inspect", "pydantic-ai", "cline"}
 END_ONLY_TIMES = {"claude-code", "codex-cli", "gemini-cli", "autogen", "magentic-one", "atif", "openhands", "openhands-v1", "mini-swe-agent"}
 CREATED_SECONDS = {"openai-responses"}
 # END_ONLY in whole seconds: Goose's "created" (Unix seconds, an integer) of the

@@ -185,6 +185,11 @@ SEEDS: dict[str, list[Path]] = {
         FIXTURES / "openhands_v1" / "export.json",
         FIXTURES / "openhands_v1" / "search_page.json",
     ],
+    "cline": [
+        FIXTURES / "cline" / "real-mike4567-MRA04242026" / "api_conversation_history.json",
+        FIXTURES / "cline" / "1741593612000" / "api_conversation_history.json",
+        FIXTURES / "cline" / "0199ec51-6a2e-7c10-b5f3-2f6a9d10c4e7" / "api_conversation_history.json",
+    ],
     "swe-agent": [
         FIXTURES / "swe_agent" / "psf__requests-2317.traj",
         FIXTURES / "swe_agent" / "xarray_exit_cost.traj",

@@ -63,6 +63,10 @@ class ReaderInfo:
 #   ("kind" request/response with "parts" carrying "part_kind") and smolagents memory
 #   steps ("step_number", "model_output_message", "observations"; a TaskStep's "task" +
 #   "task_images") are shapes of their own, and lists of them must not reach openai-chat;
+# - cline after them and before openai-responses/anthropic/openai-chat: a Cline or Roo
+#   task history is a bare Anthropic message list (anthropic takes it when it has
+#   tool_use blocks, openai-chat otherwise); its first message, the user's <task>, or a
+#   "[tool] Result:" header says whose it is;
 # - openai-responses before anthropic: an assistant "message" item with a content list
 #   passes anthropic's sniffer too; its input_text/output_text parts say it is Responses;
 # - anthropic before openai-chat: both accept a dumped messages list, anthropic only one
@@ -91,6 +95,7 @@ READERS: tuple[ReaderInfo, ...] = (
     ReaderInfo("magentic-one", "magentic_one", "Magentic-One orchestrator logs (log.jsonl of OrchestrationEvent / LLMCallEvent entries)"),
     ReaderInfo("pydantic-ai", "pydantic_ai", "Pydantic AI message histories (all_messages_json / ModelMessagesTypeAdapter dumps)"),
     ReaderInfo("smolagents", "smolagents", "smolagents agent memory steps (memory.get_full_steps(), RunResult.dict(), one step per line)"),
+    ReaderInfo("cline", "cline", "Cline / Roo Code task history (api_conversation_history.json; ui_messages.json beside it for tokens)"),
     ReaderInfo("openai-responses", "openai_responses", "OpenAI Responses API: response objects or flat item lists"),
     ReaderInfo("anthropic", "anthropic", "Anthropic Messages requests/responses, dumped message lists (tool_use / tool_result blocks)"),
     ReaderInfo("langchain", "langchain", "LangChain messages_to_dict / dumpd lists, AgentExecutor intermediate_steps"),
@@ -138,12 +143,26 @@ def _is_gemini_prompt_log(value: Any) -> bool:
     return is_prompt_log(value)
 
 
+def _is_cline_ui_messages(value: Any) -> bool:
+    from .cline import is_ui_messages
+
+    return is_ui_messages(value)
+
+
+def _is_cline_task_metadata(value: Any) -> bool:
+    from .cline import is_task_metadata
+
+    return is_task_metadata(value)
+
+
 NOT_TRANSCRIPTS: tuple[tuple[str, Callable[[Any], bool]], ...] = (
     ("a Harbor trial result (its reward is read as the outcome of the trajectory beside it)", _is_harbor_result),
     ("a SWE-bench grading report (its verdicts are read as the outcomes of the trajectories beside it)", _is_swe_bench_report),
     ("an OpenHands V1 conversation state (its token counts are read with the events/ folder beside it)", _is_openhands_state),
     ("a labels file (give it with --labels)", _is_labels),
     ("a Gemini CLI prompt log (logs.json: the user's prompts only; the session is in chats/)", _is_gemini_prompt_log),
+    ("Cline's / Roo Code's UI messages (read for tokens and times beside the api_conversation_history.json they belong to)", _is_cline_ui_messages),
+    ("Cline's task metadata (files in context, models used)", _is_cline_task_metadata),
 )
 
 
