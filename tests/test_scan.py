@@ -429,3 +429,10 @@ def test_the_json_report_goes_to_a_file_named_by_o(tmp_path):
     assert result.returncode == 0, result.stderr
     data = json.loads(target.read_text())
     assert agent_of(data, "codex")["sessions"] == 3 and data["totals"]["traces"] == 3
+
+
+def test_the_report_is_the_same_with_jobs(tmp_path):
+    home = build_home(tmp_path, {"claude-code": LAYOUT["claude-code"], "codex": LAYOUT["codex"]})
+    one, _ = run_scan(home, now=1_800_000_000.0)
+    two, _ = run_scan(home, now=1_800_000_000.0, jobs=2)
+    assert one == two and one["totals"]["traces"] == 5

@@ -28,10 +28,10 @@ from ..engine.batch import replay_stream
 from ..input.agent_homes import AGENT_NAMES, AGENTS, Agent, Folder, agent_by_name, current_platform, folders, sessions_in
 from ..input.diagnostics import Diagnostics, TracecheckError
 from ..input.sources import Source, display_name
-from ..reports.data import SCHEMA_VERSION, TotalsAccumulator, header_data
+from ..reports.data import SCHEMA_VERSION, header_data
 from ..reports.formats import SCAN
 from ..reports.records import AgentRecord, FolderRecord, InputWarning, ScanReport
-from ..reports.scan_report import SessionTally, TraceFacts, iso, project_records, scan_entry, trace_facts, worst_first
+from ..reports.scan_report import SessionTally, TraceFacts, iso, project_records, scan_entry, totals_of, trace_facts, worst_first
 
 
 @dataclass(frozen=True)
@@ -115,8 +115,6 @@ def scan(request: ScanRequest, out: BinaryIO, *, diagnostics: Diagnostics | None
     """Find, list and (unless ``list_only``) replay the agents' sessions; write the report
     in ``request.format`` to ``out`` and return it. Unreadable sessions are warnings in
     ``diagnostics`` (and in the report); the others are still reported."""
-    from ..readers import reader_by_name
-
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
     writer = SCAN.writer(request.format)
     agents = chosen_agents(request.agents)
@@ -129,65 +127,10 @@ def scan(request: ScanRequest, out: BinaryIO, *, diagnostics: Diagnostics | None
     agent_records: list[AgentRecord] = []
     tallies: list[SessionTally] = []
     for agent in agents:
-        reader = reader_by_name(agent.format) is not None
-        replay = reader and agent.unit == "file" and not request.list_only
-        note = None
-        if not reader:
-            note = f"no reader for the {agent.format} format"
-        elif agent.unit != "file":
-            note = f"a session is a folder of event files, which the {agent.format} reader does not read as one"
-        found_here: list[tuple[Folder, bool, list[SessionTally]]] = []
-        older = 0
-        for folder in folders(agent, home, env, platform):
-            exists = folder.path.is_dir()
-            kept: list[SessionTally] = []
-            for session in sessions_in(agent, folder.path) if exists else ():
-                try:
-                    size, mtime = _stat(session.path, agent.unit)
-                except OSError as exc:
-                    diagnostics.warn(display_name(str(session.path)), None, f"cannot read: {exc.strerror or exc}")
-                    continue
-                if cutoff is not None and mtime < cutoff:
-                    older += 1  # not written since the cutoff: no time in it can be later
-                    continue
-                kept.append(SessionTally(agent.name, str(session.path), display_name(str(session.path)), size, mtime, session.project, cutoff))
-            found_here.append((folder, exists, kept))
-        sessions = [tally for _folder, _exists, kept in found_here for tally in kept]
-        if reader and agent.unit == "file":
-            _read(agent, sessions, request, diagnostics, replay)
-        if cutoff is not None:
-            # By the session's own times; by the file's where it records none.
-            older += sum(1 for t in sessions if t.dates()[1] < cutoff)
-            found_here = [(folder, exists, [t for t in kept if t.dates()[1] >= cutoff]) for folder, exists, kept in found_here]
-        folder_records = []
-        for folder, exists, kept in found_here:
-            dates = [t.dates() for t in kept]
-            folder_records.append(
-                FolderRecord(
-                    path=str(folder.path),
-                    moved_by=folder.moved_by,
-                    exists=exists,
-                    sessions=len(kept),
-                    bytes=sum(t.bytes for t in kept),
-                    first=iso(min(d[0] for d in dates)) if dates else None,
-                    last=iso(max(d[1] for d in dates)) if dates else None,
-                )
-            )
-            tallies += kept
-        total = sum(f.sessions for f in folder_records)
-        agent_records.append(
-            AgentRecord(agent.name, agent.title, agent.format, reader, replay and total > 0, tuple(folder_records), total, older, note)
-        )
+        record, found = _scan_agent(agent, request, home, env, platform, cutoff, diagnostics)
+        agent_records.append(record)
+        tallies += found
 
-    session_records = worst_first(t.record() for t in tallies)
-    replayed = [t for t in tallies if t.replayed]
-    totals = None
-    if not request.list_only:
-        accumulator = TotalsAccumulator()
-        for tally in replayed:
-            for entry in tally.entries:
-                accumulator.add_entry(entry)
-        totals = accumulator.data()
     report = ScanReport(
         schema_version=SCHEMA_VERSION,
         tool=header_data(None, ()).tool,
@@ -200,12 +143,66 @@ def scan(request: ScanRequest, out: BinaryIO, *, diagnostics: Diagnostics | None
         header=None if request.list_only else header_data(request.settings, ()),
         agents=tuple(agent_records),
         projects=tuple(project_records(tallies)),
-        sessions=tuple(session_records),
-        totals=totals,
+        sessions=tuple(worst_first(t.record() for t in tallies)),
+        totals=None if request.list_only else totals_of(tallies),
         warnings=tuple(InputWarning(d.file, d.line, d.reason) for d in diagnostics),
     )
     writer(report, out, request.to_file, request.all_sessions)
     return report
+
+
+def _scan_agent(
+    agent: Agent, request: ScanRequest, home: Path, env: Mapping[str, str], platform: str, cutoff: float | None, diagnostics: Diagnostics
+) -> tuple[AgentRecord, list[SessionTally]]:
+    """One agent's folders, the sessions found in them (read, and replayed unless
+    listing), and its record in the report."""
+    from ..readers import reader_by_name
+
+    reader = reader_by_name(agent.format) is not None
+    replay = reader and agent.unit == "file" and not request.list_only
+    note = None
+    if not reader:
+        note = f"no reader for the {agent.format} format"
+    elif agent.unit != "file":
+        note = f"a session is a folder of event files, which the {agent.format} reader does not read as one"
+    found: list[tuple[Folder, bool, list[SessionTally]]] = []
+    older = 0
+    for folder in folders(agent, home, env, platform):
+        exists = folder.path.is_dir()
+        kept: list[SessionTally] = []
+        for session in sessions_in(agent, folder.path) if exists else ():
+            shown = display_name(str(session.path))
+            try:
+                size, mtime = _stat(session.path, agent.unit)
+            except OSError as exc:
+                diagnostics.warn(shown, None, f"cannot read: {exc.strerror or exc}")
+                continue
+            if cutoff is not None and mtime < cutoff:
+                older += 1  # not written since the cutoff: no time in it can be later
+                continue
+            kept.append(SessionTally(agent.name, str(session.path), shown, size, mtime, session.project, cutoff))
+        found.append((folder, exists, kept))
+    if reader and agent.unit == "file":
+        _read(agent, [t for _folder, _exists, kept in found for t in kept], request, diagnostics, replay)
+    records, sessions = [], []
+    for folder, exists, kept in found:
+        older += sum(1 for t in kept if t.older())
+        kept = [t for t in kept if not t.older()]
+        dates = [t.dates() for t in kept]
+        records.append(
+            FolderRecord(
+                path=str(folder.path),
+                moved_by=folder.moved_by,
+                exists=exists,
+                sessions=len(kept),
+                bytes=sum(t.bytes for t in kept),
+                first=iso(min(d[0] for d in dates)) if dates else None,
+                last=iso(max(d[1] for d in dates)) if dates else None,
+            )
+        )
+        sessions += kept
+    record = AgentRecord(agent.name, agent.title, agent.format, reader, replay and bool(sessions), tuple(records), len(sessions), older, note)
+    return record, sessions
 
 
 def _read(agent: Agent, sessions: list[SessionTally], request: ScanRequest, diagnostics: Diagnostics, replay: bool) -> None:

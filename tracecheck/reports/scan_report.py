@@ -17,7 +17,7 @@ from typing import Any
 from ..engine.batch import ReplayItem
 from ..model import Trace
 from .data import TotalsAccumulator
-from .records import ProjectRecord, ScanReport, ScanSessionRecord
+from .records import ProjectRecord, ScanReport, ScanSessionRecord, TotalsRecord
 from .wording import count, effect, number, pct
 
 # Trace metadata that names the folder a session ran in (Claude Code and Codex CLI:
@@ -120,14 +120,19 @@ class SessionTally:
         return "session" if self.last is not None else "file"
 
     def dates(self) -> tuple[float, float]:
-        """The session's first and last date: its own, else the file's modification time
-        (a session whose every trace is older than --since: the cutoff's eve, so that it
-        is left out too)."""
-        if not self.traces and self.older_traces:
-            return self.cutoff - 1, self.cutoff - 1
+        """The session's first and last date: its own, else the file's modification time."""
         if self.last is None:
             return self.mtime, self.mtime
         return self.first if self.first is not None else self.last, self.last
+
+    def older(self) -> bool:
+        """Whether ``--since`` leaves the session out: every trace read from it is older
+        than the cutoff, or it has none and its file is."""
+        if self.cutoff is None:
+            return False
+        if not self.traces and self.older_traces:
+            return True
+        return self.dates()[1] < self.cutoff
 
     def project_name(self) -> str:
         return self.project or self.path_project or NO_PROJECT
@@ -158,18 +163,21 @@ class SessionTally:
 def worst_first(sessions: Iterable[ScanSessionRecord]) -> list[ScanSessionRecord]:
     """Replayed sessions by what the policy saves there (tokens, then LLM calls), then by
     how many traces had a loop and what they cost; then those only listed, newest first."""
+    sessions = list(sessions)
+    replayed = [s for s in sessions if s.saved is not None]
+    listed = sorted((s for s in sessions if s.saved is None), key=lambda s: s.file)
+    listed.sort(key=lambda s: s.last or "", reverse=True)
+    replayed.sort(key=lambda s: (-s.saved.tokens, -s.saved.llm_calls, -(s.traces_with_fires or 0), -s.whole.tokens, s.file))
+    return replayed + listed
 
-    def key(s: ScanSessionRecord):
-        if s.saved is None:
-            return (1, 0, 0, 0, 0, _negated_date(s.last), s.file)
-        return (0, -s.saved.tokens, -s.saved.llm_calls, -(s.traces_with_fires or 0), -s.whole.tokens, "", s.file)
 
-    return sorted(sessions, key=key)
-
-
-def _negated_date(text: str | None) -> str:
-    # newest first: ISO dates sort as text; invert each digit
-    return "".join(chr(ord("9") - ord(c) + ord("0")) if c.isdigit() else c for c in (text or ""))
+def totals_of(tallies: Iterable[SessionTally]) -> TotalsRecord:
+    """The totals of the traces replayed in ``tallies``, as the replay report's."""
+    totals = TotalsAccumulator()
+    for tally in tallies:
+        for entry in tally.entries:
+            totals.add_entry(entry)
+    return totals.data()
 
 
 def project_records(tallies: Iterable[SessionTally]) -> list[ProjectRecord]:
@@ -180,10 +188,6 @@ def project_records(tallies: Iterable[SessionTally]) -> list[ProjectRecord]:
             groups.setdefault((tally.agent, tally.project_name()), []).append(tally)
     out = []
     for (agent, project), members in groups.items():
-        totals = TotalsAccumulator()
-        for member in members:
-            for entry in member.entries:
-                totals.add_entry(entry)
         out.append(
             ProjectRecord(
                 agent=agent,
@@ -191,7 +195,7 @@ def project_records(tallies: Iterable[SessionTally]) -> list[ProjectRecord]:
                 sessions=len(members),
                 sessions_with_fires=sum(1 for m in members if m.totals.with_fires),
                 sessions_stopped=sum(1 for m in members if m.totals.stopped),
-                totals=totals.data(),
+                totals=totals_of(members),
             )
         )
     out.sort(key=lambda p: (-p.totals.saved.tokens, -p.sessions_with_fires, p.agent, p.project))
