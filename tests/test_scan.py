@@ -31,13 +31,14 @@ FIXTURES = ROOT / "tests" / "fixtures"
 
 CLAUDE_A = ".claude/projects/-home-dev-invoice-api/0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0.jsonl"
 CLAUDE_B = ".claude/projects/-home-dev-ci-tools/5b6c7d8e-9f01-4a2b-8c3d-4e5f60718293.jsonl"
+CLAUDE_SUB = ".claude/projects/-home-dev-invoice-api/0f1e2d3c-4b5a-4968-8776-a5b4c3d2e1f0/subagents/agent-a7e91c2.jsonl"
 CODEX_DAY = ".codex/sessions/2025/10/16/"
 CODEX_LOOP = CODEX_DAY + "rollout-2025-10-16T11-00-00-0199a214-2b6e-7d31-9f0c-6c1f0e5d9a77.jsonl"
 CODEX_QUIET = CODEX_DAY + "rollout-2025-10-16T10-00-00-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl"
 CODEX_BARE = ".codex/sessions/2025/08/21/rollout-2025-08-21T09-14-02-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl"
 
 LAYOUT: dict[str, list[tuple[str, str | None]]] = {
-    "claude-code": [(CLAUDE_A, "claude_code/session.jsonl"), (CLAUDE_B, "claude_code/turns.jsonl")],
+    "claude-code": [(CLAUDE_A, "claude_code/session.jsonl"), (CLAUDE_B, "claude_code/turns.jsonl"), (CLAUDE_SUB, "claude_code/agent-a7e91c2.jsonl")],
     "codex": [
         (CODEX_QUIET, "codex_cli/rollout-2025-10-16T10-00-00-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl"),
         (CODEX_LOOP, "codex_cli/rollout-2025-10-16T11-00-00-0199a214-2b6e-7d31-9f0c-6c1f0e5d9a77.jsonl"),
@@ -72,7 +73,7 @@ SIDE_FILES = [
 ]
 
 # The sessions each agent has in LAYOUT (a folder-per-session agent: its folders).
-EXPECTED_SESSIONS = {"claude-code": 2, "codex": 3, "gemini-cli": 2, "cline": 3, "roo-code": 1, "goose": 1, "openhands": 1, "openhands-v0": 1}
+EXPECTED_SESSIONS = {"claude-code": 3, "codex": 3, "gemini-cli": 2, "cline": 3, "roo-code": 1, "goose": 1, "openhands": 1, "openhands-v0": 1}
 
 
 def build_home(root: Path, layout=LAYOUT) -> Path:
@@ -219,7 +220,7 @@ def test_the_replay_groups_by_agent_and_project_with_replays_own_figures(tmp_pat
     data, _ = run_scan(home)
     assert data["header"]["preset"] == "default" and data["header"]["guards"]
     # every replayed session carries what `tracecheck replay` says of its file
-    for below in (CLAUDE_A, CLAUDE_B, CODEX_LOOP, CODEX_QUIET, CODEX_BARE):
+    for below in (CLAUDE_A, CLAUDE_B, CLAUDE_SUB, CODEX_LOOP, CODEX_QUIET, CODEX_BARE):
         session = session_of(data, home, below)
         figures = replay_figures(home / below)
         assert session["saved"]["tokens"] == figures["saved_tokens"], below
@@ -240,11 +241,11 @@ def test_the_replay_groups_by_agent_and_project_with_replays_own_figures(tmp_pat
     shop = groups[("codex", "/home/dev/shop")]
     assert (shop["sessions"], shop["sessions_with_fires"], shop["sessions_stopped"]) == (2, 1, 1)
     assert shop["totals"]["saved"]["tokens"] == 4_112
-    invoice = groups[("claude-code", "/home/dev/invoice-api")]
-    assert (invoice["sessions"], invoice["sessions_with_fires"]) == (1, 1)
+    invoice = groups[("claude-code", "/home/dev/invoice-api")]  # the session and its sub-agent's
+    assert (invoice["sessions"], invoice["sessions_with_fires"]) == (2, 1)
     assert data["projects"][0]["project"] == "/home/dev/invoice-api"  # the group that saves most first
     assert data["totals"]["saved"]["tokens"] == sum(g["totals"]["saved"]["tokens"] for g in data["projects"])
-    assert data["totals"]["traces"] == 5
+    assert data["totals"]["traces"] == 6
 
 
 def test_agents_without_a_reader_are_listed_not_replayed(tmp_path):
@@ -276,7 +277,7 @@ def test_since_keeps_sessions_by_their_own_dates_and_file_times_where_they_have_
     assert set(kept) == {os.path.realpath(home / CLAUDE_B), os.path.realpath(bare)}
     assert kept[os.path.realpath(home / CLAUDE_B)]["dated_by"] == "session"
     assert kept[os.path.realpath(bare)]["dated_by"] == "file"
-    assert agent_of(data, "claude-code")["older"] == 1 and agent_of(data, "codex")["older"] == 2
+    assert agent_of(data, "claude-code")["older"] == 2 and agent_of(data, "codex")["older"] == 2  # with the sub-agent of 2025-11-04
     # a file not written since the cutoff is not even opened: an older time is left out too
     os.utime(bare, (now - 30 * 86400, now - 30 * 86400))
     data, _ = run_scan(home, since="2025-11-18", now=now)
@@ -356,7 +357,7 @@ def _tree(root: Path) -> dict:
 
 def _clean_env(home: Path) -> dict:
     keep = {k: v for k, v in os.environ.items() if k in ("PATH", "SYSTEMROOT", "LANG", "TMPDIR", "PYTHONPATH")}
-    return {**keep, "HOME": str(home), "COLUMNS": "200"}
+    return {**keep, "HOME": str(home), "COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb"}
 
 
 @pytest.mark.parametrize("options", [[], ["--list"], ["-f", "json"], ["-f", "markdown", "--since", "3650d"]])
@@ -378,13 +379,21 @@ def test_the_terminal_report_names_folders_groups_and_the_worst_sessions(tmp_pat
     result = subprocess.run([sys.executable, "-m", "tracecheck", "scan", "--home", str(home)], capture_output=True, text=True, env=_clean_env(home))
     assert result.returncode == 0, result.stderr
     out = result.stdout
-    assert "~/.claude/projects  2 sessions" in out
+    assert "~/.claude/projects  3 sessions" in out
     assert "~/.config/VSCodium/User/globalStorage/saoudrizwan.claude-dev/tasks  not there" in out
     assert "By agent and project (policy: default)" in out
     assert "Worst sessions first" in out
     first = out.index("Worst sessions first")
     assert out.index("invoice-api", first) < out.index("rollout-2025-10-16T11", first)
     assert "saves 2 LLM calls (22%), 2 tool calls (22%), 46,137 tokens (24%)" in out
+    for agent in AGENTS:
+        if reader_by_name(agent.format) is None:
+            assert f"{agent.name}: {EXPECTED_SESSIONS[agent.name]} session" in out and f"(no reader for the {agent.format} format)" in out
+    listed = subprocess.run(
+        [sys.executable, "-m", "tracecheck", "scan", "--home", str(home), "--list", "--agent", "claude-code"], capture_output=True, text=True, env=_clean_env(home)
+    ).stdout
+    assert "Sessions (newest first)" in listed and "not replayed" not in listed and "None" not in listed
+    assert listed.index("5b6c7d8e") < listed.index("0f1e2d3c")  # turns.jsonl (2025-11-20) before session.jsonl (2025-11-04)
 
 
 def test_untrusted_text_in_a_session_is_shown_neutralised(tmp_path):
@@ -435,4 +444,4 @@ def test_the_report_is_the_same_with_jobs(tmp_path):
     home = build_home(tmp_path, {"claude-code": LAYOUT["claude-code"], "codex": LAYOUT["codex"]})
     one, _ = run_scan(home, now=1_800_000_000.0)
     two, _ = run_scan(home, now=1_800_000_000.0, jobs=2)
-    assert one == two and one["totals"]["traces"] == 5
+    assert one == two and one["totals"]["traces"] == 6

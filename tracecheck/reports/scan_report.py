@@ -255,7 +255,7 @@ def summary_lines(report: ScanReport) -> list[str]:
             f"saved: {number(t.saved.llm_calls)} of {number(t.whole.llm_calls)} LLM calls{pct(t.saved.llm_calls, t.whole.llm_calls)}"
             f" · {number(t.saved.tokens)} of {number(t.whole.tokens)} tokens{pct(t.saved.tokens, t.whole.tokens)}"
         )
-    listed = [a for a in report.agents if a.sessions and not a.replayed]
+    listed = [a for a in report.agents if a.sessions and a.note]
     for a in listed:
         lines.append(f"{a.agent}: {count(a.sessions, 'session')} listed, not replayed ({a.note})")
     return lines
@@ -295,8 +295,8 @@ def write_terminal(console: Any, report: ScanReport, show_all: bool = False) -> 
             found = f"  {count(folder.sessions, 'session')} · {size_text(folder.bytes)}"
             span = dates_text(folder.first, folder.last)
             line(f"    {where}", found + (f" · {span}" if span else ""))
-        if agent.sessions and not agent.replayed:
-            line(("    listed, not replayed: ", "yellow"), agent.note or "")
+        if agent.sessions and agent.note:
+            line(("    listed, not replayed: ", "yellow"), agent.note)
     if report.cutoff:
         line(("since ", "bold"), f"{report.since}: sessions whose last recorded time is from {report.cutoff[:16].replace('T', ' ')} UTC on")
     if not report.listed_only and report.projects:
