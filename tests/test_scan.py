@@ -342,6 +342,12 @@ def test_a_damaged_session_is_a_warning_with_its_line_and_the_others_are_reporte
     assert session_of(data, home, CLAUDE_A)["saved"]["tokens"] == 46_137
     assert session_of(data, home, CODEX_LOOP)["saved"]["tokens"] == 4_112
     assert agent_of(data, "codex")["sessions"] == 5
+    codex, request = run_scan(home, agents=["codex"])
+    files = len({w["file"] for w in codex["warnings"]})
+    out = io.BytesIO()
+    scan(dataclasses.replace(request, format="terminal"), out)
+    said = f"{len(codex['warnings'])} warnings about {files} file{'s' if files > 1 else ''} (each with its file:line on standard error"
+    assert said in out.getvalue().decode()
 
 
 def _tree(root: Path) -> dict:

@@ -229,6 +229,8 @@ def _scan_terminal(report, out: BinaryIO, to_file: bool, all_sessions: bool) -> 
     console = report_console(out, to_file)
     write_terminal(console, report, all_sessions)
     console.file.flush()
+    if to_file:
+        console.file.detach()  # ``out`` stays open for the caller
 
 
 def _scan_json(report, out: BinaryIO, to_file: bool, all_sessions: bool) -> None:

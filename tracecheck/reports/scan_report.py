@@ -258,6 +258,9 @@ def summary_lines(report: ScanReport) -> list[str]:
     listed = [a for a in report.agents if a.sessions and a.note]
     for a in listed:
         lines.append(f"{a.agent}: {count(a.sessions, 'session')} listed, not replayed ({a.note})")
+    if report.warnings:
+        files = len({w.file for w in report.warnings})
+        lines.append(f"{count(len(report.warnings), 'warning')} about {count(files, 'file')} (each with its file:line on standard error; the other sessions are reported)")
     return lines
 
 
