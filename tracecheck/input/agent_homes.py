@@ -14,8 +14,9 @@ The facts, from each tool's own source or documentation (as stored in late 2025/
   ``<session-id>/subagents/agent-<id>.jsonl`` beside ``agent-<id>.meta.json`` and a
   ``journal.jsonl`` of their lifecycle; ``CLAUDE_CONFIG_DIR`` replaces ``~/.claude``. The
   slug is the working folder with every other character than letters and digits made
-  ``-`` (Anthropic's Claude Code docs, "settings": CLAUDE_CONFIG_DIR; the layout as
-  session tools read it, e.g. docs.rs ``agent-top-core`` ``harness/claude.rs``).
+  ``-`` (Claude Code's environment variables page, code.claude.com/docs/en/env-vars:
+  CLAUDE_CONFIG_DIR; the layout as session tools read it, e.g. docs.rs
+  ``agent-top-core`` ``harness/claude.rs``).
 - Codex CLI: ``$CODEX_HOME/sessions/YYYY/MM/DD/rollout-<time>-<uuid>.jsonl``,
   ``CODEX_HOME`` defaulting to ``~/.codex`` (openai/codex ``codex-rs/core/src/rollout/
   recorder.rs``; ``find_codex_home``, in ``codex-rs/core/src/config.rs`` and later
