@@ -3,7 +3,7 @@
 The library API: the live guards (``Monitor``, ``Decision``, ``Recorder``,
 ``closing_messages``) and one plain function per command with its request
 (``replay`` and ``ReplayRequest``, ``show``, ``sweep``, ``check``, ``baseline_write``,
-``baseline_prune``, ``label``, ``convert``: see ``tracecheck.commands``)."""
+``baseline_prune``, ``label``, ``convert``, ``scan``: see ``tracecheck.commands``)."""
 
 __version__ = "0.1.0"
 
@@ -14,6 +14,7 @@ _COMMANDS = (
     "ConvertRequest",
     "LabelRequest",
     "ReplayRequest",
+    "ScanRequest",
     "ShowRequest",
     "SweepRequest",
     "baseline_prune",
@@ -22,6 +23,7 @@ _COMMANDS = (
     "convert",
     "label",
     "replay",
+    "scan",
     "show",
     "sweep",
 )

@@ -4,7 +4,7 @@ order ``--help`` lists them."""
 
 from __future__ import annotations
 
-from . import replay, show, sweep, check, label, convert, guides, init  # noqa: F401 - each module registers its commands
+from . import replay, scan, show, sweep, check, label, convert, guides, init  # noqa: F401 - each module registers its commands
 from .app import app, run
 
 __all__ = ["app", "run"]

@@ -8,6 +8,7 @@ only turns options into a request and calls it.
     check(CheckRequest)                     the CI gate; baseline_write, baseline_prune
     label(LabelRequest, out)                a labels file to fill in
     convert(ConvertRequest, out)            any format into native JSONL
+    scan(ScanRequest, out)                  the coding agents' sessions in a home folder
 
 Importing this package imports only what the requests name: a command's readers,
 guards and writers load when it runs.
@@ -17,6 +18,7 @@ from .check import BaselineRequest, CheckRequest, baseline_prune, baseline_write
 from .convert import ConvertRequest, convert
 from .label import LabelRequest, label
 from .replay import ReplayRequest, replay
+from .scan import ScanRequest, scan
 from .show import ShowRequest, show
 from .sweep import SweepRequest, sweep
 
@@ -26,6 +28,7 @@ __all__ = [
     "ConvertRequest",
     "LabelRequest",
     "ReplayRequest",
+    "ScanRequest",
     "ShowRequest",
     "SweepRequest",
     "baseline_prune",
@@ -34,6 +37,7 @@ __all__ = [
     "convert",
     "label",
     "replay",
+    "scan",
     "show",
     "sweep",
 ]

@@ -217,3 +217,36 @@ def _baseline_file(path, result, keep, inputs):
 
 # ``baseline write``: the known findings, called with (path, check result, previous baseline, inputs).
 BASELINE = CommandFormats("baseline write", {"json": _baseline_file}, {".json": ("json",)})
+
+
+# ``scan``: the report of the coding agents' sessions found in a home folder, called
+# with (report, out, to_file, all_sessions) and writing the whole ``ScanReport``.
+
+
+def _scan_terminal(report, out: BinaryIO, to_file: bool, all_sessions: bool) -> None:
+    from .scan_report import write_terminal
+
+    console = report_console(out, to_file)
+    write_terminal(console, report, all_sessions)
+    console.file.flush()
+    if to_file:
+        console.file.detach()  # ``out`` stays open for the caller
+
+
+def _scan_json(report, out: BinaryIO, to_file: bool, all_sessions: bool) -> None:
+    from .machine import dumps
+
+    out.write(dumps(report.to_json()) + b"\n")
+
+
+def _scan_markdown(report, out: BinaryIO, to_file: bool, all_sessions: bool) -> None:
+    from .scan_report import write_markdown
+
+    out.write(write_markdown(report, all_sessions).encode())
+
+
+SCAN = CommandFormats(
+    "scan",
+    {"terminal": _scan_terminal, "json": _scan_json, "markdown": _scan_markdown},
+    {".json": ("json",), ".md": ("markdown",), ".txt": ("terminal",)},
+)
