@@ -2,9 +2,9 @@
 agent lays it out, listed, replayed (with replay's own figures), filtered by date and
 agent, warned about when damaged, and never written to.
 
-The fake home is built from ``LAYOUT``: agent -> [(path below the home, fixture)]. A
-fixture of ``None`` is a placeholder file for an agent whose reader is not on this branch
-(it is only listed, "no reader"): when that reader lands, name its fixture there.
+The fake home is built from ``LAYOUT``: agent -> [(path below the home, fixture)], each
+session a fixture of its agent's reader, with the files its reader reads beside it
+(``COMPANIONS``) and the side files it never reads (``SIDE_FILES``).
 """
 
 from __future__ import annotations
@@ -37,7 +37,12 @@ CODEX_LOOP = CODEX_DAY + "rollout-2025-10-16T11-00-00-0199a214-2b6e-7d31-9f0c-6c
 CODEX_QUIET = CODEX_DAY + "rollout-2025-10-16T10-00-00-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl"
 CODEX_BARE = ".codex/sessions/2025/08/21/rollout-2025-08-21T09-14-02-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl"
 
-LAYOUT: dict[str, list[tuple[str, str | None]]] = {
+CLINE_VSCODE = ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1741593612000/"
+ROO = ".config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/0199ec51-6a2e-7c10-b5f3-2f6a9d10c4e7/"
+OPENHANDS_ID = "5e1f0c2ab7d94c0e9a3d2f61b8c4e7aa"
+OPENHANDS = f".openhands/conversations/{OPENHANDS_ID}/"
+
+LAYOUT: dict[str, list[tuple[str, str]]] = {
     "claude-code": [(CLAUDE_A, "claude_code/session.jsonl"), (CLAUDE_B, "claude_code/turns.jsonl"), (CLAUDE_SUB, "claude_code/agent-a7e91c2.jsonl")],
     "codex": [
         (CODEX_QUIET, "codex_cli/rollout-2025-10-16T10-00-00-0199a213-81c0-7800-8aa1-bbab2a035a53.jsonl"),
@@ -45,19 +50,28 @@ LAYOUT: dict[str, list[tuple[str, str | None]]] = {
         (CODEX_BARE, "codex_cli/rollout-2025-08-21T09-14-02-5973b6c0-94b8-487b-a530-2aeb6098ae0e.jsonl"),
     ],
     "gemini-cli": [
-        (".gemini/tmp/9f2c4a1e8b7d6c5f/chats/session-2025-11-02T10-15-3b1e0c2a.json", None),
-        (".gemini/tmp/9f2c4a1e8b7d6c5f/checkpoint-refactor.json", None),
+        (".gemini/tmp/9f2c4a1e8b7d6c5f/chats/session-2025-10-21T20-04-0b23371a.json", "gemini_cli/session-2025-10-21T20-04-0b23371a.json"),
+        (".gemini/tmp/9f2c4a1e8b7d6c5f/checkpoint-refactor.json", "gemini_cli/checkpoint-before-refactor.json"),
     ],
     "cline": [
-        (".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1730000000000/api_conversation_history.json", None),
-        (".config/Cursor/User/globalStorage/saoudrizwan.claude-dev/tasks/1730000000001/api_conversation_history.json", None),
-        (".cline/data/tasks/1730000000002/api_conversation_history.json", None),
+        (CLINE_VSCODE + "api_conversation_history.json", "cline/1741593612000/api_conversation_history.json"),
+        (".config/Cursor/User/globalStorage/saoudrizwan.claude-dev/tasks/1730000000001/api_conversation_history.json", "cline/real-mike4567-MRA04242026/api_conversation_history.json"),
+        (".cline/data/tasks/1730000000002/api_conversation_history.json", "cline/1741593612000/api_conversation_history.json"),
     ],
-    "roo-code": [(".config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks/0193a1b2-c3d4/api_conversation_history.json", None)],
-    "goose": [(".local/share/goose/sessions/20251102_101500.jsonl", None)],
-    "openhands": [(".openhands/conversations/4c1b2a3d/events/event-00000-a.json", None), (".openhands/conversations/4c1b2a3d/events/event-00001-b.json", None)],
-    "openhands-v0": [(".openhands/sessions/7e8f9a0b/events/0.json", None)],
+    "roo-code": [(ROO + "api_conversation_history.json", "cline/0199ec51-6a2e-7c10-b5f3-2f6a9d10c4e7/api_conversation_history.json")],
+    "goose": [(".local/share/goose/sessions/20250612_143020.jsonl", "goose/20250612_143020.jsonl")],
+    "openhands": [(OPENHANDS + "events/" + p.name, f"openhands_v1/loop/{OPENHANDS_ID}/events/{p.name}") for p in sorted((FIXTURES / "openhands_v1/loop" / OPENHANDS_ID / "events").iterdir())],
+    # the V0 server's one event a file: the lines of an event stream fixture (file#line)
+    "openhands-v0": [(f".openhands/sessions/7e8f9a0b/events/{k}.json", f"openhands/events.jsonl#{k + 1}") for k in range(5)],
 }
+
+# Files an agent writes beside a session that its reader reads too (tokens, times, state).
+COMPANIONS = [
+    (CLINE_VSCODE + "ui_messages.json", "cline/1741593612000/ui_messages.json"),
+    (CLINE_VSCODE + "task_metadata.json", "cline/1741593612000/task_metadata.json"),
+    (ROO + "ui_messages.json", "cline/0199ec51-6a2e-7c10-b5f3-2f6a9d10c4e7/ui_messages.json"),
+    (OPENHANDS + "base_state.json", f"openhands_v1/loop/{OPENHANDS_ID}/base_state.json"),
+]
 
 # Files the agents write beside their transcripts: never sessions.
 SIDE_FILES = [
@@ -67,8 +81,8 @@ SIDE_FILES = [
     ".claude/history.jsonl",
     ".codex/history.jsonl",
     ".gemini/tmp/9f2c4a1e8b7d6c5f/logs.json",
-    ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1730000000000/ui_messages.json",
-    ".config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks/1730000000000/task_metadata.json",
+    CLINE_VSCODE + "ui_messages.json",
+    CLINE_VSCODE + "task_metadata.json",
     ".openhands/conversations/4c1b2a3d/base_state.json",
 ]
 
@@ -76,17 +90,26 @@ SIDE_FILES = [
 EXPECTED_SESSIONS = {"claude-code": 3, "codex": 3, "gemini-cli": 2, "cline": 3, "roo-code": 1, "goose": 1, "openhands": 1, "openhands-v0": 1}
 
 
+def fixture_bytes(fixture: str) -> bytes:
+    """A fixture file's bytes; ``file#n``: its n-th line alone."""
+    name, _, line = fixture.partition("#")
+    data = (FIXTURES / name).read_bytes()
+    return data.splitlines()[int(line) - 1] if line else data
+
+
 def build_home(root: Path, layout=LAYOUT) -> Path:
     home = root / "home"
-    for entries in layout.values():
-        for below, fixture in entries:
-            path = home / below
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes((FIXTURES / fixture).read_bytes() if fixture else b'{"placeholder": true}\n')
-    for below in SIDE_FILES:
+    chosen = {below for entries in layout.values() for below, _ in entries}
+    companions = [(below, fixture) for below, fixture in COMPANIONS if any(b.startswith(below.rsplit("/", 1)[0]) for b in chosen)]
+    for below, fixture in [entry for entries in layout.values() for entry in entries] + companions:
         path = home / below
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text("{}\n")
+        path.write_bytes(fixture_bytes(fixture))
+    for below in SIDE_FILES:  # what a companion is not: left as the agent would leave it
+        path = home / below
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if not path.exists():
+            path.write_text("{}\n")
     return home
 
 
@@ -216,7 +239,7 @@ def replay_figures(path: Path) -> dict:
 
 
 def test_the_replay_groups_by_agent_and_project_with_replays_own_figures(tmp_path):
-    home = build_home(tmp_path)
+    home = build_home(tmp_path, {"claude-code": LAYOUT["claude-code"], "codex": LAYOUT["codex"]})
     data, _ = run_scan(home)
     assert data["header"]["preset"] == "default" and data["header"]["guards"]
     # every replayed session carries what `tracecheck replay` says of its file
@@ -248,20 +271,30 @@ def test_the_replay_groups_by_agent_and_project_with_replays_own_figures(tmp_pat
     assert data["totals"]["traces"] == 6
 
 
-def test_agents_without_a_reader_are_listed_not_replayed(tmp_path):
-    missing = [a for a in AGENTS if reader_by_name(a.format) is None]
-    if not missing:
-        pytest.skip("every agent's reader is registered")
+def test_every_agents_sessions_are_replayed_with_replays_own_figures(tmp_path):
+    # A home with sessions of every agent: each read by its own reader (no --input-format),
+    # each session carrying what `tracecheck replay` says of that file or event folder.
     home = build_home(tmp_path)
     data, _ = run_scan(home)
-    for agent in missing:
+    assert data["warnings"] == []
+    for agent in AGENTS:
         record = agent_of(data, agent.name)
-        assert not record["reader"] and not record["replayed"]
-        assert record["note"] == f"no reader for the {agent.format} format"
-        assert record["sessions"] == EXPECTED_SESSIONS[agent.name]
-        listed = [s for s in data["sessions"] if s["agent"] == agent.name]
-        assert len(listed) == EXPECTED_SESSIONS[agent.name]
-        assert all(s["saved"] is None and s["dated_by"] == "file" for s in listed)
+        assert record["reader"] and record["replayed"] and record["note"] is None, agent.name
+        sessions = [s for s in data["sessions"] if s["agent"] == agent.name]
+        assert len(sessions) == record["sessions"] == EXPECTED_SESSIONS[agent.name]
+        for session in sessions:
+            figures = replay_figures(Path(session["file"]))
+            assert session["traces"] >= 1 and session["whole"]["tokens"] == figures["tokens"], session["file"]
+            assert session["saved"]["tokens"] == figures["saved_tokens"], session["file"]
+            assert sorted(code for code, n in session["fires"].items() for _ in range(n)) == figures["fires"], session["file"]
+        groups = [g for g in data["projects"] if g["agent"] == agent.name]
+        assert sum(g["sessions"] for g in groups) == len(sessions), agent.name
+    # the OpenHands conversation (a folder of 21 event files) is one session, one trace:
+    # the same failing command again and again, stopped by the default policy
+    (openhands,) = [s for s in data["sessions"] if s["agent"] == "openhands"]
+    assert (openhands["traces"], openhands["traces_with_fires"], openhands["traces_stopped"]) == (1, 1, 1)
+    assert data["totals"]["saved"]["tokens"] == sum(g["totals"]["saved"]["tokens"] for g in data["projects"])
+    assert data["totals"]["traces"] == sum(s["traces"] for s in data["sessions"])
 
 
 def test_since_keeps_sessions_by_their_own_dates_and_file_times_where_they_have_none(tmp_path):

@@ -5,13 +5,14 @@ from __future__ import annotations
 import bz2
 import gzip
 import lzma
+from pathlib import Path
 
 import pytest
 
 from tracecheck.input.diagnostics import Diagnostics
 from tracecheck.readers.load import read_traces
 
-from conftest import SAMPLES
+from conftest import ROOT, SAMPLES
 
 WEATHER = SAMPLES / "seed000_weather_loop.jsonl"
 
@@ -95,3 +96,28 @@ def test_json_values_written_one_after_another_are_records(tmp_path):
     broken.write_text('{"a": 1}{"b": ')
     assert list(read_records(Source(str(broken)), diagnostics)) == []
     assert "not valid JSON" in diagnostics.items[-1].reason
+
+
+def test_an_openhands_v0_events_folder_is_one_source_read_in_event_order(tmp_path):
+    # The V0 server writes sessions/<sid>/events/<id>.json, one event each: read as the
+    # event stream they make, in number order (10.json after 9.json), named by the folder.
+    from tracecheck.input.sources import expand_paths
+
+    stream = ROOT / "tests" / "fixtures" / "openhands" / "events.jsonl"
+    events = tmp_path / "sid-7" / "events"
+    events.mkdir(parents=True)
+    lines = [line for line in stream.read_text(encoding="utf-8").splitlines() if line.strip()]
+    numbers = [0, 1, 2, 9, 10][: len(lines)]
+    for number, line in zip(numbers, lines):
+        (events / f"{number}.json").write_text(line, encoding="utf-8")
+    (tmp_path / "sid-7" / "12.json").write_text(lines[0], encoding="utf-8")  # not in an events folder: a file of its own
+    diagnostics = Diagnostics()
+    sources = expand_paths([str(tmp_path)], diagnostics)
+    assert [(Path(s.name).name, [Path(m).name for m in s.members]) for s in sources] == [
+        ("12.json", []),
+        ("events", [f"{n}.json" for n in numbers]),
+    ]
+    (from_folder,) = [t for t in read_traces([str(events)], diagnostics)]
+    (from_stream,) = list(read_traces([str(stream)], Diagnostics()))
+    assert [(r.index, [c.name for c in r.tool_calls]) for r in from_folder.rounds] == [(r.index, [c.name for c in r.tool_calls]) for r in from_stream.rounds]
+    assert from_folder.usage_total == from_stream.usage_total and from_folder.error == from_stream.error

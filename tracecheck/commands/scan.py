@@ -27,7 +27,7 @@ from ..config import Settings
 from ..engine.batch import replay_stream
 from ..input.agent_homes import AGENT_NAMES, AGENTS, Agent, Folder, agent_by_name, current_platform, folders, sessions_in
 from ..input.diagnostics import Diagnostics, TracecheckError
-from ..input.sources import Source, display_name
+from ..input.sources import Source, display_name, expand_paths
 from ..reports.data import SCHEMA_VERSION, header_data
 from ..reports.formats import SCAN
 from ..reports.records import AgentRecord, FolderRecord, InputWarning, ScanReport
@@ -159,12 +159,10 @@ def _scan_agent(
     from ..readers import reader_by_name
 
     reader = reader_by_name(agent.format) is not None
-    replay = reader and agent.unit == "file" and not request.list_only
+    replay = reader and not request.list_only
     note = None
     if not reader:
         note = f"no reader for the {agent.format} format"
-    elif agent.unit != "file":
-        note = f"a session is a folder of event files, which the {agent.format} reader does not read as one"
     found: list[tuple[Folder, bool, list[SessionTally]]] = []
     older = 0
     for folder in folders(agent, home, env, platform):
@@ -182,7 +180,7 @@ def _scan_agent(
                 continue
             kept.append(SessionTally(agent.name, str(session.path), shown, size, mtime, session.project, cutoff))
         found.append((folder, exists, kept))
-    if reader and agent.unit == "file":
+    if reader:
         _read(agent, [t for _folder, _exists, kept in found for t in kept], request, diagnostics, replay)
     records, sessions = [], []
     for folder, exists, kept in found:
@@ -209,8 +207,16 @@ def _read(agent: Agent, sessions: list[SessionTally], request: ScanRequest, diag
     """Read (with ``replay``: replay, as ``tracecheck replay`` does) ``sessions`` with
     ``agent``'s reader, adding each trace's facts to its session (``--since`` keeps the
     traces whose last time is not before the cutoff: see ``SessionTally.add``)."""
-    by_file = {t.file: t for t in sessions}
-    sources = [Source(t.path) for t in sessions]
+    if agent.unit == "file":
+        by_file = {t.file: t for t in sessions}
+        sources = [Source(t.path) for t in sessions]
+    else:  # a folder of event files: the input layer makes it one source, named after it
+        by_file, sources = {}, []
+        for tally in sessions:
+            for source in expand_paths([tally.path], diagnostics):
+                if source.members:  # not the files beside the events (the state, metadata)
+                    sources.append(source)
+                    by_file[display_name(source.name)] = tally
     if not sources:
         return
     if replay:

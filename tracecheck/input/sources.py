@@ -55,6 +55,17 @@ STDIN_NAME = "-"
 # (openhands/sdk/conversation/persistence_const.py: ``event-{idx:05d}-{event_id}.json``,
 # five or more digits).
 EVENT_FILE_NAME = re.compile(r"^event-(?P<index>\d{5,})-[0-9A-Fa-f-]{8,}\.json$")
+# The OpenHands V0 server's: ``sessions/<sid>/events/<id>.json`` (openhands/storage/
+# locations.py, get_conversation_event_filename), an event's number only, in a folder
+# named ``events``.
+V0_EVENT_FILE_NAME = re.compile(r"^(?P<index>\d+)\.json$")
+
+
+def _event_index(p: Path) -> int | None:
+    """Where an event file sits in its conversation (None: not an event file)."""
+    match = EVENT_FILE_NAME.match(p.name) or (V0_EVENT_FILE_NAME.match(p.name) if p.parent.name == "events" else None)
+    return int(match["index"]) if match else None
+
 
 # What a folder walk skips besides ``--exclude``: JSON files of the tools that sit beside
 # transcripts in a project (each would be an "unrecognised format" warning) and the
@@ -239,7 +250,7 @@ def expand_paths(paths: list[str | Source], diagnostics: Diagnostics, exclude: S
             ]
             events = _event_folders(found)
             for p in found:
-                members = events.pop(p.parent, None) if EVENT_FILE_NAME.match(p.name) else ()
+                members = events.pop(p.parent, None) if _event_index(p) is not None else ()
                 if members is None:
                     continue  # an event file of a folder added already
                 add(Source(str(p.parent), members) if members else Source(str(p)))
@@ -255,13 +266,13 @@ def expand_paths(paths: list[str | Source], diagnostics: Diagnostics, exclude: S
 
 
 def _event_folders(files: list[Path]) -> dict[Path, tuple[str, ...]]:
-    """The folders holding event files (``EVENT_FILE_NAME``), each with its event files
-    in index order."""
+    """The folders holding event files (``EVENT_FILE_NAME``, ``V0_EVENT_FILE_NAME``),
+    each with its event files in index order."""
     folders: dict[Path, list[tuple[int, str]]] = {}
     for p in files:
-        match = EVENT_FILE_NAME.match(p.name)
-        if match:
-            folders.setdefault(p.parent, []).append((int(match["index"]), str(p)))
+        index = _event_index(p)
+        if index is not None:
+            folders.setdefault(p.parent, []).append((index, str(p)))
     return {folder: tuple(name for _, name in sorted(events)) for folder, events in folders.items()}
 
 
