@@ -127,3 +127,22 @@ def test_the_python_example_writes_what_replay_prints(cli, capsys, monkeypatch):
     expected = cli("replay", "--format", "json", "sample_traces/").stdout_bytes
     assert namespace["out"].getvalue() == expected
     assert capsys.readouterr().out == f"{namespace['traces']} traces replayed; {len(expected)} bytes of JSON report\n"
+
+
+def test_every_reader_has_a_formats_row_saying_what_it_was_checked_against():
+    """The "Supported formats" table has one row per reader in ``READERS``, and each row
+    says which tool, library or format version the reader was checked against."""
+    from tracecheck.readers import READER_NAMES
+
+    section = readme().split("\n## Supported formats\n", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        match = re.match(r"\| `([^`]+)` \| ", line)
+        if match:
+            assert match.group(1) not in rows, f"two rows for {match.group(1)}"
+            rows[match.group(1)] = line
+    missing = [name for name in READER_NAMES if name not in rows]
+    assert not missing, f"readers without a row in the README's formats table: {missing}"
+    assert not set(rows) - set(READER_NAMES), f"rows for no reader: {sorted(set(rows) - set(READER_NAMES))}"
+    unchecked = [name for name in READER_NAMES if "Checked against " not in rows[name]]
+    assert not unchecked, f"formats rows that do not say what they were checked against: {unchecked}"

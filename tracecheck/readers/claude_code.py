@@ -1,5 +1,9 @@
 """Claude Code session JSONL (``~/.claude/projects/<project>/<session>.jsonl``).
 
+Checked against Claude Code 1.0.x (inline sidechains) and 2.0.x (``agent-*.jsonl``
+sub-agents) session entries: hand-made fixtures (``version`` 1.0.43 to 2.0.42) after
+claude-code-log's test data; no real session is in the corpus.
+
 One entry per line: ``{"type": "user"|"assistant"|"system"|"summary"|
 "file-history-snapshot"|..., "uuid", "parentUuid", "sessionId", "timestamp", "message",
 "requestId", "isSidechain", "agentId", "toolUseResult", ...}``; ``message`` is an

@@ -1,5 +1,9 @@
 """Inspect AI eval logs: the ``.json`` log and the zipped ``.eval`` log.
 
+Checked against a real Inspect AI 0.3.95 (dev build) log, log ``version`` 2
+(``tests/corpus/inspect_ai/``), and 0.3.104 ``.json`` / ``.eval`` logs (hand-made
+fixtures).
+
 Layouts read:
 
 - ``.json``: one document ``{version, status, eval: {task, model, ...}, plan, results,

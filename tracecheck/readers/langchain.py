@@ -1,5 +1,9 @@
 """LangChain / LangGraph transcripts: serialized messages and AgentExecutor steps.
 
+Checked against langchain-core 0.1.x messages (no ``tool_calls`` / ``usage_metadata``)
+and later ones with those fields (hand-made fixtures; that later version is not
+recorded).
+
 Shapes read (each a whole record unless said otherwise):
 
 - ``messages_to_dict`` lists: ``[{"type": "ai", "data": {...}}, ...]``; also the plain

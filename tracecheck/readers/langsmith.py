@@ -1,5 +1,9 @@
 """LangSmith runs: ``client.list_runs`` dumps and recorded ingest payloads.
 
+Checked against a real ``{post, patch}`` recording of langsmith-sdk 0.1.131
+(langchain-core 0.2.21; ``tests/corpus/langsmith-sdk/``) and runs as langsmith-sdk
+0.3.45 writes them with langchain-core 0.3.63 and LangGraph 0.4.8 (hand-made fixtures).
+
 Shapes read:
 
 - **one run per line** (``run.json()`` of each run ``client.list_runs`` returns): flat,

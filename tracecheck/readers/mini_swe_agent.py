@@ -1,6 +1,10 @@
 """mini-swe-agent trajectories: a bare message list, or ``{"info", "messages",
 "trajectory_format": "mini-swe-agent-1…"}`` (what ``save_traj``/``agent.save`` write).
 
+Checked against mini-swe-agent 1.1 (``trajectory_format`` ``mini-swe-agent-1``) and 2.0
+(``mini-swe-agent-1.1``) trajectories (hand-made fixtures) and a real message list from
+mini-swe-agent's tests (``tests/corpus/mini-swe-agent/``; it records no version).
+
 Messages are ``{"role", "content", "extra"?}``. One assistant message is one round.
 
 - **Text actions** (v1, and v2's text-based models): the fenced

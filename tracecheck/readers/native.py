@@ -1,5 +1,7 @@
 """tracecheck's own JSONL format: one event per line, grouped into traces by ``trace``.
 
+Checked against tracecheck's own ``format_version`` 1 (``tracecheck schema native``).
+
 Events (see the README and ``tracecheck schema native``):
 
 - ``trace``   optional header: ``format_version``, ``source_format``, ``metadata``

@@ -1,5 +1,9 @@
 """OpenHands event streams and evaluation ``output.jsonl`` lines.
 
+Checked against OpenHands V0 event streams (real trajectories from OpenHands'
+``tests/runtime/trajs/`` in ``tests/corpus/OpenHands/``; they record no version),
+evaluation output of OpenHands 0.23 and 2024 resolver output (hand-made fixtures).
+
 Shapes:
 
 - an **event stream**: a JSON list of events ``{id, timestamp, source, message,

@@ -1,5 +1,10 @@
 """OpenTelemetry traces as OTLP/JSON, with GenAI semantic-convention or OpenInference attributes.
 
+Checked against the GenAI semantic conventions v1.26 to v1.36 (content in span events)
+and the later content attributes (schema URL 1.37.0), OpenLLMetry
+(``opentelemetry.instrumentation.openai.v1`` 0.33.9) and OpenInference
+(``openinference.instrumentation.langchain`` 0.1.43) attributes (hand-made fixtures).
+
 Input: what the collector's file exporter writes, one ``ExportTraceServiceRequest``
 ``{"resourceSpans": [{"resource", "scopeSpans": [{"scope", "spans": [...]}]}]}`` per line
 (older ``instrumentationLibrarySpans`` too; a JSON array of requests is read element by

@@ -1,5 +1,9 @@
 """SWE-agent ``.traj`` trajectories (one JSON document per file).
 
+Checked against SWE-agent 0.7 (text actions) and 1.0 to 1.1 (function calling)
+trajectories (hand-made fixtures) and a real function-calling ``.traj`` in the 1.x shape
+from SWE-agent's repository (``tests/corpus/SWE-agent/``; it records no version).
+
 A ``.traj`` holds ``trajectory[]`` (one step per executed action: ``action``,
 ``observation``, ``response``, ``thought``, ``execution_time``, ``state``, maybe
 ``query``), ``history[]`` (the messages the model saw: ``role``, ``content``,

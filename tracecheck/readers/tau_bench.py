@@ -1,5 +1,9 @@
 """τ-bench and τ²-bench results (sierra-research/tau-bench, tau2-bench).
 
+Checked against real τ²-bench results documents (written by a tau2-bench fork's runner,
+``info.git_commit`` d003d75; ``tests/corpus/tau2-bench/``) and τ-bench ``run.py``
+results (hand-made fixtures; no τ-bench version recorded).
+
 Shapes read:
 
 - **τ-bench**: the results file ``run.py`` writes, a JSON array (``indent=2``) of
