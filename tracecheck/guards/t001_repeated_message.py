@@ -63,7 +63,9 @@ def normalised(text: str) -> str:
 
 
 def trigrams(text: str) -> set[str]:
-    return {text[i : i + 3] for i in range(max(1, len(text) - 2))}
+    if len(text) < 3:
+        return {text}
+    return set(map("".join, zip(text, text[1:], text[2:])))  # the fastest way Python builds them
 
 
 def trigram_similarity(a: set[str], b: set[str]) -> float:

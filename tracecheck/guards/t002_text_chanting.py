@@ -98,8 +98,10 @@ def _find_chant(segment: str, chunk: int, threshold: int) -> Chant | None:
     are kept, so the cost is linear in the length of the segment (times ``chunk``, plus
     at most ``threshold`` × 5 × ``chunk`` characters per position for the period check).
     """
-    recent: dict[int, list[int]] = {}
     max_mean_distance = MAX_MEAN_DISTANCE_IN_CHUNKS * chunk
+    if not _may_repeat(segment, chunk, max_mean_distance):
+        return None
+    recent: dict[int, list[int]] = {}
     for start in range(len(segment) - chunk + 1):
         window = segment[start : start + chunk]
         key = hash(window)
@@ -124,6 +126,22 @@ def _find_chant(segment: str, chunk: int, threshold: int) -> Chant | None:
         if len(periods) <= MAX_DISTINCT_PERIODS:
             return Chant(window, threshold, mean_distance, positions[0])
     return None
+
+
+def _may_repeat(segment: str, chunk: int, distance: int) -> bool:
+    """Whether a window of ``chunk`` characters can recur within ``distance`` of itself:
+    what a chant needs (two of its occurrences are at most the mean distance apart).
+
+    Any window holds a whole block of ``chunk // 2 + 1`` characters starting at a
+    multiple of the step ``chunk - block + 1``, and that block recurs as far off as the
+    window does; so when no such block recurs within ``distance`` (``str.find``, a
+    block every step instead of a window every character) there is no chant to find."""
+    block = chunk // 2 + 1
+    step = chunk - block + 1
+    for start in range(0, len(segment) - block + 1, step):
+        if segment.find(segment[start : start + block], start + 1, start + distance + block) != -1:
+            return True
+    return False
 
 
 _find_chant_remembered = remembered(maxsize=4096)(_find_chant)
