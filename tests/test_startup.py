@@ -1,0 +1,95 @@
+"""Start-up of a small replay (issue 24): the console script registers only the command
+it is asked for, command-line values skip Pydantic where they are plain, and a replay
+imports only the reader, guards and writer it uses. The speed itself is measured by
+benchmarks/startup.py; these tests keep the structure it relies on, and that the
+shortcuts change nothing a user sees."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT, SAMPLES
+
+SMALL = SAMPLES / "seed000_containment_vs_jaccard.jsonl"  # native JSONL, 12 lines
+
+
+def python(code: str, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "COLUMNS": "100", "NO_COLOR": "1"}
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=ROOT, env=env)
+
+
+# The console script's own way (tracecheck.cli.main.run), and the same with every command
+# module registered first, as `from tracecheck.cli.main import app` does.
+ENTRY = "import sys; sys.argv[0] = 'tracecheck'; from tracecheck.cli import main; main.run()"
+ENTRY_ALL = "import sys; sys.argv[0] = 'tracecheck'; from tracecheck.cli import main; main.register(); main.run()"
+
+
+def test_each_command_name_is_registered_by_the_module_the_entry_point_imports():
+    from tracecheck.cli.main import COMMAND_MODULES, MODULES
+
+    code = (
+        "import importlib, json\n"
+        "from tracecheck.cli.app import app\n"
+        "names = lambda: [c.name or c.callback.__name__ for c in app.registered_commands] + [g.name for g in app.registered_groups]\n"
+        f"found = {{}}\n"
+        f"for module in {list(MODULES)!r}:\n"
+        "    before = set(names())\n"
+        "    importlib.import_module('tracecheck.cli.' + module)\n"
+        "    found.update({name: module for name in set(names()) - before})\n"
+        "print(json.dumps(found))\n"
+    )
+    proc = python(code)
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == COMMAND_MODULES
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["replay", "--help"],
+        ["baseline", "write", "--help"],
+        ["guard", "P001"],
+        ["sweep", "--help"],
+        ["replay", "-f", "xml", str(SMALL)],
+        ["replay", "--jobs", "-1", str(SMALL)],
+        ["replay", str(SMALL)],
+        ["--help"],
+        ["nosuch"],
+    ],
+)
+def test_one_command_registered_alone_says_what_the_whole_app_says(args):
+    alone, whole = python(ENTRY, *args), python(ENTRY_ALL, *args)
+    assert (alone.returncode, alone.stdout, alone.stderr) == (whole.returncode, whole.stdout, whole.stderr)
+    assert alone.stdout or alone.stderr
+
+
+def test_the_entry_point_imports_only_the_named_commands_module():
+    code = ENTRY.replace("main.run()", "import atexit, json; atexit.register(lambda: print(json.dumps(sorted(m for m in sys.modules if m.startswith(('tracecheck.cli.', 'tracecheck.commands.')))), file=sys.stderr)); main.run()")
+    proc = python(code, "replay", str(SMALL))
+    assert proc.returncode == 0, proc.stderr
+    loaded = json.loads(proc.stderr.strip().splitlines()[-1])
+    assert [m for m in loaded if m.startswith("tracecheck.commands.")] == ["tracecheck.commands.replay"]
+    assert {m for m in loaded if m.startswith("tracecheck.cli.")} <= {"tracecheck.cli.app", "tracecheck.cli.main", "tracecheck.cli.replay", "tracecheck.cli.report_files", "tracecheck.cli.values"}
+
+
+def test_the_commands_package_loads_a_command_on_first_use_and_offers_its_function():
+    code = (
+        "import sys, tracecheck.commands as c\n"
+        "print(sorted(m for m in sys.modules if m.startswith('tracecheck.commands.')))\n"
+        "import tracecheck.commands.convert\n"
+        "from tracecheck.commands.convert import ConvertRequest\n"
+        "print(sorted(m for m in sys.modules if m.startswith('tracecheck.commands.')))\n"
+        "print(callable(c.convert), c.convert.__module__, c.ConvertRequest is ConvertRequest, c.replay.__name__)\n"
+    )
+    proc = python(code)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "[]",
+        "['tracecheck.commands.convert']",
+        "True tracecheck.commands.convert True replay",
+    ]
