@@ -93,3 +93,41 @@ def test_the_commands_package_loads_a_command_on_first_use_and_offers_its_functi
         "['tracecheck.commands.convert']",
         "True tracecheck.commands.convert True replay",
     ]
+
+
+VALUE_LINES = [
+    ["replay", str(SMALL), "-f", "json", "--jobs", "1", "--select", "P001,P002", "--set", "P001.threshold=3"],
+    ["replay", str(SMALL), "--jobs", "0", "-k", "containment", "--exclude", "a", "--exclude", "b", "-q"],
+    ["replay", str(SMALL), "-f", "Json"],  # choices are case-sensitive
+    ["replay", str(SMALL), "-f", "xml"],
+    ["replay", str(SMALL), "--jobs", "-1"],
+    ["replay", str(SMALL), "--jobs", "1.5"],
+    ["replay", str(SMALL), "--jobs", "007"],
+    ["replay", str(SMALL), "--jobs", " 2"],
+    ["replay", str(SMALL), "--jobs", "99999999999999999999999"],
+    ["replay", str(SMALL), "-o", ""],
+    ["show", str(SMALL), "--state", "all", "-f", "json", "-t", "seed000_containment_vs_jaccard"],
+    ["show", str(SMALL), "--state", "some"],
+    ["sweep", str(SMALL), "--grid", "P004.threshold=3,4", "-f", "json", "--max-combos", "3", "--holdout", "0.5"],
+    ["sweep", str(SMALL), "--grid", "P004.threshold=3,4", "--max-combos", "1"],
+]
+
+
+@pytest.mark.parametrize("args", VALUE_LINES, ids=[" ".join(a[2:]) for a in VALUE_LINES])
+def test_plain_values_without_pydantic_are_the_values_typer_gives(cli, monkeypatch, tmp_path, args):
+    # The same command line with the shortcut and without it (Typer's Pydantic adapters for
+    # every value): the same output, errors and exit code.
+    from tracecheck.cli import values
+
+    monkeypatch.chdir(tmp_path)
+    quick = cli(*args)
+    monkeypatch.setattr(values, "_QUICK", [None])
+    typer_own = cli(*args)
+    assert (quick.exit_code, quick.stdout, quick.stderr) == (typer_own.exit_code, typer_own.stdout, typer_own.stderr)
+
+
+def test_a_small_replay_imports_no_pydantic():
+    code = ENTRY.replace("main.run()", "import atexit; atexit.register(lambda: print('pydantic' in sys.modules, file=sys.stderr)); main.run()")
+    proc = python(code, "replay", str(SMALL), "-f", "json", "--jobs", "1", "--select", "P001", "-o", "-")
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == "False"

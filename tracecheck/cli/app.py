@@ -81,6 +81,9 @@ class _PlainHelp:
                 formatter.write("\n\n".join("\n".join(" " * formatter.current_indent + line for line in lines) for lines in paragraphs) + "\n")
 
     def parse_args(self, ctx, args: list[str]) -> list[str]:
+        from .values import quicken
+
+        quicken(self, ctx)  # plain values without building Pydantic adapters
         given = list(args)  # parsing consumes the list
         try:
             return super().parse_args(ctx, args)
