@@ -131,3 +131,53 @@ def test_a_small_replay_imports_no_pydantic():
     proc = python(code, "replay", str(SMALL), "-f", "json", "--jobs", "1", "--select", "P001", "-o", "-")
     assert proc.returncode == 0, proc.stderr
     assert proc.stderr.strip().splitlines()[-1] == "False"
+
+
+def test_the_registry_names_each_guard_by_its_own_code_and_name():
+    from tracecheck.guards import GUARD_CODES, all_guards, guard_keys
+
+    guards = all_guards()
+    assert GUARD_CODES == tuple(g.code for g in guards)
+    assert guard_keys() == [key for g in guards for key in (g.code, g.name)]
+
+
+def loaded_after(*args: str) -> list[str]:
+    """The tracecheck modules (and pydantic, jieba) a run of ``tracecheck ARGS`` imported."""
+    code = ENTRY.replace(
+        "main.run()",
+        "import atexit, json; atexit.register(lambda: print(json.dumps(sorted(m for m in sys.modules "
+        "if m.split('.')[0] in ('tracecheck', 'pydantic', 'jieba'))), file=sys.stderr)); main.run()",
+    )
+    proc = python(code, *args)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stderr.strip().splitlines()[-1])
+
+
+def guard_modules(loaded: list[str]) -> set[str]:
+    from tracecheck.guards import _GUARDS
+
+    modules = {f"tracecheck.guards.{module}": code for code, _, module, _ in _GUARDS}
+    return {modules[m] for m in loaded if m in modules}
+
+
+def test_a_replay_imports_only_the_guards_its_settings_configure():
+    from tracecheck.config import load_settings
+    from tracecheck.presets import preset_by_name
+
+    # The default preset: its guards (budgets included: selected, off until given a limit).
+    default = set(preset_by_name("default").guards)
+    assert guard_modules(loaded_after("replay", str(SMALL))) == default
+    assert {g.code for g in load_settings().enabled()} < default
+    # A preset of one guard, and one guard more selected: those two.
+    assert guard_modules(loaded_after("replay", str(SMALL), "--preset", "cline", "--select", "R001,P001", "-f", "json")) == {"P001", "R001"}
+    assert guard_modules(loaded_after("replay", str(SMALL), "--preset", "openrouter")) == {"R004"}
+
+
+def test_a_guard_key_is_known_without_importing_the_guard():
+    from tracecheck.guards import all_guards, guard_by_key, guard_code
+
+    for guard in all_guards():
+        for key in (guard.code, guard.code.lower(), guard.name):
+            assert guard_code(key) == guard.code and guard_by_key(key) is guard
+    for key in ("P999", "similar_query_stagnation", "policy", ""):
+        assert guard_code(key) is None and guard_by_key(key) is None
