@@ -22,7 +22,7 @@ from tracecheck.config import Settings
 from tracecheck.engine.check import CheckResult, Finding
 from tracecheck.reports import check_github
 from tracecheck.reports.check_report import FORMATS, check_data, render
-from tracecheck.reports.records import CheckReport
+from tracecheck.reports.check_records import CheckReport
 
 SARIF_SCHEMA = FIXTURES / "sarif" / "sarif-schema-2.1.0.json"
 STRICTER = ["--set", "P001.containment=0.95", "--set", "P002.enabled=false"]

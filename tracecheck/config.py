@@ -30,9 +30,42 @@ from typing import Any
 
 from .input.diagnostics import TracecheckError
 from .input.side_files import read_toml
-from .guards import Guard, all_guards, guard_by_key
+from .guards import GUARD_CODES, Guard, all_guards, guard_by_code, guard_by_key, guard_keys
 from .guards.base import GuardOptions
 from .text.suggest import did_you_mean
+
+
+class GuardOptionsByCode(dict):
+    """Every guard's options, by code: a guard's defaults are made (and its module
+    imported) when they are first asked for, so that settings for a run import only the
+    guards it runs or configures. ``in`` answers for every registered guard; two of them
+    are equal when every guard's options are."""
+
+    def __missing__(self, code: str) -> GuardOptions:
+        guard = guard_by_code(code) if isinstance(code, str) else None
+        if guard is None:
+            raise KeyError(code)
+        options = self[code] = guard.Options()
+        return options
+
+    def __contains__(self, code: object) -> bool:
+        return dict.__contains__(self, code) or code in GUARD_CODES
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, dict):
+            return NotImplemented
+        return dict(self.complete()) == dict(other.complete() if isinstance(other, GuardOptionsByCode) else other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def complete(self) -> GuardOptionsByCode:
+        """Every registered guard's options made (every guard module imported)."""
+        for guard in all_guards():
+            self[guard.code]  # noqa: B018 - made on first access
+        return self
+
+    def copy(self) -> GuardOptionsByCode:
+        return GuardOptionsByCode(self)
 
 
 @dataclass
@@ -50,11 +83,12 @@ class Settings:
 
     @classmethod
     def defaults(cls) -> Settings:
-        guards = all_guards()
-        return cls(options={g.code: g.Options() for g in guards}, selected={g.code for g in guards})
+        return cls(options=GuardOptionsByCode(), selected=set(GUARD_CODES))
 
     def enabled(self) -> list[type[Guard]]:
-        return [g for g in all_guards() if g.code in self.selected and not g.is_off(self.options[g.code])]
+        """The guards that run, in registry order (only their modules are imported)."""
+        selected = [g for g in map(guard_by_code, (c for c in GUARD_CODES if c in self.selected)) if g is not None]
+        return [g for g in selected if not g.is_off(self.options[g.code])]
 
     def build(self) -> list[Guard]:
         """Fresh guard objects for one replay, in registry order."""
@@ -71,7 +105,7 @@ class Settings:
         return settings
 
     def with_option(self, code: str, name: str, value: Any) -> Settings:
-        options = dict(self.options)
+        options = GuardOptionsByCode(self.options)
         options[code] = dataclasses.replace(options[code], **{name: value})
         return Settings(
             options=options,
@@ -81,11 +115,6 @@ class Settings:
             config_skipped=self.config_skipped,
             notes=list(self.notes),
         )
-
-
-def guard_keys() -> list[str]:
-    """Every code and name a guard answers to."""
-    return [key for g in all_guards() for key in (g.code, g.name)]
 
 
 def unknown_guard(key: str, where: str = "") -> TracecheckError:
@@ -109,7 +138,7 @@ def match_selector(selector: str) -> list[str]:
     exact = guard_by_key(key)
     if exact is not None:
         return [exact.code]
-    prefixed = [g.code for g in all_guards() if g.code.startswith(key.upper()) and key[:1].isalpha()]
+    prefixed = [code for code in GUARD_CODES if code.startswith(key.upper()) and key[:1].isalpha() and guard_by_code(code) is not None]
     if prefixed:
         return prefixed
     raise unknown_guard(selector)

@@ -81,6 +81,9 @@ class _PlainHelp:
                 formatter.write("\n\n".join("\n".join(" " * formatter.current_indent + line for line in lines) for lines in paragraphs) + "\n")
 
     def parse_args(self, ctx, args: list[str]) -> list[str]:
+        from .values import quicken
+
+        quicken(self, ctx)  # plain values without building Pydantic adapters
         given = list(args)  # parsing consumes the list
         try:
             return super().parse_args(ctx, args)
@@ -420,16 +423,15 @@ def guard_settings(config, select, ignore, sets, tokenizers=(), preset=None, qui
 def settings_notes(settings, select) -> list[str]:
     """What the settings will not do although the command line seems to ask for it."""
     from ..config import codes_named_exactly
-    from ..guards import all_guards
+    from ..guards import guard_by_code
 
     notes = list(settings.notes)
     if settings.config_skipped:
         notes.append(f"{settings.config_skipped} customises another preset; {settings.preset} runs as the preset defines it")
     if not settings.enabled():
         notes.append("no guard runs with these settings: nothing can fire")
-    by_code = {g.code: g for g in all_guards()}
     for code in sorted(codes_named_exactly(select)):
-        guard = by_code[code]
+        guard = guard_by_code(code)
         if settings.options[code].enabled and guard.is_off(settings.options[code]):
             notes.append(f"{code} is selected but off until it is given a limit (see 'tracecheck guard {code}')")
     return notes

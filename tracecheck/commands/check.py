@@ -18,7 +18,7 @@ from ..input.diagnostics import Diagnostics, TracecheckError
 from ..input.selection import Selection
 from ..input.sources import Source
 from ..reports.formats import BASELINE, CHECK
-from ..reports.records import CheckReport
+from ..reports.check_records import CheckReport
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class CheckRequest:
 @dataclass(frozen=True)
 class CheckOutcome:
     """What ``check`` found: the ``engine.check.CheckResult``, its report (a
-    ``reports.records.CheckReport``), and the step summary file written (None when
+    ``reports.check_records.CheckReport``), and the step summary file written (None when
     ``$GITHUB_STEP_SUMMARY`` is not set or none was asked)."""
 
     result: Any

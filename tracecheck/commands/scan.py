@@ -30,7 +30,8 @@ from ..input.diagnostics import Diagnostics, TracecheckError
 from ..input.sources import Source, display_name, expand_paths
 from ..reports.data import SCHEMA_VERSION, header_data
 from ..reports.formats import SCAN
-from ..reports.records import AgentRecord, FolderRecord, InputWarning, ScanReport
+from ..reports.records import InputWarning
+from ..reports.scan_records import AgentRecord, FolderRecord, ScanReport
 from ..reports.scan_report import SessionTally, TraceFacts, iso, project_records, scan_entry, totals_of, trace_facts, worst_first
 
 

@@ -14,7 +14,6 @@ Every figure carries its basis: ``measured``, ``estimated``, ``apportioned``, or
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from statistics import median
 from typing import NamedTuple
 
 from ..model import Round, Trace
@@ -300,6 +299,8 @@ def forced_answer_cost(
         output = DEFAULT_ANSWER_TOKENS
         seconds = None
     if seconds is None:
+        from statistics import median  # here: statistics imports fractions and decimal, a start-up cost
+
         known = [c.llm_seconds for c in costs if c.llm_seconds is not None]
         seconds = median(known) if known else None
     return context + output, seconds

@@ -42,9 +42,9 @@ def check_expectations(
         else:
             code = enabled.get(key) or enabled.get(key.upper())
             if code is None:
-                from ..guards import guard_by_key
+                from ..guards import guard_code
 
-                if guard_by_key(key) is None:
+                if guard_code(key) is None:
                     results.append(ExpectationResult(exp, None, f"{key} is not a guard: expectation not checked", unknown=True))
                 else:
                     results.append(ExpectationResult(exp, None, f"{key} is not an enabled guard: expectation not checked"))

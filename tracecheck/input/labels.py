@@ -37,11 +37,8 @@ guard key (as written, any case) and add the rest.
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import io
-import json
-import json.scanner
 import os
 import re
 from collections.abc import Iterable
@@ -274,6 +271,8 @@ def _set_kind(entry: LabelEntry, kind: Any, stop_by: Any, fire_by: Any, why: Any
 
 def _positioned_loads(text: str) -> tuple[Any, dict[int, int]]:
     """``json.loads`` that also remembers where each object starts (id → line)."""
+    import json.scanner  # here, as json in this module's other functions: only a labels file needs it (start-up)
+
     starts: dict[int, int] = {}
     decoder = json.JSONDecoder()
     parse_object = decoder.parse_object
@@ -308,6 +307,8 @@ def _read_json(text: str) -> list[LabelEntry]:
 def _element_lines(text: str, traces: list) -> dict[int, int]:
     """The line of each element of the 'traces' array, keyed -1 - index (objects are
     placed by id as they are parsed; a number or a string has no identity of its own)."""
+    import json
+
     decoder = json.JSONDecoder()
     found = re.search(r'"traces"\s*:\s*\[', text)
     lines: dict[int, int] = {}
@@ -411,6 +412,8 @@ def _csv_columns(header: list[str]) -> list[tuple[str, str]]:
 
 
 def _read_csv(text: str) -> list[LabelEntry]:
+    import csv  # here, as in the writer: only a CSV labels file needs it (start-up)
+
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = next(reader, None)
@@ -554,6 +557,8 @@ def write_template(entries: list[LabelEntry], out: BinaryIO, format: str = "json
     of columns per guard: a second expectation about the same guard is left out, with a
     warning in ``diagnostics``."""
     if format == "json":
+        import json
+
         out.write(json.dumps({"version": VERSION, "traces": [_json_form(e) for e in entries]}, ensure_ascii=False, indent=2).encode() + b"\n")
     elif format == "csv":
         _write_csv(entries, out, diagnostics if diagnostics is not None else Diagnostics())
@@ -584,6 +589,8 @@ def _write_csv(entries: list[LabelEntry], out: BinaryIO, diagnostics: Diagnostic
     header = ["trace", "file", "outcome", *(KIND_FIELDS if kinds else ()), *(f"label.{n}" for n in label_names)]
     for guard in guards:
         header += [f"expect.{guard}", f"expect.{guard}.by_round", f"expect.{guard}.note"]
+    import csv
+
     text = io.StringIO(newline="")
     writer = csv.writer(text, lineterminator="\n")
     writer.writerow(header)

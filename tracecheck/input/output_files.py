@@ -13,7 +13,6 @@ import io
 import os
 import stat
 import sys
-import tempfile
 from collections.abc import Iterator, Sequence
 from typing import BinaryIO
 
@@ -99,6 +98,8 @@ def open_output(output: str, inputs: Sequence[Source] = ()) -> Iterator[BinaryIO
             yield checked
             checked.flush()
         return
+    import tempfile  # here: a report on standard output needs none (start-up)
+
     folder, name = os.path.split(os.path.abspath(output))
     try:
         fd, temporary = tempfile.mkstemp(prefix=f".{name}.", suffix=".tracecheck-tmp", dir=folder)

@@ -27,13 +27,11 @@ import bz2
 import gzip
 import io
 import itertools
-import json
 import lzma
 import os
 import re
 import shutil
 import sys
-import tempfile
 import zipfile
 import zlib
 from collections.abc import Iterator, Sequence
@@ -342,6 +340,8 @@ def _zip_document(source: Source, stream: BinaryIO, from_stream: bool) -> ZipDoc
     name = display_name(source.name)
     if not from_stream:
         return ZipDocument(name, source.name)
+    import tempfile  # here, as json below: imported only when needed (start-up)
+
     spool = tempfile.SpooledTemporaryFile(max_size=_SPOOL_IN_MEMORY)
     shutil.copyfileobj(stream, spool)
     return ZipDocument(name, spool)
@@ -402,6 +402,8 @@ def _loads(text: str | bytes) -> Any:
         marker = b"\\ud" if isinstance(text, bytes) else "\\ud"
         if marker not in text.lower():
             raise
+        import json
+
         try:
             return json.loads(text, parse_constant=_refuse_constant)
         except (ValueError, RecursionError):
@@ -530,6 +532,8 @@ def _concatenated(text: str) -> list[tuple[int, Any]] | None:
     offset it starts at), when that is all ``text`` is; else None."""
     if _JOINED_START.search(text) is None:
         return None
+    import json
+
     decoder = json.JSONDecoder(parse_constant=_refuse_constant)
     values: list[tuple[int, Any]] = []
     at = len(text) - len(text.lstrip())

@@ -27,7 +27,6 @@ warnings are renamed with it, so that a warning names the trace as every report 
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable, Iterator
 
@@ -48,6 +47,8 @@ def content_digest(trace: Trace) -> str:
         parts.extend(f"{call.name}\x1e{_arguments(call)}" for call in first.tool_calls)
     elif trace.error:
         parts.append(_words(trace.error))  # a request that failed: its error is all there is
+    import hashlib  # here: only runs without an id of their own need it (start-up)
+
     text = "\x1f".join(parts)
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=DIGEST_HEX // 2).hexdigest()
 

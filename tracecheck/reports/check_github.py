@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from .records import CheckReport, FindingRecord
+from .check_records import CheckReport, FindingRecord
 from .wording import check_summary, finding_text, named, status_tag
 
 MAX_ERRORS = 10

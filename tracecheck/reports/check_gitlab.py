@@ -8,7 +8,7 @@ baseline), ``info`` when it is accepted or allowed.
 
 from __future__ import annotations
 
-from .records import CheckReport, FindingRecord
+from .check_records import CheckReport, FindingRecord
 from .wording import finding_text
 
 

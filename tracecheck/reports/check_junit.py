@@ -28,7 +28,7 @@ import re
 from typing import Any
 
 from ..engine.check import ExpectationCheck
-from .records import CheckReport, FindingRecord
+from .check_records import CheckReport, FindingRecord
 from .wording import check_summary, named
 
 # What XML 1.0 forbids (its Char production), tab, LF and CR excepted.

@@ -1,6 +1,6 @@
 """The check report: typed records (``--format json``) and a writer per format.
 
-Every format is fed ``check_data(result)`` (a ``records.CheckReport``); none knows how
+Every format is fed ``check_data(result)`` (a ``check_records.CheckReport``); none knows how
 guards or expectations work.
 Findings are listed most important first: new ones, then known ones; within those,
 broken expectations, then harm, then waste; then by file and line.
@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 
 from .. import __version__
 from ..engine.check import CheckResult, Finding
-from .records import CheckReport, ExpectationCounts, FindingCounts, FindingRecord, InputWarning
+from .records import InputWarning
+from .check_records import CheckReport, ExpectationCounts, FindingCounts, FindingRecord
 from .wording import check_summary, named, status_tag
 
 SCHEMA_VERSION = 1

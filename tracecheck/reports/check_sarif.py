@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..text.textsafe import neutralize_keeping_layout
-from .records import CheckReport, FindingRecord
+from .check_records import CheckReport, FindingRecord
 from .wording import named
 
 SCHEMA_URI = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"

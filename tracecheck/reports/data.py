@@ -47,12 +47,11 @@ SCHEMA_VERSION = 1
 def count_unchecked(unchecked: dict[str, int], trace: TraceRecord) -> None:
     """Add ``trace``'s expectations that no running guard could check to ``unchecked``
     (guard code → how many), by code however the trace spelled the guard (r001, the name)."""
-    from ..guards import guard_by_key
+    from ..guards import guard_code
 
     for item in trace.expectations:
         if item.met is None and not item.unknown_guard:
-            guard = guard_by_key(item.guard)
-            code = guard.code if guard is not None else item.guard
+            code = guard_code(item.guard) or item.guard
             unchecked[code] = unchecked.get(code, 0) + 1
 
 

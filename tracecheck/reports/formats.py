@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 if TYPE_CHECKING:
-    from .records import CheckReport
+    from .check_records import CheckReport
 
 
 @dataclass(frozen=True)

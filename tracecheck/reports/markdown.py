@@ -16,7 +16,8 @@ from typing import Any
 from ..text.textsafe import neutralize, one_line
 from ..model import place_text
 from .data import count_unchecked, fire_groups
-from .records import CheckReport, ComparisonRecord, HeaderRecord, TotalsRecord, TraceRecord
+from .records import ComparisonRecord, HeaderRecord, TotalsRecord, TraceRecord
+from .check_records import CheckReport
 from .wording import (
     basis_note,
     check_summary,

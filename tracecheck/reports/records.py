@@ -4,9 +4,9 @@ every writer reads their attributes; ``to_json()`` is the one place a record bec
 JSON the ``--format json|jsonl`` reports write, field for field in the order declared
 here (reports/schema.py describes the same fields).
 
-A sweep point is ``SweepPointRecord``. The check report is ``CheckReport`` (made by
-``check_report.check_data``): its findings are ``FindingRecord``, its expectations the
-engine's own ``engine.check.ExpectationCheck`` (frozen, with the same ``to_json()``).
+A sweep point is ``SweepPointRecord``. The check report's records are in
+``check_records.py``, the scan report's in ``scan_records.py`` (built on ``Record`` here):
+a replay does not pay for creating their classes.
 """
 
 from __future__ import annotations
@@ -14,10 +14,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
-
-if TYPE_CHECKING:
-    from ..engine.check import ExpectationCheck
+from typing import Any
 
 # A field with this metadata is left out of the JSON when it is None (an optional part
 # of a report: a tokenizer comparison, presets side by side, a timeline).
@@ -372,56 +369,6 @@ class SweepPointRecord(Record):
     metrics: dict[str, Any]  # the engine's figures of the point (engine.sweep)
 
 
-# -- the check report -------------------------------------------------------------------
-
-FindingKind = Literal["expectation", "harm", "waste"]
-FindingStatus = Literal["new", "baseline", "accepted", "allowed"]
-
-
-@dataclass(frozen=True, slots=True)
-class FindingRecord(Record):
-    """A finding of check as its report shows it (``engine.check.Finding``): where it is
-    (``place``: file, line and the run's place in a document of many), what deviated from
-    what was expected, and whether it fails the gate."""
-
-    kind: FindingKind
-    rule: str
-    trace: str
-    file: str
-    line: int | None
-    pointer: str | None
-    place: str
-    round: int | None
-    expected_round: int | None
-    deviation: str | None
-    turn: int | None
-    message: str
-    fingerprint: str
-    status: FindingStatus
-    reason: str | None
-    failing: bool
-
-
-@dataclass(frozen=True, slots=True)
-class ExpectationCounts(Record):
-    """The expectations checked, those that hold, those about guards the settings do not run."""
-
-    checked: int
-    met: int
-    not_checked: int
-
-
-@dataclass(frozen=True, slots=True)
-class FindingCounts(Record):
-    """The findings by status, and how many fail the gate."""
-
-    new: int
-    baseline: int
-    accepted: int
-    allowed: int
-    failing: int
-
-
 @dataclass(frozen=True, slots=True)
 class InputWarning(Record):
     """A warning about the input (a line that could not be read, a label for no trace)."""
@@ -429,128 +376,3 @@ class InputWarning(Record):
     file: str
     line: int | None
     reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class CheckReport(Record):
-    """What ``tracecheck check`` reports: the verdict, the counts, every finding (most
-    important first) and every expectation judged (in input order)."""
-
-    schema_version: int
-    tool: dict[str, str]
-    preset: str | None
-    labels: str | None
-    passed: bool
-    nothing_to_check: bool
-    exit_code: int
-    fail_on: str
-    traces: int
-    expectations: ExpectationCounts
-    findings: tuple[FindingRecord, ...]
-    # Every expectation, met or not, in input order (a broken one's finding has its fingerprint).
-    expectation_checks: tuple[ExpectationCheck, ...]
-    counts: FindingCounts
-    baseline_fixed: int
-    warnings: tuple[InputWarning, ...]
-    # Traces -k left out: only when it left some out.
-    deselected: int | None = field(default=None, metadata=OPTIONAL)
-
-    def failing_only(self) -> CheckReport:
-        """The same report with only the findings that fail the gate (``--quiet``)."""
-        return dataclasses.replace(self, findings=tuple(f for f in self.findings if f.failing))
-
-
-# -- the scan report --------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class FolderRecord(Record):
-    """A folder ``tracecheck scan`` looked in: where (``path``, and ``moved_by``, the
-    environment variable that put it there, None for the default), whether it is there,
-    and the sessions found in it (after ``--since``), their bytes and dates."""
-
-    path: str
-    moved_by: str | None
-    exists: bool
-    sessions: int
-    bytes: int
-    first: str | None
-    last: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class AgentRecord(Record):
-    """One agent of a scan: its name (``--agent``), the reader format its sessions are
-    read with, whether that reader is there (``reader``), whether its sessions were
-    replayed, the folders looked in, and why they were not replayed (``note``)."""
-
-    agent: str
-    title: str
-    format: str
-    reader: bool
-    replayed: bool
-    folders: tuple[FolderRecord, ...]
-    sessions: int
-    older: int  # sessions left out by --since
-    note: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class ScanSessionRecord(Record):
-    """One session found: its transcript (a file, or a folder of event files), the
-    project it belongs to, its size and dates (``dated_by``: ``session``, the times it
-    records, or ``file``, the file's modification time where it records none), and what
-    the guards found when it was replayed (None figures: listed, not replayed)."""
-
-    agent: str
-    project: str
-    file: str
-    bytes: int
-    first: str | None
-    last: str | None
-    dated_by: str
-    traces: int | None
-    fires: dict[str, int] | None  # guard code -> fires
-    traces_with_fires: int | None
-    traces_stopped: int | None
-    whole: RecordedCost | None
-    saved: SavedTotals | None
-    share: Shares | None
-
-    def looped(self) -> bool:
-        return bool(self.traces_with_fires)
-
-
-@dataclass(frozen=True, slots=True)
-class ProjectRecord(Record):
-    """The replayed sessions of one agent in one project: how many, how many had a
-    loop (a guard fired), how many the policy stopped, and the totals of their traces."""
-
-    agent: str
-    project: str
-    sessions: int
-    sessions_with_fires: int
-    sessions_stopped: int
-    totals: TotalsRecord
-
-
-@dataclass(frozen=True, slots=True)
-class ScanReport(Record):
-    """What ``tracecheck scan`` reports: where it looked (every folder, there or not),
-    what it found, and with a replay the groups by agent and project and every replayed
-    session, worst first (most tokens the policy saves)."""
-
-    schema_version: int
-    tool: dict[str, str]
-    home: str
-    platform: str
-    now: str
-    since: str | None
-    cutoff: str | None
-    listed_only: bool
-    header: HeaderRecord | None  # the guards and preset of the replay (None with --list)
-    agents: tuple[AgentRecord, ...]
-    projects: tuple[ProjectRecord, ...]
-    sessions: tuple[ScanSessionRecord, ...]  # replayed ones worst first, then the listed ones
-    totals: TotalsRecord | None
-    warnings: tuple[InputWarning, ...]

@@ -17,7 +17,8 @@ from typing import Any
 from ..engine.batch import ReplayItem
 from ..model import Trace
 from .data import TotalsAccumulator
-from .records import ProjectRecord, ScanReport, ScanSessionRecord, TotalsRecord
+from .records import TotalsRecord
+from .scan_records import ProjectRecord, ScanReport, ScanSessionRecord
 from .wording import count, effect, number, pct
 
 # Trace metadata that names the folder a session ran in (Claude Code and Codex CLI:

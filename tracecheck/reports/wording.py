@@ -14,7 +14,8 @@ from ..model import place_text
 
 if TYPE_CHECKING:
     from ..model import Trace
-    from .records import CheckReport, FindingRecord, FireRecord, OutcomeTotals, PolicyRecord, RecordedCost, SavedTotals, SavingRecord, StopRecord, TotalsRecord, TraceRecord
+    from .records import FireRecord, OutcomeTotals, PolicyRecord, RecordedCost, SavedTotals, SavingRecord, StopRecord, TotalsRecord, TraceRecord
+    from .check_records import CheckReport, FindingRecord
 
 # --- figures ---------------------------------------------------------------------------
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
@@ -84,6 +83,8 @@ def _jieba_cache_file() -> str:
     configured = os.environ.get("TRACECHECK_JIEBA_CACHE")
     if configured:
         return configured
+    import tempfile  # here: only jieba needs it (start-up)
+
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
     for folder in (Path(base) / "tracecheck", Path(tempfile.gettempdir()) / "tracecheck"):
         try:
