@@ -195,6 +195,16 @@ def test_damaged_event_files_are_warnings_naming_the_file(tmp_path):
     assert no_result == [files[2].name, files[4].name, files[6].name]  # their results: truncated, empty, orphaned
 
 
+def test_a_kind_that_is_not_a_string_is_no_event(tmp_path, cli):
+    # A list for "kind" once reached the set of kinds: an internal error, sniffed or forced.
+    assert not reader_by_name("openhands-v1").sniff({"kind": [], "source": "agent"})
+    path = tmp_path / "odd.jsonl"
+    path.write_text(json.dumps({"kind": ["ActionEvent"], "source": "agent"}) + "\n")
+    for forced in ((), ("--input-format", "openhands-v1")):
+        result = cli("replay", *forced, str(path))
+        assert "internal error" not in result.stderr and f"{path.name}:1:" in result.stderr
+
+
 def test_sniffed_listed_and_jobs(cli):
     traces, _ = read(REAL.parent, LOOP.parent, EXPORT, PAGE, ERROR)
     assert {t.format for t in traces} == {"openhands-v1"} and len(traces) == 5

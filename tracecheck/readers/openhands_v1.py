@@ -130,7 +130,7 @@ _EVENTS_FOLDER = "events"
 
 def is_event(value: Any) -> bool:
     """An SDK event: its ``kind`` one the SDK writes, a ``source`` of the three."""
-    return isinstance(value, dict) and value.get("kind") in _KINDS and value.get("source") in _SOURCES
+    return isinstance(value, dict) and as_str(value.get("kind")) in _KINDS and value.get("source") in _SOURCES
 
 
 def _page_items(value: Any) -> list | None:
