@@ -205,6 +205,15 @@ def test_a_kind_that_is_not_a_string_is_no_event(tmp_path, cli):
         assert "internal error" not in result.stderr and f"{path.name}:1:" in result.stderr
 
 
+def test_a_known_kind_from_an_unknown_source_is_named_as_such(tmp_path):
+    events = [json.loads(p.read_text()) for p in _events(LOOP)]
+    events[1]["source"] = "hologram"
+    path = tmp_path / "events.jsonl"
+    write_jsonl(path, events)
+    _, warnings = read(path)
+    assert (path.name, 2, f"OpenHands {events[1]['kind']} of unknown source 'hologram' skipped") in warnings
+
+
 def test_sniffed_listed_and_jobs(cli):
     traces, _ = read(REAL.parent, LOOP.parent, EXPORT, PAGE, ERROR)
     assert {t.format for t in traces} == {"openhands-v1"} and len(traces) == 5
