@@ -214,6 +214,24 @@ def test_a_known_kind_from_an_unknown_source_is_named_as_such(tmp_path):
     assert (path.name, 2, f"OpenHands {events[1]['kind']} of unknown source 'hologram' skipped") in warnings
 
 
+def test_no_output_is_written_over_an_event_file_or_the_state_beside_the_events(tmp_path, cli):
+    # An event file is an input of its folder's source; base_state.json is read with them.
+    conversation = tmp_path / "conversation"
+    shutil.copytree(LOOP, conversation)
+    state = conversation / "base_state.json"
+    files = [*_events(conversation), state]
+    before = [p.read_bytes() for p in files]
+    for command, inputs, output in (
+        (["convert"], conversation, files[1]),
+        (["replay", "-f", "json"], conversation / "events", files[0]),
+        (["convert"], conversation / "events", state),
+        (["show"], shutil.copy(EXPORT, conversation), state),
+    ):
+        result = cli(*command, str(inputs), "-o", str(output))
+        assert result.exit_code == 2 and "never writes over an input" in result.stderr, (command, output.name, result.stderr)
+    assert [p.read_bytes() for p in files] == before
+
+
 def test_sniffed_listed_and_jobs(cli):
     traces, _ = read(REAL.parent, LOOP.parent, EXPORT, PAGE, ERROR)
     assert {t.format for t in traces} == {"openhands-v1"} and len(traces) == 5
