@@ -231,6 +231,17 @@ def test_no_other_formats_file_is_sniffed_as_autogen_or_magentic_one():
             assert not info.sniff(first), (info.name, path)
 
 
+def test_a_type_that_is_not_a_string_is_no_agentchat_message(tmp_path, cli):
+    # A list or an object for "type" once reached the sniffer's set lookup: an internal error.
+    message = {"type": [], "source": "user", "models_usage": None, "content": "hi"}
+    assert not reader_by_name("autogen").sniff(message)
+    assert not reader_by_name("autogen").sniff({"messages": [{**message, "type": {"a": 1}}]})
+    path = tmp_path / "odd.jsonl"
+    path.write_text(json.dumps(message) + "\n")
+    result = cli("replay", "--input-format", "autogen", str(path))
+    assert "internal error" not in result.stderr and f"{path.name}:1:" in result.stderr
+
+
 def test_a_plain_openai_message_list_with_names_stays_openai_chat():
     messages = [{"role": "user", "name": "alice", "content": "hi"}, {"role": "assistant", "name": "bot", "content": "hello"}]
     assert sniff(messages).name == "openai-chat"

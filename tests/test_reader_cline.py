@@ -310,3 +310,19 @@ def test_no_other_formats_file_is_sniffed_as_a_cline_history():
         except (ValueError, IndexError):
             continue
         assert not cline.sniff(first), path
+
+
+def test_no_output_is_written_over_the_ui_messages_read_beside_the_history(cli, tmp_path):
+    # The UI messages are read with the history (tokens, times): an input as much as it is.
+    from tracecheck.input.sources import COMPANION_FILES
+    from tracecheck.readers.cline import UI_FILES
+
+    assert set(UI_FILES) <= set(COMPANION_FILES)  # each name the reader opens is guarded
+    task = tmp_path / "task"
+    shutil.copytree(XML.parent, task)
+    ui = task / "ui_messages.json"
+    before = ui.read_bytes()
+    for command in (["convert"], ["replay", "-f", "json"], ["show"]):
+        result = cli(*command, str(task / HISTORY), "-o", str(ui))
+        assert result.exit_code == 2 and "never writes over an input" in result.stderr, (command, result.stderr)
+    assert ui.read_bytes() == before

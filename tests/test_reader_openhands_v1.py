@@ -195,6 +195,43 @@ def test_damaged_event_files_are_warnings_naming_the_file(tmp_path):
     assert no_result == [files[2].name, files[4].name, files[6].name]  # their results: truncated, empty, orphaned
 
 
+def test_a_kind_that_is_not_a_string_is_no_event(tmp_path, cli):
+    # A list for "kind" once reached the set of kinds: an internal error, sniffed or forced.
+    assert not reader_by_name("openhands-v1").sniff({"kind": [], "source": "agent"})
+    path = tmp_path / "odd.jsonl"
+    path.write_text(json.dumps({"kind": ["ActionEvent"], "source": "agent"}) + "\n")
+    for forced in ((), ("--input-format", "openhands-v1")):
+        result = cli("replay", *forced, str(path))
+        assert "internal error" not in result.stderr and f"{path.name}:1:" in result.stderr
+
+
+def test_a_known_kind_from_an_unknown_source_is_named_as_such(tmp_path):
+    events = [json.loads(p.read_text()) for p in _events(LOOP)]
+    events[1]["source"] = "hologram"
+    path = tmp_path / "events.jsonl"
+    write_jsonl(path, events)
+    _, warnings = read(path)
+    assert (path.name, 2, f"OpenHands {events[1]['kind']} of unknown source 'hologram' skipped") in warnings
+
+
+def test_no_output_is_written_over_an_event_file_or_the_state_beside_the_events(tmp_path, cli):
+    # An event file is an input of its folder's source; base_state.json is read with them.
+    conversation = tmp_path / "conversation"
+    shutil.copytree(LOOP, conversation)
+    state = conversation / "base_state.json"
+    files = [*_events(conversation), state]
+    before = [p.read_bytes() for p in files]
+    for command, inputs, output in (
+        (["convert"], conversation, files[1]),
+        (["replay", "-f", "json"], conversation / "events", files[0]),
+        (["convert"], conversation / "events", state),
+        (["show"], shutil.copy(EXPORT, conversation), state),
+    ):
+        result = cli(*command, str(inputs), "-o", str(output))
+        assert result.exit_code == 2 and "never writes over an input" in result.stderr, (command, output.name, result.stderr)
+    assert [p.read_bytes() for p in files] == before
+
+
 def test_sniffed_listed_and_jobs(cli):
     traces, _ = read(REAL.parent, LOOP.parent, EXPORT, PAGE, ERROR)
     assert {t.format for t in traces} == {"openhands-v1"} and len(traces) == 5

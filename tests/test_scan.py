@@ -413,6 +413,21 @@ def test_scan_writes_nothing(tmp_path, options):
     assert _tree(tmp_path) == before and sorted(os.listdir(work)) == cwd_before
 
 
+def test_scan_never_writes_its_report_over_a_file_it_reads(tmp_path, cli):
+    home = build_home(tmp_path)
+    before = _tree(home)
+    for below in (
+        CLINE_VSCODE + "api_conversation_history.json",
+        CLINE_VSCODE + "ui_messages.json",  # read with the history
+        LAYOUT["gemini-cli"][0][0],
+        LAYOUT["openhands"][1][0],  # an event file of a conversation
+        OPENHANDS + "base_state.json",
+    ):
+        result = cli("scan", "--home", str(home), "-o", str(home / below))
+        assert result.exit_code == 2 and "never writes over an input" in result.stderr, (below, result.stderr)
+    assert _tree(home) == before
+
+
 def test_the_terminal_report_names_folders_groups_and_the_worst_sessions(tmp_path):
     home = build_home(tmp_path)
     result = subprocess.run([sys.executable, "-m", "tracecheck", "scan", "--home", str(home)], capture_output=True, text=True, env=_clean_env(home))

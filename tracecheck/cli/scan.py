@@ -4,6 +4,7 @@ and replayed through the guards. It only reads, and nothing leaves the machine."
 from __future__ import annotations
 
 import enum
+import io
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -48,6 +49,7 @@ def scan(
     from ..commands.scan import ScanRequest, scan as scan_sessions
     from ..input.diagnostics import Diagnostics
     from ..input.output_files import open_output
+    from ..input.sources import expand_paths
     from .app import EXIT_ERROR, stderr_console
     from .report_files import report_format
     from ..text.textsafe import plain
@@ -66,8 +68,14 @@ def scan(
         all_sessions=all_sessions,
         jobs=job_count(jobs),
     )
-    with open_output(str(output) if output is not None else "-", []) as out:
-        scan_sessions(request, out, diagnostics=diagnostics)
+    if output is None:
+        with open_output("-") as out:
+            scan_sessions(request, out, diagnostics=diagnostics)
+    else:  # the sessions it read are known after the scan: none of their files is written over
+        written = io.BytesIO()
+        report = scan_sessions(request, written, diagnostics=diagnostics)
+        with open_output(str(output), expand_paths([s.file for s in report.sessions], Diagnostics())) as out:
+            out.write(written.getvalue())
     err = stderr_console()
     for item in diagnostics:
         err.print(plain(f"warning: {item}", "yellow"))

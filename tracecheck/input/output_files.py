@@ -17,7 +17,7 @@ from collections.abc import Iterator, Sequence
 from typing import BinaryIO
 
 from .diagnostics import TracecheckError
-from .sources import STDIN_NAME, Source, describe_error
+from .sources import Source, describe_error, input_files
 
 STDOUT_NAME = "-"
 
@@ -27,7 +27,8 @@ class OutputError(TracecheckError):
 
 
 def check_not_an_input(output: str, inputs: Sequence[Source]) -> None:
-    """Refuse an output that is one of the inputs (named, or found in a directory walk)."""
+    """Refuse an output that is one of the inputs (named, found in a directory walk, an
+    event file of a folder, or a file read beside one: see ``input_files``)."""
     if output == STDOUT_NAME:
         return
     try:
@@ -36,11 +37,9 @@ def check_not_an_input(output: str, inputs: Sequence[Source]) -> None:
         return  # does not exist yet: it cannot be an input
     if not stat.S_ISREG(target.st_mode):
         return
-    for source in inputs:
-        if source.name == STDIN_NAME:
-            continue
+    for name in (name for source in inputs for name in input_files(source)):
         try:
-            same = os.path.samestat(target, os.stat(source.name))
+            same = os.path.samestat(target, os.stat(name))
         except OSError:
             continue
         if same:

@@ -49,6 +49,11 @@ SUPPORTED_SUFFIXES = (".jsonl", ".ndjson", ".json", ".traj", ".eval")
 COMPRESSION_SUFFIXES = (".gz", ".bz2", ".xz")
 STDIN_NAME = "-"
 
+# Files a reader opens beside its input (tokens, times, state), inputs as much as it is:
+# Cline's and Roo Code's UI messages beside the task's history (readers/cline.py), an
+# OpenHands conversation's state beside its events folder or file (readers/openhands_v1.py).
+COMPANION_FILES = ("ui_messages.json", "claude_messages.json", "base_state.json")
+
 # One event per file, as the OpenHands software-agent SDK names them
 # (openhands/sdk/conversation/persistence_const.py: ``event-{idx:05d}-{event_id}.json``,
 # five or more digits).
@@ -203,6 +208,15 @@ class Source:
         if self.name == STDIN_NAME:
             return sys.stdin.buffer
         return open(self.name, "rb")
+
+
+def input_files(source: Source) -> tuple[str, ...]:
+    """The files reading ``source`` may open: its own (a folder's: its members) and the
+    ``COMPANION_FILES`` beside it."""
+    if source.name == STDIN_NAME:
+        return ()
+    beside = os.path.dirname(os.path.normpath(source.name))
+    return (*(source.members or (source.name,)), *(os.path.join(beside, name) for name in COMPANION_FILES))
 
 
 def excluded(relative: Path, patterns: Sequence[str]) -> bool:

@@ -118,7 +118,7 @@ _LOOKAHEAD = 200
 def _is_agentchat_message(value: Any) -> bool:
     """One agentchat message as ``model_dump`` writes it: a known ``type``, a ``source``
     and ``models_usage`` (a CodeExecutionEvent holds ``result`` for ``content``)."""
-    if not isinstance(value, dict) or value.get("type") not in _AGENTCHAT_TYPES or not isinstance(value.get("source"), str):
+    if not isinstance(value, dict) or as_str(value.get("type")) not in _AGENTCHAT_TYPES or not isinstance(value.get("source"), str):
         return False
     return "models_usage" in value and ("content" in value or "result" in value)
 

@@ -130,7 +130,7 @@ _EVENTS_FOLDER = "events"
 
 def is_event(value: Any) -> bool:
     """An SDK event: its ``kind`` one the SDK writes, a ``source`` of the three."""
-    return isinstance(value, dict) and value.get("kind") in _KINDS and value.get("source") in _SOURCES
+    return isinstance(value, dict) and as_str(value.get("kind")) in _KINDS and value.get("source") in _SOURCES
 
 
 def _page_items(value: Any) -> list | None:
@@ -221,7 +221,9 @@ class _Conversation:
     def event(self, ev: Any, line: int, index: int | None) -> None:
         if not is_event(ev):
             kind = ev.get("kind") if isinstance(ev, dict) else None
-            if isinstance(kind, str) and isinstance(ev, dict) and "source" in ev:
+            if as_str(kind) in _KINDS and "source" in ev:
+                self.warn(line, index, f"OpenHands {kind} of unknown source {brief(ev['source'])} skipped")
+            elif isinstance(kind, str) and isinstance(ev, dict) and "source" in ev:
                 self.warn(line, index, f"OpenHands event of unknown kind {brief(kind)} skipped")
             else:
                 self.warn(line, index, "not an OpenHands V1 event (an object with a kind and a source)")
