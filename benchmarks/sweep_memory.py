@@ -1,10 +1,12 @@
-"""Peak memory of ``tracecheck sweep`` as its input grows (issue 24, item 5: a sweep in
-flat memory). The input at 1× is sample_traces/ and tests/corpus/ side by side; 2× and
+"""Peak memory of ``tracecheck sweep`` and of the HTML reports as the input grows (issue
+24, item 5: a sweep in flat memory). The input at 1× is sample_traces/ and tests/corpus/ side by side; 2× and
 8× are that many copies of it (hard links). Each command runs as a child process started
 the way a user starts it; its peak memory is the child's own ``ru_maxrss`` (``os.wait4``)
 and its time the wall clock (best of ``--repeats``). Printed: the figures at 1×, 2×
 and 8×, and the ratios 8×/1× and 2×/1× (the target for memory is ≤ 1.1×: flat). Time
-grows with the input by nature; its ratio is for people, not a target.
+grows with the input by nature; its ratio is for people, not a target. What grows by
+nature: the replay HTML page has a table row per trace (about 0.7 KB each) and
+timelines for the first 100 traces where a guard fired and 25 where none did.
 
     python benchmarks/sweep_memory.py [--repeats 1] [--copies 1,2,8] [--labels]
 
@@ -49,6 +51,7 @@ def commands(labels: bool) -> dict[str, list[str]]:
         "sweep terminal": [*tracecheck, "sweep", "{input}", *GRID],
         "sweep html": [*tracecheck, "sweep", "{input}", *GRID, "-f", "html"],
         "replay json (for comparison)": [*tracecheck, "replay", "{input}", "-f", "json"],
+        "replay html": [*tracecheck, "replay", "{input}", "-f", "html"],
     }
     if labels:
         sidecar = str(ROOT / "tests" / "corpus" / "labels.json")
