@@ -316,7 +316,7 @@ def test_reading_one_trace_at_a_time_keeps_no_trace_and_gives_the_sweep_of_trace
     assert streamed.rows == in_memory.rows and streamed.best == in_memory.best and streamed.validation == in_memory.validation
     assert streamed.disagreements == in_memory.disagreements and streamed.baseline == in_memory.baseline
     # Equal outcomes are one object: what is kept does not grow with repeated traces.
-    assert len({id(o) for f in features for o in f.outcomes}) == len({o for f in features for o in f.outcomes})
+    assert len({id(o) for f in features for o in f.outcomes}) == len({repr(o) for f in features for o in f.outcomes})
 
 
 def test_a_labels_sidecar_gives_foreign_traces_the_labels_recall_is_measured_on(tmp_path, cli):

@@ -299,7 +299,7 @@ class Evaluator:
     def __init__(self, settings: Sequence[Settings]) -> None:
         self.specs = [[GuardSpec.of(g, s.options[g.code]) for g in s.enabled()] for s in settings]
         self.keys = [tuple(spec.key for spec in each) for each in self.specs]
-        self._known: dict[Outcome, Outcome] = {}
+        self._known: dict[str, Outcome] = {}
 
     def __getstate__(self) -> dict[str, Any]:
         return {"specs": self.specs, "keys": self.keys, "_known": {}}
@@ -309,8 +309,10 @@ class Evaluator:
 
     def same(self, outcome: Outcome) -> Outcome:
         """One object for equal outcomes: most traces share theirs (nothing fired, the
-        same stop), so the outcomes kept do not grow with the traces' count."""
-        return self._known.setdefault(outcome, outcome)
+        same stop), so the outcomes kept do not grow with the traces' count. Equal as
+        written (by ``repr``): 3 seconds and 3.0, or 0.0 and -0.0, are told apart, as
+        the reports write them."""
+        return self._known.setdefault(repr(outcome), outcome)
 
     def features(self, trace: Trace) -> TraceFeatures:
         kind = trace_kind(trace)
