@@ -255,6 +255,32 @@ def test_timelines_are_capped_and_the_page_says_so(cli, tmp_path):
     assert f"the first 25 of the {quiet} traces where none did; the table lists every trace" in "".join(page.text)
 
 
+def test_the_page_is_written_a_piece_at_a_time_never_whole(tmp_path):
+    """Issue 24: the table has a row per trace, so the page is written piece by piece
+    (a row, a timeline at a time), never put together in one string whose copies made
+    the peak memory grow with the input; the bytes are the page's all the same."""
+    import io
+
+    from tracecheck.commands import ReplayRequest, replay
+    from tracecheck.config import load_settings
+
+    class Writes(io.BytesIO):
+        sizes: list[int] = []
+
+        def write(self, data):
+            self.sizes.append(len(data))
+            return super().write(data)
+
+    folder = tmp_path / "copies"
+    for copy in ("a", "b", "c"):
+        shutil.copytree(SAMPLES, folder / copy)
+    out = Writes()
+    traces = replay(ReplayRequest([str(folder)], load_settings(cwd=ROOT), format="html"), out)
+    page = Page(out.getvalue().decode("utf-8"))
+    assert len(page.rows()) == traces and out.getvalue().rstrip().endswith(b"</html>")
+    assert len(out.sizes) > traces and max(out.sizes) < len(out.getvalue()) / 4
+
+
 def test_a_long_trace_keeps_its_start_its_end_and_the_rounds_around_its_fires(cli, tmp_path):
     events = [{"type": "trace", "trace": "long", "format_version": 1}, {"type": "user", "trace": "long", "text": "go"}]
     for number in range(1, 501):

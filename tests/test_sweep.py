@@ -19,6 +19,10 @@ from tracecheck.engine.sweep import (
     evaluate,
     load_all,
     pareto,
+    read_features,
+    settings_of,
+    sweep,
+    sweep_features,
     parse_constraints,
     stratified_folds,
     stratified_split,
@@ -290,6 +294,29 @@ def test_a_grid_from_the_config_file(tmp_path, cli, monkeypatch):
 def test_jobs_give_the_same_result_as_one_process(cli):
     args = ("--grid", "P001.containment=0.6,0.9", "--preset", "default,seeds", str(SAMPLES))
     assert sweep_json(cli, *args)["points"] == sweep_json(cli, "--jobs", "2", *args)["points"]
+
+
+def test_reading_one_trace_at_a_time_keeps_no_trace_and_gives_the_sweep_of_traces_in_memory():
+    # Issue 24: a sweep in flat memory. Each trace is replayed under every setting as it
+    # is read and only its features are kept; the result is the in-memory sweep's.
+    import gc
+
+    from tracecheck.model import Trace
+
+    points = _points("P001.containment=0.6,0.9", "R003.laps=2,3", presets="default,seeds")
+    baseline = load_settings(cwd=ROOT)
+    gc.collect()
+    alive = sum(1 for o in gc.get_objects() if isinstance(o, Trace))
+    features = read_features([str(SAMPLES)], settings_of(points, baseline))
+    gc.collect()
+    assert sum(1 for o in gc.get_objects() if isinstance(o, Trace)) == alive  # no trace outlives its replay
+    assert [f.id for f in features] == [t.id for t in TRACES]
+    streamed = sweep_features(features, points, baseline=baseline, holdout=0.3)
+    in_memory = sweep(TRACES, points, baseline=baseline, holdout=0.3)
+    assert streamed.rows == in_memory.rows and streamed.best == in_memory.best and streamed.validation == in_memory.validation
+    assert streamed.disagreements == in_memory.disagreements and streamed.baseline == in_memory.baseline
+    # Equal outcomes are one object: what is kept does not grow with repeated traces.
+    assert len({id(o) for f in features for o in f.outcomes}) == len({repr(o) for f in features for o in f.outcomes})
 
 
 def test_a_labels_sidecar_gives_foreign_traces_the_labels_recall_is_measured_on(tmp_path, cli):

@@ -142,7 +142,7 @@ def sweep(
     diagnostics = Diagnostics()
     outcome = sweep_traces(
         request, diagnostics=diagnostics, on_read=lambda traces: finish_input(paths, diagnostics, strict, traces, selection),
-        progress=lambda traces: _progress(err, traces),
+        progress=lambda files: _progress(err, files),
     )
     if outcome.config_written is False:
         err.print(safe(f"{write_config} left as it is: {outcome.data['verdict']}"), markup=False, highlight=False)
@@ -151,7 +151,7 @@ def sweep(
 
 
 class _progress:
-    """A progress bar over the traces on stderr, only when stderr is a terminal."""
+    """A progress bar over the input files on stderr, only when stderr is a terminal."""
 
     def __init__(self, console, total: int) -> None:
         self.total, self.bar = total, None
@@ -164,9 +164,9 @@ class _progress:
             return None
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-        self.bar = Progress(TextColumn("sweeping"), BarColumn(), MofNCompleteColumn(), TextColumn("traces, every grid point"), console=self.console, transient=True)
+        self.bar = Progress(TextColumn("sweeping"), BarColumn(), MofNCompleteColumn(), TextColumn("files, every grid point"), console=self.console, transient=True)
         self.bar.start()
-        task = self.bar.add_task("traces", total=self.total)
+        task = self.bar.add_task("files", total=self.total)
         return lambda done, total: self.bar.update(task, completed=done, total=total)
 
     def __exit__(self, *exc) -> None:

@@ -105,13 +105,13 @@ def sweep(
     on_read: Callable[[int], Any] | None = None,
     progress: Callable[[int], Any] | None = None,
 ) -> SweepOutcome:
-    """Read every trace below ``request.paths`` (all in memory: each is replayed once per
-    grid point), sweep the grid and write the report. ``on_read(traces)`` is called
-    once the traces are read; ``progress(traces)`` is a context manager around the sweep
-    that gives an ``on_progress(done, total)`` callback or None."""
+    """Read every trace below ``request.paths`` one at a time, replay each under every
+    grid point (keeping its features, not the trace), sweep the grid and write the
+    report. ``on_read(traces)`` is called once the traces are read and replayed, before
+    the choice is made; ``progress(files)`` is a context manager around the reading that
+    gives an ``on_progress(files done, files)`` callback or None."""
     from ..engine.grid import expand
-    from ..engine.sweep import load_all
-    from ..engine.sweep import sweep as run_sweep
+    from ..engine.sweep import read_features, settings_of, sweep_features
     from ..input.output_files import open_output
     from ..input.sources import expand_paths
     from ..reports.sweep_report import sweep_data
@@ -123,14 +123,20 @@ def sweep(
         from ..input.output_files import check_not_an_input
 
         check_not_an_input(str(request.write_config), sources)  # before the work, whatever it recommends
-    traces = load_all(sources, input_format=request.input_format, diagnostics=diagnostics, labels=request.labels, jobs=request.jobs, selection=request.selection)
-    if on_read is not None:
-        on_read(len(traces))
-    with progress(len(traces)) if progress is not None else contextlib.nullcontext() as advance:
-        result = run_sweep(
-            traces, points, baseline=request.base, objective=request.objective, constraints=request.constraints, holdout=request.holdout,
-            folds=request.folds, seed=request.seed, jobs=request.jobs, on_progress=advance, labels=request.labels,
+    with progress(len(sources)) if progress is not None else contextlib.nullcontext() as advance:
+        on_file = None if advance is None else (lambda number, files, name: advance(number - 1, files))
+        features = read_features(
+            sources, settings_of(points, request.base), input_format=request.input_format, diagnostics=diagnostics, labels=request.labels,
+            jobs=request.jobs, selection=request.selection, on_file=on_file,
         )
+        if advance is not None:
+            advance(len(sources), len(sources))
+    if on_read is not None:
+        on_read(len(features))
+    result = sweep_features(
+        features, points, baseline=request.base, objective=request.objective, constraints=request.constraints, holdout=request.holdout,
+        folds=request.folds, seed=request.seed, labels=request.labels,
+    )
     data = sweep_data(result, list(request.dimensions))
     inputs = [*sources, *(Source(str(f)) for f in request.also_read if f is not None)]
     with open_output(request.output, inputs) as out:

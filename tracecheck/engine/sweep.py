@@ -3,18 +3,27 @@ sweep``, callable without the CLI::
 
     from tracecheck.config import load_settings
     from tracecheck.engine.grid import expand, parse_dimension
-    from tracecheck.engine.sweep import load_all, sweep
+    from tracecheck.engine.sweep import read_features, settings_of, sweep_features
 
-    traces = load_all(["runs/"])
     points = expand([parse_dimension("P001.containment=0.6:0.95:0.05")], lambda name: load_settings(preset=name))
-    result = sweep(traces, points, baseline=load_settings())
-    print(result.best.label, result.best_metrics["tokens_saved"])
+    baseline = load_settings()
+    features = read_features(["runs/"], settings_of(points, baseline))
+    result = sweep_features(features, points, baseline=baseline)
+    print(result.points[result.best].label, result.rows[result.best]["tokens_saved"])
 
-**Parse once, evaluate many.** The traces are read once. Each trace keeps a
-:class:`~tracecheck.engine.replay.ReplayCache`: its round costs, and every guard's fires
-alone per configuration, so a grid point re-runs only the guards whose options it
-changes, and then the policy (which guard stops first, what that saves). A grid point's
-result is exactly what ``tracecheck replay`` prints with the same settings.
+(``sweep(load_all(paths), points, ...)`` gives the same result from traces held in
+memory.)
+
+**Read once, every setting on each trace, keep features.** The traces are read one at a
+time, and each one is replayed under every setting before the next is read: a
+:class:`~tracecheck.engine.replay.ReplayCache` runs each guard configuration alone once,
+so a grid point re-runs only the guards whose options it changes, and then the policy
+(which guard stops first, what that saves). What is kept of a trace is its
+:class:`TraceFeatures`: its name, kind, grade, hand label, whole cost and one small
+:class:`Outcome` per setting (equal outcomes shared), never the transcript; so memory
+grows with the largest trace, not with the input, and the grid points are scored from
+the features afterwards. A grid point's result is exactly what ``tracecheck replay``
+prints with the same settings.
 
 **What is measured**, per grid point and per set of traces (all, or the training and
 test parts of a holdout): the policy's savings (LLM calls, tool calls, tokens, seconds;
@@ -50,6 +59,7 @@ flagged, runs not read (``SweepResult.benchmark``, one :class:`Score` per point)
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
 from collections.abc import Callable, Sequence
@@ -61,9 +71,8 @@ from ..input.diagnostics import Diagnostics
 from ..model import Trace, graded_outcome
 from ..text.memo import forget_remembered
 from .grid import GridPoint
-from .costs import round_costs, trace_totals
 from .replay import GuardSpec, ReplayCache, TraceResult
-from .scoring import HEALTHY, LOOP, SLACK, RunVerdict, Score, run_label, unread_verdicts, verdict
+from .scoring import HEALTHY, LOOP, SLACK, RunLabel, RunVerdict, Score, run_label, unread_verdicts, verdict
 
 POSITIVE, NEGATIVE, UNLABELLED = "loop", "healthy", "unlabelled"
 
@@ -266,38 +275,128 @@ def metrics(
 
 # --- evaluation ---------------------------------------------------------------------
 
-_SHARED: dict[str, Any] = {}  # what forked worker processes inherit: traces and points
+
+@dataclass(slots=True, frozen=True)
+class TraceFeatures:
+    """What a sweep keeps of one trace once every setting was replayed on it: its name,
+    kind, grade, hand label and whole cost, and one ``Outcome`` per setting (grid order,
+    then the current settings). Nothing of the transcript: the traces are read one at a
+    time, and memory grows with the largest trace, not with the input."""
+
+    id: str
+    file: str | None
+    kind: str  # loop | healthy | unlabelled (trace_kind)
+    grade: str  # success | failure | unknown
+    whole: Whole
+    label: RunLabel | None  # the hand label, for the benchmark
+    outcomes: tuple[Outcome, ...]
 
 
-def _evaluate_chunk(bounds: tuple[int, int]) -> list[list[Outcome]]:
-    """Outcomes of every grid point on traces[lo:hi], trace by trace."""
-    traces, points, kinds, keys = _SHARED["traces"], _SHARED["points"], _SHARED["kinds"], _SHARED["keys"]
-    out = []
-    for index in range(*bounds):
-        trace = traces[index]
+class Evaluator:
+    """Every setting replayed on one trace at a time (``features``): each guard
+    configuration alone once (``ReplayCache``), then each setting's policy from them."""
+
+    def __init__(self, settings: Sequence[Settings]) -> None:
+        self.specs = [[GuardSpec.of(g, s.options[g.code]) for g in s.enabled()] for s in settings]
+        self.keys = [tuple(spec.key for spec in each) for each in self.specs]
+        self._known: dict[str, Outcome] = {}
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"specs": self.specs, "keys": self.keys, "_known": {}}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.specs, self.keys, self._known = state["specs"], state["keys"], state["_known"]
+
+    def same(self, outcome: Outcome) -> Outcome:
+        """One object for equal outcomes: most traces share theirs (nothing fired, the
+        same stop), so the outcomes kept do not grow with the traces' count. Equal as
+        written (by ``repr``): 3 seconds and 3.0, or 0.0 and -0.0, are told apart, as
+        the reports write them."""
+        return self._known.setdefault(repr(outcome), outcome)
+
+    def features(self, trace: Trace) -> TraceFeatures:
+        kind = trace_kind(trace)
         cache = ReplayCache(trace)
         done: dict[tuple, Outcome] = {}
         row = []
-        for specs, key in zip(points, keys):
+        for specs, key in zip(self.specs, self.keys):
             if key not in done:
-                done[key] = outcome_of(cache.replay(specs, expectations=False), kinds[index])
+                done[key] = self.same(outcome_of(cache.replay(specs, expectations=False), kind))
             row.append(done[key])
-        out.append(row)
-    return out
+        totals = cache.totals
+        whole = Whole(totals.llm_calls, totals.tool_calls, totals.tokens, totals.seconds)
+        return TraceFeatures(trace.id, trace.file, kind[0], graded_outcome(trace.outcome), whole, run_label(trace.labels), tuple(row))
+
+    def kept(self, features: TraceFeatures) -> TraceFeatures:
+        """``features`` from a worker process, its outcomes shared with this process's."""
+        return dataclasses.replace(features, outcomes=tuple(self.same(o) for o in features.outcomes))
 
 
-def evaluate(
+class FeatureReader(TraceLoader):
+    """Reads one input file's traces (labelled, selected) and gives each one's
+    ``TraceFeatures`` under every setting (in a worker process with ``jobs``)."""
+
+    def __init__(self, evaluator: Evaluator, input_format: str | None, labels, selection=None) -> None:
+        super().__init__(input_format, labels, selection)
+        self.evaluator = evaluator
+
+    def items(self, source, diagnostics: Diagnostics):
+        for trace in super().items(source, diagnostics):
+            yield self.evaluator.features(trace)
+
+
+def read_features(
+    sources: Sequence[Any],
+    settings: Sequence[Settings],
+    *,
+    input_format: str | None = None,
+    diagnostics: Diagnostics | None = None,
+    labels=None,
+    jobs: int = 1,
+    selection=None,
+    on_file: Callable[[int, int, str], Any] | None = None,
+) -> list[TraceFeatures]:
+    """Every trace below ``sources`` (those ``selection`` matches) read once, one at a
+    time, and replayed under every one of ``settings``: what a sweep keeps of each
+    (``TraceFeatures``), in input order. ``jobs`` above 1 reads and replays the files in
+    that many processes; the features are the same, in order. ``on_file(number, files,
+    name)`` is called as each file starts."""
+    from ..input.sources import expand_paths
+    from ..readers.load import check_input_format
+    from .jobs import items_in_order
+
+    forget_remembered()  # what the last run remembered is not this run's
+    check_input_format(input_format)
+    diagnostics = diagnostics if diagnostics is not None else Diagnostics()
+    sources = expand_paths(list(sources), diagnostics)
+    evaluator = Evaluator(settings)
+    reader = FeatureReader(evaluator, input_format, labels, selection)
+    features = [evaluator.kept(f) for f in items_in_order(reader, sources, diagnostics, jobs, on_file)]
+    if labels is not None:
+        labels.finish(diagnostics)
+    return features
+
+
+_SHARED: dict[str, Any] = {}  # what forked worker processes inherit: traces and the evaluator
+
+
+def _evaluate_chunk(bounds: tuple[int, int]) -> list[TraceFeatures]:
+    """The features of traces[lo:hi] under every setting, trace by trace."""
+    traces, evaluator = _SHARED["traces"], _SHARED["evaluator"]
+    return [evaluator.features(traces[index]) for index in range(*bounds)]
+
+
+def evaluate_features(
     traces: Sequence[Trace], settings: Sequence[Settings], *, jobs: int = 1, on_progress: Callable[[int, int], Any] | None = None
-) -> list[list[Outcome]]:
-    """Outcomes indexed [trace][setting]. ``jobs`` > 1 splits the traces over processes
-    (forked, so they inherit the traces without copying them through a pipe)."""
-    kinds = [trace_kind(t) for t in traces]
-    specs = [[GuardSpec.of(g, s.options[g.code]) for g in s.enabled()] for s in settings]
-    _SHARED.update(traces=traces, points=specs, kinds=kinds, keys=[tuple(spec.key for spec in each) for each in specs])
+) -> list[TraceFeatures]:
+    """``TraceFeatures`` of traces already in memory. ``jobs`` > 1 splits the traces over
+    processes (forked, so they inherit the traces without copying them through a pipe)."""
+    evaluator = Evaluator(settings)
+    _SHARED.update(traces=traces, evaluator=evaluator)
     try:
         chunk = max(1, math.ceil(len(traces) / max(1, jobs * 4)))
         bounds = [(lo, min(lo + chunk, len(traces))) for lo in range(0, len(traces), chunk)]
-        rows: list[list[Outcome]] = []
+        rows: list[TraceFeatures] = []
         context = _fork_context() if jobs > 1 and len(bounds) > 1 else None
         if context is None:
             for lo, hi in bounds:
@@ -307,12 +406,19 @@ def evaluate(
             return rows
         with context.Pool(jobs) as pool:
             for (lo, hi), part in zip(bounds, pool.imap(_evaluate_chunk, bounds)):
-                rows.extend(part)
+                rows.extend(evaluator.kept(f) for f in part)
                 if on_progress is not None:
                     on_progress(hi, len(traces))
         return rows
     finally:
         _SHARED.clear()
+
+
+def evaluate(
+    traces: Sequence[Trace], settings: Sequence[Settings], *, jobs: int = 1, on_progress: Callable[[int, int], Any] | None = None
+) -> list[list[Outcome]]:
+    """Outcomes indexed [trace][setting] (see ``evaluate_features``)."""
+    return [list(f.outcomes) for f in evaluate_features(traces, settings, jobs=jobs, on_progress=on_progress)]
 
 
 def _fork_context():
@@ -540,19 +646,18 @@ class SweepResult:
     recommendation: Any = None  # a recommend.Recommendation: whether the best point is worth a change
 
 
-def benchmark_scores(traces: Sequence[Trace], outcomes: Sequence[Sequence[Outcome]], unread: Sequence[RunVerdict] = ()) -> list[Score] | None:
-    """Per setting (the columns of ``outcomes``), the labelled runs scored; None when no
+def benchmark_scores(features: Sequence[TraceFeatures], unread: Sequence[RunVerdict] = ()) -> list[Score] | None:
+    """Per setting (each trace's ``outcomes``), the labelled runs scored; None when no
     trace or unread entry carries a hand label."""
-    labels = [run_label(t.labels) for t in traces]
-    if not unread and all(label is None for label in labels):
+    if not unread and all(f.label is None for f in features):
         return None
-    settings = len(outcomes[0]) if outcomes else 0
+    settings = len(features[0].outcomes) if features else 0
     return [
         Score(
             tuple(
-                verdict(t.id, t.file, label, row[j].stopped_at, () if row[j].first_fire is None else (row[j].first_fire,))
-                for t, label, row in zip(traces, labels, outcomes)
-                if label is not None
+                verdict(f.id, f.file, f.label, f.outcomes[j].stopped_at, () if f.outcomes[j].first_fire is None else (f.outcomes[j].first_fire,))
+                for f in features
+                if f.label is not None
             )
             + tuple(unread)
         )
@@ -565,30 +670,48 @@ def sweep(
     points: Sequence[GridPoint],
     *,
     baseline: Settings | None = None,
+    jobs: int = 1,
+    on_progress: Callable[[int, int], Any] | None = None,
+    **choice: Any,
+) -> SweepResult:
+    """``sweep_features`` of ``traces`` held in memory (``choice``: its objective,
+    constraints, holdout, folds, seed and labels). ``jobs`` above 1 splits the traces
+    over that many processes; ``on_progress(done, traces)``. (``read_features`` reads
+    the traces one at a time instead.)"""
+    forget_remembered()  # what the last run remembered is not this run's
+    features = evaluate_features(traces, settings_of(points, baseline), jobs=jobs, on_progress=on_progress)
+    return sweep_features(features, points, baseline=baseline, **choice)
+
+
+def settings_of(points: Sequence[GridPoint], baseline: Settings | None) -> list[Settings]:
+    """The settings a sweep replays: every grid point's, then the current ones."""
+    return [p.settings for p in points] + ([baseline] if baseline is not None else [])
+
+
+def sweep_features(
+    features: Sequence[TraceFeatures],
+    points: Sequence[GridPoint],
+    *,
+    baseline: Settings | None = None,
     objective: str = "tokens_saved",
     constraints: Sequence[Constraint] = (),
     holdout: float | None = None,
     folds: int | None = None,
     seed: int = 0,
-    jobs: int = 1,
-    on_progress: Callable[[int, int], Any] | None = None,
     labels=None,
 ) -> SweepResult:
-    """Evaluate every grid point (and the current settings) on ``traces``; rank them,
-    mark the Pareto front, choose the best under the constraints. With ``holdout`` the
-    choice is made on the training part and reported on the rest; with ``folds`` it is
-    made K times, each time reported on the fold left out. ``labels``: the labels file
-    (``Labels``) the traces were read through, whose hand-labelled entries that matched
-    no trace the benchmark counts as not read."""
-    forget_remembered()  # what the last run remembered is not this run's
-    settings = [p.settings for p in points] + ([baseline] if baseline is not None else [])
-    outcomes = evaluate(traces, settings, jobs=jobs, on_progress=on_progress)
-    kinds = [trace_kind(t)[0] for t in traces]
-    grades = [graded_outcome(t.outcome) for t in traces]
-    wholes = []
-    for trace in traces:
-        totals = trace_totals(trace, round_costs(trace))
-        wholes.append(Whole(totals.llm_calls, totals.tool_calls, totals.tokens, totals.seconds))
+    """Evaluate every grid point (and the current settings) from the traces' features
+    (``read_features`` or ``evaluate_features`` under ``settings_of(points,
+    baseline)``); rank them, mark the Pareto front, choose the best under the
+    constraints. With ``holdout`` the choice is made on the training part and reported
+    on the rest; with ``folds`` it is made K times, each time reported on the fold left
+    out. ``labels``: the labels file (``Labels``) the traces were read through, whose
+    hand-labelled entries that matched no trace the benchmark counts as not read."""
+    settings = settings_of(points, baseline)
+    outcomes = [f.outcomes for f in features]
+    kinds = [f.kind for f in features]
+    grades = [f.grade for f in features]
+    wholes = [f.whole for f in features]
 
     def rows_on(indices: Sequence[int]) -> list[dict[str, Any]]:
         return [
@@ -596,7 +719,7 @@ def sweep(
             for j in range(len(settings))
         ]
 
-    everything = list(range(len(traces)))
+    everything = list(range(len(features)))
     validation = None
     choose_on = everything
     if holdout:
@@ -619,10 +742,10 @@ def sweep(
             "baseline_on_test": test_rows[-1] if baseline is not None else None,
         }
     elif folds:
-        if folds > len(traces):
+        if folds > len(features):
             from ..input.diagnostics import TracecheckError
 
-            raise TracecheckError(f"--folds {folds}: there are only {len(traces)} traces")
+            raise TracecheckError(f"--folds {folds}: there are only {len(features)} traces")
         parts = stratified_folds(kinds, folds, seed)
         chosen = []
         for k, held in enumerate(parts):
@@ -635,9 +758,9 @@ def sweep(
             current_row = held_rows[-1] if held_rows and baseline is not None else None
             chosen.append({"fold": k + 1, "traces": len(held), "best": fold_best, "test": test_row, "current_test": current_row})
         validation = {"kind": "folds", "folds": folds, "seed": seed, "per_fold": chosen}
-    ids = [t.id for t in traces]
+    ids = [f.id for f in features]
     # The benchmark is scored on every trace, whatever part the choice is made on.
-    scores = benchmark_scores(traces, outcomes, unread_verdicts(labels))
+    scores = benchmark_scores(features, unread_verdicts(labels))
     result = SweepResult(
         benchmark=scores[: len(points)] if scores is not None else None,
         baseline_benchmark=scores[-1] if scores is not None and baseline is not None else None,

@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..model import OUTCOMES, place_text
@@ -251,21 +251,27 @@ SCRIPT = """
 def page(title: str, body: str) -> str:
     """A whole page: ``body`` (HTML already escaped) with the style and the script, and a
     Content-Security-Policy that loads nothing and runs no script but this one."""
+    head, tail = page_ends(title)
+    return head + body + tail
+
+
+def page_ends(title: str) -> tuple[str, str]:
+    """What comes before a page's body and after it (see ``page``), for a writer that
+    writes the body in pieces."""
     digest = base64.b64encode(hashlib.sha256(SCRIPT.encode("utf-8")).digest()).decode()
     policy = (
         "default-src 'none'; style-src 'unsafe-inline'; img-src data:; "
         f"script-src 'sha256-{digest}'; base-uri 'none'; form-action 'none'"
     )
-    return (
+    head = (
         "<!DOCTYPE html>\n"
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         f'<meta http-equiv="Content-Security-Policy" content="{policy}">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         '<meta name="referrer" content="no-referrer">\n'
         f"<title>{esc(title)}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n<main>\n"
-        + body
-        + f"\n</main>\n<script>{SCRIPT}</script>\n</body>\n</html>\n"
     )
+    return head, f"\n</main>\n<script>{SCRIPT}</script>\n</body>\n</html>\n"
 
 
 def badge(text: str, cls: str, title: str | None = None) -> str:
@@ -668,7 +674,17 @@ class HtmlWriter:
                 place = item["file"] if item["line"] is None else f"{item['file']}:{item['line']}"
                 body.append(f"<li>{esc(place, 240)}: {esc(item['reason'], 400)}</li>")
             body.append("</ul>")
-        self.write(page(title, "\n".join(body)))
+        # The page is written piece by piece, never joined into one string: the table
+        # has a row per trace, and the whole page in one string (made several times over
+        # while it was put together) made the peak memory grow with the input.
+        head, tail = page_ends(title)
+        self.write(head)
+        for number, part in enumerate(body):
+            if number:
+                self.write("\n")
+            for piece in [part] if isinstance(part, str) else part:
+                self.write(piece)
+        self.write(tail)
 
     def _totals(self, totals: TotalsRecord) -> str:
         whole, saved = totals.whole, totals.saved
@@ -778,7 +794,8 @@ class HtmlWriter:
         recorded = f"as recorded: {recorded_text(whole)}"
         return "<h2>Presets side by side</h2>" + head + "".join(rows) + f'</tbody></table><p class="note">{esc(recorded)}; negative savings are forced answers dearer than what they replaced</p>'
 
-    def _table(self) -> str:
+    def _table(self) -> Iterator[str]:
+        """The table of every trace, in pieces (one a row) that the page is written from."""
         guard_names = {g.code: g.name for g in self.header.guards}
         options = ['<option value="">all traces</option>', '<option value="any">any guard fired</option>', '<option value="none">no guard fired</option>']
         if not self.presets:
@@ -810,18 +827,16 @@ class HtmlWriter:
             heads += [sortable(name, "num", tip="sorts by the tokens this preset saves") for name in self.presets]
         else:
             heads += [sortable("policy", "num", tip="sorts by the round of the first stop"), sortable("tokens saved", "num", True), sortable("time saved", "num", True)]
-        return (
-            "<h2>Traces</h2>"
-            + controls
-            + f'<table id="traces" class="sortable"><thead><tr>{"".join(heads)}</tr></thead><tbody>\n'
-            + "\n".join(self.rows)
-            + "\n</tbody></table>"
-        )
+        yield "<h2>Traces</h2>" + controls + f'<table id="traces" class="sortable"><thead><tr>{"".join(heads)}</tr></thead><tbody>\n'
+        for number, row in enumerate(self.rows):
+            yield "\n" + row if number else row
+        yield "\n</tbody></table>"
 
-    def _timelines(self) -> str:
+    def _timelines(self) -> Iterator[str]:
+        """The timelines drawn, in pieces (one a trace) that the page is written from."""
         drawn = self.drawn[True] + self.drawn[False]
         if not drawn:
-            return ""
+            return
         said = []
         for fired, words in ((True, "where a guard fired"), (False, "where none did")):
             if self.seen[fired] > self.drawn[fired]:
@@ -837,4 +852,6 @@ class HtmlWriter:
             '<span><span class="sw cut" style="background:#dde"></span>would not have run under the policy</span>'
             "</div>"
         )
-        return f"<h2>Round by round{esc(scope)}</h2>" + legend + "\n".join(self.sections)
+        yield f"<h2>Round by round{esc(scope)}</h2>" + legend
+        for number, section in enumerate(self.sections):
+            yield "\n" + section if number else section
