@@ -160,6 +160,13 @@ def test_every_format_is_the_same_with_two_and_three_jobs(cli, large, format):
         assert _replay(cli, path, "-f", format, "--jobs", "3") == one, name
 
 
+def test_a_named_input_format_is_the_same_with_two_jobs(cli, large):
+    for name, format in (("native", "native"), ("tau2", "tau-bench"), ("atif-file-ids", "atif")):
+        path = str(large[name][0])
+        one = _replay(cli, path, "-f", "jsonl", "--input-format", format, "--jobs", "1")
+        assert one[0] == 0 and _replay(cli, path, "-f", "jsonl", "--input-format", format, "--jobs", "2") == one, name
+
+
 def test_warnings_name_the_lines_of_the_whole_file(cli, large):
     path, damaged = large["native"]
     code, out, err = _replay(cli, str(path), "-f", "json", "--jobs", "2")

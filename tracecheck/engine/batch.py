@@ -246,7 +246,7 @@ class FileReplayer:
 
     def part_items(self, source: Source, reader: str, span: Span, last: bool, diagnostics: Diagnostics, seam: Seam) -> Iterator[Any]:
         """The items of one part of a file cut for worker processes (``readers.load.read_part``)."""
-        return self.replayed(read_part(source, reader, span, last, diagnostics, seam), diagnostics)
+        return self.replayed(read_part(source, reader, span, last, diagnostics, seam, settle=self.input_format is None), diagnostics)
 
     def replayed(self, traces: Iterator[Trace], diagnostics: Diagnostics) -> Iterator[Any]:
         settings, presets, labels = self.settings, self.presets, self.labels

@@ -29,6 +29,7 @@ replayed in this process, with a note on standard error.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 import os
 import sys
@@ -55,6 +56,7 @@ PARTS_PER_JOB = 4
 def _start(replayer: Any) -> None:
     global _replayer
     _replayer = replayer
+    gc.freeze()  # what the worker inherited is not garbage: no collection scans it
 
 
 def _replay_file(source: Source) -> tuple[list[Any], list[Diagnostic], list[tuple[int, str]], list[str]]:
@@ -72,7 +74,11 @@ def _replay_part(
     flag), labels matches, ``-k``'s left-out ids and what it tells of its cuts."""
     diagnostics = AllWarnings()
     seam = Seam()
-    items = list(_replayer.part_items(source, reader, span, last, diagnostics, seam))
+    gc.disable()  # the items kept for the message would be scanned again and again
+    try:
+        items = list(_replayer.part_items(source, reader, span, last, diagnostics, seam))
+    finally:
+        gc.enable()
     return items, diagnostics.items, diagnostics.always, _matched(), diagnostics.deselected, seam
 
 

@@ -159,9 +159,12 @@ def seams_hold(seams: list[Seam], final: bool = True) -> bool:
     return True
 
 
-def read_part(source: Source, reader: str, span: Span, last: bool, diagnostics: Diagnostics, seam: Seam) -> Iterator[Trace]:
+def read_part(
+    source: Source, reader: str, span: Span, last: bool, diagnostics: Diagnostics, seam: Seam, settle: bool = True
+) -> Iterator[Trace]:
     """The traces of one part of a file cut by ``plan_parts``, read by the named reader,
-    ids settled as in a file of several traces; ``seam`` is filled in as it goes."""
+    ids settled as in a file of several traces (``settle``: as ``read_source`` does when
+    the format was sniffed, not named); ``seam`` is filled in as it goes."""
     info = reader_by_name(reader)
     ctx = ReadContext(display_name(source.name), diagnostics, cut_after=not last)
 
@@ -171,7 +174,7 @@ def read_part(source: Source, reader: str, span: Span, last: bool, diagnostics: 
             yield trace
         seam.broken = ctx.broken
 
-    for trace in settle_ids(traces(), ctx, several=True):
+    for trace in settle_ids(traces(), ctx, several=True) if settle else traces():
         seam.named.append(trace.id)
         yield trace
 
