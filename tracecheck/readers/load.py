@@ -127,7 +127,10 @@ def plan_parts(source: Source, input_format: str | None, parts: int) -> tuple[st
     cut_before = getattr(info.load(), "cut_before", None) if info is not None else None
     if cut_before is None:
         return None
-    spans = line_spans(source, parts, cut_before)
+    try:
+        spans = line_spans(source, parts, cut_before)
+    except OSError:  # gone or unreadable since: read whole, where the reading says why
+        return None
     return (info.name, spans) if len(spans) > 1 else None
 
 
