@@ -38,6 +38,20 @@ import corpus as corpus_mod  # noqa: E402
 SUFFIXES = (".jsonl", ".ndjson", ".json", ".traj")
 
 
+# Sections of docs/benchmarks.md that other scripts measure (benchmarks/jobs_split.py):
+# from this line on, the file is kept as it is when this script writes it again.
+KEPT = "<!-- other benchmarks: kept by benchmarks/run.py -->"
+
+
+def kept_sections(path: Path) -> str:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return ""
+    at = text.find(KEPT)
+    return "" if at < 0 else "\n" + text[at:]
+
+
 # --- measuring -------------------------------------------------------------------------
 
 
@@ -665,6 +679,7 @@ def main() -> None:
         if args.output != "-":
             shown = [a for a in sys.argv[1:]]
             text = markdown(b, info, shown, started, elapsed, manifest)
+            text += kept_sections(Path(args.output))
             Path(args.output).parent.mkdir(parents=True, exist_ok=True)
             Path(args.output).write_text(text, encoding="utf-8")
             print(f"\nwrote {args.output}")

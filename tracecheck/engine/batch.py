@@ -14,6 +14,7 @@ Callable without the CLI::
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,10 +24,10 @@ from ..input.diagnostics import Diagnostics
 from ..input.labels import Labels, as_labels
 from ..input.selection import Selection
 from ..guards.base import Phase
-from ..readers.load import check_input_format, read_source
+from ..readers.load import Seam, check_input_format, read_part, read_source
 from ..model import Trace
 from ..text.memo import forget_remembered
-from ..input.sources import Source, expand_paths, source_size
+from ..input.sources import Source, Span, expand_paths, source_size
 from .replay import TraceResult, replay_trace
 
 P001 = "P001"
@@ -129,8 +130,9 @@ def replay_stream(
     side-by-side comparison; a preset whose settings are ``settings`` reuses the main replay.
     ``labels`` (a ``Labels`` or a labels file's path) is applied to each trace as it is
     read; its entries that matched no trace are warned about at the end.
-    ``jobs`` above 1 replays the input files in that many worker processes (see
-    ``tracecheck.engine.jobs``): the items, warnings and their order are the same.
+    ``jobs`` above 1 replays the input files in that many worker processes, a large
+    JSON Lines file cut into parts (see ``tracecheck.engine.jobs``): the items, warnings
+    and their order are the same.
     ``prepare`` turns each item into what is yielded instead, where the trace was
     replayed (a module-level function, so that worker processes can run it); it sees
     the whole trace, whereas an item yielded as it is keeps only the trace's summary.
@@ -147,7 +149,7 @@ def replay_stream(
     sources = expand_paths(list(paths), diagnostics)
     replayer = FileReplayer(settings, input_format, tuple(tokenizers), dict(presets) if presets else None, labels, prepare, selection)
     progress = _Progress(sources, on_file, on_progress)
-    if jobs > 1 and len(sources) > 1:
+    if jobs > 1 and sources:
         from .jobs import replay_in_workers
 
         for item in replay_in_workers(replayer, sources, diagnostics, progress.file_started, jobs):
@@ -237,9 +239,18 @@ class FileReplayer:
             built = self._guards[id(settings)] = settings.build()
         return built
 
-    def items(self, source, diagnostics: Diagnostics) -> Iterator[Any]:
+    def items(self, source, diagnostics: Diagnostics, skip: int = 0) -> Iterator[Any]:
+        """The items of one file's traces, after its first ``skip`` traces (read, not replayed)."""
+        traces = read_source(source, diagnostics, self.input_format)
+        return self.replayed(itertools.islice(traces, skip, None) if skip else traces, diagnostics)
+
+    def part_items(self, source: Source, reader: str, span: Span, last: bool, diagnostics: Diagnostics, seam: Seam) -> Iterator[Any]:
+        """The items of one part of a file cut for worker processes (``readers.load.read_part``)."""
+        return self.replayed(read_part(source, reader, span, last, diagnostics, seam, settle=self.input_format is None), diagnostics)
+
+    def replayed(self, traces: Iterator[Trace], diagnostics: Diagnostics) -> Iterator[Any]:
         settings, presets, labels = self.settings, self.presets, self.labels
-        for trace in read_source(source, diagnostics, self.input_format):
+        for trace in traces:
             if labels is not None:
                 labels.apply(trace)
             if self.selection is not None and not self.selection.keep(trace, diagnostics):

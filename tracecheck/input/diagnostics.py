@@ -55,6 +55,25 @@ class Diagnostics:
         return iter(self.items)
 
 
+@dataclass
+class AllWarnings(Diagnostics):
+    """Every warning kept, none counted past a cap, each with its ``always`` flag: what a
+    worker reading one part of a file collects, for the parent to pass through its own
+    ``Diagnostics`` in file order (``pass_on``), where the cap applies to the whole file."""
+
+    always: list[bool] = field(default_factory=list)
+
+    def warn(self, file: str, line: int | None, reason: str, *, always: bool = False) -> None:
+        self.items.append(Diagnostic(file, line, reason))
+        self.always.append(always)
+
+
+def pass_on(warnings: list[Diagnostic], always: list[bool], diagnostics: Diagnostics) -> None:
+    """``AllWarnings``' warnings given to ``diagnostics`` as if warned there, in order."""
+    for item, each in zip(warnings, always):
+        diagnostics.warn(item.file, item.line, item.reason, always=each)
+
+
 class TracecheckError(Exception):
     """An error meant for the user (bad usage, config or input): exit code 2, no traceback."""
 

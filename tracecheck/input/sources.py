@@ -34,7 +34,7 @@ import shutil
 import sys
 import zipfile
 import zlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -625,3 +625,111 @@ def display_name(path: str) -> str:
         return shown.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
     except UnicodeEncodeError:  # a surrogate that no undecodable byte maps to
         return shown.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+# Cutting one large JSON Lines file into parts that worker processes read side by side
+# (``--jobs``): where a cut may fall is the format's to say (``readers.load.plan_parts``);
+# here only bytes, lines and line numbers.
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """The lines of a file from byte ``start`` up to byte ``end`` (both at the start of a
+    line), the first of them being line ``line`` of the whole file."""
+
+    start: int
+    end: int
+    line: int
+
+
+def json_lines_head(source: Source) -> tuple[Any] | None:
+    """``(value,)`` of the first line when the input is a plain JSON Lines file that can be
+    read from any line on: a regular file, not compressed, whose first line (no byte-order
+    mark, not blank) is whole JSON, which makes ``read_records`` read it line by line;
+    else None."""
+    if source.members or source.name == STDIN_NAME:
+        return None
+    try:
+        with open(source.name, "rb") as stream:
+            first = stream.readline()
+    except OSError:
+        return None
+    if not first.strip() or first.startswith(_BOM.encode()):
+        return None
+    try:
+        return (_loads(first.decode("utf-8")),)
+    except (orjson.JSONDecodeError, UnicodeDecodeError):
+        return None
+
+
+# How far past a wanted cut the lines are looked at for one where the format allows a
+# cut; none found there, that cut is not made.
+CUT_SEARCH_BYTES = 4 * 1024 * 1024
+
+
+def line_spans(source: Source, parts: int, may_cut_before: Callable[[Any], bool]) -> list[Span]:
+    """``source`` (a JSON Lines file, see ``json_lines_head``) in up to ``parts`` spans of
+    about equal size, each cut made before the first line at or after the wanted place
+    whose JSON value ``may_cut_before`` accepts; the spans' first line numbers are those
+    of the whole file."""
+    cuts: list[int] = []
+    with open(source.name, "rb") as stream:
+        size = os.fstat(stream.fileno()).st_size
+        for k in range(1, parts):
+            wanted = size * k // parts
+            if cuts and wanted <= cuts[-1]:
+                continue
+            stream.seek(wanted - 1)
+            stream.readline()  # to the start of the next line
+            at = stream.tell()
+            while at < size and at - wanted < CUT_SEARCH_BYTES:
+                raw = stream.readline()
+                if raw[:1] in _RECORD_STARTS:
+                    try:
+                        value = _loads(raw)
+                    except orjson.JSONDecodeError:
+                        value = None
+                    if value is not None and may_cut_before(value):
+                        cuts.append(at)
+                        break
+                at += len(raw)
+        lines = [1]
+        stream.seek(0)
+        done = 0
+        for cut in cuts:
+            count = lines[-1]
+            while done < cut:
+                block = stream.read(min(1 << 20, cut - done))
+                if not block:
+                    break
+                count += block.count(b"\n")
+                done += len(block)
+            lines.append(count)
+    edges = [0, *cuts, size]
+    return [Span(edges[k], edges[k + 1], lines[k]) for k in range(len(edges) - 1)]
+
+
+def read_span(source: Source, span: Span, diagnostics: Diagnostics) -> Iterator[Record]:
+    """The records of one span of a JSON Lines file, numbered as lines of the whole file,
+    with the warnings ``read_records`` gives about those lines."""
+    name = display_name(source.name)
+    try:
+        stream = open(source.name, "rb")
+    except OSError as exc:
+        diagnostics.warn(name, None, f"cannot open: {describe_error(exc)}")
+        return
+    with stream:
+        stream.seek(span.start)
+
+        def lines() -> Iterator[bytes]:
+            left = span.end - span.start
+            for raw in stream:
+                yield raw
+                left -= len(raw)
+                if left <= 0:
+                    return
+
+        try:
+            yield from _json_lines(span.line - 1, lines(), name, diagnostics)
+        except READ_ERRORS as exc:
+            diagnostics.warn(name, None, f"read error: {describe_error(exc)}")

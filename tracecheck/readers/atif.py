@@ -91,6 +91,12 @@ def is_harbor_result(value: Any) -> bool:
     )
 
 
+def cut_before(value: Any) -> bool:
+    """Each record (a trajectory, or an array of them) is read on its own: a file of
+    one per line may be cut before any line (``--jobs``)."""
+    return True
+
+
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
     for record in records:
         value = record.value

@@ -28,6 +28,11 @@ class ReadContext:
     # A folder read as one input (``Source.members``): the names shown of its files,
     # record k being the k-th. A warning about record k names that file.
     members: tuple[str, ...] = ()
+    # Reading one part of a file cut for ``--jobs`` (``load.read_part``), more of the file
+    # after it: a reader that finds a trace still open at the end of its records says so
+    # in ``broken`` (the cut was no place to cut: the file is then read whole).
+    cut_after: bool = False
+    broken: str | None = None
 
     def place(self, line: int | None) -> tuple[str, int | None]:
         """Where a warning about the record on ``line`` points: the file and its line, or
@@ -72,6 +77,13 @@ class FormatModule(Protocol):
 
     def read(self, records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
         """The traces of one file's records, in file order."""
+
+    # Optional: ``cut_before(value) -> bool``, whether a JSON Lines file of this format may
+    # be cut (``--jobs``) just before a line holding ``value``: reading the lines before
+    # and after the cut apart gives the traces reading them together gives. A format
+    # without it is never cut. ``load.read_part`` checks each cut after reading (no trace
+    # id on both sides, none left open, see ``ReadContext.cut_after``) and the file is read
+    # whole when one does not hold.
 
 
 class RecordReader(Protocol):

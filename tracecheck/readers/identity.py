@@ -63,12 +63,14 @@ def _arguments(call) -> str:
     return _words(call.arguments_raw)
 
 
-def settle_ids(traces: Iterable[Trace], ctx: ReadContext) -> Iterator[Trace]:
+def settle_ids(traces: Iterable[Trace], ctx: ReadContext, several: bool = False) -> Iterator[Trace]:
     """The traces of one file, in order, with the ids described above. The first trace is
-    held until the second arrives (or the file ends): only then is it known to be alone."""
+    held until the second arrives (or the file ends): only then is it known to be alone.
+    ``several``: the traces are a part of a file known to hold several (``--jobs``), each
+    named as such from the first."""
     held: Trace | None = None
-    namer: _Namer | None = None
     start = len(ctx.diagnostics)  # the warnings about this file's traces come after
+    namer: _Namer | None = _Namer(ctx, start) if several else None
     for trace in traces:
         if held is None and namer is None:
             held = trace

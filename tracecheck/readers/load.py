@@ -5,9 +5,10 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
 
 from ..input.diagnostics import Diagnostics, TracecheckError
-from ..input.sources import Source, TextDocument, display_name, expand_paths, read_records
+from ..input.sources import Source, Span, TextDocument, display_name, expand_paths, json_lines_head, line_spans, read_records, read_span, source_size
 from ..model import Trace
 from .identity import settle_ids
 from . import MESSAGE_LOOKAHEAD, READER_NAMES, not_a_transcript, read_with, reader_by_name, sniff, sniff_message_lines
@@ -96,6 +97,89 @@ def _read_safely(info, records, ctx: ReadContext) -> Iterator[Trace]:
         if os.environ.get("TRACECHECK_DEBUG"):
             raise
         ctx.warn(None, f"the {info.name} reader failed ({type(exc).__name__}: {exc}); the rest of this file was skipped")
+        if ctx.cut_after:
+            ctx.broken = "the reader failed before the cut"
+
+
+# Cutting one large JSON Lines file for ``--jobs``: no part is smaller than this.
+MIN_PART_BYTES = 256 * 1024
+
+
+def plan_parts(source: Source, input_format: str | None, parts: int) -> tuple[str, list[Span]] | None:
+    """(the reader's name, the spans) of a file worth cutting into up to ``parts`` parts
+    for worker processes, None when it is not cut: not a plain JSON Lines file (see
+    ``json_lines_head``), smaller than two parts, its format not sniffed from its first
+    line as ``read_source`` would, or a format that does not say where it may be cut
+    (``cut_before``, see ``contract.FormatModule``)."""
+    size = source_size(source) or 0
+    parts = min(parts, size // MIN_PART_BYTES)
+    if parts < 2:
+        return None
+    head = json_lines_head(source)
+    if head is None:
+        return None
+    if input_format is not None:
+        info = reader_by_name(input_format)
+    elif is_bare_message(head[0]):
+        return None  # one conversation spread over the lines
+    else:
+        info = sniff(head[0])
+    cut_before = getattr(info.load(), "cut_before", None) if info is not None else None
+    if cut_before is None:
+        return None
+    try:
+        spans = line_spans(source, parts, cut_before)
+    except OSError:  # gone or unreadable since: read whole, where the reading says why
+        return None
+    return (info.name, spans) if len(spans) > 1 else None
+
+
+@dataclass(slots=True)
+class Seam:
+    """What reading one part tells of its cuts: the ids its reader gave its traces, the
+    ids they were settled to, and why a cut does not hold (``ReadContext.broken``)."""
+
+    read: list[str] = field(default_factory=list)
+    named: list[str] = field(default_factory=list)
+    broken: str | None = None
+
+
+def seams_hold(seams: list[Seam], final: bool = True) -> bool:
+    """Whether the parts read apart (the first ones of a file, all of them when
+    ``final``) gave what the whole file read at once gives: no cut broken, no trace id
+    of one part in another (a trace across a cut, or a repeated id the whole file would
+    have numbered), and, of the whole file, several traces (a file's only trace is
+    named by the file)."""
+    if any(seam.broken for seam in seams) or (final and sum(len(seam.read) for seam in seams) < 2):
+        return False
+    for ids in ("read", "named"):
+        seen: set[str] = set()
+        for seam in seams:
+            mine = set(getattr(seam, ids))
+            if not seen.isdisjoint(mine):
+                return False
+            seen |= mine
+    return True
+
+
+def read_part(
+    source: Source, reader: str, span: Span, last: bool, diagnostics: Diagnostics, seam: Seam, settle: bool = True
+) -> Iterator[Trace]:
+    """The traces of one part of a file cut by ``plan_parts``, read by the named reader,
+    ids settled as in a file of several traces (``settle``: as ``read_source`` does when
+    the format was sniffed, not named); ``seam`` is filled in as it goes."""
+    info = reader_by_name(reader)
+    ctx = ReadContext(display_name(source.name), diagnostics, cut_after=not last)
+
+    def traces() -> Iterator[Trace]:
+        for trace in _read_safely(info, read_span(source, span, diagnostics), ctx):
+            seam.read.append(trace.id)
+            yield trace
+        seam.broken = ctx.broken
+
+    for trace in settle_ids(traces(), ctx, several=True) if settle else traces():
+        seam.named.append(trace.id)
+        yield trace
 
 
 class _SkippedLines:

@@ -90,6 +90,14 @@ def sniff(value: Any) -> bool:
     return isinstance(value, dict) and "trace" in value and value.get("type") in NATIVE_EVENT_TYPES
 
 
+def cut_before(value: Any) -> bool:
+    """``--jobs`` may cut a file before a ``trace`` header, where a run starts (``convert``
+    and the recorder write one). Traces may interleave, so a cut is checked after
+    reading: a trace still open at its end (or its id on both sides) has the file read
+    whole."""
+    return isinstance(value, dict) and value.get("type") == "trace"
+
+
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
     open_traces: dict[str, _Open] = {}
     finished: set[str] = set()
@@ -175,6 +183,8 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
         yield from ready
         ready.clear()
     yield from ended.values()
+    if ctx.cut_after and open_traces:
+        ctx.broken = f"trace {next(iter(open_traces))} is open at the cut"
     for trace_id in list(open_traces):
         yield close(trace_id)
 

@@ -117,6 +117,12 @@ def sniff(value: Any) -> bool:
     return "messages" in item and ("reward" in item or "reward_info" in item or "termination_reason" in item)
 
 
+def cut_before(value: Any) -> bool:
+    """Each record (a result, a simulation, a results document, an array of them) is
+    read on its own: a file of one per line may be cut before any line (``--jobs``)."""
+    return True
+
+
 def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
     return read_each(records, ctx, lambda value, line: _record(value, line, ctx))
 
