@@ -274,7 +274,7 @@ def throughput(b: Bench, corpus: Path, manifest: dict, repeats: int, has_jobs: b
     the ratios to meet for the three."""
     size_mb = manifest["bytes"] / 1e6
     floor = best(b.cmd([sys.executable, str(HERE / "run.py"), "--floor", str(corpus)]), repeats + 2)
-    out_json = b.tmp / "replay.json"
+    out_json = b.tmp / ("replay.json" if group == "throughput" else f"replay {group}.json")  # distributed() compares with the first
     runs = {"json": b.cmd([b.tracecheck, "replay", str(corpus), "--format", "json"]),
             "terminal": b.cmd([b.tracecheck, "replay", str(corpus)])}
     if has_jobs:
