@@ -140,5 +140,6 @@ def formats() -> None:
     """List the transcript formats tracecheck reads (names for --input-format)."""
     from ..readers import READERS
 
+    column = max(len(info.name) for info in READERS) + 1  # the longest name sets the column
     for info in READERS:
-        echo_row(f"{info.name:<17}", info.description)
+        echo_row(f"{info.name:<{column}}", info.description)
