@@ -20,8 +20,10 @@ from .sources import display_name
 SIDE_FILE_LIMIT = 64 * 1024 * 1024
 # Deeper nesting than any settings or labels file has; the parsers recurse per level.
 NESTING_LIMIT = 200
-# Python refuses to turn longer digit strings into integers (sys.int_info.str_digits_check_threshold).
-_LONG_NUMBER = re.compile(r"\d{4000,}")
+# Python refuses to turn longer digit strings into integers (sys.int_info.str_digits_check_threshold),
+# TOML's underscores between digits included; a match starts only where a run of digits does
+# (each run scanned once: a file of 3,999-digit runs took minutes).
+_LONG_NUMBER = re.compile(r"(?<![\d_])\d(?:_?\d){3999,}")
 _BRACKETS = re.compile(r"[\[\]{}]")
 
 
@@ -77,7 +79,7 @@ def check_parsable(text: str, shown: str) -> None:
             raise TracecheckError(f"{shown}:{text.count(chr(10), 0, bracket.start()) + 1}: nested more than {NESTING_LIMIT} levels deep")
     found = _LONG_NUMBER.search(text)
     if found is not None:
-        raise TracecheckError(f"{shown}:{text.count(chr(10), 0, found.start()) + 1}: a number of {len(found.group())} digits; no setting or label needs one")
+        raise TracecheckError(f"{shown}:{text.count(chr(10), 0, found.start()) + 1}: a number of {len(found.group().replace('_', ''))} digits; no setting or label needs one")
 
 
 def read_toml(path: str | os.PathLike, what: str = "config file") -> dict[str, Any]:
