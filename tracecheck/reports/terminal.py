@@ -105,6 +105,24 @@ def wrapped(text: Text, width: int, indent: int = 4) -> list[Text]:
     return lines
 
 
+def wrapped_plain(text: Text, width: int, indent: int = 4) -> list[str]:
+    """The plain text of the lines ``wrapped`` makes, broken at the same places, without
+    a Text for each piece: what a console without colours prints."""
+    if _whole_spans(text):  # a stretch that may need cutting first: rare, done on the Text
+        return [line.plain for line in wrapped(text, width, indent)]
+    whole_text = text.plain.rstrip()
+    if cell_len(whole_text) <= width:
+        return [whole_text]
+    lines: list[str] = []
+    for paragraph in whole_text.split("\n"):
+        first = width if not lines else width - indent
+        cuts = _breaks(paragraph, first, width - indent)
+        for start, end in zip([0, *cuts], [*cuts, len(paragraph)]):
+            piece = paragraph[start:end].rstrip()
+            lines.append(piece if not lines else " " * indent + piece)
+    return lines
+
+
 def _words(text: str, whole: list[tuple[int, int, str]]) -> list[tuple[int, str]]:
     """The words of ``text`` (with the spaces after them) and where each starts; the
     words of a ``whole`` stretch are one."""
@@ -132,15 +150,17 @@ def _breaks(text: str, first: int, width: int, whole: list[tuple[int, int, str]]
     used = 0
     limit = first
     for start, word in _words(text, whole):
-        length = cell_len(word.rstrip())
+        bare = word.rstrip()
+        length = cell_len(bare)
+        with_space = length + cell_len(word[len(bare) :])  # the word's own cells counted once
         if used + length <= limit:
-            used += cell_len(word)
+            used += with_space
             continue
         if length <= width:  # fits on a line of its own: move it there
             if used:
                 breaks.append(start)
                 limit = width
-            used = cell_len(word)
+            used = with_space
             continue
         position = start
         # Fold: fill this line, then whole lines; in compact JSON, after the last "," ":"

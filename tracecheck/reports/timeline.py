@@ -11,7 +11,7 @@ from rich.text import Text
 from ..engine.costs import RoundCost, round_costs, trace_totals
 from ..model import Round, ToolCall, Trace, Usage
 from .wording import BASIS_NOTES, count, number, seconds, shown_id
-from .terminal import whole, wrapped
+from .terminal import whole, wrapped, wrapped_plain
 from ..text.textsafe import one_line, plain, single_line
 
 # A hook that lets a caller add lines under each round (the guard engine adds its state).
@@ -117,7 +117,17 @@ def _wrapped(width: int, line: Text) -> Iterator[Text]:
     """A timeline line as printed within ``width``: wrapped between words, the
     continuation indented two past the line's own indent (as the replay report does)."""
     for part in line.split("\n") if "\n" in line.plain else (line,):
-        yield from wrapped(part, width, len(part.plain) - len(part.plain.lstrip(" ")) + 2)
+        yield from wrapped(part, width, _indent(part) + 2)
+
+
+def _indent(line: Text) -> int:
+    return len(line.plain) - len(line.plain.lstrip(" "))
+
+
+def _writes_plain_text(console: Console) -> bool:
+    """Whether ``console`` writes text without any escape code (no colours, no links)
+    and keeps nothing of it (no recording, no capture, no notebook)."""
+    return console.color_system is None and not console.record and not console.is_jupyter and not getattr(console, "_buffer_index", 1)  # inside a capture: Rich keeps it
 
 
 def timeline_lines(trace: Trace, annotate: RoundAnnotator | None = None) -> list[Text]:
@@ -172,8 +182,17 @@ def render_trace(console: Console, trace: Trace, annotate: RoundAnnotator | None
 
 def print_timeline(console: Console, lines: Iterable[Text]) -> None:
     """Print a timeline, then a blank line. The wrapped lines go to the console a block
-    at a time: one print per line cost more than everything else ``show`` does."""
+    at a time: one print per line cost more than everything else ``show`` does; to a
+    console without colours (a file, a pipe) they are written as plain text, which is
+    all Rich would write there."""
     width = max(40, console.width)
+    if _writes_plain_text(console) and width <= console.width:
+        write = console.file.write
+        for line in lines:
+            for part in line.split("\n") if "\n" in line.plain else (line,):
+                write("".join(piece + "\n" for piece in wrapped_plain(part, width, _indent(part) + 2)))
+        console.print()
+        return
     block: list[Text] = []
     for line in lines:
         block.extend(_wrapped(width, line))
