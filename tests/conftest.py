@@ -215,8 +215,8 @@ def assert_sniffed_alone(name: str, own: list[Path]) -> None:
     from tracecheck.readers import reader_by_name, sniff
 
     mine = reader_by_name(name)
-    folder = own[0].parent
-    others = [p for p in folder.parent.rglob("*") if p.suffix in (".jsonl", ".json") and p.parent != folder]
+    folder = FIXTURES / own[0].relative_to(FIXTURES).parts[0]  # the format's folder (its files may sit deeper)
+    others = [p for p in FIXTURES.rglob("*") if p.suffix in (".jsonl", ".json") and folder not in p.parents]
     assert len(others) > 50
     for path in others:
         try:

@@ -9,9 +9,10 @@ import json
 import shutil
 from pathlib import Path
 
-from tracecheck.readers import not_a_transcript, reader_by_name
+from tracecheck.readers import not_a_transcript
 
 from conftest import (
+    assert_sniffed_alone,
     assert_show_and_convert_round_trip,
     read_with_warnings as read,
     round_usage_tuple as usage_tuple,
@@ -300,16 +301,7 @@ def test_show_and_convert_round_trip(tmp_path):
 
 
 def test_no_other_formats_file_is_sniffed_as_a_cline_history():
-    cline = reader_by_name("cline")
-    others = [p for p in FIXTURES.parent.rglob("*") if p.suffix in (".jsonl", ".json") and FIXTURES not in p.parents]
-    assert len(others) > 50
-    for path in others:
-        content = path.read_text(encoding="utf-8", errors="replace")
-        try:
-            first = json.loads(content.splitlines()[0]) if path.suffix == ".jsonl" else json.loads(content)
-        except (ValueError, IndexError):
-            continue
-        assert not cline.sniff(first), path
+    assert_sniffed_alone("cline", [REAL, XML, ROO])
 
 
 def test_no_output_is_written_over_the_ui_messages_read_beside_the_history(cli, tmp_path):

@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tracecheck.readers import reader_by_name
-
 from conftest import (
     assert_sniffed_alone,
     assert_show_and_convert_round_trip,

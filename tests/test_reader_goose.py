@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tracecheck.readers import READER_NAMES, reader_by_name
+from tracecheck.readers import READER_NAMES
 
 from conftest import (
+    assert_sniffed_alone,
     assert_show_and_convert_round_trip,
     read_with_warnings as read,
     usage_tuple,
@@ -221,10 +222,7 @@ def _first_record(path: Path):
 
 
 def test_no_other_formats_file_is_sniffed_as_a_goose_session():
-    goose = reader_by_name("goose")
-    others = sorted(p for p in FIXTURES.parent.rglob("*.json*") if p.suffix in (".jsonl", ".json") and p.parent != FIXTURES)
-    assert len(others) > 50
-    assert [p for p in others if goose.sniff(_first_record(p))] == []
+    assert_sniffed_alone("goose", [HEALTHY, LOOP, ERRORS, EXPORT])
 
 
 def test_goose_files_are_not_sniffed_as_an_earlier_format():

@@ -527,13 +527,10 @@ def write_winning_config(path: Path, table: Mapping[str, Any], inputs=()) -> Non
 
     path = Path(path)
     check_not_an_input(str(path), inputs)
-    from .input.side_files import check_parsable, decode_side_file, read_side_file
+    from .input.side_files import read_side_text
 
     shown = str(path)
-    text = ""
-    if path.exists():
-        text = decode_side_file(read_side_file(path, "config file"), shown, "config file")
-        check_parsable(text, shown)
+    text = read_side_text(path, "config file", shown) if path.exists() else ""
     try:
         tomllib.loads(text)  # the reader's verdict first: what it refuses is not edited either
         document = tomlkit.parse(text)

@@ -1,5 +1,7 @@
 """The files a user hands tracecheck beside the transcripts: settings (tracecheck.toml,
-pyproject.toml), labels, baselines, the ``--write-config`` target. One careful way in:
+pyproject.toml), labels, baselines, the ``--write-config`` target, and the files a reader
+reads beside a transcript (Cline's UI messages, an OpenHands conversation's state). One
+careful way in:
 a regular file only (a FIFO would block, /dev/zero never ends), of bounded size, UTF-8
 with the line of a bad byte named, parsed with positions kept; every problem a
 ``TracecheckError`` reading ``file:line: reason`` (exit code 2).
@@ -12,6 +14,8 @@ import re
 import stat
 import tomllib
 from typing import Any
+
+import orjson
 
 from .diagnostics import TracecheckError
 from .sources import display_name
@@ -82,13 +86,28 @@ def check_parsable(text: str, shown: str) -> None:
         raise TracecheckError(f"{shown}:{text.count(chr(10), 0, found.start()) + 1}: a number of {len(found.group().replace('_', ''))} digits; no setting or label needs one")
 
 
+def read_side_text(path: str | os.PathLike, what: str, shown: str | None = None) -> str:
+    """The text of a ``what`` at ``path``, read, decoded and checked the careful way, ready
+    for a parser (errors name the file as ``shown``, by default its display name)."""
+    shown = shown if shown is not None else display_name(os.fspath(path))
+    text = decode_side_file(read_side_file(path, what), shown, what)
+    check_parsable(text, shown)
+    return text
+
+
+def read_json(path: str | os.PathLike, what: str) -> Any:
+    """A JSON file beside a transcript (a tool's own state or UI log), read the careful way."""
+    try:
+        return orjson.loads(read_side_text(path, what))
+    except orjson.JSONDecodeError as exc:
+        raise TracecheckError(f"not valid JSON ({exc})") from None
+
+
 def read_toml(path: str | os.PathLike, what: str = "config file") -> dict[str, Any]:
     """A TOML settings file, read the careful way; syntax errors keep the parser's line."""
     shown = display_name(os.fspath(path))
-    text = decode_side_file(read_side_file(path, what), shown, what)
-    check_parsable(text, shown)
     try:
-        return tomllib.loads(text)
+        return tomllib.loads(read_side_text(path, what, shown))
     except tomllib.TOMLDecodeError as exc:
         line = re.search(r"line (\d+)", str(exc))
         where = f"{shown}:{line.group(1)}" if line else shown

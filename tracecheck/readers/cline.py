@@ -97,7 +97,7 @@ from typing import Any
 import orjson
 
 from ..input.diagnostics import TracecheckError
-from ..input.side_files import check_parsable, decode_side_file, read_side_file
+from ..input.side_files import read_json
 from ..input.sources import Record, display_name
 from ..model import Round, ToolCall, ToolResult, Trace
 from .common import Counts, as_dict, as_str, brief, dump_json, file_stem, finish_trace, make_usage, new_call, parse_time
@@ -267,14 +267,9 @@ def _ui_messages(ctx: ReadContext) -> tuple[list | None, str | None]:
             continue
         shown = display_name(path)
         try:
-            text = decode_side_file(read_side_file(path, "Cline UI messages file"), shown, "Cline UI messages file")
-            check_parsable(text, shown)
-            value = orjson.loads(text)
+            value = read_json(path, "Cline UI messages file")
         except TracecheckError as exc:
             ctx.diagnostics.warn(shown, None, f"{exc}; tokens and request times unknown")
-            return None, None
-        except orjson.JSONDecodeError as exc:
-            ctx.diagnostics.warn(shown, None, f"not valid JSON ({exc}); tokens and request times unknown")
             return None, None
         if not isinstance(value, list):
             ctx.diagnostics.warn(shown, None, "not a list of UI messages; tokens and request times unknown")

@@ -74,8 +74,8 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
-
+from ..input.diagnostics import TracecheckError
+from ..input.side_files import read_json
 from ..input.sources import Record
 from ..model import Round, ToolCall, ToolResult, Trace
 from .common import (
@@ -86,7 +86,6 @@ from .common import (
     brief,
     content_text,
     error_ending,
-    failure,
     file_stem,
     finish_trace,
     make_usage,
@@ -403,10 +402,9 @@ def _conversation_state(ctx: ReadContext) -> dict | None:
     if not os.path.isfile(path):
         return None
     try:
-        with open(path, "rb") as stream:
-            state = orjson.loads(stream.read())
-    except (OSError, orjson.JSONDecodeError) as exc:
-        ctx.warn(None, f"{path}: conversation state unreadable ({failure(exc)}); token counts unknown")
+        state = read_json(path, "OpenHands conversation state")
+    except TracecheckError as exc:
+        ctx.warn(None, f"{path}: conversation state unreadable ({exc}); token counts unknown")
         return None
     return state if is_conversation_state(state) else None
 

@@ -130,15 +130,10 @@ def _writes_plain_text(console: Console) -> bool:
     return console.color_system is None and not console.record and not console.is_jupyter and not getattr(console, "_buffer_index", 1)  # inside a capture: Rich keeps it
 
 
-def timeline_lines(trace: Trace, annotate: RoundAnnotator | None = None) -> list[Text]:
-    """The lines ``show`` prints for ``trace`` (a line may hold line breaks), unwrapped:
-    plain data made where the trace is read (in a worker process with ``--jobs``)."""
-    return list(timeline(trace, annotate))
-
-
 def timeline(trace: Trace, annotate: RoundAnnotator | None = None) -> Iterator[Text]:
-    """``timeline_lines`` made as they are printed, a round at a time: the lines already
-    printed are not kept."""
+    """The lines ``show`` prints for ``trace`` (a line may hold line breaks), unwrapped,
+    made a round at a time as they are printed (the lines already printed are not kept);
+    a worker process (``--jobs``) makes them all and sends them back as a list."""
     costs = round_costs(trace)
     yield trace_summary(trace, costs)
     lines: list[Text] = []
@@ -174,10 +169,6 @@ def timeline(trace: Trace, annotate: RoundAnnotator | None = None) -> Iterator[T
     for message in trace.user_messages:
         if message.before_round > len(trace.rounds):
             yield Text("    user: ", style="magenta").append_text(plain(one_line(message.text, 200)))
-
-
-def render_trace(console: Console, trace: Trace, annotate: RoundAnnotator | None = None) -> None:
-    print_timeline(console, timeline_lines(trace, annotate))
 
 
 def print_timeline(console: Console, lines: Iterable[Text]) -> None:
