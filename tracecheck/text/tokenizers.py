@@ -27,20 +27,28 @@ TOKENIZERS = ("char", "jieba")
 # katakana, hangul syllables. One character class, so whole texts are scanned by the
 # regex engine instead of a Python call per character.
 _CJK = "\u4e00-\u9fff\u3400-\u4dbf\U00020000-\U0002ebef\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
-_CJK_CHAR = re.compile(f"[{_CJK}]")
-_CJK_RUN = re.compile(f"[{_CJK}]+")
-# A run of CJK characters (group "cjk"), or of anything else that is not whitespace.
-# ``\s`` is str.isspace(): the same whitespace str.split() splits on.
-_RUN = re.compile(f"(?P<cjk>[{_CJK}]+)|[^\\s{_CJK}]+")
+# (low, high) code points of the same ranges, for one character.
+_CJK_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2EBEF), (0xF900, 0xFAFF), (0x3040, 0x30FF), (0xAC00, 0xD7AF))
+
+
+@lru_cache(maxsize=1)
+def _cjk_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """(a CJK run; a CJK run, group "cjk", or a run of anything else not whitespace),
+    compiled on the first text that is not ASCII: a class this wide takes milliseconds to
+    compile, and most runs are all ASCII. ``\\s`` is str.isspace(), what str.split() splits on."""
+    return re.compile(f"[{_CJK}]+"), re.compile(f"(?P<cjk>[{_CJK}]+)|[^\\s{_CJK}]+")
 
 
 def is_cjk(ch: str) -> bool:
-    return _CJK_CHAR.fullmatch(ch) is not None
+    code = ord(ch)
+    return any(low <= code <= high for low, high in _CJK_RANGES)
 
 
 def count_cjk(text: str) -> int:
     """How many characters of ``text`` are CJK (as ``is_cjk`` says), in one regex scan."""
-    return sum(map(len, _CJK_RUN.findall(text)))
+    if text.isascii():
+        return 0
+    return sum(map(len, _cjk_patterns()[0].findall(text)))
 
 
 # Punctuation, symbols and control characters (Unicode categories P*, S*, C*) become
@@ -68,7 +76,9 @@ def normalize(text: str) -> str:
 
 def _split_runs(text: str) -> list[tuple[bool, str]]:
     """(is_cjk, run) pieces of normalized text; whitespace separates non-CJK words."""
-    return [(match.lastgroup == "cjk", match.group()) for match in _RUN.finditer(text)]
+    if text.isascii():
+        return [(False, word) for word in text.split()]
+    return [(match.lastgroup == "cjk", match.group()) for match in _cjk_patterns()[1].finditer(text)]
 
 
 def char_tokens(text: str) -> list[str]:
