@@ -288,7 +288,24 @@ def _value_text(value: Any) -> str:
         items = [_value_text(v) for v in value]
         items = [item for item in items if item]
         return "[" + ", ".join(items) + "]" if items else ""
-    text = single_line(str(value), 160)
+    if isinstance(value, str):
+        # The same strings (call signatures, queries) sit in a guard's state round after
+        # round: made safe once each.
+        shown = _SHOWN_STRINGS.get(value)
+        if shown is None:
+            if len(_SHOWN_STRINGS) >= _SHOWN_STRINGS_LIMIT:
+                _SHOWN_STRINGS.clear()
+            shown = _SHOWN_STRINGS[value] = _string_text(value)
+        return shown
+    return _string_text(str(value))
+
+
+_SHOWN_STRINGS: dict[str, str] = {}
+_SHOWN_STRINGS_LIMIT = 4096
+
+
+def _string_text(value: str) -> str:
+    text = single_line(value, 160)
     if not text:
         return ""
     return f"'{text}'" if _NEEDS_QUOTES.intersection(text) else text

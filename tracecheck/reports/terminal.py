@@ -59,10 +59,21 @@ def _whole_spans(text: Text) -> list[tuple[int, int, str]]:
     return [(s.start, s.end, s.style.meta["whole"]) for s in text.spans if isinstance(s.style, Style) and s.style.meta.get("whole")]
 
 
+# Deletes printable ASCII: what is left of a text is what may not take one cell a character.
+_DROP_PRINTABLE_ASCII = dict.fromkeys(range(0x20, 0x7F))
+
+
 def cell_len(text: str) -> int:
-    """Terminal cells ``text`` takes: one per character for printable ASCII (most of
-    what a timeline wraps; Rich's own count looks at every character)."""
-    return len(text) if text.isascii() and text.isprintable() else _rich_cell_len(text)
+    """Terminal cells ``text`` takes, as Rich counts them: one per character for printable
+    ASCII (most of what a timeline wraps), Rich's count for the rest only (Rich's own
+    looks at every character, in Python). A joiner or variation selector makes widths
+    depend on neighbours: then Rich counts the whole text."""
+    if text.isascii() and text.isprintable():
+        return len(text)
+    rest = text.translate(_DROP_PRINTABLE_ASCII)
+    if "\u200d" in rest or "\ufe0f" in rest:
+        return _rich_cell_len(text)
+    return len(text) - len(rest) + _rich_cell_len(rest)
 
 
 def _cut_whole(text: Text, limit: int) -> Text:
@@ -130,7 +141,7 @@ def _words(text: str, whole: list[tuple[int, int, str]]) -> list[tuple[int, str]
 
     out: list[tuple[int, str]] = []
     for start, end, word in words(text):
-        if out and any(a < start < b and a <= out[-1][0] for a, b, _keep in whole):
+        if whole and out and any(a < start < b and a <= out[-1][0] for a, b, _keep in whole):
             out[-1] = (out[-1][0], text[out[-1][0] : end])
         else:
             out.append((start, word))
@@ -149,10 +160,11 @@ def _breaks(text: str, first: int, width: int, whole: list[tuple[int, int, str]]
     breaks: list[int] = []
     used = 0
     limit = first
+    measure = len if text.isascii() and text.isprintable() else cell_len  # one cell a character, or not
     for start, word in _words(text, whole):
         bare = word.rstrip()
-        length = cell_len(bare)
-        with_space = length + cell_len(word[len(bare) :])  # the word's own cells counted once
+        length = measure(bare)
+        with_space = length + measure(word[len(bare) :])  # the word's own cells counted once
         if used + length <= limit:
             used += with_space
             continue
