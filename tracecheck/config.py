@@ -257,6 +257,9 @@ def coerce_option(guard: type[Guard], name: str, value: Any, where: str = "") ->
         problem = guard.message_problem(value)
         if problem is not None:
             raise TracecheckError(f"{label}: {problem}")
+    problem = guard.option_problem(name, value)
+    if problem is not None:
+        raise TracecheckError(f"{label}: {problem}")
     meta = f.metadata
     if name.endswith("_patterns"):
         # Regular expressions: a bad one is a config error now, not a crash mid-replay.

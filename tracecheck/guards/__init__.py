@@ -33,6 +33,7 @@ _GUARDS = (
     ("B002", "token-budget", "b002_token_budget", "TokenBudget"),
     ("B003", "tool-call-cap", "b003_tool_call_cap", "ToolCallCap"),
     ("B004", "time-budget", "b004_time_budget", "TimeBudget"),
+    ("B005", "call-timeout", "b005_call_timeout", "CallTimeout"),
 )
 
 GUARD_CODES: tuple[str, ...] = tuple(code for code, _, _, _ in _GUARDS)

@@ -196,6 +196,13 @@ class Guard:
             return f"{overrides!r} is not a table of message templates"
         return check_overrides(cls.messages, overrides)
 
+    @classmethod
+    def option_problem(cls, name: str, value: Any) -> str | None:
+        """Why ``value`` does not fit option ``name`` beyond its type and bounds (a list
+        entry's own syntax), or None; the config loader asks, so that a bad value is a
+        config error, not a failure at the first replay."""
+        return None
+
     def say(self, key: str, context: RunContext | None, **fields: Any) -> str:
         """The model-facing message ``key`` in the context's language (English when
         there is no context or no such language), as overridden in the config, with

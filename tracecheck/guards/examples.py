@@ -19,6 +19,9 @@ class Call:
     args: Any = field(default_factory=dict)  # an object, or a raw JSON string as the model wrote it
     result: str = "ok"
     error: bool | None = False
+    # How long the call ran: its result starts at the round's ``at`` (0 when untimed) and
+    # ends ``seconds`` later; ``None`` leaves the call untimed, as most examples are.
+    seconds: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +55,8 @@ class Example:
             for k, call in enumerate(step.calls, 1):
                 raw_args = call.args if isinstance(call.args, str) else dump_json(call.args)
                 raw, parsed, error = parse_arguments(raw_args)
+                start = (step.at or 0.0) if call.seconds is not None else None
+                end = start + call.seconds if start is not None and call.seconds is not None else None
                 rnd.tool_calls.append(
                     ToolCall(
                         id=f"call_{number}_{k}",
@@ -59,7 +64,7 @@ class Example:
                         arguments_raw=raw,
                         arguments=parsed,
                         arguments_error=error,
-                        result=ToolResult(content=call.result, is_error=call.error),
+                        result=ToolResult(content=call.result, is_error=call.error, started_at=start, ended_at=end),
                     )
                 )
             trace.rounds.append(rnd)

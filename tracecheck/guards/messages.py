@@ -48,6 +48,7 @@ FIELDS: dict[str, tuple[str, Any]] = {
     # B004 passes both as text already formatted ("300", "1,312"): a {seconds:d} spec fails at load.
     "seconds": ("the time budget in seconds", "300"),
     "elapsed": ("seconds spent so far", "1,312"),
+    "limit": ("the call's time limit in seconds, as text", "5"),
     "dead_end": ("the kind of dead end: the same error, the same empty answer, the same result as before", "the same empty answer"),
     "window": ("the passage the text keeps repeating", "I will now check the file again."),
 }

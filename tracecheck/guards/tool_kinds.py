@@ -32,6 +32,9 @@ SHELL_TOOLS = (
 # Tools that change the world: after one succeeds, earlier failures are a new experiment,
 # and the identical change made again is never progress.
 EDIT_TOOLS = ("*edit*", "*write*", "*replace*", "*patch*", "*create*", "*insert*", "*update*", "*apply*")
+# Seed 004's single-step watchdogs by tool name (GLOBS=SECONDS): PatchCat kills a code
+# sandbox's Web Worker after 5 s and aborts a network tool with AbortSignal.timeout(30 s).
+SEED_004_TIME_LIMITS = ("*exec*|*python*|*sandbox*=5", "*fetch*|*http*|*search*=30")
 # Bookkeeping: a to-do list or a scratchpad answers the same "ok" whatever happens, so
 # it is neither progress nor a failure (Claude Code's TodoWrite, OpenAI's update_plan).
 BOOKKEEPING_TOOLS = ("todowrite", "todoread", "*todo*", "think", "update_plan", "*scratchpad*")

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..guards.signals import DEFAULT_FAILURE_PATTERNS
-from ..guards.tool_kinds import EDIT_TOOLS, SHELL_TOOLS
+from ..guards.tool_kinds import EDIT_TOOLS, SEED_004_TIME_LIMITS, SHELL_TOOLS
 
 
 # Budget guards are off until given a budget: a preset that lists them lets --set turn them on.
@@ -144,11 +144,19 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             name="patchcat",
-            summary="PatchCat's deadlock breaker: 2nd identical call hints, 3rd stops; raw argument text compared",
+            summary="PatchCat's deadlock breaker: 2nd identical call hints, 3rd stops; raw argument text compared; "
+            "sandbox calls cut at 5 s, network calls at 30 s",
             source="seed 004 (PatchCat browser-engine.ts)",
-            guards={"R001": {"canonical_args": False, "hint_at": 2, "stop_at": 3}, "B002": {"budget": 0}},
+            guards={
+                "R001": {"canonical_args": False, "hint_at": 2, "stop_at": 3},
+                "B002": {"budget": 0},
+                "B005": {"limits": list(SEED_004_TIME_LIMITS), "default_limit": 0.0},
+            },
             notes="PatchCat compares the arguments string as the model wrote it (key-order drift escapes it, as the "
-            "article says); its token budget is 0 (off) by default.",
+            "article says); its token budget is 0 (off) by default. Its single-step watchdog (B005) kills a code "
+            "sandbox after 5 s and aborts a network call after 30 s; other tools are unbounded. Tool kinds are "
+            "told by name: " + ", ".join(SEED_004_TIME_LIMITS) + ". A cut is reported (hint), with its saved seconds "
+            "counted only where the recorded result was an error or a timeout.",
         ),
         Preset(
             name="openhands",

@@ -96,6 +96,7 @@ def guard_markdown(guard: type[Guard]) -> str:
                 shown = "; ".join(
                     f"{c.name}({c.args if isinstance(c.args, str) else _args(c.args)}) -> {one_line(c.result, 40)}"
                     + (" [error]" if c.error else "")
+                    + (f" [ran {c.seconds:g} s]" if c.seconds is not None else "")
                     for c in step.calls
                 )
             else:
