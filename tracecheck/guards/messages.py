@@ -49,6 +49,7 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "seconds": ("the time budget in seconds", "300"),
     "elapsed": ("seconds spent so far", "1,312"),
     "dead_end": ("the kind of dead end: the same error, the same empty answer, the same result as before", "the same empty answer"),
+    "others": ("the other calls of the same response, comma-separated", "explore_code, read_file"),
     "window": ("the passage the text keeps repeating", "I will now check the file again."),
 }
 
