@@ -59,6 +59,7 @@ ALL_GUARDS_RUNNING = (
     "R003.enabled=true",
     "R003.compare_results=true",
     "R004.enabled=true",
+    "R006.enabled=true",
     "F002.enabled=true",
     "P004.enabled=true",
     "T001.enabled=true",
