@@ -50,6 +50,7 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "elapsed": ("seconds spent so far", "1,312"),
     "limit": ("the call's time limit in seconds, as text", "5"),
     "dead_end": ("the kind of dead end: the same error, the same empty answer, the same result as before", "the same empty answer"),
+    "others": ("the other calls of the same response, comma-separated", "explore_code, read_file"),
     "window": ("the passage the text keeps repeating", "I will now check the file again."),
 }
 

@@ -132,15 +132,19 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             name="loopagent",
-            summary="LoopAgent's guardrails: identical calls answered from cache, 3 failures of a tool abort, evidence before answers",
+            summary="LoopAgent's guardrails: identical calls answered from cache, 3 failures of a tool abort, evidence before "
+            "answers, writes beside parallel calls reported",
             source="seed 001 (LoopAgent's reactAgentRunner.ts)",
             guards={
                 "R002": {"canonical_args": False},
                 "F001": {"threshold": 3},
                 "E001": {"max_rejections": 2},
+                "R006": {},
             },
             notes="Signatures are name + raw arguments text, as LoopAgent keys its cache. The evidence gate "
-            "needs required tools in the run's metadata (required_tools / required_any_of).",
+            "needs required tools in the run's metadata (required_tools / required_any_of). LoopAgent runs a call that "
+            "writes in a batch of its own; replay cannot re-batch recorded calls, so R006 only reports (a hint, nothing "
+            "saved) each response that asked for a write beside other calls.",
         ),
         Preset(
             name="patchcat",
