@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import operator
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 # A field with this metadata is left out of the JSON when it is None (an optional part
@@ -47,11 +49,28 @@ class Record:
             out[name] = json_value(value)
         return out
 
+    def __reduce__(self) -> tuple[type, tuple[Any, ...]]:
+        # Pickled by --jobs workers: the class and its values, read in one call and given
+        # back to its __init__ (dataclasses' own pickling of slots looks the fields up
+        # again for every record, and takes twice as long both ways).
+        return type(self), _field_values(type(self))(self)
+
 
 @functools.cache
 def _json_fields(cls: type) -> tuple[tuple[str, bool], ...]:
     """A record class's fields in order, each with whether it is left out when None."""
     return tuple((item.name, bool(item.metadata.get("optional"))) for item in dataclasses.fields(cls))
+
+
+@functools.cache
+def _field_values(cls: type) -> Callable[[Any], tuple[Any, ...]]:
+    """A function giving a record's field values in order, as a tuple (init fields only:
+    they are what __init__ takes back)."""
+    names = [item.name for item in dataclasses.fields(cls) if item.init]
+    if len(names) == 1:
+        only = names[0]
+        return lambda record: (getattr(record, only),)
+    return operator.attrgetter(*names) if names else lambda record: ()
 
 
 @dataclass(frozen=True, slots=True)
