@@ -5,11 +5,17 @@ from typing import Any
 
 from ..model import Round, ToolCall
 from ..text.similarity import NOVELTY_METRICS, novelty_history, ratio_ceiling
+from . import base
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls, search
 from .messages import Message
-from .signals import DEFAULT_SEARCH_TOOLS
+from .signals import DEFAULT_SEARCH_TOOLS, ENGLISH_ANSWER_INDICATORS, SEED_ANSWER_INDICATORS
 from .tool_kinds import matches_any
+
+
+# The seed's should_terminate checks its conditions in this order; the first that holds
+# is the one a finding names.
+CONDITIONS = ("stagnation", "observations", "answer")
 
 
 @dataclass(frozen=True)
@@ -32,6 +38,22 @@ class P003Options(GuardOptions):
         "Novel observations kept as the history (the most recent ones); a new observation is compared with "
         "them joined. Bounds the memory and work per round of long runs.",
         minimum=1,
+    )
+    max_observations: int = option(
+        0,
+        "Stop once this many watched observations have come in, new or not (seed 002's second condition, "
+        "len(accumulated_results) >= 5); 0: off.",
+        minimum=0,
+    )
+    stop_on_answer: bool = option(
+        False,
+        "Stop when a watched observation holds one of answer_indicators (seed 002's third condition: "
+        "the result already holds a clear answer).",
+    )
+    answer_indicators: list[str] = option(
+        list(SEED_ANSWER_INDICATORS + ENGLISH_ANSWER_INDICATORS),
+        "Texts whose presence in an observation means it holds a clear answer, matched as written "
+        "(case matters, as in the seed); used with stop_on_answer. Seed 002's list and English equivalents.",
     )
 
 
@@ -67,7 +89,41 @@ HTTPX = (
     "https://www.python-httpx.org/advanced/timeouts/#fine-tuning-the-configuration"
 )
 HTTPX_AGAIN = HTTPX.replace("by default", "by default in all cases").replace("60s", "sixty-second")
+# A result that answers the question outright, in Chinese and in English.
+ANSWERED = "根据《SaaS 订阅服务协议》第 8.2 条，订阅期满前 30 日未以书面形式通知终止的，本协议按原期限自动续订。"
+ANSWERED_EN = (
+    "According to clause 8.2 of the SaaS Subscription Agreement, the subscription renews automatically "
+    "unless either party gives written notice 30 days before the term ends."
+)
+# The seed's first four queries, in its order.
+CONTRACT_QUERIES = ("SaaS 订阅合同 自动续费", "SaaS 订阅协议 自动续约", "软件即服务 合同 续费条款", "自动续费条款 SaaS 协议")
+
+
+def contract_searches(*results: str) -> tuple:
+    """search_contract rounds with the seed's queries returning ``results``, then an answer."""
+    return tuple(search(query, result, tool="search_contract") for query, result in zip(CONTRACT_QUERIES, results)) + (answer(),)
+
+
 SETTINGS = "DEBUG=false\nDATABASE_URL=postgres://db:5432/app\nCACHE_TTL=300\n"
+
+# The closing prompts of seed 002's other two conditions. They are sent as the guard's
+# ``stop`` message (a ``messages.stop`` override replaces all three); {count} is the
+# number of observations so far.
+OTHER_STOPS = {
+    # "已积累足够信息，终止搜索"
+    "observations": Message(
+        en="Enough information has been gathered ({count} tool results), searching is stopped. "
+        "Give your final answer from the information you have.",
+        zh="已积累足够信息（{count} 次工具结果），终止搜索。请基于已获取的信息给出最终答案。",
+        fields=("tool", "count"),
+    ),
+    # "当前结果已包含明确答案，终止搜索"
+    "answer": Message(
+        en="The latest {tool} result already holds a clear answer, searching is stopped. Give your final answer from it.",
+        zh="当前 {tool} 结果已包含明确答案，终止搜索。请据此给出最终答案。",
+        fields=("tool", "count"),
+    ),
+}
 
 
 class NoNewInformation(Guard):
@@ -127,6 +183,20 @@ class NoNewInformation(Guard):
     long run the ceiling above already rules out a match against 50 kept
     observations unless the new one is about 27 times longer than their average.
 
+    **The seed's other two conditions** (off by default; the ``seed-002`` preset turns
+    them on). Seed 002's ``should_terminate`` runs after every observation and stops on
+    the first of three conditions that holds, in this order: the stagnant count reached
+    the threshold (above); ``len(accumulated_results) >= 5``, every observation so far,
+    new or not (``max_observations``; 0 is off); the observation holds one of its
+    ``answer_indicators`` ("是的", "不，", "根据", "第一条", "答案是", "具体来说"),
+    matched with ``in`` as the seed does, case and all (``stop_on_answer``; the default
+    list adds "Yes,", "No,", "According to", "Article 1", "The answer is",
+    "Specifically"). The finding names the condition that fired (``details.condition``:
+    ``observations`` or ``answer``, with ``indicator``; a stagnation stop reads as
+    before). Only watched tools' results count, as for stagnation. The indicators are
+    the seed's "simple heuristic": common words such as 根据 or "According to" also
+    open results that answer nothing, so this stop can come early.
+
     **Why it matters.** A model that rewords a query eight times (SaaS 订阅合同 自动续费
     → SaaS 订阅协议 自动续约 → …) gets back the same clauses each time. Whatever the
     queries look like, the observations show that nothing new is coming in.
@@ -154,6 +224,9 @@ class NoNewInformation(Guard):
             "that was not already known. Give your final answer from the information you have.",
             zh="信息停滞，终止搜索：最近 {count} 次工具结果没有带来新信息。请基于已获取的信息给出最终答案。",
             fields=("tool", "count"),
+            when="the closing prompt of the forced final answer. When max_observations or stop_on_answer stops "
+            "the run, its own default text says why (enough results gathered; the result holds a clear answer, "
+            "with {count} the observations so far); an override of stop replaces all three",
         ),
     }
     examples = (
@@ -244,6 +317,32 @@ class NoNewInformation(Guard):
             options={"window": 1},
         ),
         Example(
+            "max_observations 3: the third result stops the run, however new (seed 002's second condition)",
+            contract_searches(AUTO_RENEWAL, DATA_PROCESSING, TERMINATION, AUTO_RENEWAL),
+            expect=((3, "after_tools", "stop"),),
+            options={"max_observations": 3},
+        ),
+        Example(
+            "stop_on_answer: a result saying 根据 (according to) … already holds the answer (seed 002's third condition)",
+            contract_searches(AUTO_RENEWAL, ANSWERED, DATA_PROCESSING),
+            expect=((2, "after_tools", "stop"),),
+            options={"stop_on_answer": True},
+        ),
+        Example(
+            "The default list has English equivalents: 'According to' holds the answer too",
+            (
+                search("SaaS auto-renewal clause", HTTPX),
+                search("SaaS auto-renewal notice period", ANSWERED_EN),
+                answer(),
+            ),
+            expect=((2, "after_tools", "stop"),),
+            options={"stop_on_answer": True},
+        ),
+        Example(
+            "Both conditions are off by default: the same answer goes unnoticed",
+            contract_searches(AUTO_RENEWAL, ANSWERED, DATA_PROCESSING),
+        ),
+        Example(
             "Known miss: the same clauses in another order score below 0.7 (difflib aligns in order)",
             (
                 search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
@@ -258,6 +357,7 @@ class NoNewInformation(Guard):
         self.history = novelty_history(self.options.metric, self.options.window)
         self.count = 0
         self.kept = 0
+        self.observed = 0  # every watched observation, new or not: the seed's accumulated_results
         self.last_scores: list[dict[str, Any]] = []
 
     def _observations(self, rnd: Round) -> list[ToolCall]:
@@ -267,10 +367,31 @@ class NoNewInformation(Guard):
             if c.result is not None and c.result.is_error is not True and matches_any(c.name, self.options.tools)
         ]
 
+    def _answer_indicator(self, text: str) -> str | None:
+        """The first answer indicator ``text`` holds, when stop_on_answer is on."""
+        if not self.options.stop_on_answer:
+            return None
+        return next((word for word in self.options.answer_indicators if word and word in text), None)
+
+    def _condition(self, text: str) -> tuple[str, str | None] | None:
+        """Seed 002's should_terminate after an observation: the first of its conditions
+        that holds (stagnation, enough observations, a clear answer), with the answer
+        indicator found; None when none does."""
+        opts = self.options
+        if self.count >= opts.threshold:
+            return "stagnation", None
+        if opts.max_observations and self.observed >= opts.max_observations:
+            return "observations", None
+        indicator = self._answer_indicator(text)
+        if indicator is not None:
+            return "answer", indicator
+        return None
+
     def after_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
         opts = self.options
         self.last_scores = []
         fired: dict[str, Any] | None = None
+        condition: tuple[str, str | None] | None = None
         for call in self._observations(rnd):
             text = call.result.content  # type: ignore[union-attr]
             observed = self.history.length
@@ -290,6 +411,7 @@ class NoNewInformation(Guard):
                 self.kept += 1
             else:
                 self.count += 1
+            self.observed += 1
             entry = {
                 "call_id": call.id,
                 "tool": call.name,
@@ -303,17 +425,35 @@ class NoNewInformation(Guard):
             if opts.metric == "ngram" and score is not None:
                 entry["exact"] = self.history.exact  # type: ignore[union-attr]
             self.last_scores.append(entry)
-            if fired is None and self.count >= opts.threshold:
-                fired = {**entry, "score": score}
-        if fired is None:
+            if fired is None:
+                condition = self._condition(text)
+                if condition is not None:
+                    fired = {**entry, "score": score}
+        if fired is None or condition is None:
             return []
-        reason = (
-            f"{fired['tool']} result is {fired['score']:.2f} similar to the {fired['observed_chars']:,} characters "
-            f"already observed ({opts.metric} ratio > {opts.similarity}); "
-            f"{fired['stagnant']} observations in a row without new information"
-        )
-        details = {**fired, "score": round(fired["score"], 4), "metric": opts.metric, "count": fired["stagnant"]}
-        message = self.say("stop", context, tool=fired["tool"], count=fired["stagnant"])
+        kind, indicator = condition
+        if kind == "stagnation":
+            reason = (
+                f"{fired['tool']} result is {fired['score']:.2f} similar to the {fired['observed_chars']:,} characters "
+                f"already observed ({opts.metric} ratio > {opts.similarity}); "
+                f"{fired['stagnant']} observations in a row without new information"
+            )
+            details = {**fired, "score": round(fired["score"], 4), "metric": opts.metric, "count": fired["stagnant"]}
+            message = self.say("stop", context, tool=fired["tool"], count=fired["stagnant"])
+            return [Verdict(Action.STOP, reason, details=details, message=message)]
+        if kind == "observations":
+            reason = (
+                f"{self.observed} observation{'s' if self.observed != 1 else ''} of the watched tools so far "
+                f"(max_observations {opts.max_observations}): enough information gathered"
+            )
+        else:
+            reason = f"{fired['tool']} result holds the answer indicator {indicator!r}: it already holds a clear answer"
+        details = {**fired, "condition": kind, "observations": self.observed, "count": self.observed}
+        if indicator is not None:
+            details["indicator"] = indicator
+        language = context.language if context is not None else "en"
+        # base.render, as Guard.say renders: one rendering path for every message
+        message = base.render({"stop": OTHER_STOPS[kind]}, opts.messages, "stop", language, {"tool": fired["tool"], "count": self.observed})
         return [Verdict(Action.STOP, reason, details=details, message=message)]
 
     def state(self) -> dict[str, Any]:
@@ -322,5 +462,6 @@ class NoNewInformation(Guard):
             "scores": self.last_scores,
             "observed_chars": self.history.length,
             "observations": self.kept,
+            "accumulated": self.observed,
             "metric": self.options.metric,
         }
