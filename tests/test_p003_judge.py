@@ -210,6 +210,15 @@ def test_the_cache_never_writes_over_another_file(cli, server, tmp_path):
     assert len(server.requests) == 4
 
 
+def test_answers_already_in_the_cache_file_are_kept(cli, server, tmp_path):
+    # another process's (a --jobs worker's, an earlier model's) answers survive a write
+    cache = tmp_path / "judge.json"
+    cache.write_text(json.dumps({"format": CACHE_MARK, "answers": {"other-model\tabc": "YES"}}), encoding="utf-8")
+    replay(cli, "--preset", "seeds", *judge_args(url(server), cache))
+    answers = json.loads(cache.read_text(encoding="utf-8"))["answers"]
+    assert answers["other-model\tabc"] == "YES" and len(answers) == 5
+
+
 def test_the_default_cache_is_under_the_users_cache_dir(monkeypatch, tmp_path):
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert novelty_judge.default_cache_path() == str(tmp_path / "tracecheck" / "p003-judge.json")
@@ -230,6 +239,15 @@ def test_a_wrong_no_is_overruled_by_the_floor(server, tmp_path):
     guard.after_tools(trace.rounds[0], None)
     guard.after_tools(trace.rounds[1], None)
     assert guard.last_scores[0]["judge"] == "NO (overruled)" and guard.last_scores[0]["novel"] is True
+
+
+@pytest.mark.parametrize("endpoint", ["localhost:11434", "file:///etc/passwd", "not a url"])
+def test_an_endpoint_that_is_not_an_http_url_falls_back(endpoint, tmp_path, capsys):
+    steps = (search("a", AUTO_RENEWAL), search("b", AUTO_RENEWAL), search("c", AUTO_RENEWAL), answer())
+    guard = NoNewInformation(metric="judge", judge_endpoint=endpoint, judge_cache=str(tmp_path / "u.json"))
+    (fire,) = replay_trace(Example("url", steps).trace(), [guard]).fires
+    assert fire.round == 3 and "not an http(s) URL" in fire.details["judge_cost"]["fell_back"]
+    assert "not an http(s) URL" in capsys.readouterr().err
 
 
 def test_answers_are_read_by_their_first_word():

@@ -93,30 +93,33 @@ class JudgeUnavailable(Exception):
     """The judge could not be asked; the message says why."""
 
 
+def read_cache(path: str) -> tuple[dict[str, str] | None, str | None]:
+    """The answers of the judge cache at ``path`` ({} when there is no file), or None
+    with the reason it must not be written (unreadable, or not a judge cache)."""
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        return {}, None
+    except OSError as exc:
+        return None, f"cannot read {path}: {exc.strerror or exc}"
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict) or data.get("format") != CACHE_MARK or not isinstance(data.get("answers"), dict):
+        # Not ours (a trace, a report, anything): never written over.
+        return None, f"{path} is not a P003 judge cache: it is left alone, answers are kept in memory only"
+    return {k: v for k, v in data["answers"].items() if isinstance(k, str) and isinstance(v, str)}, None
+
+
 class AnswerCache:
     """Answers by (model, prompt hash), in memory and in a JSON file."""
 
     def __init__(self, path: str) -> None:
         self.path = path
-        self.answers: dict[str, str] = {}
-        self.writable = True
-        self.problem: str | None = None
-        try:
-            raw = Path(path).read_bytes()
-        except FileNotFoundError:
-            return
-        except OSError as exc:
-            self.writable, self.problem = False, f"cannot read {path}: {exc.strerror or exc}"
-            return
-        try:
-            data = json.loads(raw)
-        except ValueError:
-            data = None
-        if not isinstance(data, dict) or data.get("format") != CACHE_MARK or not isinstance(data.get("answers"), dict):
-            # Not ours (a trace, a report, anything): never written over.
-            self.writable, self.problem = False, f"{path} is not a P003 judge cache: it is left alone, answers are kept in memory only"
-            return
-        self.answers = {k: v for k, v in data["answers"].items() if isinstance(k, str) and isinstance(v, str)}
+        answers, self.problem = read_cache(path)
+        self.writable = answers is not None
+        self.answers: dict[str, str] = answers or {}
 
     @staticmethod
     def key(model: str, prompt: str) -> str:
@@ -129,6 +132,13 @@ class AnswerCache:
         self.answers[self.key(model, prompt)] = answer
         if not self.writable:
             return
+        # What other processes (replay --jobs workers) wrote since is kept: read, merge, replace.
+        on_disk, problem = read_cache(self.path)
+        if on_disk is None:
+            self.writable, self.problem = False, problem
+            warn_once("cache:" + self.path, f"P003 judge cache: {problem}")
+            return
+        self.answers = {**on_disk, **self.answers}
         target = Path(self.path)
         try:
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -138,6 +148,7 @@ class AnswerCache:
             os.replace(temporary, target)
         except OSError as exc:
             self.writable, self.problem = False, f"cannot write {self.path}: {exc.strerror or exc}"
+            warn_once("cache:" + self.path, f"P003 judge cache: {self.problem}")
 
 
 # Endpoints found dead in this process, with why: asked once, warned about once.
@@ -217,9 +228,14 @@ class Judge:
             body = {"model": self.model, "messages": [{"role": "user", "content": prompt}], "stream": False, "options": {"temperature": 0}}
         else:
             body = {"model": self.model, "messages": [{"role": "user", "content": prompt}], "temperature": 0, "max_tokens": 4}
-        request = urllib.request.Request(
-            self.endpoint, data=json.dumps(body).encode("utf-8"), headers={"Content-Type": "application/json"}, method="POST"
-        )
+        try:
+            request = urllib.request.Request(
+                self.endpoint, data=json.dumps(body).encode("utf-8"), headers={"Content-Type": "application/json"}, method="POST"
+            )
+        except ValueError as exc:
+            raise JudgeUnavailable(f"{self.endpoint!r} is not an http(s) URL: {exc}") from None
+        if request.type not in ("http", "https"):
+            raise JudgeUnavailable(f"{self.endpoint!r} is not an http(s) URL")
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 raw = response.read(1_000_000)
