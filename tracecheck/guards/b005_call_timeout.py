@@ -119,10 +119,7 @@ class CallTimeout(Guard):
 
     code = "B005"
     name = "call-timeout"
-    summary = (
-        "Report a tool call that ran past its per-tool time limit: cut there, the agent would have got a timeout "
-        "error; saved time counted only where the recorded result was an error. Off by default."
-    )
+    summary = "Report a call that ran past its tool's time limit; its time is saved only if its result was an error. Off by default."
     source = "seed 004"
     origin = (
         "seed article 004, 《从 0 到 1 打造 AI 提示流编排器：别让 Agent 原地鬼打墙！》: PatchCat's single-step watchdog (单步看门狗), "

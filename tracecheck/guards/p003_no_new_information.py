@@ -1,15 +1,41 @@
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any
 
 from ..model import Round, ToolCall
 from ..text.similarity import NOVELTY_METRICS, novelty_history, ratio_ceiling
+from . import base
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls, search
 from .messages import Message
-from .signals import DEFAULT_SEARCH_TOOLS
+from .novelty_judge import DEFAULT_ENDPOINT, DEFAULT_MODEL, Judge, JudgeUnavailable, judge_prompt, warn_once
+from .signals import DEFAULT_SEARCH_TOOLS, ENGLISH_ANSWER_INDICATORS, SEED_ANSWER_INDICATORS
 from .tool_kinds import matches_any
+
+
+# metric judge: the judge sees the last 3 novel observations (the seed's
+# previous_results[-3:]), each cut to this many characters.
+JUDGE_CONTEXT = 3
+JUDGE_MAX_CHARS = 4000
+
+
+def judge_note(cost: dict[str, Any], model: str, similarity: str) -> str:
+    """The judge's cost in words, beside the text similarity measured with it."""
+    note = (
+        f"judge {model}: {cost['requests']} request{'s' if cost['requests'] != 1 else ''} "
+        f"({cost['seconds']:.2f} s), {cost['cached']} cached; {similarity} similarity: {cost['similarity_seconds']:.4f} s, "
+        f"agreed on {cost['agreed_with_similarity']} of {cost['judged']}"
+    )
+    if cost.get("fell_back"):
+        note += f"; judge unavailable ({cost['fell_back']}): {similarity} similarity decided"
+    return note
+
+
+# The seed's should_terminate checks its conditions in this order; the first that holds
+# is the one a finding names.
+CONDITIONS = ("stagnation", "observations", "answer")
 
 
 @dataclass(frozen=True)
@@ -21,8 +47,9 @@ class P003Options(GuardOptions):
     metric: str = option(
         "ngram",
         "ngram (difflib's ratio from an n-gram index, linear time), difflib (the seed's SequenceMatcher, quadratic) "
-        "or indel (the longest common subsequence ratio, rapidfuzz's C++; never below difflib's, so it can stop sooner).",
-        choices=NOVELTY_METRICS,
+        "or indel (the longest common subsequence ratio, rapidfuzz's C++; never below difflib's, so it can stop sooner); "
+        "judge: a local model asked YES/NO (seed 002's exercise; the judge_* options).",
+        choices=NOVELTY_METRICS + ("judge",),
     )
     tools: list[str] = option(
         list(DEFAULT_SEARCH_TOOLS), "Glob patterns (any case) of the tools whose results are observed; ['*'] watches every tool."
@@ -32,6 +59,49 @@ class P003Options(GuardOptions):
         "Novel observations kept as the history (the most recent ones); a new observation is compared with "
         "them joined. Bounds the memory and work per round of long runs.",
         minimum=1,
+    )
+    max_observations: int = option(
+        0,
+        "Stop once this many watched observations have come in, new or not (seed 002's second condition, "
+        "len(accumulated_results) >= 5); 0: off.",
+        minimum=0,
+    )
+    stop_on_answer: bool = option(
+        False,
+        "Stop when a watched observation holds one of answer_indicators (seed 002's third condition: "
+        "the result already holds a clear answer).",
+    )
+    answer_indicators: list[str] = option(
+        list(SEED_ANSWER_INDICATORS + ENGLISH_ANSWER_INDICATORS),
+        "Texts whose presence in an observation means it holds a clear answer, matched as written "
+        "(case matters, as in the seed); used with stop_on_answer. Seed 002's list and English equivalents.",
+    )
+    judge_endpoint: str = option(
+        DEFAULT_ENDPOINT,
+        "With metric judge: the model server's URL. A path ending /api/generate or /api/chat speaks Ollama's "
+        "JSON API; any other (e.g. /v1/chat/completions) the OpenAI-compatible chat API.",
+    )
+    judge_model: str = option(DEFAULT_MODEL, "With metric judge: the model asked (seed 002: Ollama's qwen2.5:3b).")
+    judge_timeout: float = option(
+        5.0, "With metric judge: seconds to wait for an answer; past it the judge counts as unreachable.", minimum=0.1
+    )
+    judge_cache: str = option(
+        "",
+        "With metric judge: the JSON file of cached answers (by model and prompt hash); empty: "
+        "$XDG_CACHE_HOME/tracecheck/p003-judge.json (~/.cache without it). A file that is not a judge cache is never written.",
+    )
+    judge_fallback: str = option(
+        "ngram",
+        "With metric judge: the text-similarity metric every observation is also measured with, used for the "
+        "verdict when the judge is unreachable (for the rest of the process) or answers neither YES nor NO.",
+        choices=NOVELTY_METRICS,
+    )
+    judge_floor: float = option(
+        0.0,
+        "With metric judge: a NO counts only when the text similarity to what was seen is at least this; below it "
+        "the judge is overruled and the result is new (a guard against a judge wrongly saying NO). 0: the judge decides.",
+        minimum=0.0,
+        maximum=1.0,
     )
 
 
@@ -67,7 +137,41 @@ HTTPX = (
     "https://www.python-httpx.org/advanced/timeouts/#fine-tuning-the-configuration"
 )
 HTTPX_AGAIN = HTTPX.replace("by default", "by default in all cases").replace("60s", "sixty-second")
+# A result that answers the question outright, in Chinese and in English.
+ANSWERED = "根据《SaaS 订阅服务协议》第 8.2 条，订阅期满前 30 日未以书面形式通知终止的，本协议按原期限自动续订。"
+ANSWERED_EN = (
+    "According to clause 8.2 of the SaaS Subscription Agreement, the subscription renews automatically "
+    "unless either party gives written notice 30 days before the term ends."
+)
+# The seed's first four queries, in its order.
+CONTRACT_QUERIES = ("SaaS 订阅合同 自动续费", "SaaS 订阅协议 自动续约", "软件即服务 合同 续费条款", "自动续费条款 SaaS 协议")
+
+
+def contract_searches(*results: str) -> tuple:
+    """search_contract rounds with the seed's queries returning ``results``, then an answer."""
+    return tuple(search(query, result, tool="search_contract") for query, result in zip(CONTRACT_QUERIES, results)) + (answer(),)
+
+
 SETTINGS = "DEBUG=false\nDATABASE_URL=postgres://db:5432/app\nCACHE_TTL=300\n"
+
+# The closing prompts of seed 002's other two conditions. They are sent as the guard's
+# ``stop`` message (a ``messages.stop`` override replaces all three); {count} is the
+# number of observations so far.
+OTHER_STOPS = {
+    # "已积累足够信息，终止搜索"
+    "observations": Message(
+        en="Enough information has been gathered ({count} tool results), searching is stopped. "
+        "Give your final answer from the information you have.",
+        zh="已积累足够信息（{count} 次工具结果），终止搜索。请基于已获取的信息给出最终答案。",
+        fields=("tool", "count"),
+    ),
+    # "当前结果已包含明确答案，终止搜索"
+    "answer": Message(
+        en="The latest {tool} result already holds a clear answer, searching is stopped. Give your final answer from it.",
+        zh="当前 {tool} 结果已包含明确答案，终止搜索。请据此给出最终答案。",
+        fields=("tool", "count"),
+    ),
+}
 
 
 class NoNewInformation(Guard):
@@ -127,6 +231,47 @@ class NoNewInformation(Guard):
     long run the ceiling above already rules out a match against 50 kept
     observations unless the new one is about 27 times longer than their average.
 
+    **The seed's other two conditions** (off by default; the ``seed-002`` preset turns
+    them on). Seed 002's ``should_terminate`` runs after every observation and stops on
+    the first of three conditions that holds, in this order: the stagnant count reached
+    the threshold (above); ``len(accumulated_results) >= 5``, every observation so far,
+    new or not (``max_observations``; 0 is off); the observation holds one of its
+    ``answer_indicators`` ("是的", "不，", "根据", "第一条", "答案是", "具体来说"),
+    matched with ``in`` as the seed does, case and all (``stop_on_answer``; the default
+    list adds "Yes,", "No,", "According to", "Article 1", "The answer is",
+    "Specifically"). The finding names the condition that fired (``details.condition``:
+    ``observations`` or ``answer``, with ``indicator``; a stagnation stop reads as
+    before). Only watched tools' results count, as for stagnation. The indicators are
+    the seed's "simple heuristic": common words such as 根据 or "According to" also
+    open results that answer nothing, so this stop can come early.
+
+    **The judge** (``metric=judge``, seed 002's exercise). Instead of a text ratio, a
+    small local model is asked whether the new observation brings information the last
+    three novel ones (the seed's ``previous_results[-3:]``, each cut to 4,000
+    characters) do not: YES is new, NO adds 1 to the stagnant count, exactly where a
+    ratio over ``similarity`` would. ``judge_endpoint`` is Ollama's
+    ``/api/generate`` on localhost by default (``/api/chat`` and OpenAI-compatible
+    ``/v1/chat/completions`` servers work too), ``judge_model`` seed 002's
+    ``qwen2.5:3b``. HTTP uses the standard library only. Answers are cached in a
+    JSON file (``judge_cache``; by default ``~/.cache/tracecheck/p003-judge.json``)
+    keyed by the model and the prompt's SHA-256, so replaying the same traces again
+    asks nothing; a file at that path that is not a judge cache (a trace, a report) is
+    never written. The text similarity (``judge_fallback``, ``ngram``) is measured
+    beside every question, and every judge finding reports the cost of both:
+    requests, answers from the cache, seconds waited for the server, seconds of
+    similarity, and on how many observations the two agreed (``details.judge_cost``;
+    ``tracecheck show`` has it in the guard's state after every round).
+    **Fallbacks.** A judge that cannot be reached (connection refused, no answer
+    within ``judge_timeout``, 5 s; an HTTP error; an answer that is not JSON) is asked
+    no more in this process: one warning on stderr says so and the similarity decides
+    from there on, so the replay goes on with the verdicts the similarity metric gives.
+    An answer that is neither YES nor NO is left to the similarity too (counted as
+    ``unclear``). A judge that wrongly says NO would stop a run that was still
+    learning: ``judge_floor`` overrules a NO whose text similarity to what was seen is
+    below it (0, off, by default), and replay's counterfactual check marks any stop
+    after which the recorded run found new URLs or results. The judge's answers depend
+    on the model and the server: replays with it are only as repeatable as its cache.
+
     **Why it matters.** A model that rewords a query eight times (SaaS 订阅合同 自动续费
     → SaaS 订阅协议 自动续约 → …) gets back the same clauses each time. Whatever the
     queries look like, the observations show that nothing new is coming in.
@@ -154,6 +299,9 @@ class NoNewInformation(Guard):
             "that was not already known. Give your final answer from the information you have.",
             zh="信息停滞，终止搜索：最近 {count} 次工具结果没有带来新信息。请基于已获取的信息给出最终答案。",
             fields=("tool", "count"),
+            when="the closing prompt of the forced final answer. When max_observations or stop_on_answer stops "
+            "the run, its own default text says why (enough results gathered; the result holds a clear answer, "
+            "with {count} the observations so far); an override of stop replaces all three",
         ),
     }
     examples = (
@@ -244,6 +392,32 @@ class NoNewInformation(Guard):
             options={"window": 1},
         ),
         Example(
+            "max_observations 3: the third result stops the run, however new (seed 002's second condition)",
+            contract_searches(AUTO_RENEWAL, DATA_PROCESSING, TERMINATION, AUTO_RENEWAL),
+            expect=((3, "after_tools", "stop"),),
+            options={"max_observations": 3},
+        ),
+        Example(
+            "stop_on_answer: a result saying 根据 (according to) … already holds the answer (seed 002's third condition)",
+            contract_searches(AUTO_RENEWAL, ANSWERED, DATA_PROCESSING),
+            expect=((2, "after_tools", "stop"),),
+            options={"stop_on_answer": True},
+        ),
+        Example(
+            "The default list has English equivalents: 'According to' holds the answer too",
+            (
+                search("SaaS auto-renewal clause", HTTPX),
+                search("SaaS auto-renewal notice period", ANSWERED_EN),
+                answer(),
+            ),
+            expect=((2, "after_tools", "stop"),),
+            options={"stop_on_answer": True},
+        ),
+        Example(
+            "Both conditions are off by default: the same answer goes unnoticed",
+            contract_searches(AUTO_RENEWAL, ANSWERED, DATA_PROCESSING),
+        ),
+        Example(
             "Known miss: the same clauses in another order score below 0.7 (difflib aligns in order)",
             (
                 search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
@@ -255,10 +429,77 @@ class NoNewInformation(Guard):
     )
 
     def reset(self, context: RunContext | None = None) -> None:
-        self.history = novelty_history(self.options.metric, self.options.window)
+        opts = self.options
+        self.similarity_metric = opts.judge_fallback if opts.metric == "judge" else opts.metric
+        self.history = novelty_history(self.similarity_metric, opts.window)
         self.count = 0
         self.kept = 0
+        self.observed = 0  # every watched observation, new or not: the seed's accumulated_results
         self.last_scores: list[dict[str, Any]] = []
+        # metric judge: the judge, the last novel observations it is shown, what it cost
+        # against the text similarity measured beside it, and why it was left for similarity
+        self.judge = Judge(opts.judge_endpoint, opts.judge_model, opts.judge_timeout, opts.judge_cache) if opts.metric == "judge" else None
+        self.recent: list[str] = []
+        self.similarity_seconds = 0.0
+        self.agreed = self.judged = 0
+        self.fell_back: str | None = None
+
+    def _similar(self, text: str) -> tuple[bool, float | None, float | None]:
+        """Whether ``text`` is new by text similarity: (novel, score, ceiling)."""
+        if not self.kept:
+            return True, None, None  # the first observation is always new
+        ceiling = ratio_ceiling(self.history.length, len(text))
+        if ceiling <= self.options.similarity:
+            return True, None, ceiling  # no ratio can cross the line: not worth computing
+        started = time.perf_counter()
+        score = self.history.ratio(text)
+        self.similarity_seconds += time.perf_counter() - started
+        return score <= self.options.similarity, score, ceiling
+
+    def _ask_judge(self, text: str, similar_novel: bool, score: float | None) -> tuple[bool, str | None]:
+        """Seed 002's exercise: the judge's verdict on ``text`` (YES: new), or the text
+        similarity's where the judge is unreachable, unclear or overruled by judge_floor;
+        with what the judge said (None: not asked)."""
+        judge = self.judge
+        assert judge is not None
+        opts = self.options
+        if not self.kept:
+            return True, None  # the first observation is always new: nothing to compare with
+        try:
+            verdict = judge.ask(judge_prompt(self.recent, text, JUDGE_MAX_CHARS))
+        except JudgeUnavailable as exc:
+            self.fell_back = str(exc)
+            warn_once(
+                "judge:" + opts.judge_endpoint,
+                f"P003 judge {opts.judge_model} unavailable ({exc}): falling back to the {self.similarity_metric} "
+                f"text-similarity metric for the rest of this replay",
+            )
+            return similar_novel, None
+        if verdict is None:
+            return similar_novel, "unclear"
+        self.judged += 1
+        self.agreed += verdict == similar_novel
+        if not verdict and opts.judge_floor > 0:
+            if score is None:  # the ceiling spared the ratio; the floor needs it
+                started = time.perf_counter()
+                score = self.history.ratio(text)
+                self.similarity_seconds += time.perf_counter() - started
+            if score < opts.judge_floor:
+                return True, "NO (overruled)"
+        return verdict, "YES" if verdict else "NO"
+
+    def judge_cost(self) -> dict[str, Any]:
+        """What the judge cost this run, beside the text similarity measured with it."""
+        assert self.judge is not None
+        cost = {
+            **self.judge.stats.as_dict(),
+            "similarity_seconds": round(self.similarity_seconds, 4),
+            "agreed_with_similarity": self.agreed,
+            "judged": self.judged,
+        }
+        if self.fell_back:
+            cost["fell_back"] = self.fell_back
+        return cost
 
     def _observations(self, rnd: Round) -> list[ToolCall]:
         return [
@@ -267,29 +508,47 @@ class NoNewInformation(Guard):
             if c.result is not None and c.result.is_error is not True and matches_any(c.name, self.options.tools)
         ]
 
+    def _answer_indicator(self, text: str) -> str | None:
+        """The first answer indicator ``text`` holds, when stop_on_answer is on."""
+        if not self.options.stop_on_answer:
+            return None
+        return next((word for word in self.options.answer_indicators if word and word in text), None)
+
+    def _condition(self, text: str) -> tuple[str, str | None] | None:
+        """Seed 002's should_terminate after an observation: the first of its conditions
+        that holds (stagnation, enough observations, a clear answer), with the answer
+        indicator found; None when none does."""
+        opts = self.options
+        if self.count >= opts.threshold:
+            return "stagnation", None
+        if opts.max_observations and self.observed >= opts.max_observations:
+            return "observations", None
+        indicator = self._answer_indicator(text)
+        if indicator is not None:
+            return "answer", indicator
+        return None
+
     def after_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
         opts = self.options
         self.last_scores = []
         fired: dict[str, Any] | None = None
+        condition: tuple[str, str | None] | None = None
         for call in self._observations(rnd):
             text = call.result.content  # type: ignore[union-attr]
             observed = self.history.length
-            score = ceiling = None
-            if not self.kept:
-                novel = True  # the first observation is always new
-            else:
-                ceiling = ratio_ceiling(observed, len(text))
-                if ceiling <= opts.similarity:
-                    novel = True  # no ratio can cross the line: not worth computing
-                else:
-                    score = self.history.ratio(text)
-                    novel = score <= opts.similarity
+            novel, score, ceiling = self._similar(text)
+            said = None
+            if self.judge is not None:
+                similar_novel = novel
+                novel, said = self._ask_judge(text, similar_novel, score)
             if novel:
                 self.count = 0
                 self.history.add(text)
                 self.kept += 1
+                self.recent = (self.recent + [text])[-JUDGE_CONTEXT:]
             else:
                 self.count += 1
+            self.observed += 1
             entry = {
                 "call_id": call.id,
                 "tool": call.name,
@@ -300,20 +559,53 @@ class NoNewInformation(Guard):
             }
             if score is None and ceiling is not None:
                 entry["at_most"] = round(ceiling, 4)
-            if opts.metric == "ngram" and score is not None:
+            if self.similarity_metric == "ngram" and score is not None:
                 entry["exact"] = self.history.exact  # type: ignore[union-attr]
+            if self.judge is not None:
+                entry["judge"] = said
+                entry["similarity_novel"] = similar_novel
             self.last_scores.append(entry)
-            if fired is None and self.count >= opts.threshold:
-                fired = {**entry, "score": score}
-        if fired is None:
+            if fired is None:
+                condition = self._condition(text)
+                if condition is not None:
+                    fired = {**entry, "score": score}
+        if fired is None or condition is None:
             return []
-        reason = (
-            f"{fired['tool']} result is {fired['score']:.2f} similar to the {fired['observed_chars']:,} characters "
-            f"already observed ({opts.metric} ratio > {opts.similarity}); "
-            f"{fired['stagnant']} observations in a row without new information"
-        )
-        details = {**fired, "score": round(fired["score"], 4), "metric": opts.metric, "count": fired["stagnant"]}
-        message = self.say("stop", context, tool=fired["tool"], count=fired["stagnant"])
+        kind, indicator = condition
+        if kind == "stagnation":
+            if fired.get("judge") == "NO":
+                measure = f"judged by {opts.judge_model} to bring no new information"
+            else:
+                measure = (
+                    f"{fired['score']:.2f} similar to the {fired['observed_chars']:,} characters "
+                    f"already observed ({self.similarity_metric} ratio > {opts.similarity})"
+                )
+            reason = f"{fired['tool']} result is {measure}; {fired['stagnant']} observations in a row without new information"
+            details = {**fired, "metric": opts.metric, "count": fired["stagnant"]}
+            if fired["score"] is not None:
+                details["score"] = round(fired["score"], 4)
+            if self.judge is not None:
+                reason += "; " + judge_note(self.judge_cost(), opts.judge_model, self.similarity_metric)
+                details["similarity_metric"] = self.similarity_metric
+                details["judge_cost"] = self.judge_cost()
+            message = self.say("stop", context, tool=fired["tool"], count=fired["stagnant"])
+            return [Verdict(Action.STOP, reason, details=details, message=message)]
+        if kind == "observations":
+            reason = (
+                f"{self.observed} observation{'s' if self.observed != 1 else ''} of the watched tools so far "
+                f"(max_observations {opts.max_observations}): enough information gathered"
+            )
+        else:
+            reason = f"{fired['tool']} result holds the answer indicator {indicator!r}: it already holds a clear answer"
+        details = {**fired, "condition": kind, "observations": self.observed, "count": self.observed}
+        if self.judge is not None:
+            reason += "; " + judge_note(self.judge_cost(), opts.judge_model, self.similarity_metric)
+            details["judge_cost"] = self.judge_cost()
+        if indicator is not None:
+            details["indicator"] = indicator
+        language = context.language if context is not None else "en"
+        # base.render, as Guard.say renders: one rendering path for every message
+        message = base.render({"stop": OTHER_STOPS[kind]}, opts.messages, "stop", language, {"tool": fired["tool"], "count": self.observed})
         return [Verdict(Action.STOP, reason, details=details, message=message)]
 
     def state(self) -> dict[str, Any]:
@@ -322,5 +614,7 @@ class NoNewInformation(Guard):
             "scores": self.last_scores,
             "observed_chars": self.history.length,
             "observations": self.kept,
+            "accumulated": self.observed,
             "metric": self.options.metric,
+            **({"judge_cost": self.judge_cost()} if self.judge is not None else {}),
         }

@@ -16,6 +16,10 @@ from .tool_kinds import identity_arguments
 
 DEFAULT_SEARCH_TOOLS = ("*search*",)
 DEFAULT_QUERY_KEYS = ("query", "q", "search_query", "keywords")
+# Seed 002's answer_indicators (P003's stop_on_answer), as its should_terminate lists
+# them, and English equivalents of each (the seed matches with ``in``: case matters).
+SEED_ANSWER_INDICATORS = ("是的", "不，", "根据", "第一条", "答案是", "具体来说")
+ENGLISH_ANSWER_INDICATORS = ("Yes,", "No,", "According to", "Article 1", "The answer is", "Specifically")
 DEFAULT_FAILURE_PATTERNS = (
     r"^\s*(Error|ERROR|Exception|EXCEPTION|Traceback)\b",
     # A Python exception rendered as "FileNotFoundError: ..." (a tool that returns str(exc)).

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..guards.signals import DEFAULT_FAILURE_PATTERNS
+from ..guards.signals import DEFAULT_FAILURE_PATTERNS, SEED_ANSWER_INDICATORS
 from ..guards.tool_kinds import EDIT_TOOLS, SEED_004_TIME_LIMITS, SHELL_TOOLS
 
 
@@ -125,10 +125,23 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             name="seed-002",
-            summary="information-gain gate: two search observations in a row over 0.7 similar to what was seen stop the run",
+            summary="information-gain gate: two search observations in a row over 0.7 similar to what was seen, "
+            "5 observations, or one holding an answer indicator stop the run",
             source="seed 002 (plan B, a search tool called eight times)",
-            guards={"P003": {"similarity": 0.7, "threshold": 2, "metric": "difflib"}},
-            notes="difflib's ratio as the article writes it (the fast n-gram measure gives the same numbers).",
+            guards={
+                "P003": {
+                    "similarity": 0.7,
+                    "threshold": 2,
+                    "metric": "difflib",
+                    "max_observations": 5,
+                    "stop_on_answer": True,
+                    "answer_indicators": list(SEED_ANSWER_INDICATORS),
+                }
+            },
+            notes="The three conditions of the article's should_terminate, in its order: information stagnation "
+            "(difflib's ratio as the article writes it; the fast n-gram measure gives the same numbers), "
+            "len(accumulated_results) >= 5, and an observation holding one of its answer indicators (its Chinese "
+            "list as written; P003's default list adds English equivalents).",
         ),
         Preset(
             name="loopagent",
