@@ -271,6 +271,18 @@ def _value_text(value: Any) -> str:
     timeline shows a one-line field (a call id, a tool name): a line break, a carriage
     return or another control character shows as its escape (``\\n``, ``\\r``,
     ``\\x1b``), so nothing blends into the separators or forges a line."""
+    kind = type(value)  # the common kinds first, by exact type
+    if kind is str:
+        # The same strings (call signatures, queries) sit in a guard's state round after
+        # round: made safe once each.
+        shown = _SHOWN_STRINGS.get(value)
+        if shown is None:
+            if len(_SHOWN_STRINGS) >= _SHOWN_STRINGS_LIMIT:
+                _SHOWN_STRINGS.clear()
+            shown = _SHOWN_STRINGS[value] = _string_text(value)
+        return shown
+    if kind is int:
+        return str(value)
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -289,15 +301,6 @@ def _value_text(value: Any) -> str:
         items = [_value_text(v) for v in value]
         items = [item for item in items if item]
         return "[" + ", ".join(items) + "]" if items else ""
-    if isinstance(value, str):
-        # The same strings (call signatures, queries) sit in a guard's state round after
-        # round: made safe once each.
-        shown = _SHOWN_STRINGS.get(value)
-        if shown is None:
-            if len(_SHOWN_STRINGS) >= _SHOWN_STRINGS_LIMIT:
-                _SHOWN_STRINGS.clear()
-            shown = _SHOWN_STRINGS[value] = _string_text(value)
-        return shown
     return _string_text(str(value))
 
 
@@ -314,23 +317,37 @@ def _string_text(value: str) -> str:
 
 def _pairs(state: dict[str, Any]) -> str:
     """``key=value`` for every key whose value holds something, in the guard's order."""
-    shown = ((neutralize(str(key)), _value_text(value)) for key, value in state.items())
+    shown = ((_key_text(key), _value_text(value)) for key, value in state.items())
     return " ".join(f"{key}={text}" for key, text in shown if text)
+
+
+def _key_text(key: Any) -> str:
+    shown = _SHOWN_KEYS.get(key) if type(key) is str else None
+    if shown is None:
+        shown = neutralize(str(key))
+        if type(key) is str and len(_SHOWN_KEYS) < _SHOWN_STRINGS_LIMIT:
+            _SHOWN_KEYS[key] = shown
+    return shown
+
+
+_SHOWN_KEYS: dict[str, str] = {}
 
 
 def _state_text(state: dict[str, Any], limit: int = 240) -> str:
     """A guard's state on one line of about ``limit`` characters: the pairs that fit
     whole, then ``…`` for the rest (a pair is never cut in two)."""
     kept: list[str] = []
+    length = 0  # of the kept pairs, each with a space after it
     for key, value in state.items():
         text = _value_text(value)
         if not text:
             continue
-        pair = f"{neutralize(str(key))}={text}"
-        if kept and sum(len(k) + 1 for k in kept) + len(pair) > limit:
+        pair = f"{_key_text(key)}={text}"
+        if kept and length + len(pair) > limit:
             kept.append("…")
             break
         kept.append(pair)
+        length += len(pair) + 1
     return " ".join(kept)
 
 

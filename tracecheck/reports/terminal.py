@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from rich.cells import cell_len as _rich_cell_len
@@ -134,17 +135,20 @@ def wrapped_plain(text: Text, width: int, indent: int = 4) -> list[str]:
     return lines
 
 
-def _words(text: str, whole: list[tuple[int, int, str]]) -> list[tuple[int, str]]:
-    """The words of ``text`` (with the spaces after them) and where each starts; the
-    words of a ``whole`` stretch are one."""
-    from rich._wrap import words
+# A word and the spaces after it (group 1: the word, with any spaces before the first).
+_WORD = re.compile(r"(\s*\S+)\s*")
 
-    out: list[tuple[int, str]] = []
-    for start, end, word in words(text):
+
+def _words(text: str, whole: list[tuple[int, int, str]]) -> list[tuple[int, int, int]]:
+    """The words of ``text``: where each starts, where its spaces start and where they
+    end; the words of a ``whole`` stretch are one."""
+    out: list[tuple[int, int, int]] = []
+    for match in _WORD.finditer(text):
+        start = match.start()
         if whole and out and any(a < start < b and a <= out[-1][0] for a, b, _keep in whole):
-            out[-1] = (out[-1][0], text[out[-1][0] : end])
+            out[-1] = (out[-1][0], match.end(1), match.end())
         else:
-            out.append((start, word))
+            out.append((start, match.end(1), match.end()))
     return out
 
 
@@ -160,11 +164,14 @@ def _breaks(text: str, first: int, width: int, whole: list[tuple[int, int, str]]
     breaks: list[int] = []
     used = 0
     limit = first
-    measure = len if text.isascii() and text.isprintable() else cell_len  # one cell a character, or not
-    for start, word in _words(text, whole):
-        bare = word.rstrip()
-        length = measure(bare)
-        with_space = length + measure(word[len(bare) :])  # the word's own cells counted once
+    one_cell_each = text.isascii() and text.isprintable()
+    for start, spaces, end in _words(text, whole):
+        if one_cell_each:
+            length, with_space = spaces - start, end - start
+        else:  # most words of a mixed paragraph are ASCII still: measured without a call
+            bare, tail = text[start:spaces], text[spaces:end]
+            length = len(bare) if bare.isascii() and bare.isprintable() else cell_len(bare)
+            with_space = length + (len(tail) if tail.isascii() and tail.isprintable() else cell_len(tail))
         if used + length <= limit:
             used += with_space
             continue
@@ -174,6 +181,7 @@ def _breaks(text: str, first: int, width: int, whole: list[tuple[int, int, str]]
                 limit = width
             used = with_space
             continue
+        word = text[start:end]
         position = start
         # Fold: fill this line, then whole lines; in compact JSON, after the last "," ":"
         # "{" or "[" of the line when that keeps it at least half full (between tokens,
