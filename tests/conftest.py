@@ -18,6 +18,23 @@ from tracecheck.input.diagnostics import Diagnostics
 from tracecheck.readers.load import read_traces
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def fuzz_settings():
+    """Hypothesis settings of the fuzz tests: ``TRACECHECK_FUZZ_EXAMPLES=N`` runs N random
+    examples; by default a fixed, derandomized 150, to keep the suite short."""
+    from datetime import timedelta
+
+    from hypothesis import HealthCheck, settings
+
+    examples = int(os.environ.get("TRACECHECK_FUZZ_EXAMPLES", "0"))
+    return settings(
+        max_examples=examples or 150,
+        derandomize=not examples,
+        deadline=timedelta(seconds=5),
+        database=None,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
+    )
 SAMPLES = ROOT / "sample_traces"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 

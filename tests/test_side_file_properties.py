@@ -9,12 +9,10 @@ derandomized 150, to keep the suite short)."""
 
 from __future__ import annotations
 
-import os
-from datetime import timedelta
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import given, strategies as st
 
 from tracecheck.config import load_settings, write_winning_config
 from tracecheck.engine.check import load_baseline
@@ -22,16 +20,9 @@ from tracecheck.engine.grid import parse_dimension
 from tracecheck.input.diagnostics import TracecheckError
 from tracecheck.input.labels import load_labels
 
-from conftest import ROOT
+from conftest import ROOT, fuzz_settings
 
-FUZZ_EXAMPLES = int(os.environ.get("TRACECHECK_FUZZ_EXAMPLES", "0"))
-FUZZ = settings(
-    max_examples=FUZZ_EXAMPLES or 150,
-    derandomize=not FUZZ_EXAMPLES,
-    deadline=timedelta(seconds=5),
-    database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
-)
+FUZZ = fuzz_settings()
 TRACE = ROOT / "sample_traces" / "seed000_weather_loop.jsonl"
 
 SETTINGS_SEED = (ROOT / "tracecheck" / "scaffold" / "files" / "tracecheck.toml").read_bytes() + b"""

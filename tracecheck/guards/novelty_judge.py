@@ -32,6 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..input.diagnostics import TracecheckError
+from ..input.side_files import read_side_text
+
 DEFAULT_ENDPOINT = "http://localhost:11434/api/generate"
 DEFAULT_MODEL = "qwen2.5:3b"  # seed 002's choice
 CACHE_MARK = "tracecheck P003 judge cache"
@@ -95,16 +98,18 @@ class JudgeUnavailable(Exception):
 
 def read_cache(path: str) -> tuple[dict[str, str] | None, str | None]:
     """The answers of the judge cache at ``path`` ({} when there is no file), or None
-    with the reason it must not be written (unreadable, or not a judge cache)."""
+    with the reason it must not be written (not a regular file, unreadable, too large,
+    nested too deep, or not a judge cache). Read the careful way side files are: a FIFO
+    or a device (/dev/full) is never opened, and no content raises."""
     try:
-        raw = Path(path).read_bytes()
-    except FileNotFoundError:
-        return {}, None
-    except OSError as exc:
-        return None, f"cannot read {path}: {exc.strerror or exc}"
+        text = read_side_text(path, "P003 judge cache")
+    except TracecheckError as exc:
+        if not os.path.lexists(path):
+            return {}, None
+        return None, f"{exc}: it is left alone, answers are kept in memory only"
     try:
-        data = json.loads(raw)
-    except ValueError:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
         data = None
     if not isinstance(data, dict) or data.get("format") != CACHE_MARK or not isinstance(data.get("answers"), dict):
         # Not ours (a trace, a report, anything): never written over.
