@@ -254,3 +254,53 @@ def test_answers_are_read_by_their_first_word():
     assert parse_answer("YES") is True and parse_answer(" yes.") is True and parse_answer("**NO**") is False
     assert parse_answer("No, it repeats the earlier clauses.") is False
     assert parse_answer("The new result adds clause 12") is None and parse_answer("") is None
+
+
+@pytest.mark.parametrize(
+    "endpoint, why",
+    [
+        ("not a url", "is not an http(s) URL with a host"),
+        ("file:///etc/passwd", "is not an http(s) URL with a host"),
+        ("localhost:11434", "is not an http(s) URL with a host"),
+        ("http://127.0.0.1:port/api/generate", "is not a URL"),  # urllib raised InvalidURL: 'internal error'
+        ("http://[::1/api/generate", "is not a URL"),
+        ("http://user:secret@127.0.0.1:9/api/generate", "holds a user name or password"),
+    ],
+)
+def test_a_bad_endpoint_is_a_config_error(cli, tmp_path, endpoint, why):
+    # --set and the config file refuse it (exit 2) instead of a replay that warns and falls back;
+    # the password is never echoed.
+    result = cli("replay", "--preset", "seed-002", *judge_args(endpoint, tmp_path / "c.json"), str(SAMPLE))
+    assert result.exit_code == 2 and "P003.judge_endpoint in --set: " in result.stderr and why in result.stderr
+    assert "secret" not in result.stderr and "internal error" not in result.stderr
+    config = tmp_path / "tracecheck.toml"
+    config.write_text(f'preset = "seed-002"\n[guards.P003]\nmetric = "judge"\njudge_endpoint = "{endpoint}"\n', encoding="utf-8")
+    result = cli("replay", "--config", str(config), str(SAMPLE))
+    assert result.exit_code == 2 and why in result.stderr and "secret" not in result.stderr
+
+
+@pytest.mark.parametrize("endpoint", ["http://127.0.0.1:port/api/generate", "http://user:secret@127.0.0.1:9/api/generate"])
+def test_a_guard_built_in_code_with_a_bad_endpoint_falls_back_without_echoing_it(endpoint, tmp_path, capsys):
+    # built in code (a live Monitor's options bypass nothing: this is Guard(**overrides)), the judge
+    # is unavailable with the reason; urllib is never handed the URL (it raised InvalidURL, or sent
+    # the credentials' host part to the resolver and printed the password in the warning)
+    steps = (search("a", AUTO_RENEWAL), search("b", AUTO_RENEWAL), search("c", AUTO_RENEWAL), answer())
+    guard = NoNewInformation(metric="judge", judge_endpoint=endpoint, judge_cache=str(tmp_path / "u.json"))
+    (fire,) = replay_trace(Example("url", steps).trace(), [guard]).fires
+    assert fire.round == 3 and fire.details["judge_cost"]["requests"] == 1
+    assert "secret" not in fire.details["judge_cost"]["fell_back"] and "secret" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "assignment, why",
+    [
+        ("P003.judge_timeout=1e300", "is above the maximum 3600.0"),  # was 'internal error': OverflowError in urlopen
+        ("P003.judge_timeout=0", "is below the minimum 0.1"),
+        ("P003.judge_timeout=nan", "is not a valid float"),
+        ('P003.answer_indicators=["根据", ""]', "an empty answer indicator would match every observation"),
+        ('P003.answer_indicators=["  "]', "an empty answer indicator would match every observation"),
+    ],
+)
+def test_bad_p003_values_are_config_errors(cli, tmp_path, assignment, why):
+    result = cli("replay", "--preset", "seed-002", *judge_args("http://127.0.0.1:9/api/generate", tmp_path / "c.json"), "--set", assignment, str(SAMPLE))
+    assert result.exit_code == 2 and why in result.stderr and "internal error" not in result.stderr

@@ -72,6 +72,26 @@ def parse_answer(text: str) -> bool | None:
     return {"YES": True, "NO": False, "是": True, "否": False}.get(head)
 
 
+def endpoint_problem(endpoint: str) -> str | None:
+    """Why ``endpoint`` cannot be the judge's URL (the config loader refuses it), or None:
+    an http(s) URL with a host, and without a user or password (the URL is printed in
+    warnings and reports; a server that needs credentials is not a local judge)."""
+    import urllib.parse
+
+    try:
+        parts = urllib.parse.urlsplit(endpoint)
+        parts.port  # noqa: B018 - raises ValueError on a port that is not a number
+    except ValueError as exc:
+        return f"{endpoint!r} is not a URL ({exc})"
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"{endpoint!r} is not an http(s) URL with a host (e.g. {DEFAULT_ENDPOINT})"
+    if parts.username is not None or parts.password is not None:
+        return "the URL holds a user name or password; give the judge's address without credentials"
+    if any(ord(c) < 33 or ord(c) == 127 for c in endpoint):
+        return f"{endpoint!r} holds spaces or control characters"
+    return None
+
+
 def default_cache_path() -> str:
     """``$XDG_CACHE_HOME/tracecheck/p003-judge.json`` (``~/.cache`` without it)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
@@ -226,6 +246,9 @@ class Judge:
         import urllib.parse
         import urllib.request
 
+        problem = endpoint_problem(self.endpoint)
+        if problem is not None:  # a guard built in code: the config loader refuses these
+            raise JudgeUnavailable(problem)
         path = urllib.parse.urlparse(self.endpoint).path.rstrip("/")
         if path.endswith("/api/generate"):
             body: dict[str, Any] = {"model": self.model, "prompt": prompt, "stream": False, "options": {"temperature": 0}}
@@ -233,14 +256,9 @@ class Judge:
             body = {"model": self.model, "messages": [{"role": "user", "content": prompt}], "stream": False, "options": {"temperature": 0}}
         else:
             body = {"model": self.model, "messages": [{"role": "user", "content": prompt}], "temperature": 0, "max_tokens": 4}
-        try:
-            request = urllib.request.Request(
-                self.endpoint, data=json.dumps(body).encode("utf-8"), headers={"Content-Type": "application/json"}, method="POST"
-            )
-        except ValueError as exc:
-            raise JudgeUnavailable(f"{self.endpoint!r} is not an http(s) URL: {exc}") from None
-        if request.type not in ("http", "https"):
-            raise JudgeUnavailable(f"{self.endpoint!r} is not an http(s) URL")
+        request = urllib.request.Request(
+            self.endpoint, data=json.dumps(body).encode("utf-8"), headers={"Content-Type": "application/json"}, method="POST"
+        )
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 raw = response.read(1_000_000)

@@ -10,7 +10,7 @@ from . import base
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls, search
 from .messages import Message
-from .novelty_judge import DEFAULT_ENDPOINT, DEFAULT_MODEL, Judge, JudgeUnavailable, judge_prompt, warn_once
+from .novelty_judge import DEFAULT_ENDPOINT, DEFAULT_MODEL, Judge, JudgeUnavailable, endpoint_problem, judge_prompt, warn_once
 from .signals import DEFAULT_SEARCH_TOOLS, ENGLISH_ANSWER_INDICATORS, SEED_ANSWER_INDICATORS
 from .tool_kinds import matches_any
 
@@ -74,16 +74,19 @@ class P003Options(GuardOptions):
     answer_indicators: list[str] = option(
         list(SEED_ANSWER_INDICATORS + ENGLISH_ANSWER_INDICATORS),
         "Texts whose presence in an observation means it holds a clear answer, matched as written "
-        "(case matters, as in the seed); used with stop_on_answer. Seed 002's list and English equivalents.",
+        "(case matters, as in the seed; none may be empty); used with stop_on_answer. Seed 002's list and English equivalents.",
     )
     judge_endpoint: str = option(
         DEFAULT_ENDPOINT,
         "With metric judge: the model server's URL. A path ending /api/generate or /api/chat speaks Ollama's "
-        "JSON API; any other (e.g. /v1/chat/completions) the OpenAI-compatible chat API.",
+        "JSON API; any other (e.g. /v1/chat/completions) the OpenAI-compatible chat API. An http(s) URL with a host and without a user name or password.",
     )
     judge_model: str = option(DEFAULT_MODEL, "With metric judge: the model asked (seed 002: Ollama's qwen2.5:3b).")
     judge_timeout: float = option(
-        5.0, "With metric judge: seconds to wait for an answer; past it the judge counts as unreachable.", minimum=0.1
+        5.0,
+        "With metric judge: seconds to wait for an answer; past it the judge counts as unreachable.",
+        minimum=0.1,
+        maximum=3600.0,
     )
     judge_cache: str = option(
         "",
@@ -427,6 +430,15 @@ class NoNewInformation(Guard):
             ),
         ),
     )
+
+    @classmethod
+    def option_problem(cls, name: str, value: Any) -> str | None:
+        if name == "answer_indicators" and any(not word.strip() for word in value):
+            # "" is in every text: an empty indicator would stop at the first observation.
+            return "an empty answer indicator would match every observation"
+        if name == "judge_endpoint":
+            return endpoint_problem(value)
+        return None
 
     def reset(self, context: RunContext | None = None) -> None:
         opts = self.options
