@@ -110,3 +110,25 @@ def test_patchcat_sets_the_seed_limits_and_default_does_not_run_it():
 def test_a_bad_limit_is_a_config_error(cli, entry):
     result = cli("replay", "--select", "B005", "--set", f"B005.limits={entry}", str(FIXTURE))
     assert result.exit_code == 2 and "GLOBS=SECONDS" in result.stderr
+
+
+def test_a_result_that_mentions_timeouts_is_not_a_timeout():
+    # A web search (no error flag in the format) ran 41 s, limit 30 s: its result is HTTPX's docs on
+    # timeouts ("... raise a TimeoutException after 5 seconds"), what the run went on with. Counted as
+    # "timed out" before, 41 - 30 = 11 s were reported saved; it is a success: 11 s cut, 0 saved.
+    from tracecheck.engine.replay import replay_trace as replay
+    from tracecheck.guards.b005_call_timeout import CallTimeout, timed
+    from tracecheck.guards.examples import Example, answer
+    from tracecheck.guards.p003_no_new_information import HTTPX
+    from tracecheck.guards.tool_kinds import SEED_004_TIME_LIMITS
+
+    def fire(text: str):
+        trace = Example("docs", (timed("web_search", 41.0, text, error=None, args={"query": "httpx timeout"}), answer())).trace()
+        (only,) = replay(trace, [CallTimeout(limits=list(SEED_004_TIME_LIMITS))]).fires
+        return only.details
+
+    docs = fire(HTTPX)
+    assert docs["recorded"] == "productive" and docs["cut_seconds"] == 11.0 and docs["saved_seconds"] == 0.0
+    # The tool's own timeout, said where its result opens, still counts: 11 s saved.
+    gave_up = fire("[Search timed out after 41 seconds. No results were returned.]")
+    assert gave_up["recorded"] == "timed out" and gave_up["saved_seconds"] == 11.0

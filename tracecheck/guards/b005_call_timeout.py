@@ -13,8 +13,14 @@ from .tool_kinds import SEED_004_TIME_LIMITS, matches_any
 
 
 # What a recorded result says when the tool itself gave up on time (read where the format
-# does not say the call succeeded): the cut would only have come sooner.
-DEFAULT_TIMEOUT_PATTERNS = (r"(?i)\btim(?:ed|e)[ _-]?out\b", r"(?i)\btimeout(?:error|exception)?\b", r"(?i)deadline exceeded")
+# does not say the call succeeded): the cut would only have come sooner. Only where the
+# result opens with it ("[Code execution timed out after 120 seconds ...]", "Command timed
+# out"): a search or fetch result that mentions timeouts further in ("... raise a
+# TimeoutException after 5 seconds") is content the run went on with, not a timeout.
+DEFAULT_TIMEOUT_PATTERNS = (
+    r"(?i)^\W{0,3}(?:[\w.-]+ ){0,3}(?:tim(?:ed|e)[ _-]?out|timeout(?:error|exception)?)\b",
+    r"(?i)^\W{0,3}(?:[\w.-]+ ){0,3}deadline exceeded\b",
+)
 # Only the start of a result is read for them: a timeout is said first, not deep in a file.
 TIMEOUT_SCAN_CHARS = 500
 
@@ -42,8 +48,9 @@ class B005Options(GuardOptions):
     )
     timeout_patterns: list[str] = option(
         list(DEFAULT_TIMEOUT_PATTERNS),
-        "Regular expressions for a result that says the tool itself timed out (read in its first 500 characters, "
-        "unless the format says the call succeeded).",
+        "Regular expressions for a result that says the tool itself timed out (searched in its first 500 characters, "
+        "unless the format says the call succeeded; the default ones match only where the result opens with the timeout, "
+        "within its first three words).",
     )
 
 
@@ -87,8 +94,9 @@ class CallTimeout(Guard):
     result by a timeout error. That loses nothing only when the recorded result was no
     use either: the call **failed** (the format's error flag; where there is none, the
     ``failure_patterns`` F001 uses) or the tool itself said it **timed out**
-    (``timeout_patterns`` in the result's first 500 characters, unless the format says the
-    call succeeded). Then ``duration - limit`` seconds are saved (``details.saved_seconds``):
+    (``timeout_patterns``: by default the result opens with "timed out", "timeout" or
+    "deadline exceeded" within its first three words, as "[Code execution timed out after
+    120 seconds ...]" does; never where the format says the call succeeded). Then ``duration - limit`` seconds are saved (``details.saved_seconds``):
     the agent got an error either way, only later. Any other result (a success, even an
     empty one) is what the run went on with, and a timeout error in its place would have
     broken that: the finding says so and its ``saved_seconds`` is 0. The rule reads
@@ -114,7 +122,9 @@ class CallTimeout(Guard):
     of one response ran side by side: each figure is the call's own time, and where
     another call of the response ran as long, the round's wall-clock time shrinks less
     (the reason says when a call had siblings). A tool whose name matches no entry is
-    never cut unless ``default_limit`` is set.
+    never cut unless ``default_limit`` is set. In a format without an error flag, a
+    successful result that itself opens with a timeout ("Timeout errors in requests: ..."
+    as a search result's first title) reads as the tool's own timeout and its cut as saved.
     """
 
     code = "B005"
