@@ -54,6 +54,9 @@ class B005Options(GuardOptions):
     )
 
 
+_SECONDS = re.compile(r"\s*(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?\s*", re.ASCII)
+
+
 def parse_limits(entries: list[str]) -> list[tuple[tuple[str, ...], float, str]]:
     """``["*exec*|*python*=5"]`` -> ``[(("*exec*", "*python*"), 5.0, "*exec*|*python*")]``;
     a ValueError names an entry that is not ``GLOBS=SECONDS`` with SECONDS > 0."""
@@ -61,10 +64,8 @@ def parse_limits(entries: list[str]) -> list[tuple[tuple[str, ...], float, str]]
     for entry in entries:
         globs, sep, seconds = entry.rpartition("=")
         patterns = tuple(p.strip() for p in globs.split("|") if p.strip())
-        try:
-            limit = float(seconds)
-        except ValueError:
-            limit = -1.0
+        # A plain decimal number: float() also takes '1_0', '５' (a full-width digit) and 'nan'.
+        limit = float(seconds) if _SECONDS.fullmatch(seconds) else -1.0
         if not sep or not patterns or not limit > 0 or limit == float("inf"):
             raise ValueError(f"B005.limits: {entry!r} is not GLOBS=SECONDS (e.g. '*exec*|*python*=5', seconds above 0)")
         out.append((patterns, limit, "|".join(patterns)))
