@@ -466,3 +466,26 @@ def test_a_loop_labelled_without_a_round_is_caught_wherever_it_is_stopped(tmp_pa
     assert {p["metrics"]["loops"] for p in data["points"]} == {1}
     assert {p["metrics"]["caught"] for p in data["points"]} == {1}
     assert [point["loops_stopped_in_time"] for point in data["benchmark"]["points"]] == [1, 1]
+
+
+def test_a_list_option_is_a_grid_dimension(cli, tmp_path):
+    # A list option's values are lists: the dimension, the disagreements and the edge caveats keyed
+    # values by them ('internal error: TypeError: unhashable type: list' for P003.answer_indicators or
+    # B005.limits). On seed 002's contract sample: with max_observations 0, the indicator 根据 stops the
+    # run at round 6 (its result holds 根据 at character 1,539; no earlier one has it, none has "According to"),
+    # and "According to" never does; with 3, round 3 (the third search result).
+    sample = SAMPLES / "seed002_contract_search_token_limit.jsonl"
+    config = tmp_path / "tracecheck.toml"
+    result = cli(
+        "sweep", "--format", "json", "--preset", "seed-002", "--grid", "P003.answer_indicators=根据,According to",
+        "--grid", "P003.max_observations=0,3", "--write-config", str(config), str(sample),
+    )
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert sorted({tuple(p["values"]["P003.answer_indicators"]) for p in report["points"]}) == [("According to",), ("根据",)]
+    by_dimension = {d["dimension"]: d["first_round"] for d in report["disagreements"]}
+    assert by_dimension["P003.answer_indicators"] == [[["根据"], 6], [["According to"], None]]
+    assert by_dimension["P003.max_observations"] == [[0, None], [3, 3]]
+    assert 'answer_indicators = ["根据"]' in config.read_text(encoding="utf-8")
+    limits = cli("sweep", "--format", "json", "--preset", "patchcat", "--grid", "B005.limits=*exec*=5,*exec*=200", str(sample))
+    assert limits.exit_code == 0, limits.stderr

@@ -118,7 +118,13 @@ def parse_dimension(spec: str, where: str = "--grid") -> Dimension:
     texts = _numbers(raw, label) if ":" in raw and not _is_text_option(guard, option) else [v.strip() for v in raw.split(",")]
     if not texts or any(not t for t in texts):
         raise TracecheckError(f"{label}: empty value in the list")
-    values = tuple(dict.fromkeys(coerce_option(guard, option, t, where) for t in texts if t is not None))
+    # Values once each, in order; a list option's values (lists) are told apart by their items.
+    distinct: dict[Any, Any] = {}
+    for text in texts:
+        if text is not None:
+            value = coerce_option(guard, option, text, where)
+            distinct.setdefault(tuple(value) if isinstance(value, list) else value, value)
+    values = tuple(distinct.values())
     return Dimension(f"{guard.code}.{option}", values)
 
 

@@ -73,8 +73,11 @@ def edge_caveats(points, best: int) -> list[str]:
     """A numeric dimension whose chosen value is the grid's lowest or highest."""
     out = []
     for position, (key, value) in enumerate(points[best].values):
-        values = sorted({p.values[position][1] for p in points}, key=lambda v: (v is None, v)) if points else []
-        if len(values) < 2 or not _numeric(values) or value not in (values[0], values[-1]):
+        values = [p.values[position][1] for p in points]
+        if not _numeric(values):  # text, flags, lists (a list option's values): no edges
+            continue
+        values = sorted(set(values))
+        if len(values) < 2 or value not in (values[0], values[-1]):
             continue
         side, beyond = ("lowest", "below") if value == values[0] else ("highest", "above")
         out.append(f"{key}={value:g} is the {side} value in the grid: widen it {beyond} {value:g} before trusting the choice")

@@ -601,11 +601,12 @@ def disagreements(
             for members in groups.values():
                 if len(members) < 2:
                     continue
-                rounds = {points[j].values[position][1]: outcomes[t][j].first_round for j in members}
-                if len(set(rounds.values())) > 1:
+                # (value, first round) pairs, not a dict: a list option's values (lists) are no keys
+                rounds = [(points[j].values[position][1], outcomes[t][j].first_round) for j in members]
+                if len({first for _, first in rounds}) > 1:
                     others = [(k, v) for i, (k, v) in enumerate(points[members[0]].values) if i != position]
                     as_today = all(k in current and current[k] == v for k, v in others)
-                    candidates.append(((not as_today, None not in rounds.values()), members, rounds))
+                    candidates.append(((not as_today, all(first is not None for _, first in rounds)), members, rounds))
             if not candidates:
                 continue
             _, members, rounds = min(candidates, key=lambda c: c[0])
@@ -615,7 +616,7 @@ def disagreements(
                 "trace": ids[t],
                 "kind": kinds[t],
                 "outcome": grades[t] if grades is not None else "unknown",
-                "first_round": [[value, first] for value, first in rounds.items()],
+                "first_round": [[value, first] for value, first in rounds],
                 "with": other,
                 "groups": len(candidates),
                 "of": sum(1 for members in groups.values() if len(members) > 1),
