@@ -132,3 +132,30 @@ def test_a_result_that_mentions_timeouts_is_not_a_timeout():
     # The tool's own timeout, said where its result opens, still counts: 11 s saved.
     gave_up = fire("[Search timed out after 41 seconds. No results were returned.]")
     assert gave_up["recorded"] == "timed out" and gave_up["saved_seconds"] == 11.0
+
+
+def test_a_live_monitor_times_a_lone_call():
+    # The Monitor recorded when results came in, never when a call started: B005 never fired live,
+    # although its docs say a live agent's monitor can apply it. Now a lone call runs from the end of
+    # its response (before_tools, clock 100.0) to after_tools (clock 112.4): 12.4 s, limit 5 s
+    # (*python*), its result timed out itself: 7.4 s saved. Parallel calls share their span: untimed.
+    from tracecheck import Monitor
+
+    now = [90.0]
+    monitor = Monitor("patchcat", clock=lambda: now[0])
+    monitor.new_turn("compute the mean")
+    now[0] = 100.0
+    monitor.before_tools([{"id": "c1", "name": "python_sandbox", "arguments": {"code": "while True: pass"}}])
+    now[0] = 112.4
+    decision = monitor.after_tools([("c1", "Error: execution timed out after 12 s", True)])
+    ((code, verdict),) = decision.verdicts
+    assert code == "B005" and decision.action == "hint"
+    assert verdict.details["seconds"] == 12.4 and verdict.details["saved_seconds"] == 7.4
+    now[0] = 200.0
+    monitor.before_tools([
+        {"id": "c2", "name": "python_sandbox", "arguments": {"code": "a()"}},
+        {"id": "c3", "name": "web_fetch", "arguments": {"url": "https://example.com"}},
+    ])
+    now[0] = 260.0
+    assert monitor.after_tools([("c2", "Error: timed out", True), ("c3", "<html></html>")]).verdicts == []
+    assert monitor.trace.rounds[1].tool_calls[0].result.seconds is None

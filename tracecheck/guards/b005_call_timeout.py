@@ -101,7 +101,9 @@ class CallTimeout(Guard):
     the agent got an error either way, only later. Any other result (a success, even an
     empty one) is what the run went on with, and a timeout error in its place would have
     broken that: the finding says so and its ``saved_seconds`` is 0. The rule reads
-    only the call's own result, so a live agent's monitor can apply it too.
+    only the call's own result, so a live agent's monitor can apply it too (``Monitor``
+    times a response's lone call from ``before_tools`` to ``after_tools``; parallel calls
+    share that span and stay untimed there).
 
     **Why a hint.** The engine's actions are a stop of the run, a block of a call before
     it runs (its whole time saved) and report-only findings; a cut *during* a call is

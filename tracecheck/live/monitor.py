@@ -188,13 +188,17 @@ class Monitor:
         answered = parse_results(results, rnd.tool_calls)  # raises on results for calls of another round
         self._pending = None
         now = self.clock()
+        # A lone call ran from the end of the response (before_tools) to now: its own time, which
+        # B005 (call-timeout) reads. Parallel calls share that span, not each its own: left untimed.
+        lone = rnd.ended_at if len(rnd.tool_calls) == 1 else None
         for call, (content, is_error) in zip(rnd.tool_calls, answered):
             blocked = call.id in self._blocked
             if content is None and blocked:
                 content = self._blocked[call.id]  # not run: the model got the synthetic answer
             if content is None:
                 continue
-            call.result = ToolResult(content=content, is_error=is_error, ended_at=now, blocked=blocked)
+            started = None if blocked else lone
+            call.result = ToolResult(content=content, is_error=is_error, started_at=started, ended_at=now, blocked=blocked)
         self._context_tokens += tool_result_tokens(rnd)
         decision = self._phase(Phase.AFTER_TOOLS, rnd)
         self._emit("results", rnd, decision)
