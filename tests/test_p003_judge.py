@@ -304,3 +304,34 @@ def test_a_guard_built_in_code_with_a_bad_endpoint_falls_back_without_echoing_it
 def test_bad_p003_values_are_config_errors(cli, tmp_path, assignment, why):
     result = cli("replay", "--preset", "seed-002", *judge_args("http://127.0.0.1:9/api/generate", tmp_path / "c.json"), "--set", assignment, str(SAMPLE))
     assert result.exit_code == 2 and why in result.stderr and "internal error" not in result.stderr
+
+
+class HostileStatus(BaseHTTPRequestHandler):
+    """A server whose HTTP reason phrase carries a terminal escape (a window title) and a bell."""
+
+    def do_POST(self):  # noqa: N802
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.send_response(500, "\x1b]0;pwned\x07 [bold red]x[/]")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+
+def test_what_the_server_says_reaches_stderr_neutralised(tmp_path, capsys):
+    # The fallback warning is printed on stderr as it is, not through a report writer: the server's
+    # reason phrase went to the terminal raw (an OSC escape sets the window title).
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), HostileStatus)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        steps = (search("a", AUTO_RENEWAL), search("b", AUTO_RENEWAL), search("c", AUTO_RENEWAL), answer())
+        guard = NoNewInformation(metric="judge", judge_endpoint=url(httpd), judge_cache=str(tmp_path / "h.json"))
+        (fire,) = replay_trace(Example("hostile", steps).trace(), [guard]).fires
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+    err = capsys.readouterr().err
+    assert "answered HTTP 500" in err and "\\x1b]0;pwned\\x07" in err
+    assert "\x1b" not in err and "\x07" not in err
+    assert fire.round == 3 and "answered HTTP 500" in fire.details["judge_cost"]["fell_back"]

@@ -34,6 +34,7 @@ from typing import Any
 
 from ..input.diagnostics import TracecheckError
 from ..input.side_files import read_side_text
+from ..text.textsafe import neutralize
 
 DEFAULT_ENDPOINT = "http://localhost:11434/api/generate"
 DEFAULT_MODEL = "qwen2.5:3b"  # seed 002's choice
@@ -194,7 +195,8 @@ def warn_once(key: str, text: str) -> None:
     if key in _WARNED:
         return
     _WARNED.add(key)
-    print(f"tracecheck: warning: {text}", file=sys.stderr)
+    # Straight to the terminal, not through a report writer: what a server or a path says is neutralised here.
+    print(f"tracecheck: warning: {neutralize(text)}", file=sys.stderr)
 
 
 _WARNED: set[str] = set()
