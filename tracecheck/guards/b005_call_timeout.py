@@ -50,7 +50,9 @@ class B005Options(GuardOptions):
         list(DEFAULT_TIMEOUT_PATTERNS),
         "Regular expressions for a result that says the tool itself timed out (searched in its first 500 characters, "
         "unless the format says the call succeeded; the default ones match only where the result opens with the timeout, "
-        "within its first three words).",
+        "within its first three words: a result that mentions timeouts further in is content, not a timeout). Known miss: "
+        "in a format without an error flag, a successful result that itself opens with one (a search result titled "
+        "'Timeout errors in requests') reads as the tool's own timeout and its cut as saved.",
     )
 
 
@@ -95,15 +97,12 @@ class CallTimeout(Guard):
     result by a timeout error. That loses nothing only when the recorded result was no
     use either: the call **failed** (the format's error flag; where there is none, the
     ``failure_patterns`` F001 uses) or the tool itself said it **timed out**
-    (``timeout_patterns``: by default the result opens with "timed out", "timeout" or
-    "deadline exceeded" within its first three words, as "[Code execution timed out after
-    120 seconds ...]" does; never where the format says the call succeeded). Then ``duration - limit`` seconds are saved (``details.saved_seconds``):
+    (``timeout_patterns`` in the result's first 500 characters, unless the format says the
+    call succeeded). Then ``duration - limit`` seconds are saved (``details.saved_seconds``):
     the agent got an error either way, only later. Any other result (a success, even an
     empty one) is what the run went on with, and a timeout error in its place would have
     broken that: the finding says so and its ``saved_seconds`` is 0. The rule reads
-    only the call's own result, so a live agent's monitor can apply it too (``Monitor``
-    times a response's lone call from ``before_tools`` to ``after_tools``; parallel calls
-    share that span and stay untimed there).
+    only the call's own result, so a live agent's monitor can apply it too.
 
     **Why a hint.** The engine's actions are a stop of the run, a block of a call before
     it runs (its whole time saved) and report-only findings; a cut *during* a call is
@@ -125,9 +124,7 @@ class CallTimeout(Guard):
     of one response ran side by side: each figure is the call's own time, and where
     another call of the response ran as long, the round's wall-clock time shrinks less
     (the reason says when a call had siblings). A tool whose name matches no entry is
-    never cut unless ``default_limit`` is set. In a format without an error flag, a
-    successful result that itself opens with a timeout ("Timeout errors in requests: ..."
-    as a search result's first title) reads as the tool's own timeout and its cut as saved.
+    never cut unless ``default_limit`` is set.
     """
 
     code = "B005"
