@@ -20,7 +20,7 @@ from ..input.labels import Labels
 from ..input.selection import Selection
 from ..input.sources import Source
 from ..reports.formats import SHOW
-from ..reports.timeline import TimelineMaker, print_timeline
+from ..reports.timeline import TimelineMaker, print_timeline, prints_plain
 from .replay import write_entries
 
 
@@ -70,7 +70,7 @@ class _Tally:
                 yield item
 
 
-def _made(request: ShowRequest, diagnostics: Diagnostics):
+def _made(request: ShowRequest, diagnostics: Diagnostics, plain_lines: bool = False):
     """Every trace's timeline or report entry, in input order (see ``TimelineMaker``)."""
     from ..engine.jobs import items_in_order
     from ..input.labels import as_labels
@@ -84,7 +84,8 @@ def _made(request: ShowRequest, diagnostics: Diagnostics):
     sources = expand_paths(list(request.paths), diagnostics)
     in_workers = request.jobs > 1 and len(sources) > 1
     maker = TimelineMaker(
-        request.settings, request.input_format, labels, request.trace_id, request.format, request.all_states, request.selection, request.quiet, lazy=not in_workers
+        request.settings, request.input_format, labels, request.trace_id, request.format, request.all_states, request.selection, request.quiet, lazy=not in_workers,
+        plain_lines=plain_lines,
     )
     yield from items_in_order(maker, sources, diagnostics, request.jobs)
     if labels is not None:
@@ -106,13 +107,14 @@ def show(
     SHOW.writer(request.format, "show")
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
     tally = _Tally(seen_ids)
-    made = tally.shown_only(_made(request, diagnostics))
     if request.format == "terminal":
         console = console if console is not None else SHOW.writer("terminal")(out, request.to_file)
+        made = tally.shown_only(_made(request, diagnostics, plain_lines=prints_plain(console)))
         for lines in made:
             print_timeline(console, lines)
         console.file.flush()
     else:
+        made = tally.shown_only(_made(request, diagnostics))
         write_entries(
             made, request.settings, out, format=request.format, to_file=request.to_file, only_fires=False, tokenizers=(), presets=(), diagnostics=diagnostics
         )

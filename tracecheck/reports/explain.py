@@ -351,13 +351,14 @@ def _state_text(state: dict[str, Any], limit: int = 240) -> str:
     return " ".join(kept)
 
 
-def guard_annotator(trace: Trace, settings: Settings, all_states: bool = False):
+def guard_annotator(trace: Trace, settings: Settings, all_states: bool = False, new=Text):
     """Replay ``trace`` once, remembering each guard's state after every phase; return a
     function that gives the lines to print under a round: a guard's state (the last
     phase's) where it changed since it was last shown — from the guard's fresh state, so
     counters still at zero are not shown — or where the guard fired (``all_states``: on
     every round where it holds any), then the round's fires. A guard that stopped sits out
-    the rest of its turn, and shows no state there: it judged nothing."""
+    the rest of its turn, and shows no state there: it judged nothing. ``new`` makes the
+    lines (``timeline``'s ``LineMaker``)."""
     guards = settings.build()
     fresh = {guard.code: _state_text(guard.state()) for guard in guards}  # before the replay feeds them
     # Per round, the guards that judged it and their states; a state equal to the one
@@ -386,15 +387,12 @@ def guard_annotator(trace: Trace, settings: Settings, all_states: bool = False):
             changed = text != shown.get(code)
             shown[code] = text
             if text and (all_states or changed or code in fired):
-                line = Text(f"      · {code} ", style="dim")
-                line.append_text(Text(text, "dim"))  # made safe value by value
-                yield line
+                yield new(f"      · {code} ", style="dim").append(text, "dim")  # made safe value by value
         for fire in fires.get(rnd.index, []):
-            line = Text(f"      ! {fire.code} {fire.action.value.upper()} ({fire.phase}) ", style="bold red" if fire.action.ends_run else "bold yellow")
-            line.append_text(plain(one_line(fire.reason, 220)))
-            yield line
+            line = new(f"      ! {fire.code} {fire.action.value.upper()} ({fire.phase}) ", style="bold red" if fire.action.ends_run else "bold yellow")
+            yield line.append(neutralize(one_line(fire.reason, 220)))  # what append_text(plain(...)) adds
         if stop is not None and rnd.index == stop.round:
-            yield Text(f"      ■ the policy stops here ({stop.code} {stop.action.value}); later rounds would not have happened", style="bold red")
+            yield new(f"      ■ the policy stops here ({stop.code} {stop.action.value}); later rounds would not have happened", style="bold red")
 
     return annotate
 

@@ -12,10 +12,43 @@ from ..engine.costs import RoundCost, round_costs, trace_totals
 from ..model import Round, ToolCall, Trace, Usage
 from .wording import BASIS_NOTES, count, number, seconds, shown_id
 from .terminal import whole, wrapped, wrapped_plain
-from ..text.textsafe import one_line, plain, single_line
+from ..text.textsafe import neutralize, one_line, plain, single_line
 
 # A hook that lets a caller add lines under each round (the guard engine adds its state).
 RoundAnnotator = Callable[[Trace, Round], Iterable[Text]]
+
+
+class PlainLine:
+    """A timeline line for a console without colours (a file, a pipe): its text, without
+    the styles such a console never prints. Building Rich's ``Text`` for every piece of
+    every line cost more than wrapping and writing the lines. It has what the timeline and
+    ``print_timeline`` use of a ``Text``; what is appended is safe already (made so by
+    ``neutralize``, as ``Text`` would hold it)."""
+
+    __slots__ = ("parts",)
+    spans = ()  # no "whole" stretches: a trace's head line is a Text
+
+    def __init__(self, text: str = "", style: str | None = None) -> None:
+        self.parts = [text]
+
+    def append(self, text: str, style: str | None = None) -> PlainLine:
+        self.parts.append(text)
+        return self
+
+    def append_text(self, text: Text | PlainLine) -> PlainLine:
+        self.parts.append(text.plain)
+        return self
+
+    @property
+    def plain(self) -> str:
+        return "".join(self.parts)
+
+    def split(self, separator: str = "\n", allow_blank: bool = True) -> list[PlainLine]:
+        return [PlainLine(part) for part in self.plain.split(separator)]
+
+
+# What a timeline's lines are made of: Rich's Text, or plain lines for a colourless console.
+LineMaker = Callable[..., "Text | PlainLine"]
 
 
 def _clock(value: float | None) -> str:
@@ -86,17 +119,18 @@ def trace_summary(trace: Trace, costs: list[RoundCost] | None = None) -> Text:
     return head
 
 
-def _call_lines(call: ToolCall) -> list[Text]:
-    line = Text("    → ", style="cyan")
-    line.append_text(plain(call.name, "bold"))
+def _call_lines(call: ToolCall, new: LineMaker = Text) -> list[Text | PlainLine]:
+    # append(neutralize(x), style) is what append_text(plain(x, style)) adds to a Text.
+    line = new("    → ", style="cyan")
+    line.append(neutralize(call.name), "bold")
     line.append(" ")
-    line.append_text(plain(one_line(call.arguments_raw, 200)))
-    line.append_text(plain(f"  [{call.id}]", "dim"))
+    line.append(neutralize(one_line(call.arguments_raw, 200)))
+    line.append(neutralize(f"  [{call.id}]"), "dim")
     lines = [line]
     if call.arguments_error:
-        lines.append(plain(f"      ! {call.arguments_error}", "yellow"))
+        lines.append(new(neutralize(f"      ! {call.arguments_error}"), style="yellow"))
     res = call.result
-    out = Text("      ← ", style="cyan")
+    out = new("      ← ", style="cyan")
     if res is None:
         out.append("no result recorded", style="yellow")
     else:
@@ -108,7 +142,7 @@ def _call_lines(call: ToolCall) -> list[Text]:
             out.append("? ", style="dim")
         if res.seconds is not None:
             out.append(f"{_seconds(res.seconds)} ", style="dim")
-        out.append_text(plain(one_line(res.content, 160)))
+        out.append(neutralize(one_line(res.content, 160)))
     lines.append(out)
     return lines
 
@@ -130,22 +164,23 @@ def _writes_plain_text(console: Console) -> bool:
     return console.color_system is None and not console.record and not console.is_jupyter and not getattr(console, "_buffer_index", 1)  # inside a capture: Rich keeps it
 
 
-def timeline(trace: Trace, annotate: RoundAnnotator | None = None) -> Iterator[Text]:
+def timeline(trace: Trace, annotate: RoundAnnotator | None = None, new: LineMaker = Text) -> Iterator[Text | PlainLine]:
     """The lines ``show`` prints for ``trace`` (a line may hold line breaks), unwrapped,
     made a round at a time as they are printed (the lines already printed are not kept);
-    a worker process (``--jobs``) makes them all and sends them back as a list."""
+    a worker process (``--jobs``) makes them all and sends them back as a list. ``new``
+    makes each line after the head: ``Text``, or ``PlainLine`` for a colourless console."""
     costs = round_costs(trace)
     yield trace_summary(trace, costs)
-    lines: list[Text] = []
+    lines: list[Text | PlainLine] = []
     said = {m.before_round: m for m in trace.user_messages}
     several_turns = len({r.turn for r in trace.rounds}) > 1
     for rnd, cost in zip(trace.rounds, costs):
         message = said.get(rnd.index)
         if several_turns and (message is not None or rnd.index == 1):
-            lines.append(Text(f"  turn {rnd.turn}", style="bold magenta"))
+            lines.append(new(f"  turn {rnd.turn}", style="bold magenta"))
         if message is not None:
-            lines.append(Text("    user: ", style="magenta").append_text(plain(one_line(message.text, 200))))
-        head = Text(f"  round {rnd.index:>2}", style="bold")
+            lines.append(new("    user: ", style="magenta").append(neutralize(one_line(message.text, 200))))
+        head = new(f"  round {rnd.index:>2}", style="bold")
         if rnd.started_at is None and rnd.ended_at is not None:
             head.append(f"  ended {_clock(rnd.ended_at)}", style="dim")  # the format records when the reply came only
         else:
@@ -154,30 +189,36 @@ def timeline(trace: Trace, annotate: RoundAnnotator | None = None) -> Iterator[T
             head.append(f" +{_seconds(rnd.seconds)}", style="dim")
         head.append(f"  {_tokens(rnd.usage, cost)}", style="dim")
         if rnd.finish_reason:
-            head.append_text(plain(f"  {rnd.finish_reason}", "dim"))
+            head.append(neutralize(f"  {rnd.finish_reason}"), "dim")
         if rnd.is_final:
             head.append("  final answer" if rnd is trace.rounds[-1] else "  reply", style="green")
         lines.append(head)
         if rnd.text.strip():
-            lines.append(Text("    ").append_text(plain(one_line(rnd.text, 200), "italic")))
+            lines.append(new("    ").append(neutralize(one_line(rnd.text, 200)), "italic"))
         for call in rnd.tool_calls:
-            lines += _call_lines(call)
+            lines += _call_lines(call, new)
         if annotate is not None:
             lines += annotate(trace, rnd)
         yield from lines
         lines.clear()
     for message in trace.user_messages:
         if message.before_round > len(trace.rounds):
-            yield Text("    user: ", style="magenta").append_text(plain(one_line(message.text, 200)))
+            yield new("    user: ", style="magenta").append(neutralize(one_line(message.text, 200)))
 
 
-def print_timeline(console: Console, lines: Iterable[Text]) -> None:
+def prints_plain(console: Console) -> bool:
+    """Whether ``print_timeline`` writes to ``console`` plain text only (no colours, no
+    folding by Rich): then ``PlainLine`` lines are all it needs."""
+    return _writes_plain_text(console) and max(40, console.width) <= console.width
+
+
+def print_timeline(console: Console, lines: Iterable[Text | PlainLine]) -> None:
     """Print a timeline, then a blank line. The wrapped lines go to the console a block
     at a time: one print per line cost more than everything else ``show`` does; to a
     console without colours (a file, a pipe) they are written as plain text, which is
     all Rich would write there."""
     width = max(40, console.width)
-    if _writes_plain_text(console) and width <= console.width:
+    if prints_plain(console):
         write = console.file.write
         for line in lines:
             for part in line.split("\n") if "\n" in line.plain else (line,):
@@ -186,7 +227,7 @@ def print_timeline(console: Console, lines: Iterable[Text]) -> None:
         return
     block: list[Text] = []
     for line in lines:
-        block.extend(_wrapped(width, line))
+        block.extend(_wrapped(width, Text(line.plain) if isinstance(line, PlainLine) else line))
         if len(block) >= _BLOCK_LINES:
             _print_block(console, block, width)
             block = []
@@ -216,13 +257,15 @@ class TimelineMaker:
     lines or report entry), with None for a trace that ``trace_id`` leaves out."""
 
     def __init__(
-        self, settings, input_format: str | None, labels, trace_id: str | None, format: str, all_states: bool = False, selection=None, quiet: bool = False, lazy: bool = False
+        self, settings, input_format: str | None, labels, trace_id: str | None, format: str, all_states: bool = False, selection=None, quiet: bool = False, lazy: bool = False,
+        plain_lines: bool = False,
     ) -> None:
         self.settings, self.input_format, self.labels, self.trace_id, self.format = settings, input_format, labels, trace_id, format
         self.all_states = all_states  # every guard's state under every round, not only where it changed
         self.selection = selection  # -k: the traces left out are not seen at all
         self.quiet = quiet  # the terminal timeline's first line only: the trace's summary
         self.lazy = lazy  # the timeline made as it is printed (not in a worker: it is sent back whole)
+        self.plain_lines = plain_lines  # for a console without colours: PlainLine, not Text
 
     def items(self, source, diagnostics):
         from ..engine.batch import ReplayItem
@@ -241,7 +284,9 @@ class TimelineMaker:
             elif self.format == "terminal" and self.quiet:
                 yield trace.id, [trace_summary(trace)]
             elif self.format == "terminal":
-                made = timeline(trace, guard_annotator(trace, self.settings, self.all_states) if self.settings is not None else None)
+                new = PlainLine if self.plain_lines else Text
+                annotate = guard_annotator(trace, self.settings, self.all_states, new) if self.settings is not None else None
+                made = timeline(trace, annotate, new)
                 yield trace.id, made if self.lazy else list(made)
             else:
                 guards = self.settings.build() if self.settings is not None else []
