@@ -35,6 +35,8 @@ def fuzz_settings():
         database=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.function_scoped_fixture],
     )
+
+
 SAMPLES = ROOT / "sample_traces"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 

@@ -274,3 +274,44 @@ def test_compact_json_wraps_between_tokens(tmp_path, cli, monkeypatch):
     assert len(block) >= 3  # it did wrap
     for line in block[:-1]:
         assert len(line) <= 80 and line.rstrip()[-1] in ",:{[", line
+
+
+def test_a_file_gets_the_text_a_colour_terminal_shows(monkeypatch):
+    # Without colours show writes its own plain lines (PlainLine, cell counts of its own);
+    # with colours Rich renders Text lines. The two must say the same, break for break.
+    import io
+    import re
+
+    from rich.console import Console
+
+    from conftest import ROOT
+    from tracecheck.commands import ShowRequest, show
+    from tracecheck.config import load_settings
+
+    monkeypatch.delenv("NO_COLOR")
+    monkeypatch.setenv("TERM", "xterm-256color")  # a dumb terminal is 80 columns whatever it is told
+    paths = (str(SAMPLES), str(ROOT / "tests" / "corpus"))
+    request = ShowRequest(paths, settings=load_settings())
+    plain_out, colour_out = io.StringIO(), io.StringIO()
+    show(request, console=Console(file=plain_out, width=100, color_system=None, force_terminal=False))
+    show(request, console=Console(file=colour_out, width=100, color_system="truecolor", force_terminal=True))
+    coloured = colour_out.getvalue()
+    assert "\x1b[" in coloured and "\x1b[" not in plain_out.getvalue()
+    without_escapes = re.sub(r"\x1b\[[0-9;]*m", "", coloured)
+    assert plain_out.getvalue().splitlines() == without_escapes.splitlines()
+
+
+def test_cells_are_counted_as_rich_counts_them():
+    import random
+
+    from rich.cells import cell_len as rich_cell_len
+
+    from tracecheck.reports.terminal import cell_len
+
+    known = ["", "plain ascii", "北京天气", "· state", "→ 调用 tool", "é", "e\u0301", "👍🏽", "👨\u200d👩\u200d👧", "❤\ufe0f", "\x1b[31m", "\t\n", "\u3000全角", "한글", "\U00020001"]
+    rng = random.Random(11)
+    pool = [chr(code) for code in range(0x20, 0x7F)] + list("北京·…→←ひカ한é\u200d\ufe0f👍\u0301\u3000\x85\u200b\x07")
+    pool += [chr(rng.randrange(0x80, 0x30000)) for _ in range(500)]
+    pool = [ch for ch in pool if not 0xD800 <= ord(ch) <= 0xDFFF]
+    samples = known + ["".join(rng.choice(pool) for _ in range(rng.randrange(30))) for _ in range(3000)]
+    assert [cell_len(text) for text in samples] == [rich_cell_len(text) for text in samples]

@@ -261,6 +261,9 @@ def _args(args: Any) -> str:
 _NEEDS_QUOTES = frozenset(" =[]{},;'")
 
 
+_CONTAINERS = frozenset({dict, list, tuple, set, frozenset})
+
+
 def _value_text(value: Any) -> str:
     """A guard state value on one line, ``""`` when it holds nothing.
 
@@ -283,7 +286,7 @@ def _value_text(value: Any) -> str:
         return shown
     if kind is int:
         return str(value)
-    if value is None:
+    if value is None or (kind in _CONTAINERS and not value):
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"

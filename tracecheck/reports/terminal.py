@@ -74,7 +74,23 @@ def cell_len(text: str) -> int:
     rest = text.translate(_DROP_PRINTABLE_ASCII)
     if "\u200d" in rest or "\ufe0f" in rest:
         return _rich_cell_len(text)
-    return len(text) - len(rest) + _rich_cell_len(rest)
+    return len(text) - len(rest) + sum(map(_CELLS.__getitem__, rest))
+
+
+class _CellTable(dict):
+    """Rich's cells of one character, looked up once per character (a dict lookup in C
+    instead of a Python call per character, as Rich's own count makes)."""
+
+    def __missing__(self, char: str) -> int:
+        from rich.cells import get_character_cell_size
+
+        size = get_character_cell_size(char)
+        if len(self) < 1 << 16:
+            self[char] = size
+        return size
+
+
+_CELLS = _CellTable()
 
 
 def _cut_whole(text: Text, limit: int) -> Text:
