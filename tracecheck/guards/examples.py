@@ -56,7 +56,7 @@ class Example:
                 raw_args = call.args if isinstance(call.args, str) else dump_json(call.args)
                 raw, parsed, error = parse_arguments(raw_args)
                 start = (step.at or 0.0) if call.seconds is not None else None
-                end = start + call.seconds if start is not None and call.seconds is not None else None
+                end = start + call.seconds if start is not None else None
                 rnd.tool_calls.append(
                     ToolCall(
                         id=f"call_{number}_{k}",

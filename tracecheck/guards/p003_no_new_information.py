@@ -463,9 +463,12 @@ class NoNewInformation(Guard):
         ceiling = ratio_ceiling(self.history.length, len(text))
         if ceiling <= self.options.similarity:
             return True, None, ceiling  # no ratio can cross the line: not worth computing
-        started = time.perf_counter()
-        score = self.history.ratio(text)
-        self.similarity_seconds += time.perf_counter() - started
+        if self.judge is None:
+            score = self.history.ratio(text)
+        else:  # timed: the judge's cost is reported against it
+            started = time.perf_counter()
+            score = self.history.ratio(text)
+            self.similarity_seconds += time.perf_counter() - started
         return score <= self.options.similarity, score, ceiling
 
     def _ask_judge(self, text: str, similar_novel: bool, score: float | None) -> tuple[bool, str | None]:
@@ -557,7 +560,8 @@ class NoNewInformation(Guard):
                 self.count = 0
                 self.history.add(text)
                 self.kept += 1
-                self.recent = (self.recent + [text])[-JUDGE_CONTEXT:]
+                if self.judge is not None:
+                    self.recent = (self.recent + [text])[-JUDGE_CONTEXT:]
             else:
                 self.count += 1
             self.observed += 1
@@ -597,27 +601,25 @@ class NoNewInformation(Guard):
             if fired["score"] is not None:
                 details["score"] = round(fired["score"], 4)
             if self.judge is not None:
-                reason += "; " + judge_note(self.judge_cost(), opts.judge_model, self.similarity_metric)
                 details["similarity_metric"] = self.similarity_metric
-                details["judge_cost"] = self.judge_cost()
             message = self.say("stop", context, tool=fired["tool"], count=fired["stagnant"])
-            return [Verdict(Action.STOP, reason, details=details, message=message)]
-        if kind == "observations":
-            reason = (
-                f"{self.observed} observation{'s' if self.observed != 1 else ''} of the watched tools so far "
-                f"(max_observations {opts.max_observations}): enough information gathered"
-            )
         else:
-            reason = f"{fired['tool']} result holds the answer indicator {indicator!r}: it already holds a clear answer"
-        details = {**fired, "condition": kind, "observations": self.observed, "count": self.observed}
+            if kind == "observations":
+                reason = (
+                    f"{self.observed} observation{'s' if self.observed != 1 else ''} of the watched tools so far "
+                    f"(max_observations {opts.max_observations}): enough information gathered"
+                )
+            else:
+                reason = f"{fired['tool']} result holds the answer indicator {indicator!r}: it already holds a clear answer"
+            details = {**fired, "condition": kind, "observations": self.observed, "count": self.observed}
+            if indicator is not None:
+                details["indicator"] = indicator
+            language = context.language if context is not None else "en"
+            # base.render, as Guard.say renders: one rendering path for every message
+            message = base.render({"stop": OTHER_STOPS[kind]}, opts.messages, "stop", language, {"tool": fired["tool"], "count": self.observed})
         if self.judge is not None:
-            reason += "; " + judge_note(self.judge_cost(), opts.judge_model, self.similarity_metric)
-            details["judge_cost"] = self.judge_cost()
-        if indicator is not None:
-            details["indicator"] = indicator
-        language = context.language if context is not None else "en"
-        # base.render, as Guard.say renders: one rendering path for every message
-        message = base.render({"stop": OTHER_STOPS[kind]}, opts.messages, "stop", language, {"tool": fired["tool"], "count": self.observed})
+            cost = details["judge_cost"] = self.judge_cost()
+            reason += "; " + judge_note(cost, opts.judge_model, self.similarity_metric)
         return [Verdict(Action.STOP, reason, details=details, message=message)]
 
     def state(self) -> dict[str, Any]:

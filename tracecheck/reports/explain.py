@@ -15,6 +15,7 @@ from ..config import Settings, option_default
 from ..engine.replay import Fire, replay_trace
 from ..guards.base import Guard, Phase
 from ..model import Round, Trace
+from ..text.memo import remembered
 from ..text.textsafe import neutralize, one_line, plain, single_line
 
 
@@ -276,14 +277,7 @@ def _value_text(value: Any) -> str:
     ``\\x1b``), so nothing blends into the separators or forges a line."""
     kind = type(value)  # the common kinds first, by exact type
     if kind is str:
-        # The same strings (call signatures, queries) sit in a guard's state round after
-        # round: made safe once each.
-        shown = _SHOWN_STRINGS.get(value)
-        if shown is None:
-            if len(_SHOWN_STRINGS) >= _SHOWN_STRINGS_LIMIT:
-                _SHOWN_STRINGS.clear()
-            shown = _SHOWN_STRINGS[value] = _string_text(value)
-        return shown
+        return _string_text(value)
     if kind is int:
         return str(value)
     if value is None or (kind in _CONTAINERS and not value):
@@ -307,10 +301,9 @@ def _value_text(value: Any) -> str:
     return _string_text(str(value))
 
 
-_SHOWN_STRINGS: dict[str, str] = {}
-_SHOWN_STRINGS_LIMIT = 4096
-
-
+# The same strings (call signatures, queries, keys) sit in a guard's state round after
+# round: each is made safe once.
+@remembered(4096)
 def _string_text(value: str) -> str:
     text = single_line(value, 160)
     if not text:
@@ -320,20 +313,13 @@ def _string_text(value: str) -> str:
 
 def _pairs(state: dict[str, Any]) -> str:
     """``key=value`` for every key whose value holds something, in the guard's order."""
-    shown = ((_key_text(key), _value_text(value)) for key, value in state.items())
+    shown = ((_key_text(str(key)), _value_text(value)) for key, value in state.items())
     return " ".join(f"{key}={text}" for key, text in shown if text)
 
 
-def _key_text(key: Any) -> str:
-    shown = _SHOWN_KEYS.get(key) if type(key) is str else None
-    if shown is None:
-        shown = neutralize(str(key))
-        if type(key) is str and len(_SHOWN_KEYS) < _SHOWN_STRINGS_LIMIT:
-            _SHOWN_KEYS[key] = shown
-    return shown
-
-
-_SHOWN_KEYS: dict[str, str] = {}
+@remembered(4096)
+def _key_text(key: str) -> str:
+    return neutralize(key)
 
 
 def _state_text(state: dict[str, Any], limit: int = 240) -> str:
@@ -345,7 +331,7 @@ def _state_text(state: dict[str, Any], limit: int = 240) -> str:
         text = _value_text(value)
         if not text:
             continue
-        pair = f"{_key_text(key)}={text}"
+        pair = f"{_key_text(str(key))}={text}"
         if kept and length + len(pair) > limit:
             kept.append("…")
             break

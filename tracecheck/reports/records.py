@@ -14,8 +14,8 @@ from __future__ import annotations
 import dataclasses
 import functools
 import operator
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 # A field with this metadata is left out of the JSON when it is None (an optional part

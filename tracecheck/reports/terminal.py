@@ -184,10 +184,9 @@ def _breaks(text: str, first: int, width: int, whole: list[tuple[int, int, str]]
     for start, spaces, end in _words(text, whole):
         if one_cell_each:
             length, with_space = spaces - start, end - start
-        else:  # most words of a mixed paragraph are ASCII still: measured without a call
-            bare, tail = text[start:spaces], text[spaces:end]
-            length = len(bare) if bare.isascii() and bare.isprintable() else cell_len(bare)
-            with_space = length + (len(tail) if tail.isascii() and tail.isprintable() else cell_len(tail))
+        else:
+            length = cell_len(text[start:spaces])
+            with_space = length + cell_len(text[spaces:end])  # the word's own cells counted once
         if used + length <= limit:
             used += with_space
             continue

@@ -22,8 +22,8 @@ class PlainLine:
     """A timeline line for a console without colours (a file, a pipe): its text, without
     the styles such a console never prints. Building Rich's ``Text`` for every piece of
     every line cost more than wrapping and writing the lines. It has what the timeline and
-    ``print_timeline`` use of a ``Text``; what is appended is safe already (made so by
-    ``neutralize``, as ``Text`` would hold it)."""
+    ``print_timeline`` use of a ``Text`` (``append``, ``plain``, ``spans``, ``split``);
+    what is appended is safe already (made so by ``neutralize``, as ``Text`` holds it)."""
 
     __slots__ = ("parts",)
     spans = ()  # no "whole" stretches: a trace's head line is a Text
@@ -35,15 +35,11 @@ class PlainLine:
         self.parts.append(text)
         return self
 
-    def append_text(self, text: Text | PlainLine) -> PlainLine:
-        self.parts.append(text.plain)
-        return self
-
     @property
     def plain(self) -> str:
         return "".join(self.parts)
 
-    def split(self, separator: str = "\n", allow_blank: bool = True) -> list[PlainLine]:
+    def split(self, separator: str = "\n") -> list[PlainLine]:
         return [PlainLine(part) for part in self.plain.split(separator)]
 
 

@@ -26,9 +26,8 @@ TOKENIZERS = ("char", "jieba")
 # CJK ideographs (unified, extension A, extensions B-F, compatibility), hiragana and
 # katakana, hangul syllables. One character class, so whole texts are scanned by the
 # regex engine instead of a Python call per character.
-_CJK = "\u4e00-\u9fff\u3400-\u4dbf\U00020000-\U0002ebef\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af"
-# (low, high) code points of the same ranges, for one character.
 _CJK_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2EBEF), (0xF900, 0xFAFF), (0x3040, 0x30FF), (0xAC00, 0xD7AF))
+_CJK = "".join(f"{chr(low)}-{chr(high)}" for low, high in _CJK_RANGES)  # the same, as a regex class's ranges
 
 
 @lru_cache(maxsize=1)
