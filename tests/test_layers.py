@@ -25,7 +25,8 @@ PACKAGE = Path(tracecheck.__file__).resolve().parent
 # stand side by side: neither imports the other. ``tracecheck`` is the package's own
 # __init__ (the public names, loaded lazily) and ``__main__`` ``python -m tracecheck``.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("model",),  # the normalized model: imports nothing of tracecheck
+    ("frozen",),  # frozen dataclasses built cheaply: imports nothing of tracecheck
+    ("model",),  # the normalized model
     ("input",),  # sources, diagnostics, safe output files
     ("text",),  # tokenizers, similarity, arguments, volatile text, "did you mean"
     ("readers", "guards"),  # one module per format | one module per guard

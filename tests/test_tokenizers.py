@@ -34,3 +34,13 @@ def test_jieba_segments_words_and_stays_quiet(tmp_path):
     assert proc.stdout.strip() == "saas|订阅|合同|自动|续费"
     assert proc.stderr == ""  # no "Building prefix dict" / "Loading model cost" noise, no warnings
     assert cache.is_file()  # the dictionary cache goes where we said, not into the checkout
+
+
+def test_text_without_cjk_splits_on_whitespace_whatever_its_script():
+    # Non-ASCII text below the first CJK block (accents, dashes, Cyrillic, Greek) takes
+    # the whitespace split; text with CJK anywhere takes the CJK scan: both give the
+    # seed's tokens.
+    assert char_tokens("Café — naïve\u00a0Ελλάδα Москва") == ["café", "naïve", "ελλάδα", "москва"]
+    assert char_tokens("Café — 北京 naïve") == ["café", "北", "京", "naïve"]
+    assert char_tokens("ひらがな—Москва") == ["ひ", "ら", "が", "な", "москва"]
+    assert char_tokens("") == []

@@ -9,19 +9,19 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..config import Settings
+from ..frozen import frozen_dataclass
 from ..input.diagnostics import Diagnostics, TracecheckError
 from ..input.selection import Selection
 from ..input.sources import Source
-from ..reports.formats import BASELINE, CHECK
 from ..reports.check_records import CheckReport
+from ..reports.formats import BASELINE, CHECK
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CheckRequest:
     """What to check and where the report goes.
 
@@ -54,7 +54,7 @@ class CheckRequest:
     also_read: Sequence[str | Path | None] = ()
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CheckOutcome:
     """What ``check`` found: the ``engine.check.CheckResult``, its report (a
     ``reports.check_records.CheckReport``), and the step summary file written (None when
@@ -132,7 +132,7 @@ def check(request: CheckRequest, *, diagnostics: Diagnostics | None = None, on_r
     return CheckOutcome(result, data, summary)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class BaselineRequest:
     """The baseline ``file`` and the traces it is made from (``paths``), checked with
     ``settings`` as ``CheckRequest``'s; ``known``: the file's baseline if already loaded."""

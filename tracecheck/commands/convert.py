@@ -4,15 +4,15 @@ JSONL, streamed one trace at a time."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import PurePath
 from typing import BinaryIO
 
+from ..frozen import frozen_dataclass
 from ..input.diagnostics import Diagnostics
 from ..input.sources import Source
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ConvertRequest:
     """``paths``: the transcripts (files, folders, sources); ``output``: the name written
     to (``-`` standard output), whose .gz, .bz2 or .xz suffix compresses it."""

@@ -6,9 +6,9 @@ already wrote for the old ones."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+from ..frozen import frozen_dataclass
 from ..input.diagnostics import Diagnostics
 from ..input.labels import Labels
 from ..input.selection import Selection
@@ -16,7 +16,7 @@ from ..input.sources import Source
 from ..reports.formats import LABEL
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class LabelRequest:
     """``paths``: the traces; ``format``: json or csv; ``labels``: the labels file in use
     (its entries fill the template in); ``selection`` (``-k``): only the traces it matches."""

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from ..config import Settings
 from ..engine.batch import replay_stream
+from ..frozen import frozen_dataclass
 from ..input.diagnostics import Diagnostics
 from ..input.labels import Labels
 from ..input.selection import Selection
@@ -29,7 +29,7 @@ from ..reports.replay_report import entry_maker
 ReportItem = tuple[TraceRecord, tuple, bool]  # a trace's report record, its totals entry, whether a guard fired (``report_entry``)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ReplayRequest:
     """What to replay and how to report it.
 

@@ -19,23 +19,41 @@ import os
 import re
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
 from ..config import Settings
 from ..engine.batch import replay_stream
-from ..input.agent_homes import AGENT_NAMES, AGENTS, Agent, Folder, agent_by_name, current_platform, folders, sessions_in
+from ..frozen import frozen_dataclass
+from ..input.agent_homes import (
+    AGENT_NAMES,
+    AGENTS,
+    Agent,
+    Folder,
+    agent_by_name,
+    current_platform,
+    folders,
+    sessions_in,
+)
 from ..input.diagnostics import Diagnostics, TracecheckError
 from ..input.sources import Source, display_name, expand_paths
 from ..reports.data import SCHEMA_VERSION, header_data
 from ..reports.formats import SCAN
 from ..reports.records import InputWarning
 from ..reports.scan_records import AgentRecord, FolderRecord, ScanReport
-from ..reports.scan_report import SessionTally, TraceFacts, iso, project_records, scan_entry, totals_of, trace_facts, worst_first
+from ..reports.scan_report import (
+    SessionTally,
+    TraceFacts,
+    iso,
+    project_records,
+    scan_entry,
+    totals_of,
+    trace_facts,
+    worst_first,
+)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ScanRequest:
     """What to scan and how to report it.
 

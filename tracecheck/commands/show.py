@@ -11,10 +11,10 @@ without the CLI::
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from ..config import Settings
+from ..frozen import frozen_dataclass
 from ..input.diagnostics import Diagnostics
 from ..input.labels import Labels
 from ..input.selection import Selection
@@ -24,7 +24,7 @@ from ..reports.timeline import TimelineMaker, print_timeline, prints_plain
 from .replay import write_entries
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class ShowRequest:
     """Which traces to show and how.
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..config import Settings
 from ..engine.grid import Dimension
+from ..frozen import frozen_dataclass
 from ..input.diagnostics import Diagnostics, TracecheckError
 from ..input.selection import Selection
 from ..input.sources import Source
@@ -53,7 +53,7 @@ def sweep_dimensions(dimensions: Sequence[Dimension], base: Settings) -> list[Di
     return dimensions
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class SweepRequest:
     """What to sweep and where the report goes.
 
@@ -88,7 +88,7 @@ class SweepRequest:
     also_read: Sequence[str | Path | None] = ()
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class SweepOutcome:
     """The sweep report's data (``reports.sweep_report.sweep_data``), and whether the
     winning settings were written to ``write_config`` (None when none was asked; False

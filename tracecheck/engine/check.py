@@ -34,12 +34,13 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
+from ..frozen import frozen_dataclass
 from ..guards import guard_by_key
 from ..guards.base import Action
 from ..guards.signals import call_signature
 from ..input.diagnostics import Diagnostics, TracecheckError
-from ..model import Expectation, Trace, place_text
 from ..input.labels import stale_id_note
+from ..model import Expectation, Trace, place_text
 from .replay import TraceResult, replay_trace
 
 KINDS = ("expectation", "harm", "waste")
@@ -75,7 +76,7 @@ class Finding:
         return self.status in ("new", "baseline")
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class ExpectationCheck:
     """One expectation of a trace as check judged it, met or not: what the JUnit report
     makes a testcase of (a broken one also has its finding, by ``fingerprint``). The check

@@ -18,11 +18,17 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
 
-from ..config import Settings, option_field, coerce_option, option_default, unknown_guard
+from ..config import (
+    Settings,
+    coerce_option,
+    option_default,
+    option_field,
+    unknown_guard,
+)
+from ..frozen import frozen_dataclass
 from ..guards import guard_by_key
 from ..input.diagnostics import TracecheckError
 
@@ -30,7 +36,7 @@ PRESET = "preset"
 DEFAULT_CAP = 256  # combinations run without --max-combos (GitHub caps a matrix at 256 jobs)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Dimension:
     key: str  # "preset" or "CODE.option"
     values: tuple[Any, ...]
@@ -44,7 +50,7 @@ class Dimension:
         return None if self.key == PRESET else self.key.split(".", 1)[1]
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class GridPoint:
     number: int  # 1-based, in grid order
     values: tuple[tuple[str, Any], ...]  # (dimension key, value), one per dimension

@@ -16,9 +16,9 @@ context (``tokens_so_far``, ``tokens_estimated``) grows by what each judged roun
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..guards.base import Action, Guard, Phase, RunContext, Verdict
 from ..model import Round
 
@@ -44,7 +44,7 @@ def dispatch_table(guards: Sequence[Guard]) -> dict[Phase, dict[int, Callable[[R
     return table
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class Step:
     """What one phase of one round came to."""
 

@@ -16,11 +16,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..guards.base import Action, Guard, Phase
 from ..model import Round, Trace
-from .counterfactual import is_stale, new_information_after, refusal_hid_news
-from .expectations import ExpectationResult, check_expectations
-from .policy import Policy, phases_of
 from .costs import (
     RoundCost,
     Saving,
@@ -32,6 +30,9 @@ from .costs import (
     trace_totals,
     turn_end,
 )
+from .counterfactual import is_stale, new_information_after, refusal_hid_news
+from .expectations import ExpectationResult, check_expectations
+from .policy import Policy, phases_of
 
 
 @dataclass(slots=True)
@@ -90,7 +91,7 @@ class TraceResult:
 PhaseObserver = Callable[[Round, Phase, Sequence[Guard]], None]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class GuardSpec:
     """A guard to build: its class, its options, and a key naming that configuration."""
 

@@ -25,15 +25,17 @@ These are exactly the figures of the reference scorer the project is measured wi
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from ..frozen import frozen_dataclass
 
 SLACK = 1  # rounds a stop (or a mixed run's fire) may come after the labelled one
 
 LOOP, HEALTHY, MIXED = "loop", "healthy", "mixed"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class RunLabel:
     kind: str  # loop | healthy | mixed
     stop_by: int | None = None
@@ -55,7 +57,7 @@ def _round(value: Any) -> int | None:
     return int(text) if text.isdigit() and int(text) > 0 else None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class RunVerdict:
     """What a policy did to one labelled run, judged."""
 
@@ -123,7 +125,7 @@ class RunVerdict:
         }
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Score:
     """The six figures over a set of labelled runs, and the runs' verdicts."""
 

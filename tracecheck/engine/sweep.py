@@ -67,12 +67,23 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..config import Settings
+from ..frozen import frozen_dataclass
 from ..input.diagnostics import Diagnostics
 from ..model import Trace, graded_outcome
 from ..text.memo import forget_remembered
 from .grid import GridPoint
 from .replay import GuardSpec, ReplayCache, TraceResult
-from .scoring import HEALTHY, LOOP, SLACK, RunLabel, RunVerdict, Score, run_label, unread_verdicts, verdict
+from .scoring import (
+    HEALTHY,
+    LOOP,
+    SLACK,
+    RunLabel,
+    RunVerdict,
+    Score,
+    run_label,
+    unread_verdicts,
+    verdict,
+)
 
 POSITIVE, NEGATIVE, UNLABELLED = "loop", "healthy", "unlabelled"
 
@@ -147,7 +158,7 @@ def trace_kind(trace: Trace) -> tuple[str, int | None]:
     return UNLABELLED, None
 
 
-@dataclass(slots=True, frozen=True)
+@frozen_dataclass(slots=True)
 class Outcome:
     """One grid point on one trace: what a metric needs, nothing of the transcript."""
 
@@ -195,7 +206,7 @@ def outcome_of(result: TraceResult, kind: tuple[str, int | None]) -> Outcome:
     )
 
 
-@dataclass(slots=True, frozen=True)
+@frozen_dataclass(slots=True)
 class Whole:
     llm_calls: int
     tool_calls: int
@@ -276,7 +287,7 @@ def metrics(
 # --- evaluation ---------------------------------------------------------------------
 
 
-@dataclass(slots=True, frozen=True)
+@frozen_dataclass(slots=True)
 class TraceFeatures:
     """What a sweep keeps of one trace once every setting was replayed on it: its name,
     kind, grade, hand label and whole cost, and one ``Outcome`` per setting (grid order,
@@ -433,7 +444,7 @@ def _fork_context():
 # --- choosing ----------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Constraint:
     metric: str
     op: str  # "<=", ">=", "<", ">", "=="

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..model import Round
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .evidence import (
@@ -19,7 +19,7 @@ from .messages import Message
 from .signals import ResultClassifier
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class B001Options(GuardOptions):
     max_rounds: int = option(
         0,

@@ -1,15 +1,15 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..model import Round
 from .base import SCOPES, Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
 from .messages import Message
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class B002Options(GuardOptions):
     scope: str = option(
         "run",

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..model import Round
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls, search
@@ -11,7 +11,7 @@ from .signals import DEFAULT_SEARCH_TOOLS
 from .tool_kinds import matches_any
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class B003Options(GuardOptions):
     tools: list[str] = option(
         list(DEFAULT_SEARCH_TOOLS), "Glob patterns (any case) of the capped tools; their calls count together."

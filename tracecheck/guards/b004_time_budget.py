@@ -1,15 +1,16 @@
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..model import Round
 from .base import SCOPES, Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Example, Step, answer, search
 from .messages import Message
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class B004Options(GuardOptions):
     scope: str = option(
         "run",

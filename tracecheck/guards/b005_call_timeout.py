@@ -1,16 +1,15 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..model import Round, ToolCall
 from .base import SCOPES, Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, Step, answer, calls
 from .messages import Message
 from .signals import DEFAULT_FAILURE_PATTERNS, ResultClassifier, compiled_patterns
 from .tool_kinds import SEED_004_TIME_LIMITS, matches_any
-
 
 # What a recorded result says when the tool itself gave up on time (read where the format
 # does not say the call succeeded): the cut would only have come sooner. Only where the
@@ -25,7 +24,7 @@ DEFAULT_TIMEOUT_PATTERNS = (
 TIMEOUT_SCAN_CHARS = 500
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class B005Options(GuardOptions):
     scope: str = option(
         "run",

@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from ..frozen import frozen_dataclass
 from ..model import Round
 from .messages import Message, check_overrides, render
 
@@ -95,7 +96,7 @@ def option(default: Any, help: str, **constraints: Any) -> Any:
 SCOPES = ("turn", "run")
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class GuardOptions:
     """Options every guard has. Subclasses add their own with ``option()``."""
 

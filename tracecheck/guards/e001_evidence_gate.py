@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..model import Round
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .evidence import (
@@ -20,7 +20,7 @@ from .messages import Message
 from .signals import ResultClassifier
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class E001Options(GuardOptions):
     required_all: list[str] = required_all_option()
     required_any: list[str] = required_any_option()

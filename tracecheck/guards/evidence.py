@@ -16,9 +16,9 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..model import Round
 from .base import option
 from .signals import DEFAULT_EMPTY_PATTERNS, DEFAULT_FAILURE_PATTERNS, ResultClassifier
@@ -73,7 +73,7 @@ def _unique(items: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(items))
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class Requirements:
     all_of: tuple[str, ...] = ()
     any_of: tuple[str, ...] = ()

@@ -6,14 +6,15 @@ guard must produce when it alone replays them (``expect``; empty = must stay qui
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..text.arguments import dump_json, parse_arguments
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class Call:
     name: str
     args: Any = field(default_factory=dict)  # an object, or a raw JSON string as the model wrote it
@@ -24,7 +25,7 @@ class Call:
     seconds: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class Step:
     """One round: tool calls, or (without calls) a final answer with ``text``. ``user``:
     a user message that arrives before this round and opens a new turn. ``at``: when the
@@ -37,7 +38,7 @@ class Step:
     at: float | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class Example:
     title: str
     steps: tuple[Step, ...]

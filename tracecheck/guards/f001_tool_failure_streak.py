@@ -1,18 +1,24 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..model import Round, ToolCall
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .escalation import fire_on_option, waits_for_next_call
 from .examples import Call, Example, Step, answer, calls
 from .messages import Message
-from .signals import DEFAULT_FAILURE_PATTERNS, ResultClassifier, call_signature, excerpt, truncated
+from .signals import (
+    DEFAULT_FAILURE_PATTERNS,
+    ResultClassifier,
+    call_signature,
+    excerpt,
+    truncated,
+)
 from .tool_kinds import matches_any
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class F001Options(GuardOptions):
     threshold: int = option(
         3, "Consecutive failures of one tool (of one call, with same_call) at which the guard acts (see action).", minimum=1

@@ -1,14 +1,20 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..model import Round, ToolCall
 from ..text.volatile import normalize_volatile
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
 from .messages import Message
-from .signals import DEFAULT_FAILURE_PATTERNS, ResultClassifier, call_signature, excerpt, truncated
+from .signals import (
+    DEFAULT_FAILURE_PATTERNS,
+    ResultClassifier,
+    call_signature,
+    excerpt,
+    truncated,
+)
 
 # How much of an error is normalised before it is cut to ``error_chars``: enough that
 # the placeholders (which are shorter or longer than what they replace) never change
@@ -16,7 +22,7 @@ from .signals import DEFAULT_FAILURE_PATTERNS, ResultClassifier, call_signature,
 _NORMALISED_PREFIX = 4000
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class F002Options(GuardOptions):
     enabled: bool = option(False, "Whether the guard runs at all (off until a preset enables it).")
     threshold: int = option(3, "Failures of one tool with the same error in a row that end the run.", minimum=2)

@@ -1,15 +1,21 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..model import Round, ToolCall
 from ..text.error_class import error_class, same_template, template_edges
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
 from .messages import Message
-from .signals import DEFAULT_EMPTY_PATTERNS, DEFAULT_FAILURE_PATTERNS, ResultClassifier, excerpt, truncated
+from .signals import (
+    DEFAULT_EMPTY_PATTERNS,
+    DEFAULT_FAILURE_PATTERNS,
+    ResultClassifier,
+    excerpt,
+    truncated,
+)
 from .tool_kinds import call_kind, shell_command
 
 # How much of a result is compared to tell a repeated view: a stuck view repeats from
@@ -20,7 +26,7 @@ _VIEW_CHARS = 4000
 _TEMPLATES_KEPT = 32
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class F003Options(GuardOptions):
     enabled: bool = option(False, "Whether the guard runs at all (off until a preset enables it).")
     threshold: int = option(

@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import string
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from ..frozen import frozen_dataclass
 
 LANGUAGES = ("en", "zh")
 DEFAULT_LANGUAGE = "en"
@@ -65,7 +66,7 @@ WHEN = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class Message:
     """One model-facing message: English and Chinese templates, the fields they may
     use, and when the guard sends it where that says more than ``WHEN`` (for

@@ -1,20 +1,26 @@
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..model import Round
 from ..text.similarity import SET_METRICS, set_similarity
 from ..text.tokenizers import TOKENIZERS, get_tokenizer, token_set
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls, search
 from .messages import Message
-from .signals import DEFAULT_QUERY_KEYS, DEFAULT_SEARCH_TOOLS, excerpt, query_text, token_list
+from .signals import (
+    DEFAULT_QUERY_KEYS,
+    DEFAULT_SEARCH_TOOLS,
+    excerpt,
+    query_text,
+    token_list,
+)
 from .tool_kinds import matches_any
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class P001Options(GuardOptions):
     containment: float = option(0.8, "Similarity at or above which two queries are the same search.", minimum=0.0, maximum=1.0)
     threshold: int = option(2, "Similar search rounds in a row that stop the run.", minimum=1)

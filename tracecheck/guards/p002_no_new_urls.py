@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..model import Round
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls, search
@@ -11,7 +11,7 @@ from .signals import DEFAULT_SEARCH_TOOLS, urls_in
 from .tool_kinds import matches_any
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class P002Options(GuardOptions):
     threshold: int = option(2, "Search rounds in a row without a new URL that stop the run.", minimum=1)
     search_tools: list[str] = option(

@@ -1,19 +1,30 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..model import Round, ToolCall
 from ..text.similarity import NOVELTY_METRICS, novelty_history, ratio_ceiling
 from . import base
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls, search
 from .messages import Message
-from .novelty_judge import DEFAULT_ENDPOINT, DEFAULT_MODEL, Judge, JudgeUnavailable, endpoint_problem, judge_prompt, warn_once
-from .signals import DEFAULT_SEARCH_TOOLS, ENGLISH_ANSWER_INDICATORS, SEED_ANSWER_INDICATORS
+from .novelty_judge import (
+    DEFAULT_ENDPOINT,
+    DEFAULT_MODEL,
+    Judge,
+    JudgeUnavailable,
+    endpoint_problem,
+    judge_prompt,
+    warn_once,
+)
+from .signals import (
+    DEFAULT_SEARCH_TOOLS,
+    ENGLISH_ANSWER_INDICATORS,
+    SEED_ANSWER_INDICATORS,
+)
 from .tool_kinds import matches_any
-
 
 # metric judge: the judge sees the last 3 novel observations (the seed's
 # previous_results[-3:]), each cut to this many characters.
@@ -38,7 +49,7 @@ def judge_note(cost: dict[str, Any], model: str, similarity: str) -> str:
 CONDITIONS = ("stagnation", "observations", "answer")
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class P003Options(GuardOptions):
     similarity: float = option(
         0.7, "Similarity to what was already observed above which an observation brings nothing new.", minimum=0.0, maximum=1.0

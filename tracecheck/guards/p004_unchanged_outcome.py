@@ -1,9 +1,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..model import Round, ToolCall
 from ..text.volatile import normalize_volatile
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
@@ -14,7 +14,7 @@ from .signals import call_signature, compiled_patterns, excerpt, truncated
 from .tool_kinds import matches_any
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class P004Options(GuardOptions):
     enabled: bool = option(False, "Whether the guard runs at all (off until a preset enables it).")
     threshold: int = option(

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..input.diagnostics import TracecheckError
 from ..model import Round, ToolCall
 from ..text.arguments import dump_json
@@ -10,7 +10,6 @@ from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
 from .messages import Message, count_in_words
 from .signals import call_signature, excerpt, truncated
-
 
 LIMIT_ACTIONS = ("stop", "block", "abort")
 DEFAULT_BLOCK_MESSAGE = (
@@ -20,7 +19,7 @@ DEFAULT_BLOCK_MESSAGE = (
 PHASES = ("before_tools", "after_tools")
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class R001Options(GuardOptions):
     hint_at: int = option(
         2, "Consecutive identical calls at which a hint is injected (the call still runs); 0 = no hint.", minimum=0

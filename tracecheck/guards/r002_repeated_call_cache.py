@@ -1,16 +1,22 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..model import Round
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
 from .messages import Message
-from .signals import DEFAULT_FAILURE_PATTERNS, ResultClassifier, call_signature, excerpt, truncated
+from .signals import (
+    DEFAULT_FAILURE_PATTERNS,
+    ResultClassifier,
+    call_signature,
+    excerpt,
+    truncated,
+)
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class R002Options(GuardOptions):
     canonical_args: bool = option(
         False, "Compare arguments as sorted-key JSON; off (the seed) compares name + raw arguments text."

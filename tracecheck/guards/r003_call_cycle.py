@@ -4,6 +4,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..model import Round, ToolCall
 from ..text.volatile import normalize_volatile
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
@@ -17,7 +18,7 @@ _PENDING = "pending"
 _MISSING = "missing"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class R003Options(GuardOptions):
     enabled: bool = option(False, "Whether the guard runs at all (off until a preset enables it).")
     min_period: int = option(1, "Shortest cycle looked for, in calls (1 = the same call again and again).", minimum=1)

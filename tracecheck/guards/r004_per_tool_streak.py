@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..input.diagnostics import TracecheckError
 from ..model import Round, ToolCall
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
@@ -12,7 +12,7 @@ from .signals import call_signature, canonical_json, excerpt, truncated
 from .tool_kinds import matches_any
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class R004Options(GuardOptions):
     enabled: bool = option(False, "Whether the guard runs at all (off until a preset enables it).")
     observe_at: int = option(

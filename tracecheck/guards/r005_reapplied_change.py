@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..model import Round, ToolCall
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
@@ -11,7 +11,7 @@ from .signals import call_signature, excerpt, truncated
 from .tool_kinds import call_kind
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class R005Options(GuardOptions):
     enabled: bool = option(False, "Whether the guard runs at all (off until a preset enables it).")
     threshold: int = option(3, "Identical changes in a row at which the guard acts, before the last one is applied.", minimum=2)

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..model import Round, ToolCall
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
@@ -10,7 +10,7 @@ from .messages import Message
 from .tool_kinds import EDIT_TOOLS, call_kind, matches_any
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class R006Options(GuardOptions):
     enabled: bool = option(False, "Whether the guard runs at all (off until a preset enables it: loopagent).")
     write_tools: list[str] = option(

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..model import Round
 from .base import SCOPES, Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls
@@ -22,7 +22,7 @@ _TRANSFER_LOOP = tuple(
 )
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class T001Options(GuardOptions):
     enabled: bool = option(False, "Whether the guard runs at all (off until a preset enables it).")
     scope: str = option(

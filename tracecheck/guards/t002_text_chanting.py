@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..model import Round
 from ..text.memo import remembered
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
@@ -23,7 +23,7 @@ CHANT = "I need to check the file. The file does not exist. I will create the fi
 CODE_LINE = "print('processing record, please wait for the result')\n"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class T002Options(GuardOptions):
     enabled: bool = option(False, "Whether the guard runs at all (off until a preset enables it).")
     chunk: int = option(50, "Length in characters of the text window that is looked for again.", minimum=10)
@@ -75,7 +75,7 @@ def prose_segments(text: str, markdown_breaks: bool = False) -> Iterator[str]:
         yield "".join(current)
 
 
-@dataclass(slots=True, frozen=True)
+@frozen_dataclass(slots=True)
 class Chant:
     window: str
     occurrences: int

@@ -61,8 +61,9 @@ from __future__ import annotations
 import fnmatch
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
+
+from ..frozen import frozen_dataclass
 
 PLATFORMS = ("linux", "darwin", "win32")
 ALL = PLATFORMS
@@ -78,7 +79,7 @@ BASES: dict[str, str | None] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class Place:
     """A folder where an agent keeps sessions: ``path`` below the base ``base`` on the
     ``platforms`` listed, unless one of ``moved_by`` (environment variable, path below
@@ -90,7 +91,7 @@ class Place:
     moved_by: tuple[tuple[str, str], ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class Agent:
     """A coding agent: ``name`` (what ``--agent`` takes), its ``format`` (the reader's
     FORMAT name), where it keeps sessions (``places``), which files below such a folder
@@ -226,7 +227,7 @@ def current_platform(value: str | None = None) -> str:
     return value if value in PLATFORMS else "linux"
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class Folder:
     """A folder looked in: where it is, which variable put it there (None: the default)."""
 
@@ -266,7 +267,7 @@ def folders(agent: Agent, home: Path, env: Mapping[str, str], platform: str) -> 
     return out
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class SessionPath:
     """One session found: its transcript (a file, or a folder of event files), the
     project its path names (None when the path names none)."""

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..frozen import frozen_dataclass
 
-@dataclass(slots=True, frozen=True)
+
+@frozen_dataclass(slots=True)
 class Diagnostic:
     file: str
     line: int | None

@@ -13,16 +13,16 @@ nothing is evaluated as Python.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from .diagnostics import Diagnostics, TracecheckError
 
 _TOKEN = re.compile(r"\s*(?:(\()|(\))|([^\s()]+))")
 _KEYWORDS = ("and", "or", "not")
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Selection:
     """A parsed ``-k`` expression."""
 

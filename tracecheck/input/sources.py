@@ -41,7 +41,8 @@ from typing import Any, BinaryIO
 
 import orjson
 
-from .diagnostics import TracecheckError, Diagnostics
+from ..frozen import frozen_dataclass
+from .diagnostics import Diagnostics, TracecheckError
 
 # Files a directory walk picks up (also with a compression suffix). Named files are
 # read whatever their extension.
@@ -632,7 +633,7 @@ def display_name(path: str) -> str:
 # here only bytes, lines and line numbers.
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class Span:
     """The lines of a file from byte ``start`` up to byte ``end`` (both at the start of a
     line), the first of them being line ``line`` of the whole file."""

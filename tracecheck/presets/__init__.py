@@ -15,18 +15,18 @@ runs when nothing is chosen. Facts about each system are from ``reference/peers.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from ..frozen import frozen_dataclass
 from ..guards.signals import DEFAULT_FAILURE_PATTERNS, SEED_ANSWER_INDICATORS
 from ..guards.tool_kinds import EDIT_TOOLS, SEED_004_TIME_LIMITS, SHELL_TOOLS
-
 
 # Budget guards are off until given a budget: a preset that lists them lets --set turn them on.
 BUDGETS = ("B001", "B002", "B003", "B004")
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Preset:
     name: str
     summary: str  # one line: what it runs

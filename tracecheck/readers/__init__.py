@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from ..frozen import frozen_dataclass
 
 if TYPE_CHECKING:  # the registry is imported by every command, --help included: keep it light
     from ..input.sources import Record
@@ -19,7 +20,7 @@ if TYPE_CHECKING:  # the registry is imported by every command, --help included:
     from .contract import FormatModule, ReadContext
 
 
-@dataclass(slots=True, frozen=True)
+@frozen_dataclass(slots=True)
 class ReaderInfo:
     name: str
     module: str

@@ -5,9 +5,10 @@ engine's own ``engine.check.ExpectationCheck`` (frozen, with the same ``to_json(
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Literal
 
+from ..frozen import frozen_dataclass
 from .records import OPTIONAL, InputWarning, Record
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ FindingKind = Literal["expectation", "harm", "waste"]
 FindingStatus = Literal["new", "baseline", "accepted", "allowed"]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class FindingRecord(Record):
     """A finding of check as its report shows it (``engine.check.Finding``): where it is
     (``place``: file, line and the run's place in a document of many), what deviated from
@@ -41,7 +42,7 @@ class FindingRecord(Record):
     failing: bool
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class ExpectationCounts(Record):
     """The expectations checked, those that hold, those about guards the settings do not run."""
 
@@ -50,7 +51,7 @@ class ExpectationCounts(Record):
     not_checked: int
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class FindingCounts(Record):
     """The findings by status, and how many fail the gate."""
 
@@ -61,7 +62,7 @@ class FindingCounts(Record):
     failing: int
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class CheckReport(Record):
     """What ``tracecheck check`` reports: the verdict, the counts, every finding (most
     important first) and every expectation judged (in input order)."""

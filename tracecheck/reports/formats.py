@@ -13,14 +13,15 @@ import contextlib
 import io
 import sys
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, BinaryIO
+
+from ..frozen import frozen_dataclass
 
 if TYPE_CHECKING:
     from .check_records import CheckReport
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class CommandFormats:
     """The report formats of one command.
 

@@ -15,8 +15,10 @@ import dataclasses
 import functools
 import operator
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from ..frozen import frozen_dataclass
 
 # A field with this metadata is left out of the JSON when it is None (an optional part
 # of a report: a tokenizer comparison, presets side by side, a timeline).
@@ -36,7 +38,7 @@ def json_value(value: Any) -> Any:
     return value
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class Record:
     """A part of a report; its JSON is its fields in their declared order."""
 
@@ -73,7 +75,7 @@ def _field_values(cls: type) -> Callable[[Any], tuple[Any, ...]]:
     return operator.attrgetter(*names) if names else lambda record: ()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class SavingRecord(Record):
     """What a stop (or the policy's stops and blocks) saves; negative figures are costs."""
 
@@ -89,7 +91,7 @@ class SavingRecord(Record):
 NO_SAVING = SavingRecord(0, 0, 0, False, "measured", None, None)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class NewInformation(Record):
     """The first cut round of the recorded run that brought something new."""
 
@@ -97,7 +99,7 @@ class NewInformation(Record):
     what: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class FireRecord(Record):
     code: str
     name: str
@@ -115,7 +117,7 @@ class FireRecord(Record):
     new_information: NewInformation | None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class StopRecord(Record):
     """Where the policy ends a turn (stop) or the run (abort)."""
 
@@ -129,7 +131,7 @@ class StopRecord(Record):
     already_stopped: bool
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class PolicyRecord(Record):
     """Where the guards together stop, and what that saves."""
 
@@ -147,7 +149,7 @@ class PolicyRecord(Record):
     outcome_change: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class ExpectationRecord(Record):
     """What a trace expects of a guard (or the policy), and whether it holds (``met``
     None: no running guard could check it)."""
@@ -161,21 +163,21 @@ class ExpectationRecord(Record):
     unknown_guard: bool
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class TurnRounds(Record):
     turn: int
     first_round: int
     last_round: int
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class TokenizerRun(Record):
     tokenizer: str
     fires_at: int | None
     scores: list[float | None]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class ComparisonRecord(Record):
     """P001 replayed with each tokenizer: where each stops, its scores by round."""
 
@@ -183,7 +185,7 @@ class ComparisonRecord(Record):
     runs: tuple[TokenizerRun, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class PresetRunRecord(Record):
     """One preset's replay of a trace, for the side-by-side comparison."""
 
@@ -192,7 +194,7 @@ class PresetRunRecord(Record):
     policy: PolicyRecord
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class RecordedCost(Record):
     """What runs cost as recorded."""
 
@@ -203,7 +205,7 @@ class RecordedCost(Record):
     tokens_basis: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class CallRecord(Record):
     """A tool call of a timeline's round, its arguments and result cut to excerpts."""
 
@@ -221,7 +223,7 @@ class CallRecord(Record):
     seconds: float | None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class RoundRecord(Record):
     """One round of a timeline, with what ``tracecheck show`` prints for it."""
 
@@ -239,14 +241,14 @@ class RoundRecord(Record):
     more_calls: int  # calls not listed (a fan-out keeps its first few)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class GapRecord(Record):
     """Rounds a long trace's timeline leaves out."""
 
     gap: int
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class TimelineRecord(Record):
     """A trace round by round (``reports.rounds``), and the user messages after its last round."""
 
@@ -254,7 +256,7 @@ class TimelineRecord(Record):
     user_after: tuple[str, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class TraceRecord(Record):
     id: str
     file: str
@@ -293,7 +295,7 @@ class TraceRecord(Record):
         return bool(self.fires)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class GuardRecord(Record):
     """A guard the settings run, with its options."""
 
@@ -302,7 +304,7 @@ class GuardRecord(Record):
     options: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class HeaderRecord(Record):
     """What a report starts with: the schema, the tool, the guards and preset run."""
 
@@ -314,7 +316,7 @@ class HeaderRecord(Record):
     presets: tuple[str, ...] | None = field(default=None, metadata=OPTIONAL)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class SavedTotals(Record):
     llm_calls: int
     tool_calls: int
@@ -324,7 +326,7 @@ class SavedTotals(Record):
     tokens_basis: str
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class Shares(Record):
     """The savings as shares of what the runs cost as recorded (None: unknown)."""
 
@@ -334,7 +336,7 @@ class Shares(Record):
     seconds: float | None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class OutcomeTotals(Record):
     """The savings on the traces of one outcome, with what those traces cost as recorded."""
 
@@ -351,13 +353,13 @@ class OutcomeTotals(Record):
     whole: RecordedCost
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class GuardCounts(Record):
     traces: int
     fires: int
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class TotalsRecord(Record):
     traces: int
     traces_with_fires: int
@@ -376,7 +378,7 @@ class TotalsRecord(Record):
     by_preset: dict[str, TotalsRecord] | None = field(default=None, metadata=OPTIONAL)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class SweepPointRecord(Record):
     """One point of a sweep's grid: its settings, where it ranks, what it scores."""
 
@@ -388,7 +390,7 @@ class SweepPointRecord(Record):
     metrics: dict[str, Any]  # the engine's figures of the point (engine.sweep)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class InputWarning(Record):
     """A warning about the input (a line that could not be read, a label for no trace)."""
 

@@ -3,12 +3,19 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..frozen import frozen_dataclass
+from .records import (
+    HeaderRecord,
+    InputWarning,
+    Record,
+    RecordedCost,
+    SavedTotals,
+    Shares,
+    TotalsRecord,
+)
 
-from .records import HeaderRecord, InputWarning, RecordedCost, Record, SavedTotals, Shares, TotalsRecord
 
-
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class FolderRecord(Record):
     """A folder ``tracecheck scan`` looked in: where (``path``, and ``moved_by``, the
     environment variable that put it there, None for the default), whether it is there,
@@ -23,7 +30,7 @@ class FolderRecord(Record):
     last: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class AgentRecord(Record):
     """One agent of a scan: its name (``--agent``), the reader format its sessions are
     read with, whether that reader is there (``reader``), whether its sessions were
@@ -40,7 +47,7 @@ class AgentRecord(Record):
     note: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class ScanSessionRecord(Record):
     """One session found: its transcript (a file, or a folder of event files), the
     project it belongs to, its size and dates (``dated_by``: ``session``, the times it
@@ -66,7 +73,7 @@ class ScanSessionRecord(Record):
         return bool(self.traces_with_fires)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class ProjectRecord(Record):
     """The replayed sessions of one agent in one project: how many, how many had a
     loop (a guard fired), how many the policy stopped, and the totals of their traces."""
@@ -79,7 +86,7 @@ class ProjectRecord(Record):
     totals: TotalsRecord
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class ScanReport(Record):
     """What ``tracecheck scan`` reports: where it looked (every folder, there or not),
     what it found, and with a replay the groups by agent and project and every replayed

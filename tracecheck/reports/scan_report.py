@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..engine.batch import ReplayItem
+from ..frozen import frozen_dataclass
 from ..model import Trace
 from .data import TotalsAccumulator
 from .records import TotalsRecord
@@ -50,7 +51,7 @@ def trace_project(trace: Trace) -> str | None:
     return None
 
 
-@dataclass(frozen=True, slots=True)
+@frozen_dataclass(slots=True)
 class TraceFacts:
     """What scan takes from one trace read (or replayed): where it is, its times, its
     project, and with a replay what the totals take (``TotalsAccumulator.entry``)."""

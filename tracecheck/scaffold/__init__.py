@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 import tomllib
-from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+from ..frozen import frozen_dataclass
 from ..input.diagnostics import TracecheckError
 
 PLACEHOLDER_SOURCE = "OWNER/tracecheck@REF"
@@ -23,7 +23,7 @@ WORKFLOW = ".github/workflows/tracecheck.yml"
 PRE_COMMIT = ".pre-commit-config.yaml"
 
 
-@dataclass(frozen=True)
+@frozen_dataclass
 class Step:
     """One file ``init`` wrote, or left alone, and why."""
 

@@ -28,13 +28,20 @@ TOKENIZERS = ("char", "jieba")
 # regex engine instead of a Python call per character.
 _CJK_RANGES = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2EBEF), (0xF900, 0xFAFF), (0x3040, 0x30FF), (0xAC00, 0xD7AF))
 _CJK = "".join(f"{chr(low)}-{chr(high)}" for low, high in _CJK_RANGES)  # the same, as a regex class's ranges
+_BELOW_CJK = chr(min(low for low, _ in _CJK_RANGES))  # a text whose largest character is below it has no CJK
+
+
+def _has_no_cjk(text: str) -> bool:
+    """True when ``text`` certainly holds no CJK character: all ASCII, or every character
+    below the first CJK block (accents, dashes, Cyrillic...), both checks in C."""
+    return text.isascii() or max(text) < _BELOW_CJK
 
 
 @lru_cache(maxsize=1)
 def _cjk_patterns() -> tuple[re.Pattern[str], re.Pattern[str]]:
     """(a CJK run; a CJK run, group "cjk", or a run of anything else not whitespace),
-    compiled on the first text that is not ASCII: a class this wide takes milliseconds to
-    compile, and most runs are all ASCII. ``\\s`` is str.isspace(), what str.split() splits on."""
+    compiled on the first text that may hold CJK: a class this wide takes milliseconds to
+    compile, and most runs hold none. ``\\s`` is str.isspace(), what str.split() splits on."""
     return re.compile(f"[{_CJK}]+"), re.compile(f"(?P<cjk>[{_CJK}]+)|[^\\s{_CJK}]+")
 
 
@@ -45,7 +52,7 @@ def is_cjk(ch: str) -> bool:
 
 def count_cjk(text: str) -> int:
     """How many characters of ``text`` are CJK (as ``is_cjk`` says), in one regex scan."""
-    if text.isascii():
+    if _has_no_cjk(text):
         return 0
     return sum(map(len, _cjk_patterns()[0].findall(text)))
 
@@ -75,7 +82,7 @@ def normalize(text: str) -> str:
 
 def _split_runs(text: str) -> list[tuple[bool, str]]:
     """(is_cjk, run) pieces of normalized text; whitespace separates non-CJK words."""
-    if text.isascii():
+    if _has_no_cjk(text):
         return [(False, word) for word in text.split()]
     return [(match.lastgroup == "cjk", match.group()) for match in _cjk_patterns()[1].finditer(text)]
 
