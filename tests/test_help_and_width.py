@@ -190,3 +190,15 @@ def test_every_command_spells_format_output_and_jobs_one_way():
         assert options["--output"].help.startswith("Write ") and "instead of standard output; a name ending in " in options["--output"].help
     # The old spelling of check's -f still works, out of the way of the help.
     assert "--output-format" not in _options(("check",))
+
+
+def test_command_parameters_are_read_without_evaluating_strings():
+    # Typer takes each command's parameters from its annotations on every start: they
+    # must be objects already, not strings a postponed-annotations module leaves to eval.
+    import inspect
+
+    from tracecheck.cli import main as cli_main
+
+    for info in cli_main.app.registered_commands:
+        for name, annotation in inspect.get_annotations(info.callback).items():
+            assert not isinstance(annotation, str), f"{info.callback.__module__}.{info.callback.__name__}: {name} is {annotation!r}"

@@ -51,6 +51,8 @@ def _getter(names: list[str]) -> Callable[[Any], tuple[Any, ...]]:
 def _make(cls: type[T], slots: bool) -> type[T]:
     own = cls.__dict__
     documented = own.get("__doc__") is not None
+    if not documented:  # dataclass would write one from inspect.signature: costly, and before __init__ exists
+        cls.__doc__ = cls.__name__
     explicit_eq = "__eq__" in own
     explicit_hash = own.get("__hash__", MISSING) is not MISSING and not (own.get("__hash__") is None and explicit_eq)
     cls = dataclasses.dataclass(cls, init=False, repr=False, eq=False, frozen=False, slots=slots)
@@ -58,10 +60,8 @@ def _make(cls: type[T], slots: bool) -> type[T]:
     own = cls.__dict__
     if "__init__" not in own:
         cls.__init__ = _init(cls, fields)
-        if not documented:  # dataclass wrote its doc from the signature before __init__ was there
-            import inspect
-
-            cls.__doc__ = cls.__name__ + str(inspect.signature(cls)).replace(" -> None", "")
+    if not documented:
+        cls.__doc__ = f"{cls.__name__}({', '.join(f.name for f in fields if f.init)})"
     if "__repr__" not in own:
         cls.__repr__ = _repr
     if not explicit_eq:

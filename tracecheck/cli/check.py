@@ -1,7 +1,5 @@
 """``tracecheck check`` and ``tracecheck baseline``: gate CI on regression traces."""
 
-from __future__ import annotations
-
 import enum
 from pathlib import Path
 from typing import Annotated, Optional

@@ -1,7 +1,5 @@
 """``tracecheck convert``: any supported format into tracecheck's native JSONL."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """``tracecheck guards``, ``guard CODE``, ``formats`` and ``schema``: what tracecheck knows."""
 
-from __future__ import annotations
-
 import sys
 from typing import Annotated
 

@@ -1,8 +1,6 @@
 """``tracecheck init``: settings, regression traces, a workflow and a pre-commit hook to
 start gating CI with."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -6,8 +6,6 @@ file's): a template then shows each trace as ``check`` sees it, and labelling ne
 keeps what the team already wrote for the old ones. It never writes over that file: the
 entries of traces not given would be lost."""
 
-from __future__ import annotations
-
 import enum
 from typing import Annotated, Optional
 

@@ -1,7 +1,5 @@
 """``tracecheck replay``: where each guard fires on each trace, and what it saves."""
 
-from __future__ import annotations
-
 import enum
 import sys
 from pathlib import Path

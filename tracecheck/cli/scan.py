@@ -1,8 +1,6 @@
 """``tracecheck scan``: the coding agents' sessions in your home folder, found, listed
 and replayed through the guards. It only reads, and nothing leaves the machine."""
 
-from __future__ import annotations
-
 import enum
 import io
 from pathlib import Path

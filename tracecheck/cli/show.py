@@ -1,7 +1,5 @@
 """``tracecheck show``: traces round by round, with every guard's state."""
 
-from __future__ import annotations
-
 import enum
 from pathlib import Path
 from typing import Annotated, Optional

@@ -1,7 +1,5 @@
 """``tracecheck sweep``: which guard settings to choose, savings against harm."""
 
-from __future__ import annotations
-
 import enum
 import sys
 from pathlib import Path

@@ -1,7 +1,11 @@
 from __future__ import annotations
 
-import hashlib
 from typing import Any
+
+try:  # hashlib's own blake2b, without hashlib loading OpenSSL's library first (start-up)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - a Python built without it
+    from hashlib import blake2b
 
 from ..frozen import frozen_dataclass
 from ..model import Round, ToolCall
@@ -260,7 +264,7 @@ class DeadEnd(Guard):
         # every result would cost more than the rest of the replay, and a view that only
         # a timestamp changes is a poll, P004's to judge.
         text = " ".join(call.result.content[:_VIEW_CHARS].split())
-        return "view:" + hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+        return "view:" + blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
     def _error_key(self, text: str) -> str:
         key = "error: " + error_class(text)

@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from typing import Any
 
@@ -57,6 +56,8 @@ class _Entry:
 def _result_key(call: ToolCall) -> str:
     if call.result is None:
         return _MISSING
+    import hashlib  # here: only repeated signatures are compared (start-up)
+
     text = normalize_volatile(call.result.content)
     flag = {True: "E", False: "S", None: "?"}[call.result.is_error]
     return flag + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()

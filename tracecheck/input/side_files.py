@@ -12,7 +12,6 @@ from __future__ import annotations
 import os
 import re
 import stat
-import tomllib
 from typing import Any
 
 import orjson
@@ -105,6 +104,8 @@ def read_json(path: str | os.PathLike, what: str) -> Any:
 
 def read_toml(path: str | os.PathLike, what: str = "config file") -> dict[str, Any]:
     """A TOML settings file, read the careful way; syntax errors keep the parser's line."""
+    import tomllib  # here: a run without a settings file never needs it (start-up)
+
     shown = display_name(os.fspath(path))
     try:
         return tomllib.loads(read_side_text(path, what, shown))
