@@ -94,7 +94,7 @@ class Policy:
         self.stopped.clear()
         for guard in self.guards:
             if id(guard) not in self.aborted and guard.options.scope == "turn":
-                guard.reset(self.context)
+                guard.new_turn(self.context)
         self.active = [g for g in self.guards if id(g) not in self.aborted]
 
     def enter(self, turn: int, tokens: int, estimated: bool) -> None:

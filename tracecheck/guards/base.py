@@ -221,6 +221,12 @@ class Guard:
         """Forget everything: a new run starts (or, for a guard whose ``scope`` is
         ``turn``, a new conversation turn)."""
 
+    def new_turn(self, context: RunContext | None = None) -> None:
+        """A new conversation turn for a guard whose ``scope`` is ``turn``: by default it
+        forgets everything, as ``reset``; a guard may keep what a user message cannot
+        change."""
+        self.reset(context)
+
     def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
         return []
 

@@ -102,6 +102,14 @@ class DeadEnd(Guard):
     ``noop_threshold``: an empty search still asked something, a no-op asked nothing, and
     several in a row with nothing between mean the agent's arguments arrive garbled.
 
+    **A new user turn.** With ``scope`` ``turn``, a user's message starts the empty answers
+    and views seen again afresh (a new request can make the same empty search worth
+    asking), but an error's count goes on: what a tool answers to what the agent sends does
+    not change because the user spoke (a τ-bench booking refused for the same payment
+    total three times, with the user's "yes, go ahead" between the attempts). A
+    calculator is bookkeeping: its answer follows from its arguments and tells nothing
+    new about the world.
+
     **Why it matters.** Real agents fail this way more than any other: a model whose tool
     arguments arrive garbled sends ``: run the tests``, ``: ls``, ``:`` — every command
     different, every answer the same nothing; a model that pastes its prose into the shell
@@ -185,6 +193,30 @@ class DeadEnd(Guard):
             expect=((3, "after_tools", "hint"), (4, "after_tools", "stop")),
         ),
         Example(
+            "The same refusal under rewritten calls goes on counting across the user's turns; a calculator is not news",
+            (
+                calls(Call("book_reservation", {"paid": 957}, "Error: payment amount does not add up, total price is 1002, but paid 957", error=True)),
+                calls(Call("book_reservation", {"paid": 1047}, "Error: payment amount does not add up, total price is 1002, but paid 1047", error=True), user="Yes, go ahead."),
+                calls(Call("calculate", {"expression": "957 + 45"}, "1002.0")),
+                calls(Call("book_reservation", {"paid": 1000}, "Error: payment amount does not add up, total price is 1002, but paid 1000", error=True), user="Yes."),
+                calls(Call("book_reservation", {"paid": 1001}, "Error: payment amount does not add up, total price is 1002, but paid 1001", error=True)),
+                answer(),
+            ),
+            options={"enabled": True, "hint_at": 3},
+            expect=((4, "after_tools", "hint"), (5, "after_tools", "stop")),
+        ),
+        Example(
+            "Empty answers start afresh at a user's new request: two empty searches, a new turn, two more",
+            (
+                calls(Call("search_flights", {"date": "05-20"}, "[]")),
+                calls(Call("search_flights", {"date": "05-21"}, "[]")),
+                calls(Call("search_flights", {"date": "05-24"}, "[]"), user="Try the 24th or the 25th then."),
+                calls(Call("search_flights", {"date": "05-25"}, "[]")),
+                answer(),
+            ),
+            options={"enabled": True},
+        ),
+        Example(
             "Different searches, the same 'No matches found': stops at the 4th",
             tuple(calls(Call("search_dir", {"search_term": t}, f'No matches found for "{t}" in /repo')) for t in ("retry", "Retry", "backoff", "max_retries"))
             + (answer(),),
@@ -258,6 +290,16 @@ class DeadEnd(Guard):
         self.views: set[str] = set()  # successful answers seen since the last change
         self.last_news: str | None = None
         self.templates: dict[str, tuple[str, str]] = {}  # error class -> its text's start and end
+
+    def new_turn(self, context: RunContext | None = None) -> None:
+        """A user message changes what is asked: the empty answers and views it may make
+        news start afresh, but an error the tools gave is the world's answer to what the
+        agent sent, and a new request does not change it: its count goes on."""
+        errors = {k: v for k, v in self.counts.items() if k.startswith("error:")}
+        templates = {k: v for k, v in self.templates.items() if k in errors}
+        shown = {k: v for k, v in self.shown.items() if k in errors}
+        self.reset(context)
+        self.counts, self.templates, self.shown = errors, templates, shown
 
     def _view_key(self, call: ToolCall) -> str:
         # Whitespace aside, byte for byte: normalising volatile text (timestamps, ids) in

@@ -28,6 +28,11 @@ class P001Options(GuardOptions):
     metric: str = option("containment", "containment |A∩B|/min(|A|,|B|), or jaccard |A∩B|/|A∪B| (the seed's pitfall).", choices=SET_METRICS)
     search_tools: list[str] = option(list(DEFAULT_SEARCH_TOOLS), "Glob patterns (any case) of the tools whose queries are fingerprinted.")
     query_keys: list[str] = option(list(DEFAULT_QUERY_KEYS), "Argument names that hold the query, first match wins.")
+    same_tool: bool = option(
+        False,
+        "Compare a query only with earlier queries of the same tool: search_dir, search_file and find_file "
+        "(a repository, the open file, file names) ask different questions with the same words.",
+    )
     window: int = option(
         50,
         "Earlier search queries a query is compared with (the most recent ones); bounds the work per round of long runs.",
@@ -67,6 +72,13 @@ class SimilarQueryStagnation(Guard):
     per round grows with the run. Here a query is compared with the last ``window``
     (50) search fingerprints, which holds all of them in any run of the seed's size;
     a search repeated from further back is not seen as similar.
+
+    **One tool or all.** The seed has one search tool and compares every query with every
+    earlier one. A coding agent has several that ask different questions with the same
+    words: SWE-agent's ``search_dir`` (the repository), ``search_file`` (the open file) and
+    ``find_file`` (file names); narrowing from one to the next is how it works, not a
+    rewording (a resolved SWE-bench run was stopped there). ``same_tool`` compares a query
+    only with earlier queries of the same tool; ``default`` turns it on.
 
     **Known misses.** A synonym rewrite that shares no characters (天气 → 气象 →
     气温实况) has containment near 0; P002 (no new URLs) catches it after the search.
@@ -135,6 +147,22 @@ class SimilarQueryStagnation(Guard):
             expect=((4, "before_tools", "stop"),),
         ),
         Example(
+            "Narrowing a repository search to the open file with the same words is two similar searches to the seed",
+            (search("class NodeVisitor", tool="search_dir"), search("class NodeVisitor gast.py", tool="search_file"), search("NodeVisitor class", tool="search_file"), answer()),
+            expect=((3, "before_tools", "stop"),),
+        ),
+        Example(
+            "With same_tool each tool's queries are compared among themselves: search_dir then search_file is a new question",
+            (search("class NodeVisitor", tool="search_dir"), search("class NodeVisitor gast.py", tool="search_file"), search("NodeVisitor class", tool="search_file"), answer()),
+            options={"same_tool": True},
+        ),
+        Example(
+            "With same_tool a reworded search through the same tool still counts",
+            (search("北京天气"), search("北京今日天气 气温"), search("北京今日天气 气温 晴雨"), answer()),
+            options={"same_tool": True},
+            expect=((3, "before_tools", "stop"),),
+        ),
+        Example(
             "With window 1 each query meets only the search before it: the return to 北京天气 is not seen",
             (search("北京天气"), search("httpx timeout"), search("北京天气 气温"), search("北京天气 温度"), answer()),
             options={"window": 1},
@@ -144,7 +172,7 @@ class SimilarQueryStagnation(Guard):
     def reset(self, context: RunContext | None = None) -> None:
         self.tokenize = get_tokenizer(self.options.tokenizer)
         self.similarity = set_similarity(self.options.metric)
-        self.history: deque[tuple[str, frozenset[str]]] = deque(maxlen=self.options.window)
+        self.history: deque[tuple[str, frozenset[str], str]] = deque(maxlen=self.options.window)
         self.count = 0
         self.last_scores: list[dict[str, Any]] = []
         self.last_round = ""  # how the last round counted: for `show`
@@ -152,9 +180,11 @@ class SimilarQueryStagnation(Guard):
     def fingerprint(self, query: str) -> frozenset[str]:
         return token_set(self.options.tokenizer, query)
 
-    def _best_match(self, fp: frozenset[str]) -> tuple[float, str | None, frozenset[str] | None]:
+    def _best_match(self, fp: frozenset[str], tool: str = "") -> tuple[float, str | None, frozenset[str] | None]:
         best, best_query, best_fp = 0.0, None, None
-        for query, earlier in self.history:
+        for query, earlier, earlier_tool in self.history:
+            if self.options.same_tool and earlier_tool != tool:
+                continue
             score = self.similarity(fp, earlier)
             if score >= best or best_query is None:  # ties: the most recent
                 best, best_query, best_fp = score, query, earlier
@@ -168,12 +198,12 @@ class SimilarQueryStagnation(Guard):
             self.count = 0  # a round of only business tools is progress
             self.last_round = "no search: reset"
             return []
-        new: list[tuple[str, frozenset[str]]] = []
+        new: list[tuple[str, frozenset[str], str]] = []
         similar_hit: dict[str, Any] | None = None
         for call in searches:
             query = query_text(call, opts.query_keys)
             fp = self.fingerprint(query)
-            score, other, other_fp = self._best_match(fp)
+            score, other, other_fp = self._best_match(fp, call.name.lower())
             entry = {
                 "call_id": call.id,
                 "query": excerpt(query, 200),
@@ -184,7 +214,7 @@ class SimilarQueryStagnation(Guard):
             self.last_scores.append(entry)
             if other is not None and fp and score >= opts.containment and similar_hit is None:
                 similar_hit = {**entry, "against_tokens": token_list(other_fp or ())}
-            new.append((query, fp))
+            new.append((query, fp, call.name.lower()))
         mixed = len(searches) != len(rnd.tool_calls)
         self.history.extend(new)
         if mixed:

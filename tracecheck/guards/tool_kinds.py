@@ -37,7 +37,7 @@ EDIT_TOOLS = ("*edit*", "*write*", "*replace*", "*patch*", "*create*", "*insert*
 SEED_004_TIME_LIMITS = ("*exec*|*python*|*sandbox*=5", "*fetch*|*http*|*search*=30")
 # Bookkeeping: a to-do list or a scratchpad answers the same "ok" whatever happens, so
 # it is neither progress nor a failure (Claude Code's TodoWrite, OpenAI's update_plan).
-BOOKKEEPING_TOOLS = ("todowrite", "todoread", "*todo*", "think", "update_plan", "*scratchpad*")
+BOOKKEEPING_TOOLS = ("todowrite", "todoread", "*todo*", "think", "update_plan", "*scratchpad*", "calculate", "*calculator*")
 # Arguments that say how to run a shell command, not what it does: Claude Code's Bash
 # `description` (a caption for the user) and `timeout`. Two calls that differ only there
 # run the same command.

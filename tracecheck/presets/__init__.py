@@ -395,7 +395,7 @@ PRESETS: dict[str, Preset] = {
             summary="tracecheck's recommendation: stop loops that show no progress in their results, spare runs whose results change",
             source="tracecheck (tuned on the labelled real runs of tests/corpus/: Claude Code on Terminal-Bench, τ²-bench dialogues; and sample_traces/)",
             guards={
-                "P001": {"containment": 0.8, "threshold": 2, "tokenizer": "char", "metric": "containment"},
+                "P001": {"containment": 0.8, "threshold": 2, "tokenizer": "char", "metric": "containment", "same_tool": True},
                 "P002": {"threshold": 2},
                 "P004": {"threshold": 3, "normalize_volatile": True},
                 "R003": {"min_period": 2, "max_period": 8, "laps": 3, "compare_results": True},
@@ -426,7 +426,10 @@ PRESETS: dict[str, Preset] = {
             "attempt in a row, parallel siblings of one response counting once (six Grep calls failing together on one "
             "permission error, then a working find, cut a healthy run when each counted), an edit resetting the count, "
             "shells exempt (a failing command is routine; F003 sees their dead ends). F002 is left out: F003 counts the "
-            "same errors without counting siblings. Query rewrites are P001 as seed 000 sets it, searches bringing back "
+            "same errors without counting siblings. Query rewrites are P001 as seed 000 sets it, each search tool's "
+            "queries compared among themselves (same_tool: SWE-agent's search_dir, search_file and find_file ask "
+            "different questions with the same words, and narrowing from one to the next stopped a resolved run), "
+            "searches bringing back "
             "the same pages P002; P003 is left out: it calls empty results from different queries 'no new "
             "information' and stopped a booking one search before its flight. Canned replies: T001 hints from the 2nd "
             "near-identical reply in a row (similarity 0.8, tool calls between allowed when they answered the same) and "
