@@ -277,7 +277,7 @@ def test_compact_json_wraps_between_tokens(tmp_path, cli, monkeypatch):
 
 
 def test_a_file_gets_the_text_a_colour_terminal_shows(monkeypatch):
-    # Without colours show writes its own plain lines (PlainLine, cell counts of its own);
+    # Without colours show writes its own plain lines (PlainText, cell counts of its own);
     # with colours Rich renders Text lines. The two must say the same, break for break.
     import io
     import re
@@ -306,7 +306,7 @@ def test_cells_are_counted_as_rich_counts_them():
 
     from rich.cells import cell_len as rich_cell_len
 
-    from tracecheck.reports.terminal import cell_len
+    from tracecheck.reports.plain_text import cell_len
 
     known = ["", "plain ascii", "北京天气", "· state", "→ 调用 tool", "é", "e\u0301", "👍🏽", "👨\u200d👩\u200d👧", "❤\ufe0f", "\x1b[31m", "\t\n", "\u3000全角", "한글", "\U00020001"]
     rng = random.Random(11)
@@ -315,3 +315,13 @@ def test_cells_are_counted_as_rich_counts_them():
     pool = [ch for ch in pool if not 0xD800 <= ord(ch) <= 0xDFFF]
     samples = known + ["".join(rng.choice(pool) for _ in range(rng.randrange(30))) for _ in range(3000)]
     assert [cell_len(text) for text in samples] == [rich_cell_len(text) for text in samples]
+
+
+def test_the_characters_reports_write_are_counted_as_rich_counts_them():
+    # The reports' own characters are counted without Rich's tables (a report of ASCII
+    # traces then never loads them): each must take the cells Rich gives it.
+    from rich.cells import get_character_cell_size
+
+    from tracecheck.reports.plain_text import REPORT_CHARACTERS, cell_len
+
+    assert REPORT_CHARACTERS and all(cell_len(char) == get_character_cell_size(char) == 1 for char in REPORT_CHARACTERS)

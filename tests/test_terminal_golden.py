@@ -51,3 +51,38 @@ def test_the_terminal_report(cli, monkeypatch, golden, case, columns):
         assert cell_len(line) <= columns, line
         assert line == line.rstrip(), repr(line)
     assert text == golden
+
+
+@pytest.mark.parametrize("columns", [30, 100])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["sample_traces", "tests/corpus", "--all-traces"],
+        ["sample_traces", "--preset", "default,seeds"],
+        *([*CASES[case]] for case in sorted(CASES)),
+        ["tests/corpus", "--statistics"],
+        ["tests/corpus", "--quiet"],
+    ],
+)
+def test_a_pipe_gets_the_text_a_colour_terminal_shows(cli, monkeypatch, args, columns):
+    # To a pipe or a file the report is written without Rich (PlainText lines on a
+    # PlainConsole); to a colour terminal Rich renders Text lines. Both must say the same,
+    # break for break, at a width the report wraps to and at one narrower than it wraps.
+    import re
+
+    from conftest import ROOT
+
+    args = [str(SAMPLES / a) if a.endswith(".jsonl") else str(ROOT / a) if "/" in a or a == "sample_traces" else a for a in args]
+    monkeypatch.setenv("COLUMNS", str(columns))
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    plain = cli("replay", *args)
+    monkeypatch.setenv("FORCE_COLOR", "1")
+    coloured = cli("replay", *args)
+    assert plain.exit_code == coloured.exit_code == 0, plain.stderr + coloured.stderr
+    assert "\x1b[" in coloured.stdout and "\x1b[" not in plain.stdout
+    # (Rich pads a table's cells inside their colour codes: a coloured line may end in
+    # spaces a terminal never shows.)
+    without_escapes = re.sub(r"\x1b\[[0-9;]*m", "", coloured.stdout)
+    assert plain.stdout.splitlines() == [line.rstrip() for line in without_escapes.splitlines()]

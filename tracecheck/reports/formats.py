@@ -65,9 +65,18 @@ def report_console(out: BinaryIO, to_file: bool):
 
 
 def _terminal_writer(out: BinaryIO, to_file: bool, only_fires: bool, terminal: Mapping[str, Any]) -> Iterator[Any]:
+    from ..input.output_files import CheckedText
+    from .plain_text import PlainConsole, plain_width
     from .terminal import TerminalWriter
 
-    console = report_console(out, to_file)
+    # Where Rich would print no colour (a file, a pipe), the report is written without it.
+    width = plain_width(sys.stdout, to_file=to_file)
+    if width is None:
+        console = report_console(out, to_file)
+    elif to_file:
+        console = PlainConsole(io.TextIOWrapper(out, encoding="utf-8", write_through=True), width)
+    else:
+        console = PlainConsole(CheckedText(sys.stdout), width)
     yield TerminalWriter(console, only_fires=only_fires, **terminal)
     console.file.flush()
 

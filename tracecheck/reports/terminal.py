@@ -1,34 +1,56 @@
-"""The replay report a person reads in a terminal."""
+"""The replay report a person reads in a terminal.
+
+Each line is made as a Rich ``Text`` for a console that shows colours, and as a
+``PlainText`` for one that does not (a file, a pipe: see ``plain_text``), which needs
+nothing of Rich: ``_text_class`` says which, and the wrapping below serves both.
+"""
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.cells import cell_len as _rich_cell_len
-from rich.console import Console
-from rich.style import Style
-from rich.text import Text
-
-from ..text.textsafe import one_line, plain
+from ..text.textsafe import neutralize, one_line
+from .plain_text import CELLS, PlainConsole, PlainText, cell_len
 from .data import count_unchecked, fire_groups
 from .records import ComparisonRecord, FireRecord, HeaderRecord, TotalsRecord, TraceRecord
 from .wording import basis_note, count, enable_hint, location, notes, number, outcome_lines, pct, policy_headline, policy_lines, recorded_text, seconds, shown_id, unchecked_remedy
 
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
+
 ACTION_STYLES = {"hint": "cyan", "block": "yellow", "reject": "magenta", "stop": "bold red", "abort": "bold red"}
 
 
-def _expectations(console: Console, trace: TraceRecord) -> None:
+def _text_class(console: Console | PlainConsole) -> type:
+    """What a line printed on ``console`` is made of: ``PlainText`` for a console without
+    colours, Rich's ``Text`` otherwise."""
+    if isinstance(console, PlainConsole):
+        return PlainText
+    from rich.text import Text
+
+    return Text
+
+
+def _literal(line_class: type, value: str, style: str = "") -> Text | PlainText:
+    """Untrusted text as one line of ``line_class``: neutralized, never read as markup
+    (``textsafe.plain`` for either kind of line)."""
+    return line_class(neutralize(value), style=style)
+
+
+def _expectations(console: Console | PlainConsole, trace: TraceRecord) -> None:
     """Broken expectations, first: they are what a reader must not miss. (Those about
     guards that are not running are counted in the summary, not listed per trace.)"""
+    T = _text_class(console)
     for item in trace.expectations:
         if item.met is False:
-            line = Text("  ✗ expectation broken: ", style="bold red")
+            line = T("  ✗ expectation broken: ", style="bold red")
         elif item.unknown_guard:
-            line = Text("  ? expectation not checked: ", style="yellow")
+            line = T("  ? expectation not checked: ", style="yellow")
         else:
             continue
-        line.append_text(plain(item.message + (f" ({item.note})" if item.note else "")))
+        line.append_text(_literal(T, item.message + (f" ({item.note})" if item.note else "")))
         emit(console, line, 4)
 
 
@@ -37,88 +59,77 @@ def _where(fire: FireRecord, turns: int) -> str:
     return (f"turn {fire.turn} " if turns > 1 else "") + f"round {fire.round:>2}"
 
 
-def print_table(console: Console, table) -> None:
+def print_table(console: Console | PlainConsole, table) -> None:
     """A Rich table without the spaces Rich pads its last column with."""
+    if isinstance(console, PlainConsole):
+        with console.rich().capture() as captured:
+            console.rich().print(table)
+        for line in captured.get().splitlines():
+            console.print(line.rstrip())
+        return
+    from rich.text import Text
+
     with console.capture() as captured:
         console.print(table)
     for line in captured.get().splitlines():
         console.print(Text.from_ansi(line.rstrip()))
 
 
-def whole(value: str, style: str = "", *, keep: str = "start") -> Text:
+def whole(value: str, style: str = "", *, keep: str = "start", line_class: type | None = None) -> Text | PlainText:
     """Untrusted text that names something (a trace id, a place): ``emit`` moves it to a
     line of its own when it does not fit where it is and, when it is longer than a whole
     line, cuts it with an ellipsis, keeping its ``start`` (an id) or its ``end`` (a path,
     whose file name and place come last); it never breaks it inside (a folded id,
-    ``task-[mo`` / ``bile_data_issue]``, reads as two words and cannot be copied)."""
-    text = plain(value, style)
+    ``task-[mo`` / ``bile_data_issue]``, reads as two words and cannot be copied).
+    A Rich ``Text`` unless ``line_class`` says ``PlainText``."""
+    safe = neutralize(value)
+    if line_class is PlainText:
+        return PlainText(safe, style, wholes=[(0, len(safe), keep)])
+    from rich.style import Style
+    from rich.text import Text
+
+    text = Text(safe, style=style)
     text.stylize(Style(meta={"whole": keep}))  # a mark for emit: no look of its own
     return text
 
 
-def _whole_spans(text: Text) -> list[tuple[int, int, str]]:
-    return [(s.start, s.end, s.style.meta["whole"]) for s in text.spans if isinstance(s.style, Style) and s.style.meta.get("whole")]
+def _whole_spans(text: Text | PlainText) -> list[tuple[int, int, str]]:
+    if isinstance(text, PlainText):
+        return text.wholes
+    return [(s.start, s.end, meta["whole"]) for s in text.spans if (meta := getattr(s.style, "meta", None)) and meta.get("whole")]
 
 
-# Deletes printable ASCII: what is left of a text is what may not take one cell a character.
-_DROP_PRINTABLE_ASCII = dict.fromkeys(range(0x20, 0x7F))
-
-
-def cell_len(text: str) -> int:
-    """Terminal cells ``text`` takes, as Rich counts them: one per character for printable
-    ASCII (most of what a timeline wraps), Rich's count for the rest only (Rich's own
-    looks at every character, in Python). A joiner or variation selector makes widths
-    depend on neighbours: then Rich counts the whole text."""
-    if text.isascii() and text.isprintable():
-        return len(text)
-    rest = text.translate(_DROP_PRINTABLE_ASCII)
-    if "\u200d" in rest or "\ufe0f" in rest:
-        return _rich_cell_len(text)
-    return len(text) - len(rest) + sum(map(_CELLS.__getitem__, rest))
-
-
-class _CellTable(dict):
-    """Rich's cells of one character, looked up once per character (a dict lookup in C
-    instead of a Python call per character, as Rich's own count makes)."""
-
-    def __missing__(self, char: str) -> int:
-        from rich.cells import get_character_cell_size
-
-        size = get_character_cell_size(char)
-        if len(self) < 1 << 16:
-            self[char] = size
-        return size
-
-
-_CELLS = _CellTable()
-
-
-def _cut_whole(text: Text, limit: int) -> Text:
+def _cut_whole(text: Text | PlainText, limit: int) -> Text | PlainText:
     """``text`` with each whole stretch longer than ``limit`` cells cut to it with "…"."""
     for start, end, keep in sorted(_whole_spans(text), reverse=True):
         stretch = text.plain[start:end]
         if cell_len(stretch) <= limit:
             continue
-        before, middle, after = text.divide([start, end]) if start else (Text(), *text.divide([end]))
+        before, middle, after = text.divide([start, end]) if start else (type(text)(), *text.divide([end]))
         if keep == "start":
             middle.truncate(limit, overflow="ellipsis")
         else:
             first = next(k for k in range(1, len(stretch)) if cell_len(stretch[k:]) <= limit - 1)
             middle = middle.divide([first - 1])[1]
             middle.plain = "…" + middle.plain[1:]  # same length: the styles stay in place
-        text = Text(style=text.style, end=text.end).append_text(before).append_text(middle).append_text(after)
+        text = type(text)(style=text.style, end=text.end).append_text(before).append_text(middle).append_text(after)
     return text
 
 
-def emit(console: Console, text: Text, indent: int = 4) -> None:
+def emit(console: Console | PlainConsole, text: Text | PlainText, indent: int = 4) -> None:
     """Print ``text`` within the console's width: words wrapped (never cut by the
     terminal mid-word), continuation lines indented by ``indent``, no trailing spaces;
     a ``whole`` stretch is never broken inside."""
-    for line in wrapped(text, max(40, console.width), indent):
+    width = max(40, console.width)
+    if isinstance(console, PlainConsole):
+        for piece in wrapped_plain(text, width, indent):
+            console.print(piece)
+        return
+    for line in wrapped(text, width, indent):
         console.print(line)
 
 
-def wrapped(text: Text, width: int, indent: int = 4) -> list[Text]:
+def wrapped(text: Text | PlainText, width: int, indent: int = 4) -> list[Text | PlainText]:
     """The lines ``emit`` prints for ``text`` at ``width`` cells (each within it)."""
     text.rstrip()
     if cell_len(text.plain) <= width:
@@ -129,11 +140,11 @@ def wrapped(text: Text, width: int, indent: int = 4) -> list[Text]:
         first = width if not lines else width - indent
         for line in paragraph.divide(_breaks(paragraph.plain, first, width - indent, _whole_spans(paragraph))):
             line.rstrip()
-            lines.append(line if not lines else Text(" " * indent).append_text(line))
+            lines.append(line if not lines else type(text)(" " * indent).append_text(line))
     return lines
 
 
-def wrapped_plain(text: Text, width: int, indent: int = 4) -> list[str]:
+def wrapped_plain(text: Text | PlainText, width: int, indent: int = 4) -> list[str]:
     """The plain text of the lines ``wrapped`` makes, broken at the same places, without
     a Text for each piece: what a console without colours prints."""
     if _whole_spans(text):  # a stretch that may need cutting first: rare, done on the Text
@@ -175,8 +186,6 @@ def _breaks(text: str, first: int, width: int, whole: list[tuple[int, int, str]]
     where it starts, not moved under its label first (Rich's own wrap leaves "user:"
     alone on a line above a Chinese sentence). A ``whole`` stretch is one word, cut to
     fit a line beforehand: it is never folded."""
-    from rich.cells import get_character_cell_size
-
     breaks: list[int] = []
     used = 0
     limit = first
@@ -203,7 +212,7 @@ def _breaks(text: str, first: int, width: int, whole: list[tuple[int, int, str]]
         # not inside a key or a value).
         after_token: tuple[int, int] | None = None  # (position after it, cells used up to it)
         for char in word:
-            size = get_character_cell_size(char)
+            size = 1 if " " <= char < "\x7f" else CELLS[char]
             if used + size > limit and used:
                 if after_token is not None and after_token[1] * 2 >= limit and after_token[0] < position:
                     breaks.append(after_token[0])
@@ -220,23 +229,24 @@ def _breaks(text: str, first: int, width: int, whole: list[tuple[int, int, str]]
     return [b for b in breaks if 0 < b < len(text)]
 
 
-def _trace_head(console: Console, trace: TraceRecord) -> None:
+def _trace_head(console: Console | PlainConsole, trace: TraceRecord) -> None:
     """Where the trace is, its id and outcome, and what it cost as recorded."""
-    head = Text()
-    head.append_text(whole(location(trace), "dim", keep="end"))
+    T = _text_class(console)
+    head = T()
+    head.append_text(whole(location(trace), "dim", keep="end", line_class=T))
     ident = shown_id(trace)  # not again when it is the location's own text
     if ident is not None:
         head.append("  ")
-        head.append_text(whole(ident, "bold cyan"))
+        head.append_text(whole(ident, "bold cyan", line_class=T))
     outcome = trace.labels.get("outcome")
     if outcome:
         head.append("  ")
-        head.append_text(plain(f"outcome={outcome}", "magenta"))
+        head.append_text(_literal(T, f"outcome={outcome}", "magenta"))
     # "answered" and an error need no word here (the facts line says "ended without an
     # answer"); a submit or a limit is what tells a reader why no outcome was inferred.
     if trace.ending in ("submitted", "limit"):
         head.append("  ")
-        head.append_text(plain(f"ending={trace.ending}", "magenta"))
+        head.append_text(_literal(T, f"ending={trace.ending}", "magenta"))
     emit(console, head, 2)
     turns = trace.turns
     facts = "  " + (f"{count(turns, 'turn')} · " if turns > 1 else "")
@@ -246,22 +256,23 @@ def _trace_head(console: Console, trace: TraceRecord) -> None:
         facts += f" · {seconds(trace.seconds)}"
     if not trace.answered:
         facts += " · ended without an answer" + (f": {one_line(trace.error, 60)}" if trace.error else "")
-    emit(console, plain(facts, "dim"), 2)
+    emit(console, _literal(T, facts, "dim"), 2)
 
 
-def _trace_block(console: Console, trace: TraceRecord) -> None:
+def _trace_block(console: Console | PlainConsole, trace: TraceRecord) -> None:
+    T = _text_class(console)
     _trace_head(console, trace)
     turns = trace.turns
     _expectations(console, trace)
     if not trace.fires:
-        console.print(Text("  no guard fired", style="green"))
+        console.print(T("  no guard fired", style="green"))
         return
     policy = trace.policy
     # The same soft action of the same guard many times (R002 blocking every lap of a
     # loop) reads as one line with its rounds, not a screenful; fires after the policy
     # left their turn are what that guard would do alone.
     for fire, repeats, after_stop in fire_groups(trace):
-        line = Text("  ")
+        line = T("  ")
         line.append(f"{fire.code} ", style="bold")
         line.append(f"{fire.name:<28}", style="dim")
         line.append(f" {_where(fire, turns)} {fire.phase.replace('_', ' '):<12} ")
@@ -274,30 +285,31 @@ def _trace_block(console: Console, trace: TraceRecord) -> None:
         if fire.stale:
             line.append("  stale: the call's recorded result changed; the block would have hidden it", style="bold yellow")
         emit(console, line, 6)
-        emit(console, Text("      ").append_text(plain(one_line(fire.reason, 240), "dim" if after_stop else "")), 6)
+        emit(console, T("      ").append_text(_literal(T, one_line(fire.reason, 240), "dim" if after_stop else "")), 6)
         if fire.new_information:
             found = fire.new_information
-            emit(console, Text(f"      the recorded run found new information at round {found.round} ({found.what})", style="yellow"), 6)
+            emit(console, T(f"      the recorded run found new information at round {found.round} ({found.what})", style="yellow"), 6)
     headline, policy_notes = policy_lines(trace)
     if not policy.stops:
-        emit(console, Text("  policy: " + headline, style="dim"), 10)
+        emit(console, T("  policy: " + headline, style="dim"), 10)
         return
-    emit(console, Text("  policy: " + headline, style="bold"), 10)
+    emit(console, T("  policy: " + headline, style="bold"), 10)
     if policy_notes:
-        emit(console, Text("          " + "; ".join(policy_notes), style="dim"), 10)
+        emit(console, T("          " + "; ".join(policy_notes), style="dim"), 10)
     if policy.outcome_change:
-        emit(console, Text(f"          {policy.outcome_change}", style="bold yellow"), 10)
+        emit(console, T(f"          {policy.outcome_change}", style="bold yellow"), 10)
     if policy.possible_harm:
-        emit(console, Text(f"          possible harm: {policy.possible_harm}", style="bold red"), 10)
+        emit(console, T(f"          possible harm: {policy.possible_harm}", style="bold red"), 10)
 
 
-def _preset_block(console: Console, trace: TraceRecord) -> None:
+def _preset_block(console: Console | PlainConsole, trace: TraceRecord) -> None:
     """A trace under several presets: where each one stops, and what that saves."""
+    T = _text_class(console)
     _trace_head(console, trace)
     width = max(len(name) for name in trace.presets)
     for name, run in trace.presets.items():
         policy = run.policy
-        line = Text(f"  {name:<{width}}  ", style="bold")
+        line = T(f"  {name:<{width}}  ", style="bold")
         headline = policy_headline(policy, trace)
         if headline is not None:
             line.append(headline)
@@ -318,9 +330,11 @@ def _preset_block(console: Console, trace: TraceRecord) -> None:
         emit(console, line, 14)
 
 
-def _preset_summary(console: Console, by_preset: dict[str, TotalsRecord]) -> None:
+def _preset_summary(console: Console | PlainConsole, by_preset: dict[str, TotalsRecord]) -> None:
     from rich import box
     from rich.table import Table
+
+    T = _text_class(console)
 
     table = Table(
         box=box.SIMPLE_HEAD, title="Presets side by side", title_justify="left", title_style="bold underline", pad_edge=False, show_edge=False, collapse_padding=True
@@ -351,13 +365,13 @@ def _preset_summary(console: Console, by_preset: dict[str, TotalsRecord]) -> Non
         )
     print_table(console, table)
     whole = next(iter(by_preset.values())).whole
-    emit(console, Text(f"  as recorded: {recorded_text(whole)}"), 4)
+    emit(console, T(f"  as recorded: {recorded_text(whole)}"), 4)
     broken = [f"{name} {totals.expectations_broken}" for name, totals in by_preset.items() if totals.expectations_broken]
     if broken:
-        emit(console, Text("  expectations broken: " + " · ".join(broken), style="bold red"), 4)
+        emit(console, T("  expectations broken: " + " · ".join(broken), style="bold red"), 4)
     emit(
         console,
-        Text(
+        T(
             "  saved: what the preset's stops and blocks save (negative: a forced answer dearer than what it replaced)"
             + basis_note(next(iter(by_preset.values())).saved)
             + ". ¹ stops of runs labelled a success; ² stops before the recorded run found something new; "
@@ -369,20 +383,21 @@ def _preset_summary(console: Console, by_preset: dict[str, TotalsRecord]) -> Non
     console.print()
 
 
-def write_statistics(console: Console, totals: TotalsRecord) -> None:
+def write_statistics(console: Console | PlainConsole, totals: TotalsRecord) -> None:
     """``--statistics``, as ruff's: one row per guard that fired (code, name, fires, traces
     it fired in), most fires first, instead of the report trace by trace."""
+    T = _text_class(console)
     from ..guards import guard_by_key
 
     rows = sorted(totals.by_guard.items(), key=lambda item: (-item[1].fires, item[0]))
     if not rows:
-        console.print(Text(f"no guard fired on {count(totals.traces, 'trace')}"))
+        console.print(T(f"no guard fired on {count(totals.traces, 'trace')}"))
         return
     names = {code: getattr(guard_by_key(code), "name", "") for code, _ in rows}
     width = max(len(name) for name in names.values())
-    console.print(Text(f"{'fires':>6}  {'traces':>6}  {'code':<5} {'name':<{width}}".rstrip(), style="bold"))
+    console.print(T(f"{'fires':>6}  {'traces':>6}  {'code':<5} {'name':<{width}}".rstrip(), style="bold"))
     for code, counts in rows:
-        console.print(Text(f"{counts.fires:>6,}  {counts.traces:>6,}  {code:<5} {names[code]}".rstrip()))
+        console.print(T(f"{counts.fires:>6,}  {counts.traces:>6,}  {code:<5} {names[code]}".rstrip()))
 
 
 # Traces where nothing happened (no guard fired, no expectation broken) listed in full
@@ -404,9 +419,10 @@ class TerminalWriter:
     the first ``QUIET_LISTED``, and how many more there were in the summary."""
 
     def __init__(
-        self, console: Console, *, only_fires: bool = False, all_traces: bool = False, quiet: bool = False, statistics: bool = False, deselected=lambda: 0
+        self, console: Console | PlainConsole, *, only_fires: bool = False, all_traces: bool = False, quiet: bool = False, statistics: bool = False, deselected=lambda: 0
     ) -> None:
         self.console = console
+        self.T = _text_class(console)  # what its lines are made of
         self.only_fires = only_fires
         self.quiet_room = None if all_traces else 0 if only_fires else QUIET_LISTED
         self.quiet_unlisted = 0
@@ -450,7 +466,7 @@ class TerminalWriter:
         if self.quiet_unlisted:
             emit(
                 self.console,
-                Text(
+                self.T(
                     f"… and {count(self.quiet_unlisted, 'more trace')} where no guard fired, not listed (--all-traces lists them)",
                     style="dim",
                 ),
@@ -465,15 +481,15 @@ class TerminalWriter:
         self._summary(totals)
 
     def _comparison(self) -> None:
-        console = self.console
-        console.print(Text(f"P001 tokenizer comparison ({' vs '.join(self.tokenizers)})", style="bold underline"))
+        console, T = self.console, self.T
+        console.print(T(f"P001 tokenizer comparison ({' vs '.join(self.tokenizers)})", style="bold underline"))
         if not self.differing:
-            console.print(Text(f"  the tokenizers agree on all {count(self.compared, 'trace')}", style="green"))
+            console.print(T(f"  the tokenizers agree on all {count(self.compared, 'trace')}", style="green"))
             console.print()
             return
         for trace_id, item in self.differing:
-            head = Text("  ")
-            head.append_text(whole(trace_id, "bold cyan"))
+            head = T("  ")
+            head.append_text(whole(trace_id, "bold cyan", line_class=T))
             head.append(
                 "  "
                 + " · ".join(
@@ -482,16 +498,16 @@ class TerminalWriter:
                 )
             )
             emit(console, head, 4)
-            console.print(Text("    round " + " ".join(f"{r.tokenizer:>7}" for r in item.runs), style="dim"))
+            console.print(T("    round " + " ".join(f"{r.tokenizer:>7}" for r in item.runs), style="dim"))
             for i in range(len(item.runs[0].scores)):
                 cells = [r.scores[i] for r in item.runs]
                 if all(c is None for c in cells):
                     continue
                 row = f"    {i + 1:>5} " + " ".join(f"{c:>7.2f}" if c is not None else f"{'-':>7}" for c in cells)
-                console.print(Text(row))
+                console.print(T(row))
         emit(
             console,
-            Text(
+            T(
                 f"  the tokenizers differ on {len(self.differing)} of {count(self.compared, 'trace')} "
                 "(scores: best similarity of each search round to an earlier search)",
                 style="dim",
@@ -501,12 +517,12 @@ class TerminalWriter:
         console.print()
 
     def _summary(self, totals: TotalsRecord) -> None:
-        console = self.console
+        console, T = self.console, self.T
         whole, saved = totals.whole, totals.saved
-        console.print(Text("Summary", style="bold underline"))
+        console.print(T("Summary", style="bold underline"))
         emit(
             console,
-            Text(
+            T(
                 f"  {count(totals.traces, 'trace')}"
                 + (f" ({self.deselected():,} deselected by -k)" if self.deselected() else "")
                 + f" · {totals.traces_with_fires} with fires · "
@@ -536,21 +552,21 @@ class TerminalWriter:
                 gains.append(f"{seconds(time)} of {seconds(whole.seconds)}{pct(time, whole.seconds)}")
             elif time < 0:
                 costs.append(f"{seconds(-time)} more{pct(-time, whole.seconds)}")
-        emit(console, Text("  saved: " + (" · ".join(gains) if gains else "nothing")), 9)
+        emit(console, T("  saved: " + (" · ".join(gains) if gains else "nothing")), 9)
         if costs:
-            emit(console, Text("  costs: " + " · ".join(costs) + " — forced answers dearer than what they replaced"), 9)
+            emit(console, T("  costs: " + " · ".join(costs) + " — forced answers dearer than what they replaced"), 9)
         heading, split = outcome_lines(totals)
         if heading:
-            emit(console, Text(f"  {heading}" + (":" if split else ""), style="dim"), 4)
+            emit(console, T(f"  {heading}" + (":" if split else ""), style="dim"), 4)
             for bucket, title, text in split:
-                line = Text("    ")
+                line = T("    ")
                 line.append(f"{title}:", style={"failure": "bold green", "success": "yellow"}.get(bucket, "bold"))
                 line.append(f" {text}")
                 emit(console, line, 6)
         if self.unchecked:
             emit(
                 console,
-                Text(
+                T(
                     f"  {count(sum(self.unchecked.values()), 'expectation')} not checked: about "
                     + ", ".join(sorted(self.unchecked))
                     + f", which the settings do not run ({enable_hint(self.unchecked)}"
@@ -562,7 +578,7 @@ class TerminalWriter:
         if totals.by_guard:
             emit(
                 console,
-                Text(
+                T(
                     "  fires: " + " · ".join(f"{code} {v.fires} in {count(v.traces, 'trace')}" for code, v in totals.by_guard.items()),
                     style="dim",
                 ),

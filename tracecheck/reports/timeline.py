@@ -11,6 +11,7 @@ from rich.text import Text
 from ..engine.costs import RoundCost, round_costs, trace_totals
 from ..model import Round, ToolCall, Trace, Usage
 from .wording import BASIS_NOTES, count, number, seconds, shown_id
+from .plain_text import PlainText
 from .terminal import whole, wrapped, wrapped_plain
 from ..text.textsafe import neutralize, one_line, plain, single_line
 
@@ -18,33 +19,8 @@ from ..text.textsafe import neutralize, one_line, plain, single_line
 RoundAnnotator = Callable[[Trace, Round], Iterable[Text]]
 
 
-class PlainLine:
-    """A timeline line for a console without colours (a file, a pipe): its text, without
-    the styles such a console never prints. Building Rich's ``Text`` for every piece of
-    every line cost more than wrapping and writing the lines. It has what the timeline and
-    ``print_timeline`` use of a ``Text`` (``append``, ``plain``, ``spans``, ``split``);
-    what is appended is safe already (made so by ``neutralize``, as ``Text`` holds it)."""
-
-    __slots__ = ("parts",)
-    spans = ()  # no "whole" stretches: a trace's head line is a Text
-
-    def __init__(self, text: str = "", style: str | None = None) -> None:
-        self.parts = [text]
-
-    def append(self, text: str, style: str | None = None) -> PlainLine:
-        self.parts.append(text)
-        return self
-
-    @property
-    def plain(self) -> str:
-        return "".join(self.parts)
-
-    def split(self, separator: str = "\n") -> list[PlainLine]:
-        return [PlainLine(part) for part in self.plain.split(separator)]
-
-
 # What a timeline's lines are made of: Rich's Text, or plain lines for a colourless console.
-LineMaker = Callable[..., "Text | PlainLine"]
+LineMaker = Callable[..., "Text | PlainText"]
 
 
 def _clock(value: float | None) -> str:
@@ -115,7 +91,7 @@ def trace_summary(trace: Trace, costs: list[RoundCost] | None = None) -> Text:
     return head
 
 
-def _call_lines(call: ToolCall, new: LineMaker = Text) -> list[Text | PlainLine]:
+def _call_lines(call: ToolCall, new: LineMaker = Text) -> list[Text | PlainText]:
     # append(neutralize(x), style) is what append_text(plain(x, style)) adds to a Text.
     line = new("    → ", style="cyan")
     line.append(neutralize(call.name), "bold")
@@ -160,14 +136,14 @@ def _writes_plain_text(console: Console) -> bool:
     return console.color_system is None and not console.record and not console.is_jupyter and not getattr(console, "_buffer_index", 1)  # inside a capture: Rich keeps it
 
 
-def timeline(trace: Trace, annotate: RoundAnnotator | None = None, new: LineMaker = Text) -> Iterator[Text | PlainLine]:
+def timeline(trace: Trace, annotate: RoundAnnotator | None = None, new: LineMaker = Text) -> Iterator[Text | PlainText]:
     """The lines ``show`` prints for ``trace`` (a line may hold line breaks), unwrapped,
     made a round at a time as they are printed (the lines already printed are not kept);
     a worker process (``--jobs``) makes them all and sends them back as a list. ``new``
-    makes each line after the head: ``Text``, or ``PlainLine`` for a colourless console."""
+    makes each line after the head: ``Text``, or ``PlainText`` for a colourless console."""
     costs = round_costs(trace)
     yield trace_summary(trace, costs)
-    lines: list[Text | PlainLine] = []
+    lines: list[Text | PlainText] = []
     said = {m.before_round: m for m in trace.user_messages}
     several_turns = len({r.turn for r in trace.rounds}) > 1
     for rnd, cost in zip(trace.rounds, costs):
@@ -204,11 +180,11 @@ def timeline(trace: Trace, annotate: RoundAnnotator | None = None, new: LineMake
 
 def prints_plain(console: Console) -> bool:
     """Whether ``print_timeline`` writes to ``console`` plain text only (no colours, no
-    folding by Rich): then ``PlainLine`` lines are all it needs."""
+    folding by Rich): then ``PlainText`` lines are all it needs."""
     return _writes_plain_text(console) and max(40, console.width) <= console.width
 
 
-def print_timeline(console: Console, lines: Iterable[Text | PlainLine]) -> None:
+def print_timeline(console: Console, lines: Iterable[Text | PlainText]) -> None:
     """Print a timeline, then a blank line. The wrapped lines go to the console a block
     at a time: one print per line cost more than everything else ``show`` does; to a
     console without colours (a file, a pipe) they are written as plain text, which is
@@ -223,7 +199,7 @@ def print_timeline(console: Console, lines: Iterable[Text | PlainLine]) -> None:
         return
     block: list[Text] = []
     for line in lines:
-        block.extend(_wrapped(width, Text(line.plain) if isinstance(line, PlainLine) else line))
+        block.extend(_wrapped(width, Text(line.plain) if isinstance(line, PlainText) else line))
         if len(block) >= _BLOCK_LINES:
             _print_block(console, block, width)
             block = []
@@ -261,7 +237,7 @@ class TimelineMaker:
         self.selection = selection  # -k: the traces left out are not seen at all
         self.quiet = quiet  # the terminal timeline's first line only: the trace's summary
         self.lazy = lazy  # the timeline made as it is printed (not in a worker: it is sent back whole)
-        self.plain_lines = plain_lines  # for a console without colours: PlainLine, not Text
+        self.plain_lines = plain_lines  # for a console without colours: PlainText, not Text
 
     def items(self, source, diagnostics):
         from ..engine.batch import ReplayItem
@@ -280,7 +256,7 @@ class TimelineMaker:
             elif self.format == "terminal" and self.quiet:
                 yield trace.id, [trace_summary(trace)]
             elif self.format == "terminal":
-                new = PlainLine if self.plain_lines else Text
+                new = PlainText if self.plain_lines else Text
                 annotate = guard_annotator(trace, self.settings, self.all_states, new) if self.settings is not None else None
                 made = timeline(trace, annotate, new)
                 yield trace.id, made if self.lazy else list(made)

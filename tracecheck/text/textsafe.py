@@ -11,8 +11,10 @@ character cannot hide inside an id.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from rich.text import Text
+if TYPE_CHECKING:
+    from rich.text import Text
 
 # Every character of the Unicode general categories Cc (controls), Cf (format: bidi
 # marks and overrides, zero widths, soft hyphen, tags), Zl, Zp (line and paragraph
@@ -126,4 +128,6 @@ def excerpt_is_cut(text: str, limit: int = 400, max_lines: int = 6) -> tuple[str
 def plain(text: str, style: str = "") -> Text:
     """Untrusted one-line text as a Rich ``Text``: neutralized, printed literally, never
     parsed as markup."""
+    from rich.text import Text  # here: a report to a file or a pipe is written without Rich (start-up)
+
     return Text(neutralize(text), style=style)
