@@ -25,7 +25,7 @@ PACKAGE = Path(tracecheck.__file__).resolve().parent
 # stand side by side: neither imports the other. ``tracecheck`` is the package's own
 # __init__ (the public names, loaded lazily) and ``__main__`` ``python -m tracecheck``.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("frozen",),  # frozen dataclasses built cheaply: imports nothing of tracecheck
+    ("dataclass_lite",),  # dataclasses built with less start-up work: imports nothing of tracecheck
     ("model",),  # the normalized model
     ("input",),  # sources, diagnostics, safe output files
     ("text",),  # tokenizers, similarity, arguments, volatile text, "did you mean"

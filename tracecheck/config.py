@@ -24,14 +24,22 @@ import dataclasses
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any
 
+from .dataclass_lite import mutable_dataclass
+from .guards import (
+    GUARD_CODES,
+    Guard,
+    all_guards,
+    guard_by_code,
+    guard_by_key,
+    guard_keys,
+)
+from .guards.base import GuardOptions
 from .input.diagnostics import TracecheckError
 from .input.side_files import read_toml
-from .guards import GUARD_CODES, Guard, all_guards, guard_by_code, guard_by_key, guard_keys
-from .guards.base import GuardOptions
 from .text.suggest import did_you_mean
 
 
@@ -68,7 +76,7 @@ class GuardOptionsByCode(dict):
         return GuardOptionsByCode(self)
 
 
-@dataclass
+@mutable_dataclass
 class Settings:
     """Options of every guard (by code) and which guards are selected."""
 
@@ -521,7 +529,6 @@ def write_winning_config(path: Path, table: Mapping[str, Any], inputs=()) -> Non
     replaced whole or not at all, and never when it is one of the inputs."""
     import os
     import tempfile
-
     import tomllib
 
     import tomlkit

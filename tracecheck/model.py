@@ -12,8 +12,10 @@ messages sit beside them (``Trace.user_messages``), each knowing the round it pr
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from .dataclass_lite import mutable_dataclass
 
 # How a run was GRADED: only a grader says (a benchmark's reward or resolved list, a
 # scorer, a labels file); how it ended is no verdict (a submitted patch may not work).
@@ -41,7 +43,7 @@ def place_text(file: str, line: int | None, pointer: str | None = None) -> str:
     return f"{file}:{line}" if line else file
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class Usage:
     """Token usage of one model response (or a run total)."""
 
@@ -65,7 +67,7 @@ class Usage:
 
 # weakref_slot: what guards conclude about a result is kept beside it (text.memo.PerObject)
 # for as long as the result lives, not in it.
-@dataclass(slots=True, weakref_slot=True)
+@mutable_dataclass(slots=True, weakref_slot=True)
 class ToolResult:
     """What a tool call returned. ``is_error`` is ``None`` when the format cannot tell."""
 
@@ -83,7 +85,7 @@ class ToolResult:
         return max(0.0, self.ended_at - self.started_at)
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class ToolCall:
     """One tool call of a round. Its identity (for loop guards) never includes ``id``."""
 
@@ -95,7 +97,7 @@ class ToolCall:
     result: ToolResult | None = None
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class Round:
     """One model response: its text, its tool calls (0..n, parallel) and its cost."""
 
@@ -125,7 +127,7 @@ class Round:
         return max(0.0, self.ended_at - self.started_at)
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class UserMessage:
     """What the user said. It opens a turn: the rounds from ``before_round`` on answer it."""
 
@@ -135,7 +137,7 @@ class UserMessage:
     before_round: int = 1  # 1-based index of the first round after it
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class Turn:
     """A user message (``None`` when the format records none) and the rounds answering it."""
 
@@ -149,7 +151,7 @@ class Turn:
         return self.rounds[-1] if self.rounds and self.rounds[-1].is_final else None
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class Expectation:
     """A regression expectation: guard ``guard`` must (or must not) intervene
     (block, stop, abort or reject; a hint changes nothing).
@@ -166,7 +168,7 @@ class Expectation:
     line: int | None = None  # where it is written (a native ``expect`` event)
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class Allowance:
     """An inline suppression: guard ``guard`` may act on this trace (at ``round``, or
     anywhere when ``None``), because ``reason``; ``check`` does not fail on it."""
@@ -177,7 +179,7 @@ class Allowance:
     line: int | None = None
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class Trace:
     """A whole agent run as it was recorded."""
 

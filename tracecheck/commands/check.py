@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass
 from ..input.diagnostics import Diagnostics, TracecheckError
 from ..input.selection import Selection
 from ..input.sources import Source

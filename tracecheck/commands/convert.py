@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from pathlib import PurePath
 from typing import BinaryIO
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass
 from ..input.diagnostics import Diagnostics
 from ..input.sources import Source
 

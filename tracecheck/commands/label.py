@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, BinaryIO
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass
 from ..input.diagnostics import Diagnostics
 from ..input.labels import Labels
 from ..input.selection import Selection

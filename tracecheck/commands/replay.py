@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, BinaryIO
 
 from ..config import Settings
+from ..dataclass_lite import frozen_dataclass
 from ..engine.batch import replay_stream
-from ..frozen import frozen_dataclass
 from ..input.diagnostics import Diagnostics
 from ..input.labels import Labels
 from ..input.selection import Selection

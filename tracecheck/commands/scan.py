@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..config import Settings
+from ..dataclass_lite import frozen_dataclass
 from ..engine.batch import replay_stream
-from ..frozen import frozen_dataclass
 from ..input.agent_homes import (
     AGENT_NAMES,
     AGENTS,

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any, BinaryIO
 
 from ..config import Settings
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass
 from ..input.diagnostics import Diagnostics
 from ..input.labels import Labels
 from ..input.selection import Selection

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from ..config import Settings
+from ..dataclass_lite import frozen_dataclass
 from ..engine.grid import Dimension
-from ..frozen import frozen_dataclass
 from ..input.diagnostics import Diagnostics, TracecheckError
 from ..input.selection import Selection
 from ..input.sources import Source

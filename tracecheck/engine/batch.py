@@ -16,24 +16,25 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ..config import Settings
+from ..dataclass_lite import mutable_dataclass
+from ..guards.base import Phase
 from ..input.diagnostics import Diagnostics
 from ..input.labels import Labels, as_labels
 from ..input.selection import Selection
-from ..guards.base import Phase
-from ..readers.load import Seam, check_input_format, read_part, read_source
-from ..model import Trace
-from ..text.memo import forget_remembered
 from ..input.sources import Source, Span, expand_paths, source_size
+from ..model import Trace
+from ..readers.load import Seam, check_input_format, read_part, read_source
+from ..text.memo import forget_remembered
 from .replay import TraceResult, replay_trace
 
 P001 = "P001"
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class TokenizerRun:
     """P001 alone under one tokenizer: where it fires and its best score per round."""
 
@@ -42,7 +43,7 @@ class TokenizerRun:
     scores: list[float | None]  # per round: best similarity of the round's searches, None if no search
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class TokenizerComparison:
     trace_id: str
     runs: list[TokenizerRun]
@@ -52,7 +53,7 @@ class TokenizerComparison:
         return len({r.fires_at for r in self.runs}) > 1
 
 
-@dataclass
+@mutable_dataclass
 class ReplayReport:
     results: list[TraceResult] = field(default_factory=list)
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
@@ -90,7 +91,7 @@ def compare_tokenizers(trace: Trace, settings: Settings, tokenizers: Sequence[st
     return TokenizerComparison(trace.id, runs)
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class ReplayItem:
     """One replayed trace: its result and, with several tokenizers, their comparison."""
 

@@ -29,12 +29,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from ..config import Settings
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass, mutable_dataclass
 from ..guards import guard_by_key
 from ..guards.base import Action
 from ..guards.signals import call_signature
@@ -46,7 +46,7 @@ from .replay import TraceResult, replay_trace
 KINDS = ("expectation", "harm", "waste")
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class Finding:
     kind: str  # expectation | harm | waste
     rule: str  # the guard code, "policy", "TC-WASTE-ROUNDS" or "TC-WASTE-TOKENS"
@@ -100,7 +100,7 @@ class ExpectationCheck:
         return {item.name: getattr(self, item.name) for item in fields(self)}
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class TraceCheck:
     """What check makes of one trace: its findings and its expectations, judged."""
 
@@ -122,7 +122,7 @@ class TraceCheck:
         return sum(1 for e in self.expectations if e.status == "not_checked")
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class FileChecked:
     """The end of one input file's traces: how many it gave and warnings it raised (a file
     that gave no trace but warnings could not be read)."""
@@ -136,7 +136,7 @@ class FileChecked:
 NOTHING_TO_CHECK = 5
 
 
-@dataclass
+@mutable_dataclass
 class CheckResult:
     findings: list[Finding] = field(default_factory=list)
     expectation_checks: list[ExpectationCheck] = field(default_factory=list)  # every expectation, in input order
@@ -537,7 +537,7 @@ def run_check(
 BASELINE_VERSION = 1
 
 
-@dataclass
+@mutable_dataclass
 class Baseline:
     """Findings recorded on purpose: ``findings`` (known, still failing with ``--fail-on
     any``) and ``accepted`` (each with a reason: never failing)."""

@@ -13,9 +13,10 @@ Every figure carries its basis: ``measured``, ``estimated``, ``apportioned``, or
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import NamedTuple
 
+from ..dataclass_lite import mutable_dataclass
 from ..model import Round, Trace
 from ..text.tokenizers import count_cjk
 
@@ -39,7 +40,7 @@ def estimate_tokens(text: str) -> int:
     return cjk + (other + 3) // 4
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class RoundCost:
     input_tokens: int
     output_tokens: int
@@ -193,7 +194,7 @@ def _times(trace: Trace, rounds: range | None = None) -> list[float]:
     return out
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class Totals:
     """The whole run, for "saved as a share of" figures."""
 
@@ -235,7 +236,7 @@ def trace_totals(trace: Trace, costs: list[RoundCost]) -> Totals:
     )
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class Saving:
     llm_calls: int = 0
     tool_calls: int = 0
@@ -299,7 +300,9 @@ def forced_answer_cost(
         output = DEFAULT_ANSWER_TOKENS
         seconds = None
     if seconds is None:
-        from statistics import median  # here: statistics imports fractions and decimal, a start-up cost
+        from statistics import (
+            median,  # here: statistics imports fractions and decimal, a start-up cost
+        )
 
         known = [c.llm_seconds for c in costs if c.llm_seconds is not None]
         seconds = median(known) if known else None

@@ -8,15 +8,15 @@ not count. ``replay`` prints the broken ones; ``check`` will gate on them.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
+from ..dataclass_lite import mutable_dataclass
 from ..guards.base import Action
 from ..model import Expectation
 
 POLICY = "policy"
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class ExpectationResult:
     expectation: Expectation
     met: bool | None  # None: not checked (the guard is not enabled or not known)

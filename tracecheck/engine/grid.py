@@ -28,7 +28,7 @@ from ..config import (
     option_field,
     unknown_guard,
 )
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass
 from ..guards import guard_by_key
 from ..input.diagnostics import TracecheckError
 

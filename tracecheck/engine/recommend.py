@@ -13,8 +13,10 @@ spread.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
+
+from ..dataclass_lite import mutable_dataclass
 
 # The least gain worth a change, per unit of the objective: absolute, and as a share of
 # what the traces spent in that unit (both must be met).
@@ -26,7 +28,7 @@ MIN_RATE_GAIN = 0.02
 MIN_TRACES = 30
 
 
-@dataclass
+@mutable_dataclass
 class Recommendation:
     change: bool  # write the best point's settings
     why: str  # one line: why change, or why keep the current settings

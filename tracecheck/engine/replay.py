@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass, mutable_dataclass
 from ..guards.base import Action, Guard, Phase
 from ..model import Round, Trace
 from .costs import (
@@ -35,7 +35,7 @@ from .expectations import ExpectationResult, check_expectations
 from .policy import Policy, phases_of
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class Fire:
     code: str
     name: str
@@ -55,7 +55,7 @@ class Fire:
     already_stopped: bool = False  # a stop the recorded (live) run made too: its forced answer is recorded
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class PolicyResult:
     stop: Fire | None  # the first fire that ends a turn (or the run) of the counterfactual run
     saved: Saving | None  # all its stops together, and the blocked calls
@@ -75,7 +75,7 @@ class PolicyResult:
         return self.stop.round if self.stop else None
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class TraceResult:
     trace: Trace
     fires: list[Fire]

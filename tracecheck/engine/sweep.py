@@ -63,11 +63,11 @@ import dataclasses
 import math
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from ..config import Settings
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass, mutable_dataclass
 from ..input.diagnostics import Diagnostics
 from ..model import Trace, graded_outcome
 from ..text.memo import forget_remembered
@@ -640,7 +640,7 @@ def disagreements(
 # --- the sweep ---------------------------------------------------------------------
 
 
-@dataclass
+@mutable_dataclass
 class SweepResult:
     points: list[GridPoint]
     rows: list[dict[str, Any]]  # metrics per point, on the traces the choice is made on

@@ -3,7 +3,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass
 from ..model import Round, ToolCall
 from .base import SCOPES, Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, Step, answer, calls

@@ -16,10 +16,10 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, ClassVar
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass, mutable_dataclass
 from ..model import Round
 from .messages import Message, check_overrides, render
 
@@ -48,7 +48,7 @@ class Action(str, enum.Enum):
         return self.value
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class Verdict:
     """What a guard would do at this point, and why (``reason`` is for people,
     ``details`` for machines: the scores and counters that crossed the line)."""
@@ -66,7 +66,7 @@ class Verdict:
     message: str | None = None
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class RunContext:
     """What the agent loop knows besides the round itself.
 

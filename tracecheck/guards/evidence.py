@@ -18,7 +18,7 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass
 from ..model import Round
 from .base import option
 from .signals import DEFAULT_EMPTY_PATTERNS, DEFAULT_FAILURE_PATTERNS, ResultClassifier

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Any
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass
 from ..model import Round, ToolCall, ToolResult, Trace
 from ..text.arguments import dump_json, parse_arguments
 

@@ -7,7 +7,7 @@ try:  # hashlib's own blake2b, without hashlib loading OpenSSL's library first (
 except ImportError:  # pragma: no cover - a Python built without it
     from hashlib import blake2b
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass
 from ..model import Round, ToolCall
 from ..text.error_class import error_class, same_template, template_edges
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option

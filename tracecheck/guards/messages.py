@@ -21,7 +21,7 @@ import string
 from collections.abc import Mapping
 from typing import Any
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass
 
 LANGUAGES = ("en", "zh")
 DEFAULT_LANGUAGE = "en"

@@ -28,10 +28,10 @@ import json
 import os
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..dataclass_lite import mutable_dataclass
 from ..input.diagnostics import TracecheckError
 from ..input.side_files import read_side_text
 from ..text.textsafe import neutralize
@@ -99,7 +99,7 @@ def default_cache_path() -> str:
     return str(Path(base) / "tracecheck" / "p003-judge.json")
 
 
-@dataclass
+@mutable_dataclass
 class JudgeStats:
     """What judging cost: HTTP requests made, answers read from the cache, seconds spent
     waiting for the server, answers that were neither YES nor NO."""

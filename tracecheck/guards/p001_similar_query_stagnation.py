@@ -3,7 +3,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass
 from ..model import Round
 from ..text.similarity import SET_METRICS, set_similarity
 from ..text.tokenizers import TOKENIZERS, get_tokenizer, token_set

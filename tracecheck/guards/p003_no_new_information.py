@@ -3,7 +3,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass
 from ..model import Round, ToolCall
 from ..text.similarity import NOVELTY_METRICS, novelty_history, ratio_ceiling
 from . import base

@@ -1,9 +1,8 @@
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass, mutable_dataclass
 from ..model import Round, ToolCall
 from ..text.volatile import normalize_volatile
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
@@ -39,7 +38,7 @@ class R003Options(GuardOptions):
     )
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class _Entry:
     signature: str
     result: str  # a digest of the normalised result, or _PENDING / _MISSING

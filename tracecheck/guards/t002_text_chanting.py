@@ -4,7 +4,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass
 from ..model import Round
 from ..text.memo import remembered
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option

@@ -63,7 +63,7 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass
 
 PLATFORMS = ("linux", "darwin", "win32")
 ALL = PLATFORMS

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass, mutable_dataclass
 
 
 @frozen_dataclass(slots=True)
@@ -24,7 +24,7 @@ class Diagnostic:
 WARNINGS_PER_FILE = 20
 
 
-@dataclass
+@mutable_dataclass
 class Diagnostics:
     """Collects input warnings; readers report here and carry on."""
 
@@ -57,7 +57,7 @@ class Diagnostics:
         return iter(self.items)
 
 
-@dataclass
+@mutable_dataclass
 class AllWarnings(Diagnostics):
     """Every warning kept, none counted past a cap, each with its ``always`` flag: what a
     worker reading one part of a file collects, for the parent to pass through its own

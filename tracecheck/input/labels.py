@@ -42,9 +42,10 @@ import io
 import os
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, BinaryIO
 
+from ..dataclass_lite import mutable_dataclass
 from ..model import OUTCOMES, Expectation, Trace
 from .diagnostics import Diagnostics, TracecheckError
 from .sources import display_name
@@ -75,7 +76,7 @@ def stale_id_note(trace_id: str, rewrite: str) -> str:
     )
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class LabelEntry:
     """What the sidecar says about one trace."""
 
@@ -104,7 +105,7 @@ def _path_parts(path: str) -> tuple[str, ...]:
     return tuple(p for p in path.replace("\\", "/").split("/") if p not in ("", "."))
 
 
-@dataclass
+@mutable_dataclass
 class Labels:
     """A loaded labels file: ``apply`` each trace as it is read, then ``finish``."""
 

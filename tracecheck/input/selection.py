@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass
 from .diagnostics import Diagnostics, TracecheckError
 
 _TOKEN = re.compile(r"\s*(?:(\()|(\))|([^\s()]+))")

@@ -35,13 +35,13 @@ import sys
 import zipfile
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, BinaryIO
 
 import orjson
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass, mutable_dataclass
 from .diagnostics import Diagnostics, TracecheckError
 
 # Files a directory walk picks up (also with a compression suffix). Named files are
@@ -136,14 +136,14 @@ class ArchiveError(OSError):
     """A ZIP archive, or one member of it, cannot be read; the message says why."""
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class TextDocument:
     """A whole plain-text file (not JSON), for text-transcript readers."""
 
     text: str
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class ZipDocument:
     """A ZIP archive; readers open it and read the members they know.
 
@@ -189,7 +189,7 @@ def _suffixes(path: Path) -> tuple[str, str | None]:
     return (suffixes[-1] if suffixes else ""), None
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class Record:
     """One JSON value of an input file and the (1-based) line it starts on."""
 
@@ -197,7 +197,7 @@ class Record:
     value: Any
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class Source:
     """One input: a file path, ``-`` for standard input, or a folder whose ``members``
     (event files, in order) are read one after another as one input."""

@@ -33,11 +33,11 @@ from __future__ import annotations
 import dataclasses
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, BinaryIO
 
 from ..commands.replay import ReplayRequest, ReportItem, replay
 from ..config import Settings
+from ..dataclass_lite import mutable_dataclass
 from ..engine.batch import replay_stream
 from ..input.diagnostics import Diagnostic, Diagnostics, TracecheckError
 from ..input.labels import Labels, as_labels
@@ -49,7 +49,7 @@ from ..reports.replay_report import entry_maker
 PARTITIONS_PER_THREAD = 4  # enough to even out files of different sizes, few enough to keep task overhead low
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class Job:
     """Everything a worker needs besides the files: sent once per partition. Settings
     and presets travel together, so that a preset that is the main settings stays the
@@ -64,7 +64,7 @@ class Job:
     selection: Selection | None = None  # -k: the traces it leaves out are not replayed
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class FileResult:
     """One input file replayed on a worker."""
 

@@ -46,13 +46,19 @@ import threading
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Annotated, Any
 
-from langchain.agents.middleware.types import AgentMiddleware, AgentState, PrivateStateAttr, hook_config
+from langchain.agents.middleware.types import (
+    AgentMiddleware,
+    AgentState,
+    PrivateStateAttr,
+    hook_config,
+)
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from typing_extensions import NotRequired
 
+from ..dataclass_lite import mutable_dataclass
 from ..live import Decision, Monitor, Recorder, closing_messages
 from ..live.monitor import new_run_id
 
@@ -63,7 +69,7 @@ class TracecheckState(AgentState):
     tracecheck_run: NotRequired[Annotated[str, PrivateStateAttr]]
 
 
-@dataclass
+@mutable_dataclass
 class _Run:
     monitor: Monitor
     recorder: Recorder | None = None

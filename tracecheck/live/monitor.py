@@ -35,9 +35,10 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from ..dataclass_lite import mutable_dataclass
 from ..engine.costs import estimate_tokens, round_tokens, tool_result_tokens
 from ..engine.policy import Policy
 from ..guards.base import Action, Guard, Phase, RunContext, Verdict
@@ -45,7 +46,7 @@ from ..model import Round, ToolResult, Trace
 from .adapters import language_of, parse_results, parse_tool_call, parse_usage
 
 
-@dataclass
+@mutable_dataclass
 class Decision:
     """What the agent loop should do now.
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import field
 from typing import Any
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass
 from ..guards.signals import DEFAULT_FAILURE_PATTERNS, SEED_ANSWER_INDICATORS
 from ..guards.tool_kinds import EDIT_TOOLS, SEED_004_TIME_LIMITS, SHELL_TOOLS
 

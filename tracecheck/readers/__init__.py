@@ -12,7 +12,7 @@ import importlib
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass
 
 if TYPE_CHECKING:  # the registry is imported by every command, --help included: keep it light
     from ..input.sources import Record

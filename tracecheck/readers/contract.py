@@ -10,9 +10,9 @@ traces still open handed on at the end of the file). Most readers build ``read``
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from ..dataclass_lite import mutable_dataclass
 from ..input.diagnostics import Diagnostics
 from .common import failure
 
@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from ..model import Trace
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class ReadContext:
     file: str  # name shown in warnings and reports
     diagnostics: Diagnostics

@@ -5,15 +5,35 @@ from __future__ import annotations
 import itertools
 import os
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from ..dataclass_lite import mutable_dataclass
 from ..input.diagnostics import Diagnostics, TracecheckError
-from ..input.sources import Source, Span, TextDocument, display_name, expand_paths, json_lines_head, line_spans, read_records, read_span, source_size
+from ..input.sources import (
+    Source,
+    Span,
+    TextDocument,
+    display_name,
+    expand_paths,
+    json_lines_head,
+    line_spans,
+    read_records,
+    read_span,
+    source_size,
+)
 from ..model import Trace
-from .identity import settle_ids
-from . import MESSAGE_LOOKAHEAD, READER_NAMES, not_a_transcript, read_with, reader_by_name, sniff, sniff_message_lines
+from . import (
+    MESSAGE_LOOKAHEAD,
+    READER_NAMES,
+    not_a_transcript,
+    read_with,
+    reader_by_name,
+    sniff,
+    sniff_message_lines,
+)
 from .chat_messages import is_bare_message
 from .contract import ReadContext
+from .identity import settle_ids
 
 
 def check_input_format(name: str | None) -> None:
@@ -134,7 +154,7 @@ def plan_parts(source: Source, input_format: str | None, parts: int) -> tuple[st
     return (info.name, spans) if len(spans) > 1 else None
 
 
-@dataclass(slots=True)
+@mutable_dataclass(slots=True)
 class Seam:
     """What reading one part tells of its cuts: the ids its reader gave its traces, the
     ids they were settled to, and why a cut does not hold (``ReadContext.broken``)."""

@@ -8,7 +8,7 @@ import dataclasses
 from dataclasses import field
 from typing import TYPE_CHECKING, Literal
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass
 from .records import OPTIONAL, InputWarning, Record
 
 if TYPE_CHECKING:

@@ -8,12 +8,13 @@ broken expectations, then harm, then waste; then by file and line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from .. import __version__
+from ..dataclass_lite import mutable_dataclass
 from ..engine.check import CheckResult, Finding
-from .records import InputWarning
 from .check_records import CheckReport, ExpectationCounts, FindingCounts, FindingRecord
+from .records import InputWarning
 from .wording import check_summary, named, status_tag
 
 SCHEMA_VERSION = 1
@@ -97,7 +98,7 @@ def write_full(report: CheckReport) -> str:
     return "\n".join(lines) + "\n"
 
 
-@dataclass
+@mutable_dataclass
 class _RuleRow:
     """One rule's row of ``--statistics``."""
 

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, BinaryIO
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass
 
 if TYPE_CHECKING:
     from .check_records import CheckReport

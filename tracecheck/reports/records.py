@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import field
 from typing import Any
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass
 
 # A field with this metadata is left out of the JSON when it is None (an optional part
 # of a report: a tokenizer comparison, presets side by side, a timeline).

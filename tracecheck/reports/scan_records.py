@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass
 from .records import (
     HeaderRecord,
     InputWarning,

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from ..dataclass_lite import frozen_dataclass, mutable_dataclass
 from ..engine.batch import ReplayItem
-from ..frozen import frozen_dataclass
 from ..model import Trace
 from .data import TotalsAccumulator
 from .records import TotalsRecord
@@ -81,7 +81,7 @@ def iso(seconds: float | None) -> str | None:
     return dt.datetime.fromtimestamp(seconds, dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-@dataclass
+@mutable_dataclass
 class SessionTally:
     """One session's traces as they come: its dates, project and totals."""
 

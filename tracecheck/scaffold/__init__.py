@@ -14,7 +14,7 @@ import tomllib
 from importlib import resources
 from pathlib import Path
 
-from ..frozen import frozen_dataclass
+from ..dataclass_lite import frozen_dataclass
 from ..input.diagnostics import TracecheckError
 
 PLACEHOLDER_SOURCE = "OWNER/tracecheck@REF"

@@ -1,18 +1,20 @@
-"""``frozen_dataclass``: ``dataclass(frozen=True)`` built with one compiled function a
-class instead of six.
+"""Dataclasses built with less start-up work: ``frozen_dataclass`` for
+``dataclass(frozen=True)``, ``mutable_dataclass`` for ``dataclass()``.
 
-Python 3.11's ``dataclass`` compiles ``__init__``, ``__repr__``, ``__eq__``, ``__hash__``,
-``__setattr__`` and ``__delattr__`` apart for every frozen class, about half a
-millisecond each: with the hundred value classes a replay imports, that was a quarter
-of a small replay's start-up. Here ``dataclass`` only collects the fields (it generates
-nothing), one ``__init__`` is compiled per class, and the other five are functions shared
-by every class, reading a class's fields through one getter made when it is decorated.
+Python 3.11's ``dataclass`` compiles ``__init__``, ``__repr__`` and ``__eq__`` apart for
+every class, and ``__hash__``, ``__setattr__`` and ``__delattr__`` too for a frozen one,
+about half a millisecond a frozen class: with the hundred and more value classes a replay
+imports, that was a quarter of a small replay's start-up. Here ``dataclass`` only collects
+the fields (it generates nothing), one ``__init__`` is compiled per class, and the other
+methods are functions shared by every class, reading a class's fields through one getter
+made when it is decorated.
 
 What the classes promise is unchanged: ``dataclasses.fields``, ``replace`` and ``asdict``
-work; instances refuse assignment and deletion (``FrozenInstanceError``); equality is
-same class and equal compared fields; the hash is the compared fields'; the repr is
-``Name(field=value, ...)``; slotted instances pickle and copy. A method the class body
-defines itself is kept, as ``dataclass`` keeps it.
+work; equality is same class and equal compared fields; the repr is
+``Name(field=value, ...)``; a frozen instance refuses assignment and deletion
+(``FrozenInstanceError``), hashes its compared fields, and pickles and copies when
+slotted; a mutable one is unhashable. A method the class body defines itself is kept, as
+``dataclass`` keeps it.
 """
 
 from __future__ import annotations
@@ -33,7 +35,16 @@ def frozen_dataclass(cls: type[T] | None = None, /, *, slots: bool = False) -> A
     """Decorate a class as ``@dataclass(frozen=True, slots=slots)`` would."""
 
     def wrap(cls: type[T]) -> type[T]:
-        return _make(cls, slots)
+        return _make(cls, slots=slots, frozen=True)
+
+    return wrap if cls is None else wrap(cls)
+
+
+def mutable_dataclass(cls: type[T] | None = None, /, *, slots: bool = False, weakref_slot: bool = False) -> Any:
+    """Decorate a class as ``@dataclass(slots=slots, weakref_slot=weakref_slot)`` would."""
+
+    def wrap(cls: type[T]) -> type[T]:
+        return _make(cls, slots=slots, frozen=False, weakref_slot=weakref_slot)
 
     return wrap if cls is None else wrap(cls)
 
@@ -48,18 +59,18 @@ def _getter(names: list[str]) -> Callable[[Any], tuple[Any, ...]]:
     return operator.attrgetter(*names)
 
 
-def _make(cls: type[T], slots: bool) -> type[T]:
+def _make(cls: type[T], *, slots: bool, frozen: bool, weakref_slot: bool = False) -> type[T]:
     own = cls.__dict__
     documented = own.get("__doc__") is not None
     if not documented:  # dataclass would write one from inspect.signature: costly, and before __init__ exists
         cls.__doc__ = cls.__name__
     explicit_eq = "__eq__" in own
     explicit_hash = own.get("__hash__", MISSING) is not MISSING and not (own.get("__hash__") is None and explicit_eq)
-    cls = dataclasses.dataclass(cls, init=False, repr=False, eq=False, frozen=False, slots=slots)
+    cls = dataclasses.dataclass(cls, init=False, repr=False, eq=False, frozen=False, slots=slots, weakref_slot=weakref_slot)
     fields = dataclasses.fields(cls)
     own = cls.__dict__
     if "__init__" not in own:
-        cls.__init__ = _init(cls, fields)
+        cls.__init__ = _init(cls, fields, frozen)
     if not documented:
         cls.__doc__ = f"{cls.__name__}({', '.join(f.name for f in fields if f.init)})"
     if "__repr__" not in own:
@@ -67,27 +78,29 @@ def _make(cls: type[T], slots: bool) -> type[T]:
     if not explicit_eq:
         cls.__eq__ = _eq
     if not explicit_hash:
-        cls.__hash__ = _hash
-    for name in ("__setattr__", "__delattr__"):
-        if name in own:
-            raise TypeError(f"cannot overwrite attribute {name} in class {cls.__name__}")
-    cls.__setattr__ = _setattr
-    cls.__delattr__ = _delattr
-    if slots:
-        cls.__getstate__ = _getstate
-        cls.__setstate__ = _setstate
-    cls._frozen_compared = staticmethod(_getter([f.name for f in fields if f.compare]))
-    cls._frozen_hashed = staticmethod(_getter([f.name for f in fields if (f.compare if f.hash is None else f.hash)]))
-    cls._frozen_shown = tuple(f.name for f in fields if f.repr)
-    cls._frozen_all = staticmethod(_getter([f.name for f in fields]))
+        cls.__hash__ = _hash if frozen else None  # as dataclass: equal by value, so a mutable one is unhashable
+    if frozen:
+        for name in ("__setattr__", "__delattr__"):
+            if name in own:
+                raise TypeError(f"cannot overwrite attribute {name} in class {cls.__name__}")
+        cls.__setattr__ = _setattr
+        cls.__delattr__ = _delattr
+        if slots:  # pickle and copy restore slots with setattr, which a frozen instance refuses
+            cls.__getstate__ = _getstate
+            cls.__setstate__ = _setstate
+    cls._lite_compared = staticmethod(_getter([f.name for f in fields if f.compare]))
+    cls._lite_hashed = staticmethod(_getter([f.name for f in fields if (f.compare if f.hash is None else f.hash)]))
+    cls._lite_shown = tuple(f.name for f in fields if f.repr)
+    cls._lite_all = staticmethod(_getter([f.name for f in fields]))
     return cls
 
 
-def _init(cls: type, fields: tuple[dataclasses.Field, ...]) -> Callable[..., None]:
-    """The class's ``__init__``, compiled once: each field set through
-    ``object.__setattr__`` (the instance refuses ``self.x = ...``), ``__post_init__``
-    called last when the class has one."""
+def _init(cls: type, fields: tuple[dataclasses.Field, ...], frozen: bool) -> Callable[..., None]:
+    """The class's ``__init__``, compiled once: each field set (through
+    ``object.__setattr__`` when frozen: the instance refuses ``self.x = ...``),
+    ``__post_init__`` called last when the class has one."""
     defaults: dict[str, Any] = {"_set": object.__setattr__, "_FACTORY": _FACTORY}
+    assign = "  _set(self, {name!r}, {value})" if frozen else "  self.{name} = {value}"
     positional: list[str] = []
     keyword: list[str] = []
     body: list[str] = []
@@ -105,9 +118,9 @@ def _init(cls: type, fields: tuple[dataclasses.Field, ...]) -> Callable[..., Non
             value, parameter = f.name, f.name
         if f.init:
             (keyword if f.kw_only else positional).append(parameter)
-            body.append(f"  _set(self, {f.name!r}, {value})")
+            body.append(assign.format(name=f.name, value=value))
         elif f.default is not MISSING or f.default_factory is not MISSING:
-            body.append(f"  _set(self, {f.name!r}, {value})")
+            body.append(assign.format(name=f.name, value=value))
     if hasattr(cls, "__post_init__"):
         body.append("  self.__post_init__()")
     parameters = ", ".join(["self", *positional, *(["*", *keyword] if keyword else [])])
@@ -122,19 +135,19 @@ def _init(cls: type, fields: tuple[dataclasses.Field, ...]) -> Callable[..., Non
 @reprlib.recursive_repr()
 def _repr(self: Any) -> str:
     cls = type(self)
-    shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in cls._frozen_shown)
+    shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in cls._lite_shown)
     return f"{cls.__qualname__}({shown})"
 
 
 def _eq(self: Any, other: Any) -> Any:
     if other.__class__ is self.__class__:
-        compared = self._frozen_compared
+        compared = self._lite_compared
         return compared(self) == compared(other)
     return NotImplemented
 
 
 def _hash(self: Any) -> int:
-    return hash(self._frozen_hashed(self))
+    return hash(self._lite_hashed(self))
 
 
 def _setattr(self: Any, name: str, value: Any) -> None:
@@ -146,7 +159,7 @@ def _delattr(self: Any, name: str) -> None:
 
 
 def _getstate(self: Any) -> tuple[Any, ...]:
-    return self._frozen_all(self)
+    return self._lite_all(self)
 
 
 def _setstate(self: Any, state: tuple[Any, ...]) -> None:
