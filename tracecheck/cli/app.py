@@ -457,10 +457,12 @@ def labels_file(labels: str | None, no_labels: bool, config: str | None) -> str 
 
 def load_labels_option(labels: str | None, no_labels: bool, config: str | None):
     """The loaded labels file ``labels_file`` chooses, or None."""
-    from ..input.labels import load_labels
-
     path = labels_file(labels, no_labels, config)
-    return load_labels(path) if path is not None else None
+    if path is None:
+        return None
+    from ..input.labels import load_labels  # here: a run without labels never reads them (start-up)
+
+    return load_labels(path)
 
 
 def preset_settings(config, select, ignore, sets, tokenizers, preset: str | None):

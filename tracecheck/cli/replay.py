@@ -71,13 +71,16 @@ def replay(
     from ..input.output_files import open_output
     from ..input.diagnostics import TracecheckError
     from ..input.sources import expand_paths
-    from ..input.selection import parse_selection
     from .report_files import all_inputs, report_format
 
     format = ReportFormat(report_format("replay", output, format, REPLAY.files, "terminal"))
     if (quiet or statistics) and format is not ReportFormat.terminal:
         raise TracecheckError(f"{'--quiet' if quiet else '--statistics'} shortens the terminal report; -f {format.value} writes every trace")
-    selection = parse_selection(keyword)
+    selection = None
+    if keyword is not None:
+        from ..input.selection import parse_selection  # here: only -k needs it (start-up)
+
+        selection = parse_selection(keyword)
     if format is ReportFormat.html and output is None and sys.stdout.isatty():
         raise TracecheckError(HTML_ON_TERMINAL.format(name="report.html"))
     names = tokenizer_list(tokenizer)

@@ -12,19 +12,21 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from ..config import Settings
 from ..dataclass_lite import frozen_dataclass
 from ..engine.batch import replay_stream
 from ..input.diagnostics import Diagnostics
-from ..input.labels import Labels
-from ..input.selection import Selection
 from ..input.sources import Source
 from ..reports.data import ReportTotals, header_data
 from ..reports.formats import report_writer
 from ..reports.records import TraceRecord
 from ..reports.replay_report import entry_maker
+
+if TYPE_CHECKING:
+    from ..input.labels import Labels
+    from ..input.selection import Selection
 
 ReportItem = tuple[TraceRecord, tuple, bool]  # a trace's report record, its totals entry, whether a guard fired (``report_entry``)
 

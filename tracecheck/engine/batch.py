@@ -17,19 +17,21 @@ import dataclasses
 import itertools
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..config import Settings
 from ..dataclass_lite import mutable_dataclass
 from ..guards.base import Phase
 from ..input.diagnostics import Diagnostics
-from ..input.labels import Labels, as_labels
-from ..input.selection import Selection
 from ..input.sources import Source, Span, expand_paths, source_size
 from ..model import Trace
 from ..readers.load import Seam, check_input_format, read_part, read_source
 from ..text.memo import forget_remembered
 from .replay import TraceResult, replay_trace
+
+if TYPE_CHECKING:
+    from ..input.labels import Labels
+    from ..input.selection import Selection
 
 P001 = "P001"
 
@@ -145,7 +147,10 @@ def replay_stream(
     """
     forget_remembered()  # what the last run remembered is not this run's
     check_input_format(input_format)
-    labels = as_labels(labels)
+    if labels is not None:  # (labels are read only when given: start-up)
+        from ..input.labels import as_labels
+
+        labels = as_labels(labels)
     diagnostics = diagnostics if diagnostics is not None else Diagnostics()
     sources = expand_paths(list(paths), diagnostics)
     replayer = FileReplayer(settings, input_format, tuple(tokenizers), dict(presets) if presets else None, labels, prepare, selection)
