@@ -177,7 +177,7 @@ def test_a_sweep_row_splits_its_savings_as_replay_does(cli):
     for outcome in ("failure", "success", "unknown"):
         mine, theirs = baseline["saved_by_outcome"][outcome], replayed[outcome]
         assert {k: mine[k] for k in (*KEYS, "traces", "traces_stopped")} == {k: theirs[k] for k in (*KEYS, "traces", "traces_stopped")}
-    assert baseline["tokens_saved_on_failure"] == replayed["failure"]["tokens"] == 256_095
+    assert baseline["tokens_saved_on_failure"] == replayed["failure"]["tokens"] == 260_463
     assert baseline["tokens_at_risk"] == replayed["success"]["tokens"] == 4_969
     assert baseline["llm_calls_at_risk"] == replayed["success"]["llm_calls"] == 3
     for point in data["points"]:
@@ -193,9 +193,9 @@ def test_the_sweep_table_leads_with_the_savings_on_failed_runs(cli, monkeypatch)
     header = next(line for line in text.splitlines() if "at risk" in line and "stops" in line)
     assert header.split()[-9:] == ["stops", "on", "failed", "at", "risk", "all", "harm", "recall", "prec."]
     best = next(line for line in text.splitlines() if line.startswith(">"))
-    assert best.split()[-6:-3] == ["269,676", "4,969", "278,550"], best  # on failed, at risk, all (ungraded too)
+    assert best.split()[-6:-3] == ["274,044", "4,969", "282,918"], best  # on failed, at risk, all (ungraded too)
     current = next(line for line in text.splitlines() if line.startswith("current settings: "))
-    assert "256,095 tokens saved on runs that failed anyway · 4,969 at risk on runs that succeeded · 264,969 in all (36%)" in current
+    assert "260,463 tokens saved on runs that failed anyway · 4,969 at risk on runs that succeeded · 269,337 in all" in current
     # Ungraded traces only: nothing to split, the table is as it was.
     plain = cli("sweep", str(SAMPLES / "openai"), "--grid", "P001.containment=0.6,0.8").stdout
     assert "at risk" not in plain and "tokens saved" in plain

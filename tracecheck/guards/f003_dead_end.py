@@ -217,6 +217,26 @@ class DeadEnd(Guard):
             options={"enabled": True},
         ),
         Example(
+            "Python code that does not compile, rewritten each time: a SyntaxError without a traceback is a failure too",
+            tuple(
+                calls(Call("bash", {"command": f"python3 -c 'print(\"{n}'"}, f'  File "<string>", line {n}\n    print("{n}\n          ^\nSyntaxError: unterminated string literal (detected at line {n})', error=None))
+                for n in range(1, 5)
+            )
+            + (answer(),),
+            options={"enabled": True},
+            expect=((4, "after_tools", "stop"),),
+        ),
+        Example(
+            "Searching the repository root and its folders: one empty answer, whatever the folder (stops at the 4th)",
+            tuple(
+                calls(Call("search_dir", {"search_term": t, "dir": d}, f'No matches found for "{t}" in {d}'))
+                for t, d in (("retry", "/click"), ("retry", "/click/src"), ("backoff", "/click"), ("backoff", "/click/tests"))
+            )
+            + (answer(),),
+            options={"enabled": True},
+            expect=((4, "after_tools", "stop"),),
+        ),
+        Example(
             "Different searches, the same 'No matches found': stops at the 4th",
             tuple(calls(Call("search_dir", {"search_term": t}, f'No matches found for "{t}" in /repo')) for t in ("retry", "Retry", "backoff", "max_retries"))
             + (answer(),),

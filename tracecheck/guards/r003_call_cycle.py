@@ -5,10 +5,11 @@ from typing import Any
 from ..dataclass_lite import frozen_dataclass, mutable_dataclass
 from ..model import Round, ToolCall
 from ..text.volatile import normalize_volatile
-from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
+from .base import Action, Guard, GuardOptions, RunContext, Verdict, option, ordinal
 from .examples import Call, Example, answer, calls
 from .messages import Message
 from .signals import call_signature, excerpt, truncated
+from .tool_kinds import call_kind
 
 # The result of a call of the current round: not known before its tools run.
 _PENDING = "pending"
@@ -31,6 +32,18 @@ class R003Options(GuardOptions):
         "A lap counts only if the results repeat too (after volatile-text normalisation), as OpenHands compares "
         "action and observation; off compares calls only, as Gemini CLI.",
     )
+    last_lap_start: bool = option(
+        False,
+        "Stop at the first call of the last lap (once the earlier laps repeated whole and that call starts the "
+        "block again), as the labelled runs count a cycle's 3rd lap, instead of at the call that completes it: "
+        "for periods of 3 or more, the completing call comes period-1 calls too late.",
+    )
+    changes_by_signature: bool = option(
+        False,
+        "With compare_results, a change (an edit, a write, a str_replace: tool_kinds' write) matches the same change "
+        "one period earlier by its call alone: re-applying an identical change echoes a different file every time "
+        "(SWE-agent's edit re-inserts its lines), so its result can never repeat; the other calls' results must.",
+    )
     wait_for_result: bool = option(
         False,
         "With compare_results, also wait for the result of the call that completes the cycle and stop after "
@@ -43,6 +56,8 @@ class _Entry:
     signature: str
     result: str  # a digest of the normalised result, or _PENDING / _MISSING
     call: ToolCall | None = None  # whose result, digested only when a comparison needs it
+    change: bool = False  # a write: with changes_by_signature its result is not compared
+    round: int = 0  # the round (model response) that made the call
 
     def key(self) -> str:
         # Normalising a long result is the costly part: only calls whose signatures
@@ -88,6 +103,18 @@ class CallCycle(Guard):
     the guard waits for that last result too: the check runs after the tools of the
     round, every call's result must repeat, and the stop comes ``after_tools``, which is
     where OpenHands' StuckDetector sees its 6th observation and raises.
+
+    With ``last_lap_start`` the stop comes one call into the last lap instead: once the
+    earlier laps repeated whole (results too, with ``compare_results``), the call that
+    starts the block again is stopped before it runs, as the labelled real runs count a
+    cycle (its 3rd lap's first call). For a period of 3 or more, the call completing the
+    lap comes ``period - 1`` calls later than that; laps written inside one response,
+    before the model saw any answer, are siblings and do not count. With
+    ``changes_by_signature`` as well, a change (an edit, a write, a str_replace:
+    ``tool_kinds``' writes) matches the same change one period earlier by its call alone:
+    re-applying an identical change echoes a different file every time (SWE-agent's
+    ``edit 1:1`` re-inserts its lines), so its result can never repeat, while the other
+    calls' results must. ``default`` turns both on.
 
     **Defaults.** OpenHands stops an A-B pattern at 3 laps and Gemini CLI stops any
     period 1..5 at 5 laps; this guard looks at periods 1..5 like Gemini CLI and counts
@@ -212,6 +239,75 @@ class CallCycle(Guard):
             options={"compare_results": True},
         ),
         Example(
+            "A 3-call cycle (edit, run, view) answered the same way stops at the 3rd lap's last call",
+            tuple(
+                calls(Call(name, {"arg": name}, f"{name} said the same"))
+                for _ in range(3)
+                for name in ("edit_file", "run_tests", "view_file")
+            )
+            + (answer(),),
+            options={"compare_results": True},
+            expect=((9, "before_tools", "stop"),),
+        ),
+        Example(
+            "With last_lap_start the same cycle stops at the 3rd lap's first call, two calls sooner",
+            tuple(
+                calls(Call(name, {"arg": name}, f"{name} said the same"))
+                for _ in range(3)
+                for name in ("edit_file", "run_tests", "view_file")
+            )
+            + (answer(),),
+            options={"compare_results": True, "last_lap_start": True},
+            expect=((7, "before_tools", "stop"),),
+        ),
+        Example(
+            "With last_lap_start, two laps that end differently do not start a third",
+            tuple(
+                calls(Call(name, {"arg": name}, f"{name} said the same" if (lap, name) != (1, "view_file") else "a new view"))
+                for lap in range(3)
+                for name in ("edit_file", "run_tests", "view_file")
+            )
+            + (answer(),),
+            options={"compare_results": True, "last_lap_start": True},
+        ),
+        Example(
+            "The same edit re-applied between test runs: its echo grows each time, so results never repeat",
+            tuple(
+                calls(Call("edit", {"range": "1:1", "text": "import x"}, "import x\n" * (lap + 1)))
+                if i == 0
+                else calls(Call("python", {"script": "reproduce.py"}, "NameError: name 'y' is not defined"))
+                for lap in range(4)
+                for i in range(2)
+            )
+            + (answer(),),
+            options={"compare_results": True, "last_lap_start": True},
+        ),
+        Example(
+            "With changes_by_signature the re-applied edit matches by its call alone: stops at the 3rd lap's first call",
+            tuple(
+                calls(Call("edit", {"range": "1:1", "text": "import x"}, "import x\n" * (lap + 1)))
+                if i == 0
+                else calls(Call("python", {"script": "reproduce.py"}, "NameError: name 'y' is not defined"))
+                for lap in range(4)
+                for i in range(2)
+            )
+            + (answer(),),
+            options={"compare_results": True, "last_lap_start": True, "changes_by_signature": True},
+            expect=((5, "before_tools", "stop"),),
+        ),
+        Example(
+            "With changes_by_signature, fix-and-retest still goes on: the test's result changes",
+            tuple(
+                calls(Call("edit", {"range": "1:1", "text": "import x"}, "import x\n" * (lap + 1)))
+                if i == 0
+                else calls(Call("python", {"script": "reproduce.py"}, f"{3 - lap} tests failed"))
+                for lap in range(4)
+                for i in range(2)
+            )
+            + (answer(),),
+            options={"compare_results": True, "last_lap_start": True, "changes_by_signature": True},
+        ),
+        Example(
             "Gemini CLI loopDetectionService.test: the same call fires on the 5th with 5 laps",
             tuple(calls(Call("testTool", {"param": "value"})) for _ in range(6)) + (answer(),),
             options={"laps": 5},
@@ -246,6 +342,16 @@ class CallCycle(Guard):
         ),
     )
 
+    @classmethod
+    def describe(cls, options: GuardOptions | None = None) -> str:
+        values = options if options is not None else cls.Options()
+        if not values.last_lap_start:
+            return super().describe(options)
+        return (
+            f"Stop before the call that starts the {ordinal(values.laps)} lap of a block of "
+            f"{values.min_period}-{values.max_period} calls gone round {values.laps - 1} times."
+        )
+
     def reset(self, context: RunContext | None = None) -> None:
         self.history: list[_Entry] = []
         self.pending: list[_Entry] = []
@@ -254,12 +360,14 @@ class CallCycle(Guard):
         opts = self.options
         laps = opts.laps
         for period in range(opts.min_period, opts.max_period + 1):
-            span = period * laps
+            span = period * (laps - 1) + 1 if opts.last_lap_start else period * laps
             if len(history) < span:
                 break
             tail = history[-span:]
+            if opts.last_lap_start and tail[-1].round == tail[0].round:
+                continue  # laps written in one response, before any answer: siblings, not repeats
             if all(self._same(tail[i], tail[i - period]) for i in range(period, span)):
-                if any(self._repeats_every(tail[-period:], q) for q in range(1, period) if period % q == 0):
+                if any(self._repeats_every(tail[-period - 1 : -1] if opts.last_lap_start else tail[-period:], q) for q in range(1, period) if period % q == 0):
                     continue  # A-A-A-A is a shorter cycle, not an A-A "2-call cycle" (as Hermes counts)
                 return period
         return None
@@ -272,6 +380,8 @@ class CallCycle(Guard):
             return False
         if not self.options.compare_results or later.result == _PENDING:
             return True
+        if self.options.changes_by_signature and later.change:
+            return True
         later_key = later.key()
         return later_key != _MISSING and later_key == earlier.key()
 
@@ -283,19 +393,22 @@ class CallCycle(Guard):
         period = self._cycle_period(history)
         if period is None:
             return []
-        block = [truncated(e.signature) for e in history[-period:]]
+        starts_again = self.options.last_lap_start
+        entries = history[-period - 1 : -1] if starts_again else history[-period:]
+        block = [truncated(e.signature) for e in entries]
         laps = self.options.laps
+        whole = laps - 1 if starts_again else laps  # laps gone round whole
         self.history, self.pending = [], []
+        what = f"{whole} laps of a {period}-call cycle" + (", and the next call starts it again" if starts_again else "")
         return [
             Verdict(
                 Action.STOP,
-                f"the last {period * laps} calls are {laps} laps of a {period}-call cycle "
-                f"({', '.join(excerpt(s, 60) for s in block)}); {when}",
+                f"the last {period * whole} calls are {what} ({', '.join(excerpt(s, 60) for s in block)}); {when}",
                 call_id=call.id,
                 details={"period": period, "laps": laps, "cycle": block},
                 message=self.say(
-                    "stop", context, count=period * laps, period=period, laps=laps, tool=call.name,
-                    calls=", ".join(dict.fromkeys(e.signature.partition(":")[0] for e in history[-period:])),
+                    "stop", context, count=period * whole, period=period, laps=whole, tool=call.name,
+                    calls=", ".join(dict.fromkeys(e.signature.partition(":")[0] for e in entries)),
                 ),
             )
         ]
@@ -304,12 +417,13 @@ class CallCycle(Guard):
         keep = self.options.max_period * self.options.laps
         self.pending = []
         for call in rnd.tool_calls:
-            entry = _Entry(call_signature(call), _PENDING)
+            entry = _Entry(call_signature(call), _PENDING, change=self.options.changes_by_signature and call_kind(call) == "write", round=rnd.index)
             self.history.append(entry)
             self.pending.append(entry)
             del self.history[:-keep]
             if not self._waits:
-                found = self._check(self.history, call, "stopped before the last one runs", context)
+                when = "stopped before it runs" if self.options.last_lap_start else "stopped before the last one runs"
+                found = self._check(self.history, call, when, context)
                 if found:
                     return found
         return []

@@ -30,6 +30,8 @@ DEFAULT_FAILURE_PATTERNS = (
     r"(?m)^(/bin/|/usr/bin/)?(ba|da|z)?sh: (line \d+: )?\S+: (command )?not found",
     # The shell could not parse it (prose or a pasted file view run as a command).
     r"(?m)^(/bin/|/usr/bin/)?(ba|da|z)?sh: (-c: )?(line \d+: )?(syntax error|unexpected EOF while looking for matching)",
+    # Python could not compile the code it was given (no traceback header: python -c, a heredoc, a script).
+    r"(?m)^(SyntaxError|IndentationError|TabError): ",
 )
 # Text that any match of a default failure pattern contains: a substring test (C speed)
 # skips the regex, which would try every line start of a long result. Only the default

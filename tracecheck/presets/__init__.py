@@ -398,7 +398,7 @@ PRESETS: dict[str, Preset] = {
                 "P001": {"containment": 0.8, "threshold": 2, "tokenizer": "char", "metric": "containment", "same_tool": True},
                 "P002": {"threshold": 2},
                 "P004": {"threshold": 3, "normalize_volatile": True},
-                "R003": {"min_period": 2, "max_period": 8, "laps": 3, "compare_results": True},
+                "R003": {"min_period": 2, "max_period": 8, "laps": 3, "compare_results": True, "last_lap_start": True, "changes_by_signature": True},
                 "R005": {"threshold": 3},
                 "F001": {"threshold": 3, "action": "stop", "per_response": True, "exempt_tools": list(SHELL_TOOLS), "reset_on": list(EDIT_TOOLS)},
                 "F003": {"threshold": 4, "noop_threshold": 3, "hint_at": 3},
@@ -422,7 +422,9 @@ PRESETS: dict[str, Preset] = {
             "move), with nothing new in between; an edit or a command that did its work is news. A command that cannot do "
             "anything (the no-op ':') stops at its 3rd: an empty search still asked something, a no-op asked nothing "
             "(large-scale-text-editing: three garbled ': …' responses, then a leaked '&&' tail reset a count of 4). Cycles: R003 stops a "
-            "2-8 call cycle at its 3rd lap only if the results repeat too. Failures: F001 stops a tool's 3rd failed "
+            "2-8 call cycle at its 3rd lap's first call (as the labelled runs count a cycle; the call completing the lap "
+            "comes period-1 calls later), only if the results of the earlier laps repeat too, a re-applied edit matching "
+            "by its call alone (its echo grows every time). Failures: F001 stops a tool's 3rd failed "
             "attempt in a row, parallel siblings of one response counting once (six Grep calls failing together on one "
             "permission error, then a working find, cut a healthy run when each counted), an edit resetting the count, "
             "shells exempt (a failing command is routine; F003 sees their dead ends). F002 is left out: F003 counts the "

@@ -26,7 +26,9 @@ _NOT_A_COMMAND = re.compile(
 )
 _SHELL_PREFIX = re.compile(r"^(?:/\S*/)?(?:ba|da|z)?sh: (?:line \d+: )?")
 _QUOTED = re.compile(r"'[^'\n]{0,200}'|\"[^\"\n]{0,200}\"|`[^`\n]{0,200}'?`?|‘[^’\n]{0,200}’|“[^”\n]{0,200}”")
-_PATH = re.compile(r"(?<![\w.])(?:\.{0,2}/)?(?:[\w.@+-]+/)+[\w.@+-]*")
+# A path: with a directory part (src/a.py, /repo/src), or an absolute path of one component
+# (/repo: SWE-agent's repository root, `No matches found for "x" in /repo`).
+_PATH = re.compile(r"(?<![\w.])(?:(?:\.{0,2}/)?(?:[\w.@+-]+/)+[\w.@+-]*|(?<![\w.)\]/])/[\w.@+-]+)")
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _TRACEBACK = "Traceback (most recent call last):"
 # How much of a long error is looked at: the class is in its first lines.
