@@ -358,3 +358,18 @@ def test_non_utf8_file_name_in_a_warning_does_not_break_json(non_utf8_folder, cl
     result = cli("replay", "-f", "json", str(non_utf8_folder))
     report = json.loads(result.stdout)
     assert [w["file"] for w in report["warnings"]] == [f"{non_utf8_folder}/run-\\xff.jsonl"]
+
+
+def test_printable_ascii_passes_and_any_other_character_is_still_seen():
+    # Printable ASCII is returned as it is without a regex; a single control or invisible
+    # character anywhere in otherwise plain text still sends it through the replacement.
+    from tracecheck.text.textsafe import neutralize, neutralize_keeping_layout, neutralize_lines
+
+    for code in [*range(0x00, 0xA0), 0xAD, 0x200B, 0x202E, 0xFEFF, 0xE0041]:
+        char = chr(code)
+        text = f"id-{char}-end"
+        printable = 0x20 <= code < 0x7F
+        assert (neutralize(text) == text) is printable, hex(code)
+        kept_by_layout = printable or char in "\t\n\r\x0b\x0c"
+        assert (neutralize_keeping_layout(text) == text) is kept_by_layout, hex(code)
+        assert (neutralize_lines(text) == text) is (printable or char == "\n"), hex(code)

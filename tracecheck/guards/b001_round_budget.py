@@ -14,7 +14,7 @@ from .evidence import (
     required_all_option,
     required_any_option,
 )
-from .examples import Call, Example, answer, calls, search
+from .examples import Call, Example, answer, calls, examples_made_when_read, search
 from .messages import Message
 from .signals import ResultClassifier
 
@@ -108,43 +108,45 @@ class RoundBudget(Guard):
     def is_off(cls, options) -> bool:
         return not options.enabled or options.max_rounds <= 0
 
-    examples = (
-        Example(
-            "With max_rounds 3, the fourth tool round is stopped before its tools run",
-            (search("q1"), search("q2"), search("q3"), search("q4"), search("q5"), answer()),
-            expect=((4, "before_tools", "stop"),),
-            options={"max_rounds": 3},
-        ),
-        Example(
-            "Off by default: a long run is not touched",
-            (search("q1"), search("q2"), search("q3"), search("q4"), search("q5"), answer()),
-        ),
-        Example(
-            "A run that answers within its budget is not touched",
-            (search("q1"), search("q2"), answer()),
-            options={"max_rounds": 3},
-        ),
-        Example(
-            "Missing evidence keeps tools allowed in the window, then the evidence arrives and the run is stopped",
-            (
-                read("a.py"),
-                read("b.py"),
-                calls(Call("search_docs", {"query": "retry"}, "No results found")),
-                calls(Call("search_docs", {"query": "backoff"}, "2 matches: docs/retry.md")),
-                read("c.py"),
-                answer(),
+    @examples_made_when_read
+    def examples() -> tuple[Example, ...]:
+        return (
+            Example(
+                "With max_rounds 3, the fourth tool round is stopped before its tools run",
+                (search("q1"), search("q2"), search("q3"), search("q4"), search("q5"), answer()),
+                expect=((4, "before_tools", "stop"),),
+                options={"max_rounds": 3},
             ),
-            expect=((5, "before_tools", "stop"),),
-            options={"max_rounds": 2},
-            metadata={METADATA_ALL: ["search_docs"]},
-        ),
-        Example(
-            "Evidence never arrives: the run is aborted when the final window is used up",
-            (read("a.py"), read("b.py"), read("c.py"), read("d.py"), read("e.py"), read("f.py"), answer()),
-            expect=((6, "before_tools", "abort"),),
-            options={"max_rounds": 2, "final_window": 3, "required_all": ["search_docs"]},
-        ),
-    )
+            Example(
+                "Off by default: a long run is not touched",
+                (search("q1"), search("q2"), search("q3"), search("q4"), search("q5"), answer()),
+            ),
+            Example(
+                "A run that answers within its budget is not touched",
+                (search("q1"), search("q2"), answer()),
+                options={"max_rounds": 3},
+            ),
+            Example(
+                "Missing evidence keeps tools allowed in the window, then the evidence arrives and the run is stopped",
+                (
+                    read("a.py"),
+                    read("b.py"),
+                    calls(Call("search_docs", {"query": "retry"}, "No results found")),
+                    calls(Call("search_docs", {"query": "backoff"}, "2 matches: docs/retry.md")),
+                    read("c.py"),
+                    answer(),
+                ),
+                expect=((5, "before_tools", "stop"),),
+                options={"max_rounds": 2},
+                metadata={METADATA_ALL: ["search_docs"]},
+            ),
+            Example(
+                "Evidence never arrives: the run is aborted when the final window is used up",
+                (read("a.py"), read("b.py"), read("c.py"), read("d.py"), read("e.py"), read("f.py"), answer()),
+                expect=((6, "before_tools", "abort"),),
+                options={"max_rounds": 2, "final_window": 3, "required_all": ["search_docs"]},
+            ),
+        )
 
     def reset(self, context: RunContext | None = None) -> None:
         opts = self.options

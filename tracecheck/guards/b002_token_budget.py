@@ -5,7 +5,7 @@ from typing import Any
 from ..dataclass_lite import frozen_dataclass
 from ..model import Round
 from .base import SCOPES, Action, Guard, GuardOptions, RunContext, Verdict, option
-from .examples import Call, Example, answer, calls
+from .examples import Call, Example, answer, calls, examples_made_when_read
 from .messages import Message
 
 
@@ -79,23 +79,25 @@ class TokenBudget(Guard):
     def is_off(cls, options) -> bool:
         return not options.enabled or options.budget <= 0
 
-    examples = (
-        Example(
-            "Reading large files (~310 tokens each) passes a 900-token budget after round 3",
-            (_big_read(1), _big_read(2), _big_read(3), _big_read(4), _big_read(5), answer()),
-            expect=((3, "after_tools", "stop"),),
-            options={"budget": 900},
-        ),
-        Example(
-            "Off by default: nothing is capped",
-            (_big_read(1), _big_read(2), _big_read(3), _big_read(4), _big_read(5), answer()),
-        ),
-        Example(
-            "Under budget until the final answer: an answer is never stopped",
-            (_big_read(1), _big_read(2), answer()),
-            options={"budget": 900},
-        ),
-    )
+    @examples_made_when_read
+    def examples() -> tuple[Example, ...]:
+        return (
+            Example(
+                "Reading large files (~310 tokens each) passes a 900-token budget after round 3",
+                (_big_read(1), _big_read(2), _big_read(3), _big_read(4), _big_read(5), answer()),
+                expect=((3, "after_tools", "stop"),),
+                options={"budget": 900},
+            ),
+            Example(
+                "Off by default: nothing is capped",
+                (_big_read(1), _big_read(2), _big_read(3), _big_read(4), _big_read(5), answer()),
+            ),
+            Example(
+                "Under budget until the final answer: an answer is never stopped",
+                (_big_read(1), _big_read(2), answer()),
+                options={"budget": 900},
+            ),
+        )
 
     def reset(self, context: RunContext | None = None) -> None:
         # With scope "turn" a reset comes at each new turn: count from there.

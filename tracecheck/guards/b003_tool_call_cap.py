@@ -5,7 +5,7 @@ from typing import Any
 from ..dataclass_lite import frozen_dataclass
 from ..model import Round
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
-from .examples import Call, Example, answer, calls, search
+from .examples import Call, Example, answer, calls, examples_made_when_read, search
 from .messages import Message
 from .signals import DEFAULT_SEARCH_TOOLS
 from .tool_kinds import matches_any
@@ -72,54 +72,56 @@ class ToolCallCap(Guard):
     def is_off(cls, options) -> bool:
         return not options.enabled or options.max_calls <= 0
 
-    examples = (
-        Example(
-            "Seed 002: with a cap of 3 searches, the fourth never runs",
-            (
-                contract("SaaS 订阅合同 自动续费"),
-                contract("SaaS 订阅协议 自动续约"),
-                contract("软件即服务 合同 续费条款"),
-                contract("自动续费条款 SaaS 协议"),
-                contract("SaaS 合同 续约 自动"),
-                answer(),
-            ),
-            expect=((4, "before_tools", "stop"),),
-            options={"max_calls": 3},
-        ),
-        Example(
-            "Three searches and an answer stay within a cap of 3",
-            (contract("SaaS 订阅合同 自动续费"), contract("续费 条款"), contract("自动续费"), answer()),
-            options={"max_calls": 3},
-        ),
-        Example(
-            "A parallel round that would cross the cap is stopped whole",
-            (
-                contract("SaaS 合同"),
-                calls(
-                    Call("web_search", {"query": "auto renewal clause"}),
-                    Call("search_contract", {"query": "续约条款"}),
+    @examples_made_when_read
+    def examples() -> tuple[Example, ...]:
+        return (
+            Example(
+                "Seed 002: with a cap of 3 searches, the fourth never runs",
+                (
+                    contract("SaaS 订阅合同 自动续费"),
+                    contract("SaaS 订阅协议 自动续约"),
+                    contract("软件即服务 合同 续费条款"),
+                    contract("自动续费条款 SaaS 协议"),
+                    contract("SaaS 合同 续约 自动"),
+                    answer(),
                 ),
-                answer(),
+                expect=((4, "before_tools", "stop"),),
+                options={"max_calls": 3},
             ),
-            expect=((2, "before_tools", "stop"),),
-            options={"max_calls": 2},
-        ),
-        Example(
-            "Other tools do not count against a search cap",
-            (
-                contract("SaaS 合同"),
-                calls(Call("read_contract", {"id": "T-17"}, "第 5 条 自动续费 ...")),
-                calls(Call("read_contract", {"id": "T-18"}, "第 6 条 续约 ...")),
-                contract("续约 通知期"),
-                answer(),
+            Example(
+                "Three searches and an answer stay within a cap of 3",
+                (contract("SaaS 订阅合同 自动续费"), contract("续费 条款"), contract("自动续费"), answer()),
+                options={"max_calls": 3},
             ),
-            options={"max_calls": 2},
-        ),
-        Example(
-            "Off by default: eight searches are not capped",
-            tuple(contract(f"续费 {n}") for n in range(8)) + (answer(),),
-        ),
-    )
+            Example(
+                "A parallel round that would cross the cap is stopped whole",
+                (
+                    contract("SaaS 合同"),
+                    calls(
+                        Call("web_search", {"query": "auto renewal clause"}),
+                        Call("search_contract", {"query": "续约条款"}),
+                    ),
+                    answer(),
+                ),
+                expect=((2, "before_tools", "stop"),),
+                options={"max_calls": 2},
+            ),
+            Example(
+                "Other tools do not count against a search cap",
+                (
+                    contract("SaaS 合同"),
+                    calls(Call("read_contract", {"id": "T-17"}, "第 5 条 自动续费 ...")),
+                    calls(Call("read_contract", {"id": "T-18"}, "第 6 条 续约 ...")),
+                    contract("续约 通知期"),
+                    answer(),
+                ),
+                options={"max_calls": 2},
+            ),
+            Example(
+                "Off by default: eight searches are not capped",
+                tuple(contract(f"续费 {n}") for n in range(8)) + (answer(),),
+            ),
+        )
 
     def reset(self, context: RunContext | None = None) -> None:
         self.used = 0

@@ -6,7 +6,7 @@ from typing import Any
 from ..dataclass_lite import frozen_dataclass
 from ..model import Round
 from .base import SCOPES, Action, Guard, GuardOptions, RunContext, Verdict, option
-from .examples import Example, Step, answer, search
+from .examples import Example, Step, answer, examples_made_when_read, search
 from .messages import Message
 
 
@@ -98,46 +98,48 @@ class TimeBudget(Guard):
     def is_off(cls, options) -> bool:
         return not options.enabled or options.seconds <= 0
 
-    examples = (
-        Example(
-            "With 60 seconds, the first round answering after 60 s is stopped before its tools run",
-            (
-                _at(search("q1"), 0),
-                _at(search("q2"), 25),
-                _at(search("q3"), 50),
-                _at(search("q4"), 75),
-                _at(search("q5"), 100),
-                _at(answer(), 110),
+    @examples_made_when_read
+    def examples() -> tuple[Example, ...]:
+        return (
+            Example(
+                "With 60 seconds, the first round answering after 60 s is stopped before its tools run",
+                (
+                    _at(search("q1"), 0),
+                    _at(search("q2"), 25),
+                    _at(search("q3"), 50),
+                    _at(search("q4"), 75),
+                    _at(search("q5"), 100),
+                    _at(answer(), 110),
+                ),
+                expect=((4, "before_tools", "stop"),),
+                options={"seconds": 60},
             ),
-            expect=((4, "before_tools", "stop"),),
-            options={"seconds": 60},
-        ),
-        Example(
-            "Off by default: a long run is not touched",
-            (_at(search("q1"), 0), _at(search("q2"), 600), _at(search("q3"), 1200), _at(answer(), 1300)),
-        ),
-        Example(
-            "A trace without timestamps never fires",
-            (search("q1"), search("q2"), search("q3"), answer()),
-            options={"seconds": 1},
-        ),
-        Example(
-            "A final answer past the budget is not stopped: nothing after it is left to save",
-            (_at(search("q1"), 0), _at(search("q2"), 30), _at(answer(), 90)),
-            options={"seconds": 60},
-        ),
-        Example(
-            "Scope run: a second turn 100 s after the first started is over a 60 s budget",
-            _TWO_TURNS,
-            expect=((3, "before_tools", "stop"),),
-            options={"seconds": 60},
-        ),
-        Example(
-            "Scope turn: the clock starts again with each turn",
-            _TWO_TURNS,
-            options={"seconds": 60, "scope": "turn"},
-        ),
-    )
+            Example(
+                "Off by default: a long run is not touched",
+                (_at(search("q1"), 0), _at(search("q2"), 600), _at(search("q3"), 1200), _at(answer(), 1300)),
+            ),
+            Example(
+                "A trace without timestamps never fires",
+                (search("q1"), search("q2"), search("q3"), answer()),
+                options={"seconds": 1},
+            ),
+            Example(
+                "A final answer past the budget is not stopped: nothing after it is left to save",
+                (_at(search("q1"), 0), _at(search("q2"), 30), _at(answer(), 90)),
+                options={"seconds": 60},
+            ),
+            Example(
+                "Scope run: a second turn 100 s after the first started is over a 60 s budget",
+                _TWO_TURNS,
+                expect=((3, "before_tools", "stop"),),
+                options={"seconds": 60},
+            ),
+            Example(
+                "Scope turn: the clock starts again with each turn",
+                _TWO_TURNS,
+                options={"seconds": 60, "scope": "turn"},
+            ),
+        )
 
     def reset(self, context: RunContext | None = None) -> None:
         self.start: float | None = None

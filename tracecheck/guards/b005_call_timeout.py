@@ -6,7 +6,7 @@ from typing import Any
 from ..dataclass_lite import frozen_dataclass
 from ..model import Round, ToolCall
 from .base import SCOPES, Action, Guard, GuardOptions, RunContext, Verdict, option
-from .examples import Call, Example, Step, answer, calls
+from .examples import Call, Example, Step, answer, calls, examples_made_when_read
 from .messages import Message
 from .signals import DEFAULT_FAILURE_PATTERNS, ResultClassifier, compiled_patterns
 from .tool_kinds import SEED_004_TIME_LIMITS, matches_any
@@ -149,50 +149,52 @@ class CallTimeout(Guard):
     def is_off(cls, options) -> bool:
         return not options.enabled or (not options.limits and options.default_limit <= 0)
 
-    examples = (
-        Example(
-            "Seed 004: a sandboxed Python run killed after 5 s; it ran 12.4 s and timed out itself (7.4 s saved)",
-            (
-                timed("python_sandbox", 12.4, "Error: execution timed out after 12 s", error=True),
-                answer(),
+    @examples_made_when_read
+    def examples() -> tuple[Example, ...]:
+        return (
+            Example(
+                "Seed 004: a sandboxed Python run killed after 5 s; it ran 12.4 s and timed out itself (7.4 s saved)",
+                (
+                    timed("python_sandbox", 12.4, "Error: execution timed out after 12 s", error=True),
+                    answer(),
+                ),
+                expect=((1, "after_tools", "hint"),),
+                options={"limits": list(SEED_004_TIME_LIMITS)},
             ),
-            expect=((1, "after_tools", "hint"),),
-            options={"limits": list(SEED_004_TIME_LIMITS)},
-        ),
-        Example(
-            "A fetch past its 30 s limit that returned the page is reported but not counted as saved",
-            (
-                timed("web_fetch", 41.0, "<html><h1>Release notes 2.3</h1>...</html>", args={"url": "https://example.com/notes"}),
-                answer(),
+            Example(
+                "A fetch past its 30 s limit that returned the page is reported but not counted as saved",
+                (
+                    timed("web_fetch", 41.0, "<html><h1>Release notes 2.3</h1>...</html>", args={"url": "https://example.com/notes"}),
+                    answer(),
+                ),
+                expect=((1, "after_tools", "hint"),),
+                options={"limits": list(SEED_004_TIME_LIMITS)},
             ),
-            expect=((1, "after_tools", "hint"),),
-            options={"limits": list(SEED_004_TIME_LIMITS)},
-        ),
-        Example(
-            "Calls within their limits, and tools no entry matches, are not touched",
-            (
-                timed("execute_code", 4.9),
-                timed("read_file", 300.0, args={"path": "big.log"}),
-                answer(),
+            Example(
+                "Calls within their limits, and tools no entry matches, are not touched",
+                (
+                    timed("execute_code", 4.9),
+                    timed("read_file", 300.0, args={"path": "big.log"}),
+                    answer(),
+                ),
+                options={"limits": list(SEED_004_TIME_LIMITS)},
             ),
-            options={"limits": list(SEED_004_TIME_LIMITS)},
-        ),
-        Example(
-            "A default limit bounds the tools no entry matches",
-            (timed("read_file", 300.0, "Error: read timed out", error=True, args={"path": "big.log"}), answer()),
-            expect=((1, "after_tools", "hint"),),
-            options={"limits": list(SEED_004_TIME_LIMITS), "default_limit": 60},
-        ),
-        Example(
-            "A trace without call times never fires",
-            (calls(Call("python_sandbox", {"code": "while True: pass"}, "Error: timed out", error=True)), answer()),
-            options={"limits": list(SEED_004_TIME_LIMITS)},
-        ),
-        Example(
-            "Off by default: a long call is not touched",
-            (timed("python_sandbox", 600.0, "Error: timed out", error=True), answer()),
-        ),
-    )
+            Example(
+                "A default limit bounds the tools no entry matches",
+                (timed("read_file", 300.0, "Error: read timed out", error=True, args={"path": "big.log"}), answer()),
+                expect=((1, "after_tools", "hint"),),
+                options={"limits": list(SEED_004_TIME_LIMITS), "default_limit": 60},
+            ),
+            Example(
+                "A trace without call times never fires",
+                (calls(Call("python_sandbox", {"code": "while True: pass"}, "Error: timed out", error=True)), answer()),
+                options={"limits": list(SEED_004_TIME_LIMITS)},
+            ),
+            Example(
+                "Off by default: a long call is not touched",
+                (timed("python_sandbox", 600.0, "Error: timed out", error=True), answer()),
+            ),
+        )
 
     def __init__(self, options: GuardOptions | None = None, **overrides: Any) -> None:
         super().__init__(options, **overrides)

@@ -15,7 +15,7 @@ from .evidence import (
     required_all_option,
     required_any_option,
 )
-from .examples import Call, Example, answer, calls
+from .examples import Call, Example, answer, calls, examples_made_when_read
 from .messages import Message
 from .signals import ResultClassifier
 
@@ -94,45 +94,47 @@ class EvidenceGate(Guard):
             fields=("missing", "rejections"),
         ),
     }
-    examples = (
-        Example(
-            "An answer after a search that found nothing is rejected twice, then aborted",
-            (docs("retry policy", "No results found"), answer(), answer(), answer()),
-            expect=((2, "final", "reject"), (3, "final", "reject"), (4, "final", "abort")),
-            metadata={METADATA_ALL: ["search_docs"]},
-        ),
-        Example(
-            "A productive search before the answer passes",
-            (docs("retry policy", "No results found"), docs("retry backoff"), answer()),
-            metadata={METADATA_ALL: ["search_docs"]},
-        ),
-        Example(
-            "A failed call is no evidence; the answer is rejected once and the retry passes",
-            (
-                docs("retry", "Error: search backend timed out", error=None),
-                answer("Retries use exponential backoff."),
-                docs("retry"),
-                answer("Retries use exponential backoff (docs/retry.md)."),
+    @examples_made_when_read
+    def examples() -> tuple[Example, ...]:
+        return (
+            Example(
+                "An answer after a search that found nothing is rejected twice, then aborted",
+                (docs("retry policy", "No results found"), answer(), answer(), answer()),
+                expect=((2, "final", "reject"), (3, "final", "reject"), (4, "final", "abort")),
+                metadata={METADATA_ALL: ["search_docs"]},
             ),
-            expect=((2, "final", "reject"),),
-            options={"required_all": ["search_*"]},
-        ),
-        Example(
-            "Any-of: one productive tool of the group is enough",
-            (calls(Call("grep", {"pattern": "retry"}, "src/net.py:12: def retry(")), answer()),
-            options={"required_any": ["search_docs", "grep"]},
-        ),
-        Example(
-            "Any-of from metadata: answering from memory is rejected",
-            (answer("I believe it retries 3 times."),),
-            expect=((1, "final", "reject"),),
-            metadata={METADATA_ANY: ["search_docs", "grep"]},
-        ),
-        Example(
-            "No requirements: the gate never fires",
-            (answer("Hello!"),),
-        ),
-    )
+            Example(
+                "A productive search before the answer passes",
+                (docs("retry policy", "No results found"), docs("retry backoff"), answer()),
+                metadata={METADATA_ALL: ["search_docs"]},
+            ),
+            Example(
+                "A failed call is no evidence; the answer is rejected once and the retry passes",
+                (
+                    docs("retry", "Error: search backend timed out", error=None),
+                    answer("Retries use exponential backoff."),
+                    docs("retry"),
+                    answer("Retries use exponential backoff (docs/retry.md)."),
+                ),
+                expect=((2, "final", "reject"),),
+                options={"required_all": ["search_*"]},
+            ),
+            Example(
+                "Any-of: one productive tool of the group is enough",
+                (calls(Call("grep", {"pattern": "retry"}, "src/net.py:12: def retry(")), answer()),
+                options={"required_any": ["search_docs", "grep"]},
+            ),
+            Example(
+                "Any-of from metadata: answering from memory is rejected",
+                (answer("I believe it retries 3 times."),),
+                expect=((1, "final", "reject"),),
+                metadata={METADATA_ANY: ["search_docs", "grep"]},
+            ),
+            Example(
+                "No requirements: the gate never fires",
+                (answer("Hello!"),),
+            ),
+        )
 
     def reset(self, context: RunContext | None = None) -> None:
         opts = self.options

@@ -73,6 +73,21 @@ class Example:
         return trace
 
 
+class examples_made_when_read:  # noqa: N801 - used as a decorator, named for what it does
+    """A guard's ``examples``, made the first time they are read (``Guard.examples`` as a
+    tuple, as before): a replay reads none, and building every guard's examples at import
+    cost a small replay's start-up more than replaying it."""
+
+    def __init__(self, make: Any) -> None:
+        self.make = make
+        self.made: tuple[Example, ...] | None = None
+
+    def __get__(self, instance: Any, owner: type) -> tuple[Example, ...]:
+        if self.made is None:
+            self.made = tuple(self.make())
+        return self.made
+
+
 def calls(*items: Call, text: str = "", user: str | None = None) -> Step:
     return Step(calls=tuple(items), text=text, user=user)
 

@@ -6,7 +6,7 @@ from ..dataclass_lite import frozen_dataclass
 from ..model import Round, ToolCall
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .escalation import fire_on_option, waits_for_next_call
-from .examples import Call, Example, Step, answer, calls
+from .examples import Call, Example, Step, answer, calls, examples_made_when_read
 from .messages import Message
 from .signals import (
     DEFAULT_FAILURE_PATTERNS,
@@ -162,143 +162,145 @@ class ToolFailureStreak(Guard):
             fields=("tool", "count", "error"),
         ),
     }
-    examples = (
-        Example(
-            "per_response: six parallel calls failing together are one failure; the next response works",
-            (
-                calls(*(Call("Grep", {"pattern": p}, "rg: /app: Permission denied (os error 13)", error=True) for p in "abcdef")),
-                calls(Call("Grep", {"pattern": "a", "path": "/app/src"}, "/app/src/x.py:1:a")),
-                answer(),
-            ),
-            options={"per_response": True},
-        ),
-        Example(
-            "Without per_response the same six siblings are six failures in a row",
-            (
-                calls(*(Call("Grep", {"pattern": p}, "rg: /app: Permission denied (os error 13)", error=True) for p in "abcdef")),
-                answer(),
-            ),
-            expect=((1, "after_tools", "abort"),),
-        ),
-        Example(
-            "Three failures of read_file in a row abort at the third",
-            (fails("read_file"), fails("read_file"), fails("read_file"), fails("read_file"), answer()),
-            expect=((3, "after_tools", "abort"),),
-        ),
-        Example(
-            "A success in between resets the count",
-            (
-                fails("read_file"),
-                fails("read_file"),
-                calls(Call("read_file", {"path": "src/app.py"}, "import os\n...")),
-                fails("read_file"),
-                fails("read_file"),
-                answer(),
-            ),
-        ),
-        Example(
-            "A search that found nothing is not a failure (and resets the count)",
-            (
-                fails("search_code", "Error: index unavailable"),
-                fails("search_code", "Error: index unavailable"),
-                calls(Call("search_code", {"query": "retry"}, "No results found")),
-                fails("search_code", "Error: index unavailable"),
-                answer(),
-            ),
-        ),
-        Example(
-            "Failures of different tools count separately",
-            (
-                fails("read_file"),
-                fails("run_shell", "Traceback (most recent call last): ..."),
-                fails("read_file"),
-                fails("run_shell", "Traceback (most recent call last): ..."),
-                answer(),
-            ),
-        ),
-        Example(
-            "Without an error flag, results starting with Error count as failures",
-            (
-                calls(Call("run_shell", {"cmd": "make"}, "Error: make: *** [all] Error 2", error=None)),
-                calls(Call("run_shell", {"cmd": "make all"}, '{"error": "exit status 2"}', error=None)),
-                calls(Call("run_shell", {"cmd": "make -k"}, "Error: make: *** [all] Error 2", error=None)),
-                answer(),
-            ),
-            expect=((3, "after_tools", "abort"),),
-        ),
-        Example(
-            "Three failing calls in one parallel round abort in that round",
-            (
-                calls(
-                    Call("read_file", {"path": "a.py"}, "Error: not found", error=True),
-                    Call("read_file", {"path": "b.py"}, "Error: not found", error=True),
-                    Call("read_file", {"path": "c.py"}, "Error: not found", error=True),
+    @examples_made_when_read
+    def examples() -> tuple[Example, ...]:
+        return (
+            Example(
+                "per_response: six parallel calls failing together are one failure; the next response works",
+                (
+                    calls(*(Call("Grep", {"pattern": p}, "rg: /app: Permission denied (os error 13)", error=True) for p in "abcdef")),
+                    calls(Call("Grep", {"pattern": "a", "path": "/app/src"}, "/app/src/x.py:1:a")),
+                    answer(),
                 ),
-                answer(),
+                options={"per_response": True},
             ),
-            expect=((1, "after_tools", "abort"),),
-        ),
-        Example(
-            "A flagged success wins over text that looks like an error",
-            (
-                calls(Call("read_file", {"path": "log1.txt"}, "Error: disk full (logged yesterday)")),
-                calls(Call("read_file", {"path": "log2.txt"}, "Error: disk full (logged today)")),
-                calls(Call("read_file", {"path": "log3.txt"}, "Error: disk full (still)")),
-                answer(),
+            Example(
+                "Without per_response the same six siblings are six failures in a row",
+                (
+                    calls(*(Call("Grep", {"pattern": p}, "rg: /app: Permission denied (os error 13)", error=True) for p in "abcdef")),
+                    answer(),
+                ),
+                expect=((1, "after_tools", "abort"),),
             ),
-        ),
-        Example(
-            "Hermes' exact-failure counter: hints from the 2nd failure of the same call, stops before the 6th",
-            tuple(calls(Call("web_search", {"query": "same"}, '{"error": "rate limited"}', error=True)) for _ in range(6)) + (answer(),),
-            expect=(
-                (2, "after_tools", "hint"), (3, "after_tools", "hint"), (4, "after_tools", "hint"),
-                (5, "after_tools", "hint"), (6, "before_tools", "stop"),
+            Example(
+                "Three failures of read_file in a row abort at the third",
+                (fails("read_file"), fails("read_file"), fails("read_file"), fails("read_file"), answer()),
+                expect=((3, "after_tools", "abort"),),
             ),
-            options={"threshold": 5, "hint_at": 2, "same_call": True, "fire_on": "next_call", "action": "stop"},
-        ),
-        Example(
-            "With same_call, failures of one tool with different arguments never add up",
-            distinct_failures("read_file", "path", "src/mod{}.py", "Error: No such file", 4) + (answer(),),
-            options={"same_call": True},
-        ),
-        Example(
-            "A block answers the next call of the failing tool (it never runs, so it stays blocked); other tools run",
-            (
-                fails("read_file"),
-                fails("read_file"),
-                fails("read_file"),
-                calls(Call("list_dir", {"path": "src"}, "app.py\nutil.py")),
-                answer(),
+            Example(
+                "A success in between resets the count",
+                (
+                    fails("read_file"),
+                    fails("read_file"),
+                    calls(Call("read_file", {"path": "src/app.py"}, "import os\n...")),
+                    fails("read_file"),
+                    fails("read_file"),
+                    answer(),
+                ),
             ),
-            expect=((3, "before_tools", "block"),),
-            options={"threshold": 2, "action": "block"},
-        ),
-        Example(
-            "An edit between failing test runs resets the count (reset_on): fix, re-run is never stopped",
-            tuple(
-                step
-                for i in range(4)
-                for step in (
-                    calls(Call("terminal", {"command": "pytest -q"}, '{"exit_code": 1}', error=True)),
-                    calls(Call("patch", {"path": "x.py", "new": f"v{i}"}, '{"success": true}')),
+            Example(
+                "A search that found nothing is not a failure (and resets the count)",
+                (
+                    fails("search_code", "Error: index unavailable"),
+                    fails("search_code", "Error: index unavailable"),
+                    calls(Call("search_code", {"query": "retry"}, "No results found")),
+                    fails("search_code", "Error: index unavailable"),
+                    answer(),
+                ),
+            ),
+            Example(
+                "Failures of different tools count separately",
+                (
+                    fails("read_file"),
+                    fails("run_shell", "Traceback (most recent call last): ..."),
+                    fails("read_file"),
+                    fails("run_shell", "Traceback (most recent call last): ..."),
+                    answer(),
+                ),
+            ),
+            Example(
+                "Without an error flag, results starting with Error count as failures",
+                (
+                    calls(Call("run_shell", {"cmd": "make"}, "Error: make: *** [all] Error 2", error=None)),
+                    calls(Call("run_shell", {"cmd": "make all"}, '{"error": "exit status 2"}', error=None)),
+                    calls(Call("run_shell", {"cmd": "make -k"}, "Error: make: *** [all] Error 2", error=None)),
+                    answer(),
+                ),
+                expect=((3, "after_tools", "abort"),),
+            ),
+            Example(
+                "Three failing calls in one parallel round abort in that round",
+                (
+                    calls(
+                        Call("read_file", {"path": "a.py"}, "Error: not found", error=True),
+                        Call("read_file", {"path": "b.py"}, "Error: not found", error=True),
+                        Call("read_file", {"path": "c.py"}, "Error: not found", error=True),
+                    ),
+                    answer(),
+                ),
+                expect=((1, "after_tools", "abort"),),
+            ),
+            Example(
+                "A flagged success wins over text that looks like an error",
+                (
+                    calls(Call("read_file", {"path": "log1.txt"}, "Error: disk full (logged yesterday)")),
+                    calls(Call("read_file", {"path": "log2.txt"}, "Error: disk full (logged today)")),
+                    calls(Call("read_file", {"path": "log3.txt"}, "Error: disk full (still)")),
+                    answer(),
+                ),
+            ),
+            Example(
+                "Hermes' exact-failure counter: hints from the 2nd failure of the same call, stops before the 6th",
+                tuple(calls(Call("web_search", {"query": "same"}, '{"error": "rate limited"}', error=True)) for _ in range(6)) + (answer(),),
+                expect=(
+                    (2, "after_tools", "hint"), (3, "after_tools", "hint"), (4, "after_tools", "hint"),
+                    (5, "after_tools", "hint"), (6, "before_tools", "stop"),
+                ),
+                options={"threshold": 5, "hint_at": 2, "same_call": True, "fire_on": "next_call", "action": "stop"},
+            ),
+            Example(
+                "With same_call, failures of one tool with different arguments never add up",
+                distinct_failures("read_file", "path", "src/mod{}.py", "Error: No such file", 4) + (answer(),),
+                options={"same_call": True},
+            ),
+            Example(
+                "A block answers the next call of the failing tool (it never runs, so it stays blocked); other tools run",
+                (
+                    fails("read_file"),
+                    fails("read_file"),
+                    fails("read_file"),
+                    calls(Call("list_dir", {"path": "src"}, "app.py\nutil.py")),
+                    answer(),
+                ),
+                expect=((3, "before_tools", "block"),),
+                options={"threshold": 2, "action": "block"},
+            ),
+            Example(
+                "An edit between failing test runs resets the count (reset_on): fix, re-run is never stopped",
+                tuple(
+                    step
+                    for i in range(4)
+                    for step in (
+                        calls(Call("terminal", {"command": "pytest -q"}, '{"exit_code": 1}', error=True)),
+                        calls(Call("patch", {"path": "x.py", "new": f"v{i}"}, '{"success": true}')),
+                    )
                 )
-            )
-            + (answer(),),
-            options={"threshold": 2, "same_call": True, "reset_on": ["patch", "write_file"]},
-        ),
-        Example(
-            "A failure-tolerant tool is hinted but never acted on (exempt_tools)",
-            distinct_failures("terminal", "command", "grep -q needle{} log.txt", '{"exit_code": 1}', 4) + (answer(),),
-            expect=((3, "after_tools", "hint"), (4, "after_tools", "hint")),
-            options={"threshold": 3, "hint_at": 3, "exempt_tools": ["terminal", "execute_*"]},
-        ),
-        Example(
-            "An exempt tool's next call is not refused either (fire_on next_call)",
-            tuple(calls(Call("execute_code", {"code": "run_tests()"}, "Traceback ...", error=True)) for _ in range(4))
-            + (answer(),),
-            options={"threshold": 2, "same_call": True, "fire_on": "next_call", "exempt_tools": ["terminal", "execute_*"]},
-        ),
-    )
+                + (answer(),),
+                options={"threshold": 2, "same_call": True, "reset_on": ["patch", "write_file"]},
+            ),
+            Example(
+                "A failure-tolerant tool is hinted but never acted on (exempt_tools)",
+                distinct_failures("terminal", "command", "grep -q needle{} log.txt", '{"exit_code": 1}', 4) + (answer(),),
+                expect=((3, "after_tools", "hint"), (4, "after_tools", "hint")),
+                options={"threshold": 3, "hint_at": 3, "exempt_tools": ["terminal", "execute_*"]},
+            ),
+            Example(
+                "An exempt tool's next call is not refused either (fire_on next_call)",
+                tuple(calls(Call("execute_code", {"code": "run_tests()"}, "Traceback ...", error=True)) for _ in range(4))
+                + (answer(),),
+                options={"threshold": 2, "same_call": True, "fire_on": "next_call", "exempt_tools": ["terminal", "execute_*"]},
+            ),
+        )
 
     def reset(self, context: RunContext | None = None) -> None:
         self.classifier = ResultClassifier(failure_patterns=self.options.failure_patterns)

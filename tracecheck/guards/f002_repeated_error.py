@@ -6,7 +6,7 @@ from ..dataclass_lite import frozen_dataclass
 from ..model import Round, ToolCall
 from ..text.volatile import normalize_volatile
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
-from .examples import Call, Example, answer, calls
+from .examples import Call, Example, answer, calls, examples_made_when_read
 from .messages import Message
 from .signals import (
     DEFAULT_FAILURE_PATTERNS,
@@ -115,105 +115,107 @@ class RepeatedError(Guard):
             fields=("tool", "count", "error"),
         ),
     }
-    examples = (
-        Example(
-            "The same error under changing commands stops at the 3rd",
-            tuple(
-                calls(Call("run_shell", {"cmd": cmd}, "Error: pytest: No module named pytest", error=True))
-                for cmd in ("pytest", "pytest -x", "pytest tests/", "python -m pytest")
-            )
-            + (answer(),),
-            expect=((3, "after_tools", "stop"),),
-        ),
-        Example(
-            "Errors differing only in the shell's line counter are the same error",
-            tuple(
-                calls(Call("run_shell", {"cmd": "pytset"}, f"/bin/bash: line {n}: pytset: command not found", error=True))
-                for n in (12991, 12992, 12993)
-            )
-            + (answer(),),
-            expect=((3, "after_tools", "stop"),),
-        ),
-        Example(
-            "A tool that fails, then succeeds after the agent fixes its arguments, never fires",
-            (
-                calls(Call("read_file", {"path": "src/mian.py"}, "Error: No such file: src/mian.py", error=True)),
-                calls(Call("read_file", {"path": "src/mian.py"}, "Error: No such file: src/mian.py", error=True)),
-                calls(Call("read_file", {"path": "src/main.py"}, "import sys\n")),
-                calls(Call("read_file", {"path": "src/mian.py"}, "Error: No such file: src/mian.py", error=True)),
-                answer(),
-            ),
-        ),
-        Example(
-            "Different errors of one tool restart the count",
-            tuple(
-                calls(Call("run_shell", {"cmd": cmd}, err, error=True))
-                for cmd, err in (
-                    ("make", "Error: make: *** No rule to make target 'all'"),
-                    ("make build", "Error: make: *** No rule to make target 'build'"),
-                    ("make test", "Error: make: *** No rule to make target 'test'"),
+    @examples_made_when_read
+    def examples() -> tuple[Example, ...]:
+        return (
+            Example(
+                "The same error under changing commands stops at the 3rd",
+                tuple(
+                    calls(Call("run_shell", {"cmd": cmd}, "Error: pytest: No module named pytest", error=True))
+                    for cmd in ("pytest", "pytest -x", "pytest tests/", "python -m pytest")
                 )
-            )
-            + (answer(),),
-        ),
-        Example(
-            "The abort action, and only the first line compared (Goose REP-002 test: '404 Not Found' x3)",
-            tuple(calls(Call("my_tool", {"id": i}, f"404 Not Found\nrequest id {i}", error=True)) for i in range(3))
-            + (answer(),),
-            options={"action": "abort", "first_line_only": True},
-            expect=((3, "after_tools", "abort"),),
-        ),
-        Example(
-            "Goose REP-002 test: error, error, success, error never fires",
-            (
-                calls(Call("my_tool", {}, "404 Not Found", error=True)),
-                calls(Call("my_tool", {}, "404 Not Found", error=True)),
-                calls(Call("my_tool", {}, "found it")),
-                calls(Call("my_tool", {}, "404 Not Found", error=True)),
-                answer(),
+                + (answer(),),
+                expect=((3, "after_tools", "stop"),),
             ),
-        ),
-        Example(
-            "Goose REP-002 test: errors of tool_a do not count for tool_b",
-            (
-                calls(Call("tool_a", {}, "404 Not Found", error=True)),
-                calls(Call("tool_b", {}, "404 Not Found", error=True)),
-                calls(Call("tool_a", {}, "404 Not Found", error=True)),
-                calls(Call("tool_b", {}, "404 Not Found", error=True)),
-                answer(),
+            Example(
+                "Errors differing only in the shell's line counter are the same error",
+                tuple(
+                    calls(Call("run_shell", {"cmd": "pytset"}, f"/bin/bash: line {n}: pytset: command not found", error=True))
+                    for n in (12991, 12992, 12993)
+                )
+                + (answer(),),
+                expect=((3, "after_tools", "stop"),),
             ),
-        ),
-        Example(
-            "OpenHands test_is_stuck_repeating_action_error: the same call, errors whose texts differ, stops at the 3rd",
-            tuple(
-                calls(Call("run", {"command": "invalid_command"}, err, error=True))
-                for err in ("Command not found", "Command still not found or another error", "Different error")
-            )
-            + (answer(),),
-            options={"same_call": True, "compare_error_text": False},
-            expect=((3, "after_tools", "stop"),),
-        ),
-        Example(
-            "With consecutive, a call of another tool between the failures ends the streak (OpenHands: the last 3 actions)",
-            _INTERLEAVED,
-            options={"same_call": True, "compare_error_text": False, "consecutive": True},
-        ),
-        Example(
-            "Without consecutive, the other tool's call between leaves the streak alone",
-            _INTERLEAVED,
-            options={"same_call": True, "compare_error_text": False},
-            expect=((4, "after_tools", "stop"),),
-        ),
-        Example(
-            "With same_call, the same error under changing arguments does not count",
-            tuple(
-                calls(Call("run_shell", {"cmd": cmd}, "Error: pytest: No module named pytest", error=True))
-                for cmd in ("pytest", "pytest -x", "pytest tests/")
-            )
-            + (answer(),),
-            options={"same_call": True},
-        ),
-    )
+            Example(
+                "A tool that fails, then succeeds after the agent fixes its arguments, never fires",
+                (
+                    calls(Call("read_file", {"path": "src/mian.py"}, "Error: No such file: src/mian.py", error=True)),
+                    calls(Call("read_file", {"path": "src/mian.py"}, "Error: No such file: src/mian.py", error=True)),
+                    calls(Call("read_file", {"path": "src/main.py"}, "import sys\n")),
+                    calls(Call("read_file", {"path": "src/mian.py"}, "Error: No such file: src/mian.py", error=True)),
+                    answer(),
+                ),
+            ),
+            Example(
+                "Different errors of one tool restart the count",
+                tuple(
+                    calls(Call("run_shell", {"cmd": cmd}, err, error=True))
+                    for cmd, err in (
+                        ("make", "Error: make: *** No rule to make target 'all'"),
+                        ("make build", "Error: make: *** No rule to make target 'build'"),
+                        ("make test", "Error: make: *** No rule to make target 'test'"),
+                    )
+                )
+                + (answer(),),
+            ),
+            Example(
+                "The abort action, and only the first line compared (Goose REP-002 test: '404 Not Found' x3)",
+                tuple(calls(Call("my_tool", {"id": i}, f"404 Not Found\nrequest id {i}", error=True)) for i in range(3))
+                + (answer(),),
+                options={"action": "abort", "first_line_only": True},
+                expect=((3, "after_tools", "abort"),),
+            ),
+            Example(
+                "Goose REP-002 test: error, error, success, error never fires",
+                (
+                    calls(Call("my_tool", {}, "404 Not Found", error=True)),
+                    calls(Call("my_tool", {}, "404 Not Found", error=True)),
+                    calls(Call("my_tool", {}, "found it")),
+                    calls(Call("my_tool", {}, "404 Not Found", error=True)),
+                    answer(),
+                ),
+            ),
+            Example(
+                "Goose REP-002 test: errors of tool_a do not count for tool_b",
+                (
+                    calls(Call("tool_a", {}, "404 Not Found", error=True)),
+                    calls(Call("tool_b", {}, "404 Not Found", error=True)),
+                    calls(Call("tool_a", {}, "404 Not Found", error=True)),
+                    calls(Call("tool_b", {}, "404 Not Found", error=True)),
+                    answer(),
+                ),
+            ),
+            Example(
+                "OpenHands test_is_stuck_repeating_action_error: the same call, errors whose texts differ, stops at the 3rd",
+                tuple(
+                    calls(Call("run", {"command": "invalid_command"}, err, error=True))
+                    for err in ("Command not found", "Command still not found or another error", "Different error")
+                )
+                + (answer(),),
+                options={"same_call": True, "compare_error_text": False},
+                expect=((3, "after_tools", "stop"),),
+            ),
+            Example(
+                "With consecutive, a call of another tool between the failures ends the streak (OpenHands: the last 3 actions)",
+                _INTERLEAVED,
+                options={"same_call": True, "compare_error_text": False, "consecutive": True},
+            ),
+            Example(
+                "Without consecutive, the other tool's call between leaves the streak alone",
+                _INTERLEAVED,
+                options={"same_call": True, "compare_error_text": False},
+                expect=((4, "after_tools", "stop"),),
+            ),
+            Example(
+                "With same_call, the same error under changing arguments does not count",
+                tuple(
+                    calls(Call("run_shell", {"cmd": cmd}, "Error: pytest: No module named pytest", error=True))
+                    for cmd in ("pytest", "pytest -x", "pytest tests/")
+                )
+                + (answer(),),
+                options={"same_call": True},
+            ),
+        )
 
     def reset(self, context: RunContext | None = None) -> None:
         self.classifier = ResultClassifier(failure_patterns=self.options.failure_patterns)

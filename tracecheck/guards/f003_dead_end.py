@@ -11,7 +11,7 @@ from ..dataclass_lite import frozen_dataclass
 from ..model import Round, ToolCall
 from ..text.error_class import error_class, same_template, template_edges
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
-from .examples import Call, Example, answer, calls
+from .examples import Call, Example, answer, calls, examples_made_when_read
 from .messages import Message
 from .signals import (
     DEFAULT_EMPTY_PATTERNS,
@@ -160,147 +160,149 @@ class DeadEnd(Guard):
             fields=("count", "dead_end"),
         ),
     }
-    examples = (
-        Example(
-            "Garbled no-op commands, each different, all answered by no output: stops at the 4th response",
-            tuple(calls(_garbled(cmd)) for cmd in (": run the tests", ": ls /app", ":", ": python3 test.py", ": cat out.txt"))
-            + (answer(),),
-            options={"enabled": True},
-            expect=((4, "after_tools", "stop"),),
-        ),
-        Example(
-            "noop_threshold: commands that cannot do anything stop sooner than searches that find nothing",
-            tuple(calls(_garbled(cmd)) for cmd in (": run the tests", ": ls /app", ":", ": python3 test.py"))
-            + (answer(),),
-            options={"enabled": True, "noop_threshold": 3, "hint_at": 2},
-            expect=((2, "after_tools", "hint"), (3, "after_tools", "stop")),
-        ),
-        Example(
-            "Prose run as a shell command: different errors of one class (not a command), hinted from the 3rd",
-            tuple(
-                calls(_not_a_command(i, text))
-                for i, text in enumerate(
-                    (
-                        "bash: line 1: DISCUSSION: command not found",
-                        "bash: -c: line 3: syntax error near unexpected token `('",
-                        "bash: -c: line 1: unexpected EOF while looking for matching `''",
-                        "bash: line 2: Let's: command not found",
+    @examples_made_when_read
+    def examples() -> tuple[Example, ...]:
+        return (
+            Example(
+                "Garbled no-op commands, each different, all answered by no output: stops at the 4th response",
+                tuple(calls(_garbled(cmd)) for cmd in (": run the tests", ": ls /app", ":", ": python3 test.py", ": cat out.txt"))
+                + (answer(),),
+                options={"enabled": True},
+                expect=((4, "after_tools", "stop"),),
+            ),
+            Example(
+                "noop_threshold: commands that cannot do anything stop sooner than searches that find nothing",
+                tuple(calls(_garbled(cmd)) for cmd in (": run the tests", ": ls /app", ":", ": python3 test.py"))
+                + (answer(),),
+                options={"enabled": True, "noop_threshold": 3, "hint_at": 2},
+                expect=((2, "after_tools", "hint"), (3, "after_tools", "stop")),
+            ),
+            Example(
+                "Prose run as a shell command: different errors of one class (not a command), hinted from the 3rd",
+                tuple(
+                    calls(_not_a_command(i, text))
+                    for i, text in enumerate(
+                        (
+                            "bash: line 1: DISCUSSION: command not found",
+                            "bash: -c: line 3: syntax error near unexpected token `('",
+                            "bash: -c: line 1: unexpected EOF while looking for matching `''",
+                            "bash: line 2: Let's: command not found",
+                        )
                     )
                 )
-            )
-            + (answer(),),
-            options={"enabled": True, "hint_at": 3},
-            expect=((3, "after_tools", "hint"), (4, "after_tools", "stop")),
-        ),
-        Example(
-            "The same refusal under rewritten calls goes on counting across the user's turns; a calculator is not news",
-            (
-                calls(Call("book_reservation", {"paid": 957}, "Error: payment amount does not add up, total price is 1002, but paid 957", error=True)),
-                calls(Call("book_reservation", {"paid": 1047}, "Error: payment amount does not add up, total price is 1002, but paid 1047", error=True), user="Yes, go ahead."),
-                calls(Call("calculate", {"expression": "957 + 45"}, "1002.0")),
-                calls(Call("book_reservation", {"paid": 1000}, "Error: payment amount does not add up, total price is 1002, but paid 1000", error=True), user="Yes."),
-                calls(Call("book_reservation", {"paid": 1001}, "Error: payment amount does not add up, total price is 1002, but paid 1001", error=True)),
-                answer(),
+                + (answer(),),
+                options={"enabled": True, "hint_at": 3},
+                expect=((3, "after_tools", "hint"), (4, "after_tools", "stop")),
             ),
-            options={"enabled": True, "hint_at": 3},
-            expect=((4, "after_tools", "hint"), (5, "after_tools", "stop")),
-        ),
-        Example(
-            "Empty answers start afresh at a user's new request: two empty searches, a new turn, two more",
-            (
-                calls(Call("search_flights", {"date": "05-20"}, "[]")),
-                calls(Call("search_flights", {"date": "05-21"}, "[]")),
-                calls(Call("search_flights", {"date": "05-24"}, "[]"), user="Try the 24th or the 25th then."),
-                calls(Call("search_flights", {"date": "05-25"}, "[]")),
-                answer(),
+            Example(
+                "The same refusal under rewritten calls goes on counting across the user's turns; a calculator is not news",
+                (
+                    calls(Call("book_reservation", {"paid": 957}, "Error: payment amount does not add up, total price is 1002, but paid 957", error=True)),
+                    calls(Call("book_reservation", {"paid": 1047}, "Error: payment amount does not add up, total price is 1002, but paid 1047", error=True), user="Yes, go ahead."),
+                    calls(Call("calculate", {"expression": "957 + 45"}, "1002.0")),
+                    calls(Call("book_reservation", {"paid": 1000}, "Error: payment amount does not add up, total price is 1002, but paid 1000", error=True), user="Yes."),
+                    calls(Call("book_reservation", {"paid": 1001}, "Error: payment amount does not add up, total price is 1002, but paid 1001", error=True)),
+                    answer(),
+                ),
+                options={"enabled": True, "hint_at": 3},
+                expect=((4, "after_tools", "hint"), (5, "after_tools", "stop")),
             ),
-            options={"enabled": True},
-        ),
-        Example(
-            "Python code that does not compile, rewritten each time: a SyntaxError without a traceback is a failure too",
-            tuple(
-                calls(Call("bash", {"command": f"python3 -c 'print(\"{n}'"}, f'  File "<string>", line {n}\n    print("{n}\n          ^\nSyntaxError: unterminated string literal (detected at line {n})', error=None))
-                for n in range(1, 5)
-            )
-            + (answer(),),
-            options={"enabled": True},
-            expect=((4, "after_tools", "stop"),),
-        ),
-        Example(
-            "Searching the repository root and its folders: one empty answer, whatever the folder (stops at the 4th)",
-            tuple(
-                calls(Call("search_dir", {"search_term": t, "dir": d}, f'No matches found for "{t}" in {d}'))
-                for t, d in (("retry", "/click"), ("retry", "/click/src"), ("backoff", "/click"), ("backoff", "/click/tests"))
-            )
-            + (answer(),),
-            options={"enabled": True},
-            expect=((4, "after_tools", "stop"),),
-        ),
-        Example(
-            "Different searches, the same 'No matches found': stops at the 4th",
-            tuple(calls(Call("search_dir", {"search_term": t}, f'No matches found for "{t}" in /repo')) for t in ("retry", "Retry", "backoff", "max_retries"))
-            + (answer(),),
-            options={"enabled": True},
-            expect=((4, "after_tools", "stop"),),
-        ),
-        Example(
-            "A search that finds something after three empty ones is news: nothing fires",
-            tuple(calls(Call("search_dir", {"search_term": t}, f'No matches found for "{t}" in /repo')) for t in ("retry", "Retry", "backoff"))
-            + (calls(Call("search_dir", {"search_term": "max_retries"}, "Found 2 matches for \"max_retries\":\n/repo/http.py (2 matches)")),)
-            + tuple(calls(Call("search_dir", {"search_term": t}, f'No matches found for "{t}" in /repo')) for t in ("jitter", "sleep"))
-            + (answer(),),
-            options={"enabled": True},
-        ),
-        Example(
-            "Stepping through a short file that does not move: the same view after every goto stops at the 4th look",
-            (calls(Call("open", {"path": "setup.py"}, "[File: setup.py (12 lines total)]\n1:from setuptools import setup\n2:setup(name='x')")),)
-            + tuple(
-                calls(Call("goto", {"line_number": n}, "[File: setup.py (12 lines total)]\n1:from setuptools import setup\n2:setup(name='x')"))
-                for n in (20, 40, 60)
-            )
-            + (answer(),),
-            options={"enabled": True},
-            expect=((4, "after_tools", "stop"),),
-        ),
-        Example(
-            "Fix-and-retest: the same test run five times with an edit between never fires",
-            tuple(
-                step
-                for k in range(5)
-                for step in (
-                    calls(Call("bash", {"command": "python reproduce.py"}, "AssertionError: expected 3, got 2", error=True)),
-                    calls(Call("str_replace_editor", {"command": "str_replace", "path": "/repo/a.py", "old_str": f"x = {k}", "new_str": f"x = {k + 1}"}, "The file /repo/a.py has been edited.")),
+            Example(
+                "Empty answers start afresh at a user's new request: two empty searches, a new turn, two more",
+                (
+                    calls(Call("search_flights", {"date": "05-20"}, "[]")),
+                    calls(Call("search_flights", {"date": "05-21"}, "[]")),
+                    calls(Call("search_flights", {"date": "05-24"}, "[]"), user="Try the 24th or the 25th then."),
+                    calls(Call("search_flights", {"date": "05-25"}, "[]")),
+                    answer(),
+                ),
+                options={"enabled": True},
+            ),
+            Example(
+                "Python code that does not compile, rewritten each time: a SyntaxError without a traceback is a failure too",
+                tuple(
+                    calls(Call("bash", {"command": f"python3 -c 'print(\"{n}'"}, f'  File "<string>", line {n}\n    print("{n}\n          ^\nSyntaxError: unterminated string literal (detected at line {n})', error=None))
+                    for n in range(1, 5)
                 )
-            )
-            + (answer(),),
-            options={"enabled": True},
-        ),
-        Example(
-            "Six parallel calls failing together are one failure, and the next response's fix is news",
-            (
-                calls(*(Call("Grep", {"pattern": p}, "rg: /app: Permission denied (os error 13)", error=True) for p in "abcdef")),
-                calls(Call("Bash", {"command": "grep -rn a /app"}, "/app/x.txt:1:a")),
-                answer(),
+                + (answer(),),
+                options={"enabled": True},
+                expect=((4, "after_tools", "stop"),),
             ),
-            options={"enabled": True},
-        ),
-        Example(
-            "A to-do list between the failures is neither news nor a failure",
-            tuple(
-                step
-                for cmd in (": a", ": b", ": c", ": d")
-                for step in (calls(_garbled(cmd)), calls(Call("TodoWrite", {"todos": [{"content": cmd}]}, "Todos have been modified successfully.")))
-            )
-            + (answer(),),
-            options={"enabled": True},
-            expect=((7, "after_tools", "stop"),),
-        ),
-        Example(
-            "A command that did its work silently (mkdir, cp) is a change that worked, not an empty answer",
-            tuple(calls(Call("bash", {"command": f"mkdir -p /app/dir{k}"}, "")) for k in range(5)) + (answer(),),
-            options={"enabled": True},
-        ),
-    )
+            Example(
+                "Searching the repository root and its folders: one empty answer, whatever the folder (stops at the 4th)",
+                tuple(
+                    calls(Call("search_dir", {"search_term": t, "dir": d}, f'No matches found for "{t}" in {d}'))
+                    for t, d in (("retry", "/click"), ("retry", "/click/src"), ("backoff", "/click"), ("backoff", "/click/tests"))
+                )
+                + (answer(),),
+                options={"enabled": True},
+                expect=((4, "after_tools", "stop"),),
+            ),
+            Example(
+                "Different searches, the same 'No matches found': stops at the 4th",
+                tuple(calls(Call("search_dir", {"search_term": t}, f'No matches found for "{t}" in /repo')) for t in ("retry", "Retry", "backoff", "max_retries"))
+                + (answer(),),
+                options={"enabled": True},
+                expect=((4, "after_tools", "stop"),),
+            ),
+            Example(
+                "A search that finds something after three empty ones is news: nothing fires",
+                tuple(calls(Call("search_dir", {"search_term": t}, f'No matches found for "{t}" in /repo')) for t in ("retry", "Retry", "backoff"))
+                + (calls(Call("search_dir", {"search_term": "max_retries"}, "Found 2 matches for \"max_retries\":\n/repo/http.py (2 matches)")),)
+                + tuple(calls(Call("search_dir", {"search_term": t}, f'No matches found for "{t}" in /repo')) for t in ("jitter", "sleep"))
+                + (answer(),),
+                options={"enabled": True},
+            ),
+            Example(
+                "Stepping through a short file that does not move: the same view after every goto stops at the 4th look",
+                (calls(Call("open", {"path": "setup.py"}, "[File: setup.py (12 lines total)]\n1:from setuptools import setup\n2:setup(name='x')")),)
+                + tuple(
+                    calls(Call("goto", {"line_number": n}, "[File: setup.py (12 lines total)]\n1:from setuptools import setup\n2:setup(name='x')"))
+                    for n in (20, 40, 60)
+                )
+                + (answer(),),
+                options={"enabled": True},
+                expect=((4, "after_tools", "stop"),),
+            ),
+            Example(
+                "Fix-and-retest: the same test run five times with an edit between never fires",
+                tuple(
+                    step
+                    for k in range(5)
+                    for step in (
+                        calls(Call("bash", {"command": "python reproduce.py"}, "AssertionError: expected 3, got 2", error=True)),
+                        calls(Call("str_replace_editor", {"command": "str_replace", "path": "/repo/a.py", "old_str": f"x = {k}", "new_str": f"x = {k + 1}"}, "The file /repo/a.py has been edited.")),
+                    )
+                )
+                + (answer(),),
+                options={"enabled": True},
+            ),
+            Example(
+                "Six parallel calls failing together are one failure, and the next response's fix is news",
+                (
+                    calls(*(Call("Grep", {"pattern": p}, "rg: /app: Permission denied (os error 13)", error=True) for p in "abcdef")),
+                    calls(Call("Bash", {"command": "grep -rn a /app"}, "/app/x.txt:1:a")),
+                    answer(),
+                ),
+                options={"enabled": True},
+            ),
+            Example(
+                "A to-do list between the failures is neither news nor a failure",
+                tuple(
+                    step
+                    for cmd in (": a", ": b", ": c", ": d")
+                    for step in (calls(_garbled(cmd)), calls(Call("TodoWrite", {"todos": [{"content": cmd}]}, "Todos have been modified successfully.")))
+                )
+                + (answer(),),
+                options={"enabled": True},
+                expect=((7, "after_tools", "stop"),),
+            ),
+            Example(
+                "A command that did its work silently (mkdir, cp) is a change that worked, not an empty answer",
+                tuple(calls(Call("bash", {"command": f"mkdir -p /app/dir{k}"}, "")) for k in range(5)) + (answer(),),
+                options={"enabled": True},
+            ),
+        )
 
     def reset(self, context: RunContext | None = None) -> None:
         opts = self.options

@@ -8,7 +8,7 @@ from ..model import Round
 from ..text.similarity import SET_METRICS, set_similarity
 from ..text.tokenizers import TOKENIZERS, get_tokenizer, token_set
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
-from .examples import Call, Example, answer, calls, search
+from .examples import Call, Example, answer, calls, examples_made_when_read, search
 from .messages import Message
 from .signals import (
     DEFAULT_QUERY_KEYS,
@@ -103,71 +103,73 @@ class SimilarQueryStagnation(Guard):
             fields=("query", "earlier", "count"),
         ),
     }
-    examples = (
-        Example(
-            "Rewording the weather search stops before the third search runs",
-            (search("天气"), search("今日天气 气温"), search("今日天气 气温 晴雨"), search("今日天气 气温 晴雨 风力"), answer()),
-            expect=((3, "before_tools", "stop"),),
-        ),
-        Example(
-            "Jaccard (4/7 = 0.57) never sees 北京天气 and 北京今日天气 气温 as the same",
-            (search("北京天气"), search("北京今日天气 气温"), search("北京今日天气 气温 湿度"), answer()),
-            options={"metric": "jaccard"},
-        ),
-        Example(
-            "A progressive search (new words each time) is not cut",
-            (search("httpx timeout"), search("tenacity retry async"), search("asyncio semaphore limit"), answer()),
-        ),
-        Example(
-            "A round of business tools resets the count",
-            (
-                search("北京天气"),
-                search("北京今日天气"),
-                calls(Call("queryDeviceStatus", {"device": "ac-1"})),
-                search("北京天气 气温"),
-                answer(),
+    @examples_made_when_read
+    def examples() -> tuple[Example, ...]:
+        return (
+            Example(
+                "Rewording the weather search stops before the third search runs",
+                (search("天气"), search("今日天气 气温"), search("今日天气 气温 晴雨"), search("今日天气 气温 晴雨 风力"), answer()),
+                expect=((3, "before_tools", "stop"),),
             ),
-        ),
-        Example(
-            "A mixed round is let through and does not count",
-            (
-                search("北京天气"),
-                calls(Call("webSearch", {"query": "北京今日天气"}), Call("queryDeviceStatus", {"device": "ac-1"})),
-                search("北京天气 气温"),
-                answer(),
+            Example(
+                "Jaccard (4/7 = 0.57) never sees 北京天气 and 北京今日天气 气温 as the same",
+                (search("北京天气"), search("北京今日天气 气温"), search("北京今日天气 气温 湿度"), answer()),
+                options={"metric": "jaccard"},
             ),
-        ),
-        Example(
-            "A synonym rewrite sharing no characters escapes the fingerprint",
-            (search("天气"), search("气象"), search("气温实况"), answer()),
-        ),
-        Example(
-            "Back to an earlier query after a different search: compared with every search in the window",
-            (search("北京天气"), search("httpx timeout"), search("北京天气 气温"), search("北京天气 温度"), answer()),
-            expect=((4, "before_tools", "stop"),),
-        ),
-        Example(
-            "Narrowing a repository search to the open file with the same words is two similar searches to the seed",
-            (search("class NodeVisitor", tool="search_dir"), search("class NodeVisitor gast.py", tool="search_file"), search("NodeVisitor class", tool="search_file"), answer()),
-            expect=((3, "before_tools", "stop"),),
-        ),
-        Example(
-            "With same_tool each tool's queries are compared among themselves: search_dir then search_file is a new question",
-            (search("class NodeVisitor", tool="search_dir"), search("class NodeVisitor gast.py", tool="search_file"), search("NodeVisitor class", tool="search_file"), answer()),
-            options={"same_tool": True},
-        ),
-        Example(
-            "With same_tool a reworded search through the same tool still counts",
-            (search("北京天气"), search("北京今日天气 气温"), search("北京今日天气 气温 晴雨"), answer()),
-            options={"same_tool": True},
-            expect=((3, "before_tools", "stop"),),
-        ),
-        Example(
-            "With window 1 each query meets only the search before it: the return to 北京天气 is not seen",
-            (search("北京天气"), search("httpx timeout"), search("北京天气 气温"), search("北京天气 温度"), answer()),
-            options={"window": 1},
-        ),
-    )
+            Example(
+                "A progressive search (new words each time) is not cut",
+                (search("httpx timeout"), search("tenacity retry async"), search("asyncio semaphore limit"), answer()),
+            ),
+            Example(
+                "A round of business tools resets the count",
+                (
+                    search("北京天气"),
+                    search("北京今日天气"),
+                    calls(Call("queryDeviceStatus", {"device": "ac-1"})),
+                    search("北京天气 气温"),
+                    answer(),
+                ),
+            ),
+            Example(
+                "A mixed round is let through and does not count",
+                (
+                    search("北京天气"),
+                    calls(Call("webSearch", {"query": "北京今日天气"}), Call("queryDeviceStatus", {"device": "ac-1"})),
+                    search("北京天气 气温"),
+                    answer(),
+                ),
+            ),
+            Example(
+                "A synonym rewrite sharing no characters escapes the fingerprint",
+                (search("天气"), search("气象"), search("气温实况"), answer()),
+            ),
+            Example(
+                "Back to an earlier query after a different search: compared with every search in the window",
+                (search("北京天气"), search("httpx timeout"), search("北京天气 气温"), search("北京天气 温度"), answer()),
+                expect=((4, "before_tools", "stop"),),
+            ),
+            Example(
+                "Narrowing a repository search to the open file with the same words is two similar searches to the seed",
+                (search("class NodeVisitor", tool="search_dir"), search("class NodeVisitor gast.py", tool="search_file"), search("NodeVisitor class", tool="search_file"), answer()),
+                expect=((3, "before_tools", "stop"),),
+            ),
+            Example(
+                "With same_tool each tool's queries are compared among themselves: search_dir then search_file is a new question",
+                (search("class NodeVisitor", tool="search_dir"), search("class NodeVisitor gast.py", tool="search_file"), search("NodeVisitor class", tool="search_file"), answer()),
+                options={"same_tool": True},
+            ),
+            Example(
+                "With same_tool a reworded search through the same tool still counts",
+                (search("北京天气"), search("北京今日天气 气温"), search("北京今日天气 气温 晴雨"), answer()),
+                options={"same_tool": True},
+                expect=((3, "before_tools", "stop"),),
+            ),
+            Example(
+                "With window 1 each query meets only the search before it: the return to 北京天气 is not seen",
+                (search("北京天气"), search("httpx timeout"), search("北京天气 气温"), search("北京天气 温度"), answer()),
+                options={"window": 1},
+            ),
+        )
 
     def reset(self, context: RunContext | None = None) -> None:
         self.tokenize = get_tokenizer(self.options.tokenizer)

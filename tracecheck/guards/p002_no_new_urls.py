@@ -5,7 +5,7 @@ from typing import Any
 from ..dataclass_lite import frozen_dataclass
 from ..model import Round
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
-from .examples import Call, Example, answer, calls, search
+from .examples import Call, Example, answer, calls, examples_made_when_read, search
 from .messages import Message
 from .signals import DEFAULT_SEARCH_TOOLS, urls_in
 from .tool_kinds import matches_any
@@ -76,69 +76,71 @@ class NoNewUrls(Guard):
             fields=("count",),
         ),
     }
-    examples = (
-        Example(
-            "A synonym rewrite (天气 → 气象 → 气温实况) that brings back the same pages stops after round 3's search",
-            (
-                search("天气", _results(WEATHER_URLS)),
-                search("气象", _results(WEATHER_URLS[::-1])),
-                search("气温实况", _results(WEATHER_URLS[1:] + WEATHER_URLS[:1])),
-                search("北京 实时 温度", _results(WEATHER_URLS)),
-                answer(),
+    @examples_made_when_read
+    def examples() -> tuple[Example, ...]:
+        return (
+            Example(
+                "A synonym rewrite (天气 → 气象 → 气温实况) that brings back the same pages stops after round 3's search",
+                (
+                    search("天气", _results(WEATHER_URLS)),
+                    search("气象", _results(WEATHER_URLS[::-1])),
+                    search("气温实况", _results(WEATHER_URLS[1:] + WEATHER_URLS[:1])),
+                    search("北京 实时 温度", _results(WEATHER_URLS)),
+                    answer(),
+                ),
+                expect=((3, "after_tools", "stop"),),
             ),
-            expect=((3, "after_tools", "stop"),),
-        ),
-        Example(
-            "One new (even irrelevant) URL per round resets the count: seed 000's weather loop passes",
-            (
-                search("天气", _results(WEATHER_URLS)),
-                search("今日天气 气温", _results(WEATHER_URLS[:2] + NEW_URLS[:1])),
-                search("今日天气 气温 晴雨", _results(WEATHER_URLS[1:] + NEW_URLS[1:2])),
-                search("今日天气 气温 晴雨 风力", _results(NEW_URLS[:2] + NEW_URLS[2:3])),
-                answer(),
+            Example(
+                "One new (even irrelevant) URL per round resets the count: seed 000's weather loop passes",
+                (
+                    search("天气", _results(WEATHER_URLS)),
+                    search("今日天气 气温", _results(WEATHER_URLS[:2] + NEW_URLS[:1])),
+                    search("今日天气 气温 晴雨", _results(WEATHER_URLS[1:] + NEW_URLS[1:2])),
+                    search("今日天气 气温 晴雨 风力", _results(NEW_URLS[:2] + NEW_URLS[2:3])),
+                    answer(),
+                ),
             ),
-        ),
-        Example(
-            "A round of business tools neither counts nor resets",
-            (
-                search("天气", _results(WEATHER_URLS)),
-                search("气象", _results(WEATHER_URLS)),
-                calls(Call("queryDeviceStatus", {"device": "ac-1"}, '{"power": "on", "target": 26}')),
-                search("气温实况", _results(WEATHER_URLS)),
-                answer(),
+            Example(
+                "A round of business tools neither counts nor resets",
+                (
+                    search("天气", _results(WEATHER_URLS)),
+                    search("气象", _results(WEATHER_URLS)),
+                    calls(Call("queryDeviceStatus", {"device": "ac-1"}, '{"power": "on", "target": 26}')),
+                    search("气温实况", _results(WEATHER_URLS)),
+                    answer(),
+                ),
+                expect=((4, "after_tools", "stop"),),
             ),
-            expect=((4, "after_tools", "stop"),),
-        ),
-        Example(
-            "Searches that return no URL at all (a knowledge base, no results) are not judged",
-            (
-                search("retry policy", "src/net/retry.ts:12 export const retryPolicy"),
-                search("backoff jitter", "src/net/backoff.ts:4 export function jitter("),
-                search("httpx 超时 重试", "No results found."),
-                answer(),
+            Example(
+                "Searches that return no URL at all (a knowledge base, no results) are not judged",
+                (
+                    search("retry policy", "src/net/retry.ts:12 export const retryPolicy"),
+                    search("backoff jitter", "src/net/backoff.ts:4 export function jitter("),
+                    search("httpx 超时 重试", "No results found."),
+                    answer(),
+                ),
             ),
-        ),
-        Example(
-            "A new URL in between starts the count again",
-            (
-                search("weather Beijing", _results(WEATHER_URLS)),
-                search("Peking forecast", _results(WEATHER_URLS)),
-                search("Beijing hourly", _results(WEATHER_URLS + NEW_URLS[:1])),
-                search("capital of China weather", _results(WEATHER_URLS)),
-                answer(),
+            Example(
+                "A new URL in between starts the count again",
+                (
+                    search("weather Beijing", _results(WEATHER_URLS)),
+                    search("Peking forecast", _results(WEATHER_URLS)),
+                    search("Beijing hourly", _results(WEATHER_URLS + NEW_URLS[:1])),
+                    search("capital of China weather", _results(WEATHER_URLS)),
+                    answer(),
+                ),
             ),
-        ),
-        Example(
-            "With threshold 3 the synonym rewrite needs one more round",
-            (
-                search("天气", _results(WEATHER_URLS)),
-                search("气象", _results(WEATHER_URLS)),
-                search("气温实况", _results(WEATHER_URLS)),
-                answer(),
+            Example(
+                "With threshold 3 the synonym rewrite needs one more round",
+                (
+                    search("天气", _results(WEATHER_URLS)),
+                    search("气象", _results(WEATHER_URLS)),
+                    search("气温实况", _results(WEATHER_URLS)),
+                    answer(),
+                ),
+                options={"threshold": 3},
             ),
-            options={"threshold": 3},
-        ),
-    )
+        )
 
     def reset(self, context: RunContext | None = None) -> None:
         self.seen: set[str] = set()

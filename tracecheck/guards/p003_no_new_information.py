@@ -8,7 +8,7 @@ from ..model import Round, ToolCall
 from ..text.similarity import NOVELTY_METRICS, novelty_history, ratio_ceiling
 from . import base
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
-from .examples import Call, Example, answer, calls, search
+from .examples import Call, Example, answer, calls, examples_made_when_read, search
 from .messages import Message
 from .novelty_judge import (
     DEFAULT_ENDPOINT,
@@ -318,129 +318,131 @@ class NoNewInformation(Guard):
             "with {count} the observations so far); an override of stop replaces all three",
         ),
     }
-    examples = (
-        Example(
-            "The contract search brings back the same clauses twice in a row: stop after round 3's search",
-            (
-                search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
-                search("SaaS 订阅协议 自动续约", AUTO_RENEWAL_AGAIN, tool="search_contract"),
-                search("软件即服务 合同 续费条款", AUTO_RENEWAL_ONCE_MORE, tool="search_contract"),
-                search("自动续费条款 SaaS 协议", AUTO_RENEWAL, tool="search_contract"),
-                answer(),
+    @examples_made_when_read
+    def examples() -> tuple[Example, ...]:
+        return (
+            Example(
+                "The contract search brings back the same clauses twice in a row: stop after round 3's search",
+                (
+                    search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
+                    search("SaaS 订阅协议 自动续约", AUTO_RENEWAL_AGAIN, tool="search_contract"),
+                    search("软件即服务 合同 续费条款", AUTO_RENEWAL_ONCE_MORE, tool="search_contract"),
+                    search("自动续费条款 SaaS 协议", AUTO_RENEWAL, tool="search_contract"),
+                    answer(),
+                ),
+                expect=((3, "after_tools", "stop"),),
             ),
-            expect=((3, "after_tools", "stop"),),
-        ),
-        Example(
-            "The seed's difflib ratio, selected, makes the same call",
-            (
-                search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
-                search("SaaS 订阅协议 自动续约", AUTO_RENEWAL_AGAIN, tool="search_contract"),
-                search("软件即服务 合同 续费条款", AUTO_RENEWAL_ONCE_MORE, tool="search_contract"),
-                answer(),
+            Example(
+                "The seed's difflib ratio, selected, makes the same call",
+                (
+                    search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
+                    search("SaaS 订阅协议 自动续约", AUTO_RENEWAL_AGAIN, tool="search_contract"),
+                    search("软件即服务 合同 续费条款", AUTO_RENEWAL_ONCE_MORE, tool="search_contract"),
+                    answer(),
+                ),
+                expect=((3, "after_tools", "stop"),),
+                options={"metric": "difflib"},
             ),
-            expect=((3, "after_tools", "stop"),),
-            options={"metric": "difflib"},
-        ),
-        Example(
-            "Genuinely new results keep the count at 0",
-            (
-                search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
-                search("数据处理协议 删除 留存", DATA_PROCESSING, tool="search_contract"),
-                search("提前解约 退款 保密期限", TERMINATION, tool="search_contract"),
-                answer(),
+            Example(
+                "Genuinely new results keep the count at 0",
+                (
+                    search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
+                    search("数据处理协议 删除 留存", DATA_PROCESSING, tool="search_contract"),
+                    search("提前解约 退款 保密期限", TERMINATION, tool="search_contract"),
+                    answer(),
+                ),
             ),
-        ),
-        Example(
-            "New information in between resets the count",
-            (
-                search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
-                search("SaaS 订阅协议 自动续约", AUTO_RENEWAL_AGAIN, tool="search_contract"),
-                search("数据处理协议 删除 留存", DATA_PROCESSING, tool="search_contract"),
-                search("自动续费条款 SaaS 协议", AUTO_RENEWAL, tool="search_contract"),
-                answer(),
+            Example(
+                "New information in between resets the count",
+                (
+                    search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
+                    search("SaaS 订阅协议 自动续约", AUTO_RENEWAL_AGAIN, tool="search_contract"),
+                    search("数据处理协议 删除 留存", DATA_PROCESSING, tool="search_contract"),
+                    search("自动续费条款 SaaS 协议", AUTO_RENEWAL, tool="search_contract"),
+                    answer(),
+                ),
             ),
-        ),
-        Example(
-            "Two near-identical observations in one round count one after the other",
-            (
-                search("httpx timeout", HTTPX),
-                calls(Call("web_search", {"query": "httpx default timeout"}, HTTPX_AGAIN), Call("web_search", {"query": "httpx timeout seconds"}, HTTPX)),
-                answer(),
+            Example(
+                "Two near-identical observations in one round count one after the other",
+                (
+                    search("httpx timeout", HTTPX),
+                    calls(Call("web_search", {"query": "httpx default timeout"}, HTTPX_AGAIN), Call("web_search", {"query": "httpx timeout seconds"}, HTTPX)),
+                    answer(),
+                ),
+                expect=((2, "after_tools", "stop"),),
             ),
-            expect=((2, "after_tools", "stop"),),
-        ),
-        Example(
-            "Only watched tools are observed: the same file read three times is not a search",
-            tuple(calls(Call("read_file", {"path": ".env"}, SETTINGS)) for _ in range(3)) + (answer(),),
-        ),
-        Example(
-            "With tools ['*'] every observation counts",
-            tuple(calls(Call("read_file", {"path": ".env"}, SETTINGS)) for _ in range(3)) + (answer(),),
-            expect=((3, "after_tools", "stop"),),
-            options={"tools": ["*"]},
-        ),
-        Example(
-            "Known miss: a verbatim repeat after three different results is diluted by the joined history",
-            (
-                search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
-                search("数据处理协议 删除 留存", DATA_PROCESSING, tool="search_contract"),
-                search("提前解约 退款 保密期限", TERMINATION, tool="search_contract"),
-                search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
-                search("SaaS 订阅协议 自动续约", AUTO_RENEWAL, tool="search_contract"),
-                search("软件即服务 合同 续费条款", AUTO_RENEWAL, tool="search_contract"),
-                answer(),
+            Example(
+                "Only watched tools are observed: the same file read three times is not a search",
+                tuple(calls(Call("read_file", {"path": ".env"}, SETTINGS)) for _ in range(3)) + (answer(),),
             ),
-        ),
-        Example(
-            "With window 1 only the last novel observation is the history: the same repeats stop the run",
-            (
-                search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
-                search("数据处理协议 删除 留存", DATA_PROCESSING, tool="search_contract"),
-                search("提前解约 退款 保密期限", TERMINATION, tool="search_contract"),
-                search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
-                search("SaaS 订阅协议 自动续约", AUTO_RENEWAL, tool="search_contract"),
-                search("软件即服务 合同 续费条款", AUTO_RENEWAL, tool="search_contract"),
-                answer(),
+            Example(
+                "With tools ['*'] every observation counts",
+                tuple(calls(Call("read_file", {"path": ".env"}, SETTINGS)) for _ in range(3)) + (answer(),),
+                expect=((3, "after_tools", "stop"),),
+                options={"tools": ["*"]},
             ),
-            expect=((6, "after_tools", "stop"),),
-            options={"window": 1},
-        ),
-        Example(
-            "max_observations 3: the third result stops the run, however new (seed 002's second condition)",
-            contract_searches(AUTO_RENEWAL, DATA_PROCESSING, TERMINATION, AUTO_RENEWAL),
-            expect=((3, "after_tools", "stop"),),
-            options={"max_observations": 3},
-        ),
-        Example(
-            "stop_on_answer: a result saying 根据 (according to) … already holds the answer (seed 002's third condition)",
-            contract_searches(AUTO_RENEWAL, ANSWERED, DATA_PROCESSING),
-            expect=((2, "after_tools", "stop"),),
-            options={"stop_on_answer": True},
-        ),
-        Example(
-            "The default list has English equivalents: 'According to' holds the answer too",
-            (
-                search("SaaS auto-renewal clause", HTTPX),
-                search("SaaS auto-renewal notice period", ANSWERED_EN),
-                answer(),
+            Example(
+                "Known miss: a verbatim repeat after three different results is diluted by the joined history",
+                (
+                    search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
+                    search("数据处理协议 删除 留存", DATA_PROCESSING, tool="search_contract"),
+                    search("提前解约 退款 保密期限", TERMINATION, tool="search_contract"),
+                    search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
+                    search("SaaS 订阅协议 自动续约", AUTO_RENEWAL, tool="search_contract"),
+                    search("软件即服务 合同 续费条款", AUTO_RENEWAL, tool="search_contract"),
+                    answer(),
+                ),
             ),
-            expect=((2, "after_tools", "stop"),),
-            options={"stop_on_answer": True},
-        ),
-        Example(
-            "Both conditions are off by default: the same answer goes unnoticed",
-            contract_searches(AUTO_RENEWAL, ANSWERED, DATA_PROCESSING),
-        ),
-        Example(
-            "Known miss: the same clauses in another order score below 0.7 (difflib aligns in order)",
-            (
-                search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
-                search("SaaS 订阅协议 自动续约", AUTO_RENEWAL_REORDERED, tool="search_contract"),
-                search("软件即服务 合同 续费条款", AUTO_RENEWAL_REORDERED, tool="search_contract"),
-                answer(),
+            Example(
+                "With window 1 only the last novel observation is the history: the same repeats stop the run",
+                (
+                    search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
+                    search("数据处理协议 删除 留存", DATA_PROCESSING, tool="search_contract"),
+                    search("提前解约 退款 保密期限", TERMINATION, tool="search_contract"),
+                    search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
+                    search("SaaS 订阅协议 自动续约", AUTO_RENEWAL, tool="search_contract"),
+                    search("软件即服务 合同 续费条款", AUTO_RENEWAL, tool="search_contract"),
+                    answer(),
+                ),
+                expect=((6, "after_tools", "stop"),),
+                options={"window": 1},
             ),
-        ),
-    )
+            Example(
+                "max_observations 3: the third result stops the run, however new (seed 002's second condition)",
+                contract_searches(AUTO_RENEWAL, DATA_PROCESSING, TERMINATION, AUTO_RENEWAL),
+                expect=((3, "after_tools", "stop"),),
+                options={"max_observations": 3},
+            ),
+            Example(
+                "stop_on_answer: a result saying 根据 (according to) … already holds the answer (seed 002's third condition)",
+                contract_searches(AUTO_RENEWAL, ANSWERED, DATA_PROCESSING),
+                expect=((2, "after_tools", "stop"),),
+                options={"stop_on_answer": True},
+            ),
+            Example(
+                "The default list has English equivalents: 'According to' holds the answer too",
+                (
+                    search("SaaS auto-renewal clause", HTTPX),
+                    search("SaaS auto-renewal notice period", ANSWERED_EN),
+                    answer(),
+                ),
+                expect=((2, "after_tools", "stop"),),
+                options={"stop_on_answer": True},
+            ),
+            Example(
+                "Both conditions are off by default: the same answer goes unnoticed",
+                contract_searches(AUTO_RENEWAL, ANSWERED, DATA_PROCESSING),
+            ),
+            Example(
+                "Known miss: the same clauses in another order score below 0.7 (difflib aligns in order)",
+                (
+                    search("SaaS 订阅合同 自动续费", AUTO_RENEWAL, tool="search_contract"),
+                    search("SaaS 订阅协议 自动续约", AUTO_RENEWAL_REORDERED, tool="search_contract"),
+                    search("软件即服务 合同 续费条款", AUTO_RENEWAL_REORDERED, tool="search_contract"),
+                    answer(),
+                ),
+            ),
+        )
 
     @classmethod
     def option_problem(cls, name: str, value: Any) -> str | None:

@@ -8,7 +8,7 @@ from ..model import Round, ToolCall
 from ..text.volatile import normalize_volatile
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .escalation import fire_on_option, waits_for_next_call
-from .examples import Call, Example, Step, answer, calls
+from .examples import Call, Example, Step, answer, calls, examples_made_when_read
 from .messages import Message
 from .signals import call_signature, compiled_patterns, excerpt, truncated
 from .tool_kinds import matches_any
@@ -139,121 +139,123 @@ class UnchangedOutcome(Guard):
             fields=("tool", "count", "result"),
         ),
     }
-    examples = (
-        Example(
-            "ls answered by \"\" four times stops at the 4th (OpenHands test_is_stuck_repeating_action_observation, headless)",
-            (
-                answer("Hello", user="Hi"),
-                calls(Call("run_command", {"command": "ls"}, ""), user="List the files"),
-                calls(Call("run_command", {"command": "ls"}, "")),
-                calls(Call("run_command", {"command": "ls"}, ""), user="Done"),
-                calls(Call("run_command", {"command": "ls"}, "")),
-                answer(),
+    @examples_made_when_read
+    def examples() -> tuple[Example, ...]:
+        return (
+            Example(
+                "ls answered by \"\" four times stops at the 4th (OpenHands test_is_stuck_repeating_action_observation, headless)",
+                (
+                    answer("Hello", user="Hi"),
+                    calls(Call("run_command", {"command": "ls"}, ""), user="List the files"),
+                    calls(Call("run_command", {"command": "ls"}, "")),
+                    calls(Call("run_command", {"command": "ls"}, ""), user="Done"),
+                    calls(Call("run_command", {"command": "ls"}, "")),
+                    answer(),
+                ),
+                expect=((5, "after_tools", "stop"),),
+                options={"enabled": True, "scope": "run"},
             ),
-            expect=((5, "after_tools", "stop"),),
-            options={"enabled": True, "scope": "run"},
-        ),
-        Example(
-            "A user message restarts the streak in scope turn (OpenHands test_is_stuck_repeating_action_observation, interactive)",
-            (
-                answer("Hello", user="Hi"),
-                calls(Call("run_command", {"command": "ls"}, ""), user="List the files"),
-                calls(Call("run_command", {"command": "ls"}, "")),
-                calls(Call("run_command", {"command": "ls"}, ""), user="Done"),
-                calls(Call("run_command", {"command": "ls"}, "")),
-                answer(),
+            Example(
+                "A user message restarts the streak in scope turn (OpenHands test_is_stuck_repeating_action_observation, interactive)",
+                (
+                    answer("Hello", user="Hi"),
+                    calls(Call("run_command", {"command": "ls"}, ""), user="List the files"),
+                    calls(Call("run_command", {"command": "ls"}, "")),
+                    calls(Call("run_command", {"command": "ls"}, ""), user="Done"),
+                    calls(Call("run_command", {"command": "ls"}, "")),
+                    answer(),
+                ),
+                options={"enabled": True},
             ),
-            options={"enabled": True},
-        ),
-        Example(
-            "Three identical pairs are not yet stuck; the 4th is (OpenHands test_is_stuck_interactive_reset)",
-            tuple(calls(Call("run_command", {"command": "ls"}, "file1.txt\nfile2.txt")) for _ in range(4))
-            + (answer(),),
-            expect=((4, "after_tools", "stop"),),
-            options={"enabled": True},
-        ),
-        Example(
-            "Whitespace differences do not make a result new",
-            (
-                calls(Call("search_docs", {"query": "refund policy"}, "No results for 'refund policy'.")),
-                calls(Call("search_docs", {"query": "refund policy"}, "No results for  'refund policy'.\n")),
-                calls(Call("search_docs", {"query": "refund policy"}, " No results for\n'refund policy'.")),
-                calls(Call("search_docs", {"query": "refund policy"}, "No results for 'refund policy'.")),
-                answer(),
+            Example(
+                "Three identical pairs are not yet stuck; the 4th is (OpenHands test_is_stuck_interactive_reset)",
+                tuple(calls(Call("run_command", {"command": "ls"}, "file1.txt\nfile2.txt")) for _ in range(4))
+                + (answer(),),
+                expect=((4, "after_tools", "stop"),),
+                options={"enabled": True},
             ),
-            expect=((4, "after_tools", "stop"),),
-            options={"enabled": True},
-        ),
-        Example(
-            "A poll whose result changes never fires (as in Hermes' test: terminal(date) => t{i})",
-            tuple(
-                calls(Call("get_report_status", {"report_id": "rpt_8812"}, f'{{"status": "generating", "progress": {10 * i}}}'))
-                for i in range(6)
-            )
-            + (answer(),),
-            options={"enabled": True},
-        ),
-        Example(
-            "Pagination never fires: the arguments differ while the page looks alike",
-            tuple(calls(Call("list_orders", {"page": i, "size": 10}, "[]")) for i in range(1, 7)) + (answer(),),
-            options={"enabled": True},
-        ),
-        Example(
-            "A timestamp in the result hides the loop unless volatile_patterns blanks it",
-            tuple(_wait_and_look(f"[12:0{i}:00] still compiling") for i in range(5)) + (answer(),),
-            options={"enabled": True},
-        ),
-        Example(
-            "normalize_volatile: a result that differs only in its timestamp is the same result",
-            tuple(
-                calls(Call("get_job", {"id": "j-7"}, f'{{"state": "queued", "checked_at": "2026-03-02T10:1{k}:00Z"}}'))
-                for k in range(3)
-            )
-            + (answer(),),
-            options={"enabled": True, "threshold": 3, "normalize_volatile": True},
-            expect=((3, "after_tools", "stop"),),
-        ),
-        Example(
-            "normalize_volatile keeps a poll's progress: '4 min left' then '3 min left' is news",
-            tuple(calls(Call("get_job", {"id": "j-7"}, f"running, estimated time remaining: {m} min")) for m in (4, 3, 2, 1)) + (answer(),),
-            options={"enabled": True, "threshold": 3, "normalize_volatile": True},
-        ),
-        Example(
-            "The same loop with the timestamp blanked stops at the 4th look",
-            tuple(_wait_and_look(f"[12:0{i}:00] still compiling") for i in range(5)) + (answer(),),
-            expect=((4, "after_tools", "stop"),),
-            options={"enabled": True, "volatile_patterns": [r"\[\d\d:\d\d:\d\d\]"]},
-        ),
-        Example(
-            "Parallel identical calls in one round count one by one",
-            (
-                calls(*(Call("read_file", {"path": "a.txt"}, "same") for _ in range(3))),
-                calls(Call("read_file", {"path": "a.txt"}, "same")),
-                answer(),
+            Example(
+                "Whitespace differences do not make a result new",
+                (
+                    calls(Call("search_docs", {"query": "refund policy"}, "No results for 'refund policy'.")),
+                    calls(Call("search_docs", {"query": "refund policy"}, "No results for  'refund policy'.\n")),
+                    calls(Call("search_docs", {"query": "refund policy"}, " No results for\n'refund policy'.")),
+                    calls(Call("search_docs", {"query": "refund policy"}, "No results for 'refund policy'.")),
+                    answer(),
+                ),
+                expect=((4, "after_tools", "stop"),),
+                options={"enabled": True},
             ),
-            expect=((2, "after_tools", "stop"),),
-            options={"enabled": True},
-        ),
-        Example(
-            "Hermes' identical-call streak: notices from the 3rd, stops at the 5th; a poller is never flagged",
-            tuple(calls(Call("terminal", {"command": "cat VERSION"}, "1.4.2\n")) for _ in range(5))
-            + tuple(calls(Call("job_poll", {"id": "j1"}, "running")) for _ in range(6))
-            + (answer(),),
-            expect=((3, "after_tools", "hint"), (4, "after_tools", "hint"), (5, "after_tools", "stop")),
-            options={"enabled": True, "scope": "run", "threshold": 5, "hint_at": 3, "exempt_tools": ["*_poll"]},
-        ),
-        Example(
-            "Hermes' read-only no-progress block: the 2nd identical result is hinted, the 3rd call is blocked",
-            tuple(calls(Call("read_file", {"path": "notes.md"}, "# Notes\n")) for _ in range(3)) + (answer(),),
-            expect=((2, "after_tools", "hint"), (3, "before_tools", "block")),
-            options={"enabled": True, "threshold": 2, "hint_at": 2, "action": "block", "tools": ["read_file", "web_*"]},
-        ),
-        Example(
-            "A tool outside the allowlist (tools) is never flagged, even answered the same way 5 times",
-            tuple(calls(Call("write_file", {"path": "out.txt", "content": "x"}, "ok")) for _ in range(5)) + (answer(),),
-            options={"enabled": True, "threshold": 2, "hint_at": 2, "fire_on": "next_call", "tools": ["read_file"]},
-        ),
-    )
+            Example(
+                "A poll whose result changes never fires (as in Hermes' test: terminal(date) => t{i})",
+                tuple(
+                    calls(Call("get_report_status", {"report_id": "rpt_8812"}, f'{{"status": "generating", "progress": {10 * i}}}'))
+                    for i in range(6)
+                )
+                + (answer(),),
+                options={"enabled": True},
+            ),
+            Example(
+                "Pagination never fires: the arguments differ while the page looks alike",
+                tuple(calls(Call("list_orders", {"page": i, "size": 10}, "[]")) for i in range(1, 7)) + (answer(),),
+                options={"enabled": True},
+            ),
+            Example(
+                "A timestamp in the result hides the loop unless volatile_patterns blanks it",
+                tuple(_wait_and_look(f"[12:0{i}:00] still compiling") for i in range(5)) + (answer(),),
+                options={"enabled": True},
+            ),
+            Example(
+                "normalize_volatile: a result that differs only in its timestamp is the same result",
+                tuple(
+                    calls(Call("get_job", {"id": "j-7"}, f'{{"state": "queued", "checked_at": "2026-03-02T10:1{k}:00Z"}}'))
+                    for k in range(3)
+                )
+                + (answer(),),
+                options={"enabled": True, "threshold": 3, "normalize_volatile": True},
+                expect=((3, "after_tools", "stop"),),
+            ),
+            Example(
+                "normalize_volatile keeps a poll's progress: '4 min left' then '3 min left' is news",
+                tuple(calls(Call("get_job", {"id": "j-7"}, f"running, estimated time remaining: {m} min")) for m in (4, 3, 2, 1)) + (answer(),),
+                options={"enabled": True, "threshold": 3, "normalize_volatile": True},
+            ),
+            Example(
+                "The same loop with the timestamp blanked stops at the 4th look",
+                tuple(_wait_and_look(f"[12:0{i}:00] still compiling") for i in range(5)) + (answer(),),
+                expect=((4, "after_tools", "stop"),),
+                options={"enabled": True, "volatile_patterns": [r"\[\d\d:\d\d:\d\d\]"]},
+            ),
+            Example(
+                "Parallel identical calls in one round count one by one",
+                (
+                    calls(*(Call("read_file", {"path": "a.txt"}, "same") for _ in range(3))),
+                    calls(Call("read_file", {"path": "a.txt"}, "same")),
+                    answer(),
+                ),
+                expect=((2, "after_tools", "stop"),),
+                options={"enabled": True},
+            ),
+            Example(
+                "Hermes' identical-call streak: notices from the 3rd, stops at the 5th; a poller is never flagged",
+                tuple(calls(Call("terminal", {"command": "cat VERSION"}, "1.4.2\n")) for _ in range(5))
+                + tuple(calls(Call("job_poll", {"id": "j1"}, "running")) for _ in range(6))
+                + (answer(),),
+                expect=((3, "after_tools", "hint"), (4, "after_tools", "hint"), (5, "after_tools", "stop")),
+                options={"enabled": True, "scope": "run", "threshold": 5, "hint_at": 3, "exempt_tools": ["*_poll"]},
+            ),
+            Example(
+                "Hermes' read-only no-progress block: the 2nd identical result is hinted, the 3rd call is blocked",
+                tuple(calls(Call("read_file", {"path": "notes.md"}, "# Notes\n")) for _ in range(3)) + (answer(),),
+                expect=((2, "after_tools", "hint"), (3, "before_tools", "block")),
+                options={"enabled": True, "threshold": 2, "hint_at": 2, "action": "block", "tools": ["read_file", "web_*"]},
+            ),
+            Example(
+                "A tool outside the allowlist (tools) is never flagged, even answered the same way 5 times",
+                tuple(calls(Call("write_file", {"path": "out.txt", "content": "x"}, "ok")) for _ in range(5)) + (answer(),),
+                options={"enabled": True, "threshold": 2, "hint_at": 2, "fire_on": "next_call", "tools": ["read_file"]},
+            ),
+        )
 
     def reset(self, context: RunContext | None = None) -> None:
         self._volatile: list[re.Pattern[str]] = compiled_patterns(self.options.volatile_patterns, "volatile pattern")

@@ -7,7 +7,7 @@ from ..input.diagnostics import TracecheckError
 from ..model import Round, ToolCall
 from ..text.arguments import dump_json
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
-from .examples import Call, Example, answer, calls
+from .examples import Call, Example, answer, calls, examples_made_when_read
 from .messages import Message, count_in_words
 from .signals import call_signature, excerpt, truncated
 
@@ -165,79 +165,81 @@ class IdenticalCallStreak(Guard):
             when="the synthetic result of the call that is not run (a custom block_message wins unless this is overridden)",
         ),
     }
-    examples = (
-        Example(
-            "query_db({'status': 'pending'}) returning [] again and again",
-            tuple(calls(Call("query_db", {"status": "pending"}, "[]")) for _ in range(4)) + (answer(),),
-            expect=((2, "before_tools", "hint"), (3, "before_tools", "stop")),
-        ),
-        Example(
-            "A legitimate poll: the second identical call is only hinted",
-            (
-                calls(Call("get_report_status", {"report_id": "rpt_8812"}, '{"status": "generating"}')),
-                calls(Call("get_report_status", {"report_id": "rpt_8812"}, '{"status": "done"}')),
-                answer(),
+    @examples_made_when_read
+    def examples() -> tuple[Example, ...]:
+        return (
+            Example(
+                "query_db({'status': 'pending'}) returning [] again and again",
+                tuple(calls(Call("query_db", {"status": "pending"}, "[]")) for _ in range(4)) + (answer(),),
+                expect=((2, "before_tools", "hint"), (3, "before_tools", "stop")),
             ),
-            expect=((2, "before_tools", "hint"),),
-        ),
-        Example(
-            "Reordered JSON keys are the same call with canonical_args on",
-            (
-                calls(Call("list_orders", '{"page": 1, "size": 10}')),
-                calls(Call("list_orders", '{"size": 10, "page": 1}')),
-                calls(Call("list_orders", '{"page": 1, "size": 10}')),
-                answer(),
+            Example(
+                "A legitimate poll: the second identical call is only hinted",
+                (
+                    calls(Call("get_report_status", {"report_id": "rpt_8812"}, '{"status": "generating"}')),
+                    calls(Call("get_report_status", {"report_id": "rpt_8812"}, '{"status": "done"}')),
+                    answer(),
+                ),
+                expect=((2, "before_tools", "hint"),),
             ),
-            expect=((2, "before_tools", "hint"), (3, "before_tools", "stop")),
-        ),
-        Example(
-            "With canonical_args off, reordered keys escape the streak",
-            (
-                calls(Call("list_orders", '{"page": 1, "size": 10}')),
-                calls(Call("list_orders", '{"size": 10, "page": 1}')),
-                calls(Call("list_orders", '{"page": 1, "size": 10}')),
-                answer(),
+            Example(
+                "Reordered JSON keys are the same call with canonical_args on",
+                (
+                    calls(Call("list_orders", '{"page": 1, "size": 10}')),
+                    calls(Call("list_orders", '{"size": 10, "page": 1}')),
+                    calls(Call("list_orders", '{"page": 1, "size": 10}')),
+                    answer(),
+                ),
+                expect=((2, "before_tools", "hint"), (3, "before_tools", "stop")),
             ),
-            options={"canonical_args": False},
-        ),
-        Example(
-            "An alternating A-B-A-B loop resets the streak every call",
-            tuple(calls(Call("open_page" if i % 2 == 0 else "scroll_down", {"url": "https://x.example"})) for i in range(6))
-            + (answer(),),
-        ),
-        Example(
-            "Block the 4th and forget the streak (Roo's limit 3): the next block is the 8th",
-            tuple(calls(Call("read_file", {"path": "src/app.ts"}, "export {}")) for _ in range(8)) + (answer(),),
-            expect=((4, "before_tools", "block"), (8, "before_tools", "block")),
-            options={"hint_at": 0, "stop_at": 4, "stop_action": "block", "reset_after_block": True},
-        ),
-        Example(
-            "Block without a reset (Goose, CrewAI): every further identical call is refused, new arguments pass",
-            tuple(calls(Call("fetch_user", {"id": 123}, '{"name": "Ada"}')) for _ in range(4))
-            + tuple(calls(Call("fetch_user", {"id": 456}, '{"name": "Bob"}')) for _ in range(2))
-            + (answer(),),
-            expect=((3, "before_tools", "block"), (4, "before_tools", "block")),
-            options={"hint_at": 0, "stop_at": 3, "stop_action": "block"},
-        ),
-        Example(
-            "Cline: a changing task_progress is ignored; hint after the 3rd ran, abort after the 5th ran",
-            CHECKLIST_LOOP,
-            expect=((3, "after_tools", "hint"), (5, "after_tools", "abort")),
-            options={"hint_at": 3, "stop_at": 5, "stop_action": "abort", "phase": "after_tools",
-                     "ignore_fields": ["task_progress"]},
-        ),
-        Example(
-            "Without ignore_fields, the changing task_progress hides the same loop",
-            CHECKLIST_LOOP,
-            options={"hint_at": 3, "stop_at": 5},
-        ),
-        Example(
-            "hint_at 0: no hint, the stop still comes at the 3rd",
-            tuple(calls(Call("query_db", {"status": "pending"}, "[]")) for _ in range(3)) + (answer(),),
-            expect=((3, "before_tools", "stop"),),
-            options={"hint_at": 0},
-        ),
-    )
+            Example(
+                "With canonical_args off, reordered keys escape the streak",
+                (
+                    calls(Call("list_orders", '{"page": 1, "size": 10}')),
+                    calls(Call("list_orders", '{"size": 10, "page": 1}')),
+                    calls(Call("list_orders", '{"page": 1, "size": 10}')),
+                    answer(),
+                ),
+                options={"canonical_args": False},
+            ),
+            Example(
+                "An alternating A-B-A-B loop resets the streak every call",
+                tuple(calls(Call("open_page" if i % 2 == 0 else "scroll_down", {"url": "https://x.example"})) for i in range(6))
+                + (answer(),),
+            ),
+            Example(
+                "Block the 4th and forget the streak (Roo's limit 3): the next block is the 8th",
+                tuple(calls(Call("read_file", {"path": "src/app.ts"}, "export {}")) for _ in range(8)) + (answer(),),
+                expect=((4, "before_tools", "block"), (8, "before_tools", "block")),
+                options={"hint_at": 0, "stop_at": 4, "stop_action": "block", "reset_after_block": True},
+            ),
+            Example(
+                "Block without a reset (Goose, CrewAI): every further identical call is refused, new arguments pass",
+                tuple(calls(Call("fetch_user", {"id": 123}, '{"name": "Ada"}')) for _ in range(4))
+                + tuple(calls(Call("fetch_user", {"id": 456}, '{"name": "Bob"}')) for _ in range(2))
+                + (answer(),),
+                expect=((3, "before_tools", "block"), (4, "before_tools", "block")),
+                options={"hint_at": 0, "stop_at": 3, "stop_action": "block"},
+            ),
+            Example(
+                "Cline: a changing task_progress is ignored; hint after the 3rd ran, abort after the 5th ran",
+                CHECKLIST_LOOP,
+                expect=((3, "after_tools", "hint"), (5, "after_tools", "abort")),
+                options={"hint_at": 3, "stop_at": 5, "stop_action": "abort", "phase": "after_tools",
+                         "ignore_fields": ["task_progress"]},
+            ),
+            Example(
+                "Without ignore_fields, the changing task_progress hides the same loop",
+                CHECKLIST_LOOP,
+                options={"hint_at": 3, "stop_at": 5},
+            ),
+            Example(
+                "hint_at 0: no hint, the stop still comes at the 3rd",
+                tuple(calls(Call("query_db", {"status": "pending"}, "[]")) for _ in range(3)) + (answer(),),
+                expect=((3, "before_tools", "stop"),),
+                options={"hint_at": 0},
+            ),
+        )
 
     def __init__(self, options: GuardOptions | None = None, **overrides: Any) -> None:
         super().__init__(options, **overrides)

@@ -5,7 +5,7 @@ from typing import Any
 from ..dataclass_lite import frozen_dataclass
 from ..model import Round
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
-from .examples import Call, Example, answer, calls
+from .examples import Call, Example, answer, calls, examples_made_when_read
 from .messages import Message
 from .signals import (
     DEFAULT_FAILURE_PATTERNS,
@@ -65,35 +65,37 @@ class RepeatedCallCache(Guard):
             when="the synthetic result of the call that is not run; {result} is the whole cached result (the verdict's replacement)",
         ),
     }
-    examples = (
-        Example(
-            "The same search three times: the 2nd and 3rd are answered from cache",
-            (
-                calls(Call("search_code", {"query": "retryPolicy"}, "src/net/retry.ts:12")),
-                calls(Call("search_code", {"query": "retryPolicy"}, "src/net/retry.ts:12")),
-                calls(Call("read_file", {"path": "src/net/retry.ts"}, "export const retryPolicy = …")),
-                calls(Call("search_code", {"query": "retryPolicy"}, "src/net/retry.ts:12")),
-                answer(),
+    @examples_made_when_read
+    def examples() -> tuple[Example, ...]:
+        return (
+            Example(
+                "The same search three times: the 2nd and 3rd are answered from cache",
+                (
+                    calls(Call("search_code", {"query": "retryPolicy"}, "src/net/retry.ts:12")),
+                    calls(Call("search_code", {"query": "retryPolicy"}, "src/net/retry.ts:12")),
+                    calls(Call("read_file", {"path": "src/net/retry.ts"}, "export const retryPolicy = …")),
+                    calls(Call("search_code", {"query": "retryPolicy"}, "src/net/retry.ts:12")),
+                    answer(),
+                ),
+                expect=((2, "before_tools", "block"), (4, "before_tools", "block")),
             ),
-            expect=((2, "before_tools", "block"), (4, "before_tools", "block")),
-        ),
-        Example(
-            "A retry after a failure is not blocked",
-            (
-                calls(Call("read_file", {"path": "a.txt"}, "Error: EBUSY", error=True)),
-                calls(Call("read_file", {"path": "a.txt"}, "contents")),
-                answer(),
+            Example(
+                "A retry after a failure is not blocked",
+                (
+                    calls(Call("read_file", {"path": "a.txt"}, "Error: EBUSY", error=True)),
+                    calls(Call("read_file", {"path": "a.txt"}, "contents")),
+                    answer(),
+                ),
             ),
-        ),
-        Example(
-            "Different arguments are different calls",
-            (
-                calls(Call("list_orders", {"page": 1}, "[…10 rows…]")),
-                calls(Call("list_orders", {"page": 2}, "[…10 rows…]")),
-                answer(),
+            Example(
+                "Different arguments are different calls",
+                (
+                    calls(Call("list_orders", {"page": 1}, "[…10 rows…]")),
+                    calls(Call("list_orders", {"page": 2}, "[…10 rows…]")),
+                    answer(),
+                ),
             ),
-        ),
-    )
+        )
 
     def reset(self, context: RunContext | None = None) -> None:
         self.classifier = ResultClassifier(failure_patterns=self.options.failure_patterns)

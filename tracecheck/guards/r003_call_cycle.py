@@ -6,7 +6,7 @@ from ..dataclass_lite import frozen_dataclass, mutable_dataclass
 from ..model import Round, ToolCall
 from ..text.volatile import normalize_volatile
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option, ordinal
-from .examples import Call, Example, answer, calls
+from .examples import Call, Example, answer, calls, examples_made_when_read
 from .messages import Message
 from .signals import call_signature, excerpt, truncated
 from .tool_kinds import call_kind
@@ -150,197 +150,199 @@ class CallCycle(Guard):
             fields=("count", "period", "laps", "calls", "tool"),
         ),
     }
-    examples = (
-        Example(
-            "An A-B-A-B-A-B loop stops before the 6th call (period 2, 3 laps)",
-            tuple(
-                calls(Call("open_page" if i % 2 == 0 else "scroll_down", {"url": "https://x.example"})) for i in range(7)
-            )
-            + (answer(),),
-            expect=((6, "before_tools", "stop"),),
-        ),
-        Example(
-            "Pagination A(page 1) B A(page 2) B ... is no cycle",
-            tuple(
-                calls(
-                    Call("list_orders", {"page": i // 2 + 1}) if i % 2 == 0 else Call("summarize", {"text": "orders"})
+    @examples_made_when_read
+    def examples() -> tuple[Example, ...]:
+        return (
+            Example(
+                "An A-B-A-B-A-B loop stops before the 6th call (period 2, 3 laps)",
+                tuple(
+                    calls(Call("open_page" if i % 2 == 0 else "scroll_down", {"url": "https://x.example"})) for i in range(7)
                 )
-                for i in range(10)
-            )
-            + (answer(),),
-        ),
-        Example(
-            "With compare_results, a poll whose result changes never fires",
-            tuple(
-                calls(Call("get_job_status", {"job": "j1"}, f'{{"progress": {10 * i}}}')) for i in range(1, 7)
-            )
-            + (answer(),),
-            options={"compare_results": True},
-        ),
-        Example(
-            "With compare_results, a poll answered the same way (only the timestamp differs) stops at the 3rd call",
-            tuple(
-                calls(Call("get_job_status", {"job": "j1"}, f'{{"status": "queued", "at": "2026-12-01T10:00:0{i}Z"}}'))
-                for i in range(1, 5)
-            )
-            + (answer(),),
-            options={"compare_results": True},
-            expect=((3, "before_tools", "stop"),),
-        ),
-        Example(
-            "OpenHands test_is_stuck_repeating_action_observation_pattern: [ls, read file1] x3 with the same "
-            "observations (here two calls per round) stops before the 3rd lap's last call",
-            tuple(
-                calls(
-                    Call("run", {"command": "ls"}, "file1.txt\nfile2.txt"),
-                    Call("read", {"path": "file1.txt"}, "File content"),
-                )
-                for _ in range(3)
-            )
-            + (answer(),),
-            options={"compare_results": True, "max_period": 2},
-            expect=((3, "before_tools", "stop"),),
-        ),
-        Example(
-            "With wait_for_result, [ls, read file1] x3 one call per round stops after the 6th observation "
-            "(OpenHands test_is_stuck_repeating_action_observation_pattern)",
-            tuple(
-                calls(Call("run", {"command": "ls"}, "file1.txt\nfile2.txt"))
-                if i % 2 == 0
-                else calls(Call("read", {"path": "file1.txt"}, "File content"))
-                for i in range(6)
-            )
-            + (answer(),),
-            options={"compare_results": True, "max_period": 2, "wait_for_result": True},
-            expect=((6, "after_tools", "stop"),),
-        ),
-        Example(
-            "With wait_for_result, a 6th observation that differs is no 3rd lap",
-            tuple(
-                calls(Call("run", {"command": "ls"}, "file1.txt\nfile2.txt"))
-                if i % 2 == 0
-                else calls(Call("read", {"path": "file1.txt"}, "File content" if i < 5 else "File content, edited"))
-                for i in range(6)
-            )
-            + (answer(),),
-            options={"compare_results": True, "max_period": 2, "wait_for_result": True},
-        ),
-        Example(
-            "OpenHands test_is_not_stuck: ls, read file1, pwd, read file2, pwd, read file2 is only 2 laps",
-            (
-                calls(Call("run", {"command": "ls"}, "file1.txt\nfile2.txt")),
-                calls(Call("read", {"path": "file1.txt"}, "File content")),
-                calls(Call("run", {"command": "pwd"}, "/home/user")),
-                calls(Call("read", {"path": "file2.txt"}, "Another file content")),
-                calls(Call("run", {"command": "pwd"}, "/home/user")),
-                calls(Call("read", {"path": "file2.txt"}, "Another file content")),
-                answer(),
+                + (answer(),),
+                expect=((6, "before_tools", "stop"),),
             ),
-            options={"compare_results": True},
-        ),
-        Example(
-            "A 3-call cycle (edit, run, view) answered the same way stops at the 3rd lap's last call",
-            tuple(
-                calls(Call(name, {"arg": name}, f"{name} said the same"))
-                for _ in range(3)
-                for name in ("edit_file", "run_tests", "view_file")
-            )
-            + (answer(),),
-            options={"compare_results": True},
-            expect=((9, "before_tools", "stop"),),
-        ),
-        Example(
-            "With last_lap_start the same cycle stops at the 3rd lap's first call, two calls sooner",
-            tuple(
-                calls(Call(name, {"arg": name}, f"{name} said the same"))
-                for _ in range(3)
-                for name in ("edit_file", "run_tests", "view_file")
-            )
-            + (answer(),),
-            options={"compare_results": True, "last_lap_start": True},
-            expect=((7, "before_tools", "stop"),),
-        ),
-        Example(
-            "With last_lap_start, two laps that end differently do not start a third",
-            tuple(
-                calls(Call(name, {"arg": name}, f"{name} said the same" if (lap, name) != (1, "view_file") else "a new view"))
-                for lap in range(3)
-                for name in ("edit_file", "run_tests", "view_file")
-            )
-            + (answer(),),
-            options={"compare_results": True, "last_lap_start": True},
-        ),
-        Example(
-            "The same edit re-applied between test runs: its echo grows each time, so results never repeat",
-            tuple(
-                calls(Call("edit", {"range": "1:1", "text": "import x"}, "import x\n" * (lap + 1)))
-                if i == 0
-                else calls(Call("python", {"script": "reproduce.py"}, "NameError: name 'y' is not defined"))
-                for lap in range(4)
-                for i in range(2)
-            )
-            + (answer(),),
-            options={"compare_results": True, "last_lap_start": True},
-        ),
-        Example(
-            "With changes_by_signature the re-applied edit matches by its call alone: stops at the 3rd lap's first call",
-            tuple(
-                calls(Call("edit", {"range": "1:1", "text": "import x"}, "import x\n" * (lap + 1)))
-                if i == 0
-                else calls(Call("python", {"script": "reproduce.py"}, "NameError: name 'y' is not defined"))
-                for lap in range(4)
-                for i in range(2)
-            )
-            + (answer(),),
-            options={"compare_results": True, "last_lap_start": True, "changes_by_signature": True},
-            expect=((5, "before_tools", "stop"),),
-        ),
-        Example(
-            "With changes_by_signature, fix-and-retest still goes on: the test's result changes",
-            tuple(
-                calls(Call("edit", {"range": "1:1", "text": "import x"}, "import x\n" * (lap + 1)))
-                if i == 0
-                else calls(Call("python", {"script": "reproduce.py"}, f"{3 - lap} tests failed"))
-                for lap in range(4)
-                for i in range(2)
-            )
-            + (answer(),),
-            options={"compare_results": True, "last_lap_start": True, "changes_by_signature": True},
-        ),
-        Example(
-            "Gemini CLI loopDetectionService.test: the same call fires on the 5th with 5 laps",
-            tuple(calls(Call("testTool", {"param": "value"})) for _ in range(6)) + (answer(),),
-            options={"laps": 5},
-            expect=((5, "before_tools", "stop"),),
-        ),
-        Example(
-            "Gemini CLI loopDetectionService.test: [testTool(value1), testTool(value2), anotherTool(value1)] x3 "
-            "never fires with 5 laps",
-            tuple(
-                calls(Call("testTool", {"param": "value1"}), Call("testTool", {"param": "value2"}), Call("anotherTool", {"param": "value1"}))
-                for _ in range(3)
-            )
-            + (answer(),),
-            options={"laps": 5},
-        ),
-        Example(
-            "Gemini CLI loopDetectionService.test: a 3-cycle [a, b, c] fires on the 15th call with 5 laps",
-            tuple(calls(Call("tool_" + "abc"[i % 3], {"n": i % 3})) for i in range(20)) + (answer(),),
-            options={"laps": 5},
-            expect=((15, "before_tools", "stop"),),
-        ),
-        Example(
-            "Gemini CLI loopDetectionService.test: t({id: 1..5}) cyclic fires on the 25th call with 5 laps",
-            tuple(calls(Call("t", {"id": i % 5 + 1})) for i in range(30)) + (answer(),),
-            options={"laps": 5},
-            expect=((25, "before_tools", "stop"),),
-        ),
-        Example(
-            "Gemini CLI loopDetectionService.test: A, B, A, B, C, A, B, A, B never fires with 5 laps",
-            tuple(calls(Call(name, {})) for name in "ABABCABAB") + (answer(),),
-            options={"laps": 5},
-        ),
-    )
+            Example(
+                "Pagination A(page 1) B A(page 2) B ... is no cycle",
+                tuple(
+                    calls(
+                        Call("list_orders", {"page": i // 2 + 1}) if i % 2 == 0 else Call("summarize", {"text": "orders"})
+                    )
+                    for i in range(10)
+                )
+                + (answer(),),
+            ),
+            Example(
+                "With compare_results, a poll whose result changes never fires",
+                tuple(
+                    calls(Call("get_job_status", {"job": "j1"}, f'{{"progress": {10 * i}}}')) for i in range(1, 7)
+                )
+                + (answer(),),
+                options={"compare_results": True},
+            ),
+            Example(
+                "With compare_results, a poll answered the same way (only the timestamp differs) stops at the 3rd call",
+                tuple(
+                    calls(Call("get_job_status", {"job": "j1"}, f'{{"status": "queued", "at": "2026-12-01T10:00:0{i}Z"}}'))
+                    for i in range(1, 5)
+                )
+                + (answer(),),
+                options={"compare_results": True},
+                expect=((3, "before_tools", "stop"),),
+            ),
+            Example(
+                "OpenHands test_is_stuck_repeating_action_observation_pattern: [ls, read file1] x3 with the same "
+                "observations (here two calls per round) stops before the 3rd lap's last call",
+                tuple(
+                    calls(
+                        Call("run", {"command": "ls"}, "file1.txt\nfile2.txt"),
+                        Call("read", {"path": "file1.txt"}, "File content"),
+                    )
+                    for _ in range(3)
+                )
+                + (answer(),),
+                options={"compare_results": True, "max_period": 2},
+                expect=((3, "before_tools", "stop"),),
+            ),
+            Example(
+                "With wait_for_result, [ls, read file1] x3 one call per round stops after the 6th observation "
+                "(OpenHands test_is_stuck_repeating_action_observation_pattern)",
+                tuple(
+                    calls(Call("run", {"command": "ls"}, "file1.txt\nfile2.txt"))
+                    if i % 2 == 0
+                    else calls(Call("read", {"path": "file1.txt"}, "File content"))
+                    for i in range(6)
+                )
+                + (answer(),),
+                options={"compare_results": True, "max_period": 2, "wait_for_result": True},
+                expect=((6, "after_tools", "stop"),),
+            ),
+            Example(
+                "With wait_for_result, a 6th observation that differs is no 3rd lap",
+                tuple(
+                    calls(Call("run", {"command": "ls"}, "file1.txt\nfile2.txt"))
+                    if i % 2 == 0
+                    else calls(Call("read", {"path": "file1.txt"}, "File content" if i < 5 else "File content, edited"))
+                    for i in range(6)
+                )
+                + (answer(),),
+                options={"compare_results": True, "max_period": 2, "wait_for_result": True},
+            ),
+            Example(
+                "OpenHands test_is_not_stuck: ls, read file1, pwd, read file2, pwd, read file2 is only 2 laps",
+                (
+                    calls(Call("run", {"command": "ls"}, "file1.txt\nfile2.txt")),
+                    calls(Call("read", {"path": "file1.txt"}, "File content")),
+                    calls(Call("run", {"command": "pwd"}, "/home/user")),
+                    calls(Call("read", {"path": "file2.txt"}, "Another file content")),
+                    calls(Call("run", {"command": "pwd"}, "/home/user")),
+                    calls(Call("read", {"path": "file2.txt"}, "Another file content")),
+                    answer(),
+                ),
+                options={"compare_results": True},
+            ),
+            Example(
+                "A 3-call cycle (edit, run, view) answered the same way stops at the 3rd lap's last call",
+                tuple(
+                    calls(Call(name, {"arg": name}, f"{name} said the same"))
+                    for _ in range(3)
+                    for name in ("edit_file", "run_tests", "view_file")
+                )
+                + (answer(),),
+                options={"compare_results": True},
+                expect=((9, "before_tools", "stop"),),
+            ),
+            Example(
+                "With last_lap_start the same cycle stops at the 3rd lap's first call, two calls sooner",
+                tuple(
+                    calls(Call(name, {"arg": name}, f"{name} said the same"))
+                    for _ in range(3)
+                    for name in ("edit_file", "run_tests", "view_file")
+                )
+                + (answer(),),
+                options={"compare_results": True, "last_lap_start": True},
+                expect=((7, "before_tools", "stop"),),
+            ),
+            Example(
+                "With last_lap_start, two laps that end differently do not start a third",
+                tuple(
+                    calls(Call(name, {"arg": name}, f"{name} said the same" if (lap, name) != (1, "view_file") else "a new view"))
+                    for lap in range(3)
+                    for name in ("edit_file", "run_tests", "view_file")
+                )
+                + (answer(),),
+                options={"compare_results": True, "last_lap_start": True},
+            ),
+            Example(
+                "The same edit re-applied between test runs: its echo grows each time, so results never repeat",
+                tuple(
+                    calls(Call("edit", {"range": "1:1", "text": "import x"}, "import x\n" * (lap + 1)))
+                    if i == 0
+                    else calls(Call("python", {"script": "reproduce.py"}, "NameError: name 'y' is not defined"))
+                    for lap in range(4)
+                    for i in range(2)
+                )
+                + (answer(),),
+                options={"compare_results": True, "last_lap_start": True},
+            ),
+            Example(
+                "With changes_by_signature the re-applied edit matches by its call alone: stops at the 3rd lap's first call",
+                tuple(
+                    calls(Call("edit", {"range": "1:1", "text": "import x"}, "import x\n" * (lap + 1)))
+                    if i == 0
+                    else calls(Call("python", {"script": "reproduce.py"}, "NameError: name 'y' is not defined"))
+                    for lap in range(4)
+                    for i in range(2)
+                )
+                + (answer(),),
+                options={"compare_results": True, "last_lap_start": True, "changes_by_signature": True},
+                expect=((5, "before_tools", "stop"),),
+            ),
+            Example(
+                "With changes_by_signature, fix-and-retest still goes on: the test's result changes",
+                tuple(
+                    calls(Call("edit", {"range": "1:1", "text": "import x"}, "import x\n" * (lap + 1)))
+                    if i == 0
+                    else calls(Call("python", {"script": "reproduce.py"}, f"{3 - lap} tests failed"))
+                    for lap in range(4)
+                    for i in range(2)
+                )
+                + (answer(),),
+                options={"compare_results": True, "last_lap_start": True, "changes_by_signature": True},
+            ),
+            Example(
+                "Gemini CLI loopDetectionService.test: the same call fires on the 5th with 5 laps",
+                tuple(calls(Call("testTool", {"param": "value"})) for _ in range(6)) + (answer(),),
+                options={"laps": 5},
+                expect=((5, "before_tools", "stop"),),
+            ),
+            Example(
+                "Gemini CLI loopDetectionService.test: [testTool(value1), testTool(value2), anotherTool(value1)] x3 "
+                "never fires with 5 laps",
+                tuple(
+                    calls(Call("testTool", {"param": "value1"}), Call("testTool", {"param": "value2"}), Call("anotherTool", {"param": "value1"}))
+                    for _ in range(3)
+                )
+                + (answer(),),
+                options={"laps": 5},
+            ),
+            Example(
+                "Gemini CLI loopDetectionService.test: a 3-cycle [a, b, c] fires on the 15th call with 5 laps",
+                tuple(calls(Call("tool_" + "abc"[i % 3], {"n": i % 3})) for i in range(20)) + (answer(),),
+                options={"laps": 5},
+                expect=((15, "before_tools", "stop"),),
+            ),
+            Example(
+                "Gemini CLI loopDetectionService.test: t({id: 1..5}) cyclic fires on the 25th call with 5 laps",
+                tuple(calls(Call("t", {"id": i % 5 + 1})) for i in range(30)) + (answer(),),
+                options={"laps": 5},
+                expect=((25, "before_tools", "stop"),),
+            ),
+            Example(
+                "Gemini CLI loopDetectionService.test: A, B, A, B, C, A, B, A, B never fires with 5 laps",
+                tuple(calls(Call(name, {})) for name in "ABABCABAB") + (answer(),),
+                options={"laps": 5},
+            ),
+        )
 
     @classmethod
     def describe(cls, options: GuardOptions | None = None) -> str:

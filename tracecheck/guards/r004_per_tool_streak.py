@@ -6,7 +6,7 @@ from ..dataclass_lite import frozen_dataclass
 from ..input.diagnostics import TracecheckError
 from ..model import Round, ToolCall
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
-from .examples import Call, Example, answer, calls
+from .examples import Call, Example, answer, calls, examples_made_when_read
 from .messages import Message
 from .signals import call_signature, canonical_json, excerpt, truncated
 from .tool_kinds import matches_any
@@ -134,61 +134,63 @@ class PerToolStreak(Guard):
             fields=("tool", "count"),
         ),
     }
-    examples = (
-        Example(
-            "The same search every round: hint at 2, block at 3 to 5, stop before the 6th runs",
-            tuple(calls(Call("search", {"q": "x"}, "no results")) for _ in range(7)) + (answer(),),
-            expect=(
-                (2, "before_tools", "hint"),
-                (3, "before_tools", "block"),
-                (4, "before_tools", "block"),
-                (5, "before_tools", "block"),
-                (6, "before_tools", "stop"),
+    @examples_made_when_read
+    def examples() -> tuple[Example, ...]:
+        return (
+            Example(
+                "The same search every round: hint at 2, block at 3 to 5, stop before the 6th runs",
+                tuple(calls(Call("search", {"q": "x"}, "no results")) for _ in range(7)) + (answer(),),
+                expect=(
+                    (2, "before_tools", "hint"),
+                    (3, "before_tools", "block"),
+                    (4, "before_tools", "block"),
+                    (5, "before_tools", "block"),
+                    (6, "before_tools", "stop"),
+                ),
             ),
-        ),
-        Example(
-            "Pagination (same tool, different arguments) never fires",
-            tuple(calls(Call("list_orders", {"page": page, "size": 50})) for page in range(1, 8)) + (answer(),),
-        ),
-        Example(
-            "The same tool with other arguments in between restarts the streak: search(x), search(y) alternating "
-            "never fires",
-            tuple(calls(Call("search", {"q": "xy"[i % 2]})) for i in range(6)) + (answer(),),
-        ),
-        Example(
-            "Calls to another tool in between do not reset the streak: search(x) is blocked at its 3rd round",
-            (
-                calls(Call("search", {"q": "x"})),
-                calls(Call("read_file", {"path": "/a"})),
-                calls(Call("search", {"q": "x"})),
-                calls(Call("read_file", {"path": "/b"})),
-                calls(Call("search", {"q": "x"})),
-                answer(),
+            Example(
+                "Pagination (same tool, different arguments) never fires",
+                tuple(calls(Call("list_orders", {"page": page, "size": 50})) for page in range(1, 8)) + (answer(),),
             ),
-            expect=((3, "before_tools", "hint"), (5, "before_tools", "block")),
-        ),
-        Example(
-            "Six identical calls fanned out in one round are one piece of evidence; all six are blocked in round 3",
-            tuple(calls(*(Call("search", {"q": "parallel"}) for _ in range(6))) for _ in range(3)) + (answer(),),
-            expect=((2, "before_tools", "hint"),) + tuple((3, "before_tools", "block") for _ in range(6)),
-        ),
-        Example(
-            "A fan-out that adds a new read each round: the repeated reads climb, the new one runs",
-            (
-                calls(Call("read", {"path": "a"})),
-                calls(Call("read", {"path": "a"}), Call("read", {"path": "b"})),
-                calls(Call("read", {"path": "a"}), Call("read", {"path": "b"}), Call("read", {"path": "c"})),
-                answer(),
+            Example(
+                "The same tool with other arguments in between restarts the streak: search(x), search(y) alternating "
+                "never fires",
+                tuple(calls(Call("search", {"q": "xy"[i % 2]})) for i in range(6)) + (answer(),),
             ),
-            # Round 3: a (3rd round) is blocked, b (2nd) earns the round's hint, c runs.
-            expect=((2, "before_tools", "hint"), (3, "before_tools", "block"), (3, "before_tools", "hint")),
-        ),
-        Example(
-            "An exempt poller is never counted",
-            tuple(calls(Call("get_job_status", {"job": "j1"}, '{"status": "running"}')) for _ in range(6)) + (answer(),),
-            options={"exempt_tools": ["get_*_status"]},
-        ),
-    )
+            Example(
+                "Calls to another tool in between do not reset the streak: search(x) is blocked at its 3rd round",
+                (
+                    calls(Call("search", {"q": "x"})),
+                    calls(Call("read_file", {"path": "/a"})),
+                    calls(Call("search", {"q": "x"})),
+                    calls(Call("read_file", {"path": "/b"})),
+                    calls(Call("search", {"q": "x"})),
+                    answer(),
+                ),
+                expect=((3, "before_tools", "hint"), (5, "before_tools", "block")),
+            ),
+            Example(
+                "Six identical calls fanned out in one round are one piece of evidence; all six are blocked in round 3",
+                tuple(calls(*(Call("search", {"q": "parallel"}) for _ in range(6))) for _ in range(3)) + (answer(),),
+                expect=((2, "before_tools", "hint"),) + tuple((3, "before_tools", "block") for _ in range(6)),
+            ),
+            Example(
+                "A fan-out that adds a new read each round: the repeated reads climb, the new one runs",
+                (
+                    calls(Call("read", {"path": "a"})),
+                    calls(Call("read", {"path": "a"}), Call("read", {"path": "b"})),
+                    calls(Call("read", {"path": "a"}), Call("read", {"path": "b"}), Call("read", {"path": "c"})),
+                    answer(),
+                ),
+                # Round 3: a (3rd round) is blocked, b (2nd) earns the round's hint, c runs.
+                expect=((2, "before_tools", "hint"), (3, "before_tools", "block"), (3, "before_tools", "hint")),
+            ),
+            Example(
+                "An exempt poller is never counted",
+                tuple(calls(Call("get_job_status", {"job": "j1"}, '{"status": "running"}')) for _ in range(6)) + (answer(),),
+                options={"exempt_tools": ["get_*_status"]},
+            ),
+        )
 
     def reset(self, context: RunContext | None = None) -> None:
         self.fields = _key_fields(self.options.key_fields)

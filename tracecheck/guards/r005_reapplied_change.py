@@ -5,7 +5,7 @@ from typing import Any
 from ..dataclass_lite import frozen_dataclass
 from ..model import Round, ToolCall
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
-from .examples import Call, Example, answer, calls
+from .examples import Call, Example, answer, calls, examples_made_when_read
 from .messages import Message
 from .signals import call_signature, excerpt, truncated
 from .tool_kinds import call_kind
@@ -79,50 +79,52 @@ class ReappliedChange(Guard):
             fields=("tool", "count"),
         ),
     }
-    examples = (
-        Example(
-            "SWE-agent's identical edit re-applied: each result differs, the 3rd application is stopped",
-            tuple(calls(_edit(k)) for k in range(5)) + (answer(),),
-            options={"enabled": True},
-            expect=((3, "before_tools", "stop"),),
-        ),
-        Example(
-            "Claude Code writing the same content three times",
-            tuple(calls(Call("Write", {"file_path": "/app/run.sh", "content": "#!/bin/sh\nmake\n"}, "File created successfully at: /app/run.sh")) for _ in range(3))
-            + (answer(),),
-            options={"enabled": True},
-            expect=((3, "before_tools", "stop"),),
-        ),
-        Example(
-            "Fix-and-retest: different edits with a test run between never fire",
-            tuple(
-                step
-                for k in range(4)
-                for step in (
-                    calls(Call("str_replace_editor", {"command": "str_replace", "path": "a.py", "old_str": f"n = {k}", "new_str": f"n = {k + 1}"}, "edited")),
-                    calls(Call("bash", {"command": "python reproduce.py"}, f"got {k}")),
+    @examples_made_when_read
+    def examples() -> tuple[Example, ...]:
+        return (
+            Example(
+                "SWE-agent's identical edit re-applied: each result differs, the 3rd application is stopped",
+                tuple(calls(_edit(k)) for k in range(5)) + (answer(),),
+                options={"enabled": True},
+                expect=((3, "before_tools", "stop"),),
+            ),
+            Example(
+                "Claude Code writing the same content three times",
+                tuple(calls(Call("Write", {"file_path": "/app/run.sh", "content": "#!/bin/sh\nmake\n"}, "File created successfully at: /app/run.sh")) for _ in range(3))
+                + (answer(),),
+                options={"enabled": True},
+                expect=((3, "before_tools", "stop"),),
+            ),
+            Example(
+                "Fix-and-retest: different edits with a test run between never fire",
+                tuple(
+                    step
+                    for k in range(4)
+                    for step in (
+                        calls(Call("str_replace_editor", {"command": "str_replace", "path": "a.py", "old_str": f"n = {k}", "new_str": f"n = {k + 1}"}, "edited")),
+                        calls(Call("bash", {"command": "python reproduce.py"}, f"got {k}")),
+                    )
                 )
-            )
-            + (answer(),),
-            options={"enabled": True},
-        ),
-        Example(
-            "Viewing the same file again and again is a read, never a change",
-            tuple(calls(Call("str_replace_editor", {"command": "view", "path": "a.py"}, f"line {k}")) for k in range(4)) + (answer(),),
-            options={"enabled": True},
-        ),
-        Example(
-            "The same edit with a check between each application is not a streak",
-            tuple(step for _ in range(3) for step in (calls(_edit(1)), calls(Call("bash", {"command": "git diff"}, "diff")))) + (answer(),),
-            options={"enabled": True},
-        ),
-        Example(
-            "block answers the 3rd identical change and lets the run go on",
-            tuple(calls(_edit(k)) for k in range(3)) + (answer(),),
-            options={"enabled": True, "action": "block"},
-            expect=((3, "before_tools", "block"),),
-        ),
-    )
+                + (answer(),),
+                options={"enabled": True},
+            ),
+            Example(
+                "Viewing the same file again and again is a read, never a change",
+                tuple(calls(Call("str_replace_editor", {"command": "view", "path": "a.py"}, f"line {k}")) for k in range(4)) + (answer(),),
+                options={"enabled": True},
+            ),
+            Example(
+                "The same edit with a check between each application is not a streak",
+                tuple(step for _ in range(3) for step in (calls(_edit(1)), calls(Call("bash", {"command": "git diff"}, "diff")))) + (answer(),),
+                options={"enabled": True},
+            ),
+            Example(
+                "block answers the 3rd identical change and lets the run go on",
+                tuple(calls(_edit(k)) for k in range(3)) + (answer(),),
+                options={"enabled": True, "action": "block"},
+                expect=((3, "before_tools", "block"),),
+            ),
+        )
 
     def reset(self, context: RunContext | None = None) -> None:
         self.signature: str | None = None

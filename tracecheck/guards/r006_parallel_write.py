@@ -5,7 +5,7 @@ from typing import Any
 from ..dataclass_lite import frozen_dataclass
 from ..model import Round, ToolCall
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
-from .examples import Call, Example, answer, calls
+from .examples import Call, Example, answer, calls, examples_made_when_read
 from .messages import Message
 from .tool_kinds import EDIT_TOOLS, call_kind, matches_any
 
@@ -88,44 +88,46 @@ class ParallelWrite(Guard):
             fields=("tool", "count", "others"),
         ),
     }
-    examples = (
-        Example(
-            "Seed 001: explore_code and apply_edit in one response: the write would run beside the read",
-            (calls(_EXPLORE, _EDIT), answer()),
-            options={"enabled": True},
-            expect=((1, "before_tools", "hint"),),
-        ),
-        Example(
-            "Reads in parallel, then the write alone: LoopAgent's batching, quiet",
-            (calls(_EXPLORE, Call("explore_code", {"query": "loadConfig"}, "src/load.ts:3")), calls(_EDIT), answer()),
-            options={"enabled": True},
-        ),
-        Example(
-            "Two writes in one response conflict too",
-            (calls(_EDIT, Call("write_file", {"path": "src/config.test.ts", "content": "test('strict')"}, "written")), answer()),
-            options={"enabled": True},
-            expect=((1, "before_tools", "hint"),),
-        ),
-        Example(
-            "An editor's view beside a read is not a write, and a to-do list beside a write is bookkeeping",
-            (
-                calls(Call("str_replace_editor", {"command": "view", "path": "a.py"}, "1 import os"), Call("grep", {"pattern": "os"}, "a.py:1")),
-                calls(Call("TodoWrite", {"todos": []}, "ok"), Call("Edit", {"file_path": "a.py", "old_string": "os", "new_string": "sys"}, "ok")),
-                answer(),
+    @examples_made_when_read
+    def examples() -> tuple[Example, ...]:
+        return (
+            Example(
+                "Seed 001: explore_code and apply_edit in one response: the write would run beside the read",
+                (calls(_EXPLORE, _EDIT), answer()),
+                options={"enabled": True},
+                expect=((1, "before_tools", "hint"),),
             ),
-            options={"enabled": True},
-        ),
-        Example(
-            "write_tools set to the shell: a command beside an edit counts, grep reads",
-            (
-                calls(Call("bash", {"command": "grep -n os a.py"}, "1:import os"), Call("read_file", {"path": "a.py"}, "import os")),
-                calls(Call("bash", {"command": "sed -i s/os/sys/ a.py"}, ""), Call("read_file", {"path": "a.py"}, "import os")),
-                answer(),
+            Example(
+                "Reads in parallel, then the write alone: LoopAgent's batching, quiet",
+                (calls(_EXPLORE, Call("explore_code", {"query": "loadConfig"}, "src/load.ts:3")), calls(_EDIT), answer()),
+                options={"enabled": True},
             ),
-            options={"enabled": True, "write_tools": ["bash"]},
-            expect=((2, "before_tools", "hint"),),
-        ),
-    )
+            Example(
+                "Two writes in one response conflict too",
+                (calls(_EDIT, Call("write_file", {"path": "src/config.test.ts", "content": "test('strict')"}, "written")), answer()),
+                options={"enabled": True},
+                expect=((1, "before_tools", "hint"),),
+            ),
+            Example(
+                "An editor's view beside a read is not a write, and a to-do list beside a write is bookkeeping",
+                (
+                    calls(Call("str_replace_editor", {"command": "view", "path": "a.py"}, "1 import os"), Call("grep", {"pattern": "os"}, "a.py:1")),
+                    calls(Call("TodoWrite", {"todos": []}, "ok"), Call("Edit", {"file_path": "a.py", "old_string": "os", "new_string": "sys"}, "ok")),
+                    answer(),
+                ),
+                options={"enabled": True},
+            ),
+            Example(
+                "write_tools set to the shell: a command beside an edit counts, grep reads",
+                (
+                    calls(Call("bash", {"command": "grep -n os a.py"}, "1:import os"), Call("read_file", {"path": "a.py"}, "import os")),
+                    calls(Call("bash", {"command": "sed -i s/os/sys/ a.py"}, ""), Call("read_file", {"path": "a.py"}, "import os")),
+                    answer(),
+                ),
+                options={"enabled": True, "write_tools": ["bash"]},
+                expect=((2, "before_tools", "hint"),),
+            ),
+        )
 
     def reset(self, context: RunContext | None = None) -> None:
         self.findings = 0

@@ -5,7 +5,7 @@ from typing import Any
 from ..dataclass_lite import frozen_dataclass
 from ..model import Round
 from .base import SCOPES, Action, Guard, GuardOptions, RunContext, Verdict, option
-from .examples import Call, Example, answer, calls
+from .examples import Call, Example, answer, calls, examples_made_when_read
 from .messages import Message
 from .signals import excerpt
 
@@ -151,106 +151,108 @@ class RepeatedMessage(Guard):
             fields=("count",),
         ),
     }
-    examples = (
-        Example(
-            "The same reply after a tool call, turn after turn, counts only with tool_calls_break off",
-            _TRANSFER_LOOP,
-            options={"enabled": True, "tool_calls_break": False},
-            expect=((6, "final", "stop"),),
-        ),
-        Example(
-            "Templated replies after tool calls that answered differently are progress, not a loop",
-            tuple(
-                step
-                for order in ("W1001", "W1002", "W1003")
-                for step in (
-                    calls(Call("cancel_pending_order", {"order_id": order}, f'{{"order_id": "{order}", "status": "cancelled"}}'), user=f"Cancel {order}"),
-                    answer(f"Order #{order} is cancelled; the refund goes to your Mastercard ending 2478."),
-                )
+    @examples_made_when_read
+    def examples() -> tuple[Example, ...]:
+        return (
+            Example(
+                "The same reply after a tool call, turn after turn, counts only with tool_calls_break off",
+                _TRANSFER_LOOP,
+                options={"enabled": True, "tool_calls_break": False},
+                expect=((6, "final", "stop"),),
             ),
-            options={"enabled": True, "tool_calls_break": False, "similarity": 0.8},
-        ),
-        Example(
-            "... and by default the calls between them break the streak",
-            _TRANSFER_LOOP,
-            options={"enabled": True},
-        ),
-        Example(
-            "The same apology to three user messages stops at the 3rd",
-            (
-                answer(APOLOGY, user="Summarise report.pdf"),
-                answer(APOLOGY, user="It is in the uploads folder"),
-                answer(APOLOGY.upper(), user="Please try again"),
+            Example(
+                "Templated replies after tool calls that answered differently are progress, not a loop",
+                tuple(
+                    step
+                    for order in ("W1001", "W1002", "W1003")
+                    for step in (
+                        calls(Call("cancel_pending_order", {"order_id": order}, f'{{"order_id": "{order}", "status": "cancelled"}}'), user=f"Cancel {order}"),
+                        answer(f"Order #{order} is cancelled; the refund goes to your Mastercard ending 2478."),
+                    )
+                ),
+                options={"enabled": True, "tool_calls_break": False, "similarity": 0.8},
             ),
-            expect=((3, "final", "stop"),),
-            options={"enabled": True},
-        ),
-        Example(
-            "Three identical replies with no tool call between (OpenHands test_is_stuck_monologue)",
-            (
-                answer("Hi there!", user="Hi there!"),
-                answer("I'm doing well, thanks for asking.", user="How are you?"),
-                answer("I'm doing well, thanks for asking."),
-                answer("I'm doing well,  thanks for asking.\n"),
+            Example(
+                "... and by default the calls between them break the streak",
+                _TRANSFER_LOOP,
+                options={"enabled": True},
             ),
-            expect=((4, "final", "stop"),),
-            options={"enabled": True},
-        ),
-        Example(
-            "A tool call between the replies ends the streak (OpenHands test_is_stuck_monologue, observation appended)",
-            (
-                answer("I'm doing well, thanks for asking.", user="How are you?"),
-                answer("I'm doing well, thanks for asking.", user="And now?"),
-                calls(Call("run_command", {"command": "storybook"}), user="Run storybook"),
-                answer("I'm doing well, thanks for asking.", user="How are you?"),
-                answer("I'm doing well, thanks for asking.", user="Really?"),
+            Example(
+                "The same apology to three user messages stops at the 3rd",
+                (
+                    answer(APOLOGY, user="Summarise report.pdf"),
+                    answer(APOLOGY, user="It is in the uploads folder"),
+                    answer(APOLOGY.upper(), user="Please try again"),
+                ),
+                expect=((3, "final", "stop"),),
+                options={"enabled": True},
             ),
-            options={"enabled": True},
-        ),
-        Example(
-            "Three different replies never fire",
-            (
-                answer("The report covers Q3 revenue.", user="What is report.pdf about?"),
-                answer("Revenue grew 12% over Q2.", user="And the numbers?"),
-                answer("You're welcome.", user="Thanks"),
+            Example(
+                "Three identical replies with no tool call between (OpenHands test_is_stuck_monologue)",
+                (
+                    answer("Hi there!", user="Hi there!"),
+                    answer("I'm doing well, thanks for asking.", user="How are you?"),
+                    answer("I'm doing well, thanks for asking."),
+                    answer("I'm doing well,  thanks for asking.\n"),
+                ),
+                expect=((4, "final", "stop"),),
+                options={"enabled": True},
             ),
-            options={"enabled": True},
-        ),
-        Example(
-            "In scope turn, the same apology to three user messages never fires",
-            (
-                answer(APOLOGY, user="Summarise report.pdf"),
-                answer(APOLOGY, user="It is in the uploads folder"),
-                answer(APOLOGY, user="Please try again"),
+            Example(
+                "A tool call between the replies ends the streak (OpenHands test_is_stuck_monologue, observation appended)",
+                (
+                    answer("I'm doing well, thanks for asking.", user="How are you?"),
+                    answer("I'm doing well, thanks for asking.", user="And now?"),
+                    calls(Call("run_command", {"command": "storybook"}), user="Run storybook"),
+                    answer("I'm doing well, thanks for asking.", user="How are you?"),
+                    answer("I'm doing well, thanks for asking.", user="Really?"),
+                ),
+                options={"enabled": True},
             ),
-            options={"enabled": True, "scope": "turn"},
-        ),
-        Example(
-            "The ladder: hinted from the 2nd identical reply, stopped at the 4th",
-            tuple(answer("I'm sorry, could you rephrase that?", user=f"question {k}") for k in range(4)),
-            expect=((2, "final", "hint"), (3, "final", "hint"), (4, "final", "stop")),
-            options={"enabled": True, "hint_at": 2, "threshold": 4},
-        ),
-        Example(
-            "Near-identical apologies escape exact matching",
-            (
-                answer("I'm sorry, I can't access that file.", user="Summarise report.pdf"),
-                answer("I'm sorry, I cannot access that file.", user="Try again"),
-                answer("Sorry, I can't access that file.", user="Again"),
+            Example(
+                "Three different replies never fire",
+                (
+                    answer("The report covers Q3 revenue.", user="What is report.pdf about?"),
+                    answer("Revenue grew 12% over Q2.", user="And the numbers?"),
+                    answer("You're welcome.", user="Thanks"),
+                ),
+                options={"enabled": True},
             ),
-            options={"enabled": True},
-        ),
-        Example(
-            "The same near-identical apologies stop with similarity 0.8",
-            (
-                answer("I'm sorry, I can't access that file.", user="Summarise report.pdf"),
-                answer("I'm sorry, I cannot access that file.", user="Try again"),
-                answer("Sorry, I can't access that file.", user="Again"),
+            Example(
+                "In scope turn, the same apology to three user messages never fires",
+                (
+                    answer(APOLOGY, user="Summarise report.pdf"),
+                    answer(APOLOGY, user="It is in the uploads folder"),
+                    answer(APOLOGY, user="Please try again"),
+                ),
+                options={"enabled": True, "scope": "turn"},
             ),
-            expect=((3, "final", "stop"),),
-            options={"enabled": True, "similarity": 0.8},
-        ),
-    )
+            Example(
+                "The ladder: hinted from the 2nd identical reply, stopped at the 4th",
+                tuple(answer("I'm sorry, could you rephrase that?", user=f"question {k}") for k in range(4)),
+                expect=((2, "final", "hint"), (3, "final", "hint"), (4, "final", "stop")),
+                options={"enabled": True, "hint_at": 2, "threshold": 4},
+            ),
+            Example(
+                "Near-identical apologies escape exact matching",
+                (
+                    answer("I'm sorry, I can't access that file.", user="Summarise report.pdf"),
+                    answer("I'm sorry, I cannot access that file.", user="Try again"),
+                    answer("Sorry, I can't access that file.", user="Again"),
+                ),
+                options={"enabled": True},
+            ),
+            Example(
+                "The same near-identical apologies stop with similarity 0.8",
+                (
+                    answer("I'm sorry, I can't access that file.", user="Summarise report.pdf"),
+                    answer("I'm sorry, I cannot access that file.", user="Try again"),
+                    answer("Sorry, I can't access that file.", user="Again"),
+                ),
+                expect=((3, "final", "stop"),),
+                options={"enabled": True, "similarity": 0.8},
+            ),
+        )
 
     def reset(self, context: RunContext | None = None) -> None:
         self.first_text: str | None = None

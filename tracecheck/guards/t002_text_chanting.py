@@ -8,7 +8,7 @@ from ..dataclass_lite import frozen_dataclass
 from ..model import Round
 from ..text.memo import remembered
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
-from .examples import Call, Example, answer, calls
+from .examples import Call, Example, answer, calls, examples_made_when_read
 from .messages import Message
 from .signals import excerpt
 
@@ -198,84 +198,86 @@ class TextChanting(Guard):
             fields=("window", "count"),
         ),
     }
-    examples = (
-        Example(
-            "A reply that repeats a sentence 12 times (Gemini test: 'I need to check the file…')",
-            (answer(CHANT * 12),),
-            expect=((1, "final", "stop"),),
-            options={"enabled": True},
-        ),
-        Example(
-            "Chanting in the text of a tool round stops before its tools run",
-            (
-                calls(Call("read_file", {"path": "notes.md"}), text="I will now mark the task as complete.\n  " * 15),
-                answer(),
+    @examples_made_when_read
+    def examples() -> tuple[Example, ...]:
+        return (
+            Example(
+                "A reply that repeats a sentence 12 times (Gemini test: 'I need to check the file…')",
+                (answer(CHANT * 12),),
+                expect=((1, "final", "stop"),),
+                options={"enabled": True},
             ),
-            expect=((1, "before_tools", "stop"),),
-            options={"enabled": True},
-        ),
-        Example(
-            "A long normal reply never fires",
-            (
-                answer(
-                    "The build failed because the linker could not find libssl. I installed the development "
-                    "package, re-ran the configure step and the build now passes on both targets.\n\n"
-                    "Two tests were flaky: test_timeout depends on wall-clock time and test_cache assumed an "
-                    "empty temporary directory. I pinned the clock in the first and gave the second its own "
-                    "directory.\n\n"
-                    "Remaining work: the Windows job still uses the old toolchain image, which I did not change "
-                    "because it needs credentials I do not have. The release notes mention the new dependency "
-                    "and the minimum OpenSSL version; please review the wording before tagging the release."
+            Example(
+                "Chanting in the text of a tool round stops before its tools run",
+                (
+                    calls(Call("read_file", {"path": "notes.md"}), text="I will now mark the task as complete.\n  " * 15),
+                    answer(),
                 ),
+                expect=((1, "before_tools", "stop"),),
+                options={"enabled": True},
             ),
-            options={"enabled": True},
-        ),
-        Example(
-            "Repeated lines inside a code block never fire",
-            (answer("Here is the script:\n\n```python\n" + CODE_LINE * 20 + "```\n\nRun it once."),),
-            options={"enabled": True},
-        ),
-        Example(
-            "The same lines outside a code block fire",
-            (answer("Here is the output:\n\n" + CODE_LINE * 20 + "\nRun it once."),),
-            expect=((1, "final", "stop"),),
-            options={"enabled": True},
-        ),
-        Example(
-            "One chunk repeated 10 times, 500 characters apart, never fires (Gemini test: too far apart)",
-            (answer((CHANT[:50] + _unrelated_text(45, 0)) * 10),),
-            options={"enabled": True},
-        ),
-        Example(
-            "The same text with 110 characters between the chunks fires",
-            (answer((CHANT[:50] + _unrelated_text(10, 0)) * 10),),
-            expect=((1, "final", "stop"),),
-            options={"enabled": True},
-        ),
-        Example(
-            "A 15-item list with a long shared prefix never fires (Gemini PR #18975 test)",
-            (
-                answer(
-                    "".join(
-                        f"- projects/my-google-cloud-project-12345/locations/us-central1/services/svc-{i * 37}\n"
-                        for i in range(15)
-                    )
+            Example(
+                "A long normal reply never fires",
+                (
+                    answer(
+                        "The build failed because the linker could not find libssl. I installed the development "
+                        "package, re-ran the configure step and the build now passes on both targets.\n\n"
+                        "Two tests were flaky: test_timeout depends on wall-clock time and test_cache assumed an "
+                        "empty temporary directory. I pinned the clock in the first and gave the second its own "
+                        "directory.\n\n"
+                        "Remaining work: the Windows job still uses the old toolchain image, which I did not change "
+                        "because it needs credentials I do not have. The release notes mention the new dependency "
+                        "and the minimum OpenSSL version; please review the wording before tagging the release."
+                    ),
                 ),
+                options={"enabled": True},
             ),
-            options={"enabled": True},
-        ),
-        Example(
-            "A chant cut in two by a heading still fires by default",
-            (answer(CHANT * 6 + "\n## Next step\n" + CHANT * 6),),
-            expect=((1, "final", "stop"),),
-            options={"enabled": True},
-        ),
-        Example(
-            "With markdown_breaks the heading starts afresh: 6 + 6 repeats never fire (Gemini CLI resets at headings)",
-            (answer(CHANT * 6 + "\n## Next step\n" + CHANT * 6),),
-            options={"enabled": True, "markdown_breaks": True},
-        ),
-    )
+            Example(
+                "Repeated lines inside a code block never fire",
+                (answer("Here is the script:\n\n```python\n" + CODE_LINE * 20 + "```\n\nRun it once."),),
+                options={"enabled": True},
+            ),
+            Example(
+                "The same lines outside a code block fire",
+                (answer("Here is the output:\n\n" + CODE_LINE * 20 + "\nRun it once."),),
+                expect=((1, "final", "stop"),),
+                options={"enabled": True},
+            ),
+            Example(
+                "One chunk repeated 10 times, 500 characters apart, never fires (Gemini test: too far apart)",
+                (answer((CHANT[:50] + _unrelated_text(45, 0)) * 10),),
+                options={"enabled": True},
+            ),
+            Example(
+                "The same text with 110 characters between the chunks fires",
+                (answer((CHANT[:50] + _unrelated_text(10, 0)) * 10),),
+                expect=((1, "final", "stop"),),
+                options={"enabled": True},
+            ),
+            Example(
+                "A 15-item list with a long shared prefix never fires (Gemini PR #18975 test)",
+                (
+                    answer(
+                        "".join(
+                            f"- projects/my-google-cloud-project-12345/locations/us-central1/services/svc-{i * 37}\n"
+                            for i in range(15)
+                        )
+                    ),
+                ),
+                options={"enabled": True},
+            ),
+            Example(
+                "A chant cut in two by a heading still fires by default",
+                (answer(CHANT * 6 + "\n## Next step\n" + CHANT * 6),),
+                expect=((1, "final", "stop"),),
+                options={"enabled": True},
+            ),
+            Example(
+                "With markdown_breaks the heading starts afresh: 6 + 6 repeats never fire (Gemini CLI resets at headings)",
+                (answer(CHANT * 6 + "\n## Next step\n" + CHANT * 6),),
+                options={"enabled": True, "markdown_breaks": True},
+            ),
+        )
 
     def _check(self, rnd: Round, context: RunContext) -> list[Verdict]:
         opts = self.options

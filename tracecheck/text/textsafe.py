@@ -10,6 +10,7 @@ character cannot hide inside an id.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import TYPE_CHECKING
 
@@ -36,10 +37,16 @@ _INVISIBLE_RANGES = (  # regular expression escapes, for a character class
     r"\U000110bd\U000110cd\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a"
     r"\U000e0000-\U000e007f\U000e0100-\U000e01ef"
 )
-_INVISIBLE = re.compile(f"[{_INVISIBLE_RANGES}]")
 # Ordinary layout whitespace of multi-line content: an excerpt folds it into spaces.
 _LAYOUT = r"\t\n\r\x0b\x0c"
-_INVISIBLE_BUT_LAYOUT = re.compile(f"(?![{_LAYOUT}])[{_INVISIBLE_RANGES}]")
+# What each function replaces: compiled on the first text that may hold one (a class this
+# wide takes a millisecond to compile; printable ASCII, most of any report, holds none).
+_KEPT = {"nothing": "", "layout": f"(?![{_LAYOUT}])", "newline": "(?!\n)"}
+
+
+@functools.cache
+def _invisible(kept: str) -> re.Pattern[str]:
+    return re.compile(f"{_KEPT[kept]}[{_INVISIBLE_RANGES}]")
 _SHORT_ESCAPES = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
 
 
@@ -60,12 +67,16 @@ def escape_char(match: re.Match[str]) -> str:
 def neutralize(text: str) -> str:
     """``text`` as one safe line: every control, line break, format or invisible
     character replaced by a visible escape (``\\n``, ``\\x1b``, ``\\u202e``, ``\\U000e0041``)."""
-    return _INVISIBLE.sub(escape_char, text)
+    if text.isascii() and text.isprintable():
+        return text
+    return _invisible("nothing").sub(escape_char, text)
 
 
 def neutralize_keeping_layout(text: str) -> str:
     """``neutralize`` that keeps tabs and line breaks: multi-line text a page shows as it is."""
-    return _INVISIBLE_BUT_LAYOUT.sub(escape_char, text)
+    if text.isascii() and text.isprintable():
+        return text
+    return _invisible("layout").sub(escape_char, text)
 
 
 def _clip(text: str, limit: int | None) -> str:
@@ -86,12 +97,11 @@ def one_line(text: str, limit: int = 160) -> str:
     return _clip(" ".join(neutralize_keeping_layout(text).split()), limit)
 
 
-_INVISIBLE_BUT_NEWLINE = re.compile(f"(?!\n)[{_INVISIBLE_RANGES}]")
-
-
 def neutralize_lines(text: str) -> str:
     """``neutralize`` that keeps line feeds: multi-line text for a page that shows them."""
-    return _INVISIBLE_BUT_NEWLINE.sub(escape_char, text)
+    if text.isascii() and text.isprintable():
+        return text
+    return _invisible("newline").sub(escape_char, text)
 
 
 def excerpt(text: str, limit: int = 400, max_lines: int = 6) -> str:
