@@ -32,17 +32,19 @@ import os
 import re
 import shutil
 import sys
-import zipfile
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 import orjson
 
 from ..dataclass_lite import frozen_dataclass, mutable_dataclass
 from .diagnostics import Diagnostics, TracecheckError
+
+if TYPE_CHECKING:
+    import zipfile
 
 # Files a directory walk picks up (also with a compression suffix). Named files are
 # read whatever their extension.
@@ -106,18 +108,25 @@ _SPOOL_IN_MEMORY = 64 * 1024 * 1024
 # What reading damaged input can raise besides OSError: corrupt compressed data
 # (zlib.error is not an OSError), a cut stream, and ZIP archives that Python's zipfile
 # cannot read (unsupported versions or methods, encrypted members, member names
-# flagged UTF-8 that are not).
+# flagged UTF-8 that are not: ``zip_errors`` adds zipfile's own).
 READ_ERRORS = (
     OSError,
     EOFError,
     zlib.error,
     lzma.LZMAError,
-    zipfile.BadZipFile,
     NotImplementedError,
     RuntimeError,
     UnicodeDecodeError,
     ValueError,
 )
+
+
+def zip_errors() -> tuple[type[BaseException], ...]:
+    """``READ_ERRORS`` and zipfile's BadZipFile: what reading a ZIP archive can raise.
+    zipfile is imported by the first archive read (a replay of plain files never needs it)."""
+    import zipfile
+
+    return (*READ_ERRORS, zipfile.BadZipFile)
 
 
 def describe_error(exc: BaseException) -> str:
@@ -126,7 +135,7 @@ def describe_error(exc: BaseException) -> str:
         return exc.strerror[0].lower() + exc.strerror[1:]
     if isinstance(exc, UnicodeDecodeError):
         return "a name in it is not valid UTF-8"
-    if isinstance(exc, zipfile.BadZipFile) and str(exc) == "File is not a zip file":
+    if type(exc).__name__ == "BadZipFile" and str(exc) == "File is not a zip file":  # zipfile's, not imported here
         return "truncated or corrupt (no central directory)"
     text = str(exc) or type(exc).__name__
     return text
@@ -155,12 +164,14 @@ class ZipDocument:
     file: Any = field(default=None, repr=False)
 
     def open(self) -> zipfile.ZipFile:
+        import zipfile
+
         target = self.file if self.file is not None else self.path
         if hasattr(target, "seek"):
             target.seek(0)
         try:
             return zipfile.ZipFile(target)
-        except READ_ERRORS as exc:
+        except zip_errors() as exc:
             raise ArchiveError(f"cannot open the ZIP archive: {describe_error(exc)}") from None
 
     def names(self) -> list[str]:
@@ -177,7 +188,7 @@ def read_member(archive: zipfile.ZipFile, member: str) -> bytes:
     """One member's bytes; any failure (bad CRC, unsupported method, encryption) as ArchiveError."""
     try:
         return archive.read(member)
-    except READ_ERRORS as exc:
+    except zip_errors() as exc:
         raise ArchiveError(f"cannot read this archive member ({describe_error(exc)})") from None
 
 
