@@ -70,8 +70,8 @@ def test_the_fast_path_gives_what_every_rule_applied_in_turn_gives():
     from tracecheck.text import volatile
 
     def every_rule(text: str, keep_progress: bool) -> str:
-        for pattern, replacement in volatile._RULES:
-            if not (keep_progress and (pattern, replacement) in volatile._PROGRESS):
+        for pattern, replacement, _needs, _fold, progress in volatile.rules():
+            if not (keep_progress and progress):
                 text = pattern.sub(replacement, text)
         return text
 

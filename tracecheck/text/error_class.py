@@ -12,24 +12,35 @@ for a Python traceback its last line (the exception).
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .volatile import normalize_volatile
 
 # The shell could not run the text as a command: it is prose, a fragment or junk.
 NOT_A_COMMAND = "the shell could not run the text as a command"
-_NOT_A_COMMAND = re.compile(
-    r"command not found|syntax error near unexpected token|unexpected EOF while looking for matching"
-    r"|syntax error: unexpected end of file|unterminated quoted string|bad substitution"
-    r"|Syntax error: \S+ unexpected",
-    re.IGNORECASE | re.MULTILINE,
-)
-_SHELL_PREFIX = re.compile(r"^(?:/\S*/)?(?:ba|da|z)?sh: (?:line \d+: )?")
-_QUOTED = re.compile(r"'[^'\n]{0,200}'|\"[^\"\n]{0,200}\"|`[^`\n]{0,200}'?`?|‘[^’\n]{0,200}’|“[^”\n]{0,200}”")
-# A path: with a directory part (src/a.py, /repo/src), or an absolute path of one component
-# (/repo: SWE-agent's repository root, `No matches found for "x" in /repo`).
-_PATH = re.compile(r"(?<![\w.])(?:(?:\.{0,2}/)?(?:[\w.@+-]+/)+[\w.@+-]*|(?<![\w.)\]/])/[\w.@+-]+)")
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], ...]:
+    """(not a command, shell prefix, quoted token, path, number), compiled by the first
+    error classed: a run without errors never needs them."""
+    return (
+        re.compile(
+            r"command not found|syntax error near unexpected token|unexpected EOF while looking for matching"
+            r"|syntax error: unexpected end of file|unterminated quoted string|bad substitution"
+            r"|Syntax error: \S+ unexpected",
+            re.IGNORECASE | re.MULTILINE,
+        ),
+        re.compile(r"^(?:/\S*/)?(?:ba|da|z)?sh: (?:line \d+: )?"),
+        re.compile(r"'[^'\n]{0,200}'|\"[^\"\n]{0,200}\"|`[^`\n]{0,200}'?`?|‘[^’\n]{0,200}’|“[^”\n]{0,200}”"),
+        # A path: with a directory part (src/a.py, /repo/src), or an absolute path of one
+        # component (/repo: SWE-agent's repository root, `No matches found for "x" in /repo`).
+        re.compile(r"(?<![\w.])(?:(?:\.{0,2}/)?(?:[\w.@+-]+/)+[\w.@+-]*|(?<![\w.)\]/])/[\w.@+-]+)"),
+        re.compile(r"\d+(?:\.\d+)?"),
+    )
+
+
 _TRACEBACK = "Traceback (most recent call last):"
 # How much of a long error is looked at: the class is in its first lines.
 _HEAD = 2000
@@ -41,10 +52,11 @@ def error_class(text: str) -> str:
     lines = [line.strip() for line in head.splitlines() if line.strip()]
     if not lines:
         return ""
+    not_a_command, shell_prefix, quoted, path, number = _patterns()
     first = lines[0]
-    if _SHELL_PREFIX.match(first) and _NOT_A_COMMAND.search(first):
+    if shell_prefix.match(first) and not_a_command.search(first):
         return NOT_A_COMMAND
-    if any(_NOT_A_COMMAND.search(line) and ("syntax error" in line or "unexpected" in line) for line in lines[:3]):
+    if any(not_a_command.search(line) and ("syntax error" in line or "unexpected" in line) for line in lines[:3]):
         return NOT_A_COMMAND
     if _TRACEBACK in head:
         # The exception is the last line of the traceback; the frames above it move.
@@ -53,10 +65,10 @@ def error_class(text: str) -> str:
     else:
         line = first
     line = normalize_volatile(line)
-    line = _SHELL_PREFIX.sub("", line)
-    line = _QUOTED.sub("Q", line)
-    line = _PATH.sub("P", line)
-    line = _NUMBER.sub("N", line)
+    line = shell_prefix.sub("", line)
+    line = quoted.sub("Q", line)
+    line = path.sub("P", line)
+    line = number.sub("N", line)
     return " ".join(line.split())[:120]
 
 

@@ -31,10 +31,22 @@ _CJK = "".join(f"{chr(low)}-{chr(high)}" for low, high in _CJK_RANGES)  # the sa
 _BELOW_CJK = chr(min(low for low, _ in _CJK_RANGES))  # a text whose largest character is below it has no CJK
 
 
+# Non-ASCII texts still to be checked by their largest character rather than the regex:
+# compiling the regex costs a small run more than checking its few texts, but per text
+# ``max`` is slower than the regex, so a long run soon compiles it.
+_CHECKS_WITHOUT_REGEX = [64]
+
+
 def _has_no_cjk(text: str) -> bool:
-    """True when ``text`` certainly holds no CJK character: all ASCII, or every character
-    below the first CJK block (accents, dashes, Cyrillic...), both checks in C."""
-    return text.isascii() or max(text) < _BELOW_CJK
+    """True when ``text`` certainly holds no CJK character (all ASCII, or, for the first
+    non-ASCII texts of a run, every character below the first CJK block); False when
+    the regex must look."""
+    if text.isascii():
+        return True
+    if _CHECKS_WITHOUT_REGEX[0] > 0:
+        _CHECKS_WITHOUT_REGEX[0] -= 1
+        return max(text) < _BELOW_CJK
+    return False
 
 
 @lru_cache(maxsize=1)

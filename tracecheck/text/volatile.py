@@ -32,6 +32,7 @@ random names that are not hex (``/tmp/pytest-of-me/pytest-12``), port numbers.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .memo import remembered
@@ -39,42 +40,33 @@ from .memo import remembered
 # Durations and bare clock times can be a poll's progress ("4 min left", "last run
 # 14:00:00"): kept when comparing results (P004), replaced when comparing errors (F002).
 
-_RULES: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
-        re.compile(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?!\d)"),
-        "<TIME>",
-    ),
-    _CLOCK_TIME := (re.compile(r"(?<![\d:])\d{2}:\d{2}:\d{2}(?:\.\d+)?(?![\d:])"), "<TIME>"),
-    (re.compile(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"), "<UUID>"),
-    (re.compile(r"(?<![\w/])(?:/var)?/tmp/tmp[A-Za-z0-9_]{4,}"), "/tmp/<TMP>"),
-    (re.compile(r"((?:^|(?<=[\s/]))(?:ba|z)?sh: line )\d+:"), r"\1N:"),
-    (re.compile(r"((?:^|(?<=[\s/]))sh: )\d+:"), r"\1N:"),
-    (re.compile(r"\b0x[0-9a-fA-F]+\b"), "0x<HEX>"),
-    (re.compile(r"\b(?=[0-9a-fA-F]*[0-9])(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{7,}\b"), "<HEX>"),
-    (re.compile(r"(?i)\b((?:pid|process)\s*[=:#]?\s*)\d+\b"), r"\1N"),
-    _DURATION := (
-        re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s|secs?|seconds?|mins?|minutes?)\b"),
-        "<DUR>",
-    ),
+# Each rule: its pattern, its replacement, the text every match of it contains (any one
+# of them, lowercase where the rule ignores case: a substring test in C skips a regex scan
+# of the whole result, and most results hold no temp path, shell counter, hex address or
+# PID; none = always scanned), and whether it can be a poll's progress (the bare clock time
+# and the duration). Compiled when a text is first normalised: many runs never compare one.
+_RULE_TABLE: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
+    (r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?(?!\d)", "<TIME>", (":",), False),
+    (r"(?<![\d:])\d{2}:\d{2}:\d{2}(?:\.\d+)?(?![\d:])", "<TIME>", (":",), True),
+    (r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b", "<UUID>", ("-",), False),
+    (r"(?<![\w/])(?:/var)?/tmp/tmp[A-Za-z0-9_]{4,}", "/tmp/<TMP>", ("/tmp/tmp",), False),
+    (r"((?:^|(?<=[\s/]))(?:ba|z)?sh: line )\d+:", r"\1N:", ("sh: line ",), False),
+    (r"((?:^|(?<=[\s/]))sh: )\d+:", r"\1N:", ("sh: ",), False),
+    (r"\b0x[0-9a-fA-F]+\b", "0x<HEX>", ("0x",), False),
+    (r"\b(?=[0-9a-fA-F]*[0-9])(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{7,}\b", "<HEX>", None, False),
+    (r"(?i)\b((?:pid|process)\s*[=:#]?\s*)\d+\b", r"\1N", ("pid", "process"), False),
+    (r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s|secs?|seconds?|mins?|minutes?)\b", "<DUR>", None, True),
 )
 
 
-# The rules whose text can be a poll's progress: the bare clock time and the duration.
-_PROGRESS = frozenset({_CLOCK_TIME, _DURATION})
-
-# Text every match of a rule contains (any one of them; lowercase where the rule ignores
-# case): a substring test in C skips a regex scan of the whole result, and most results
-# hold no temp path, shell counter, hex address or PID.
-_NEEDS: dict[str, tuple[tuple[str, ...], bool]] = {
-    _RULES[0][0].pattern: ((":",), False),
-    _RULES[1][0].pattern: ((":",), False),
-    _RULES[2][0].pattern: (("-",), False),
-    _RULES[3][0].pattern: (("/tmp/tmp",), False),
-    _RULES[4][0].pattern: (("sh: line ",), False),
-    _RULES[5][0].pattern: (("sh: ",), False),
-    _RULES[6][0].pattern: (("0x",), False),
-    _RULES[8][0].pattern: (("pid", "process"), True),
-}
+@functools.cache
+def rules() -> tuple[tuple[re.Pattern[str], str, tuple[str, ...] | None, bool, bool], ...]:
+    """The rules compiled, in order: (pattern, replacement, text a match contains or None,
+    whether that text is lowercase (the rule ignores case), whether it is progress)."""
+    return tuple(
+        (re.compile(pattern), replacement, needs, pattern.startswith("(?i)"), progress)
+        for pattern, replacement, needs, progress in _RULE_TABLE
+    )
 
 
 def normalize_volatile(text: str, keep_progress: bool = False) -> str:
@@ -92,19 +84,16 @@ _REMEMBERED = 16_384  # longer texts are normalised each time rather than kept i
 
 def _normalize(text: str, keep_progress: bool = False) -> str:
     lowered: str | None = None
-    for pattern, replacement in _RULES:
-        if keep_progress and (pattern, replacement) in _PROGRESS:
+    for pattern, replacement, needs, fold, progress in rules():
+        if keep_progress and progress:
             continue
-        needs = _NEEDS.get(pattern.pattern)
-        if needs is not None:
-            literals, fold = needs
-            # Case-insensitive matching also takes "ſ" for "s": only ASCII is filtered.
-            if not fold or text.isascii():
-                if fold and lowered is None:
-                    lowered = text.lower()
-                haystack = lowered if fold else text
-                if not any(literal in haystack for literal in literals):
-                    continue
+        # Case-insensitive matching also takes "ſ" for "s": only ASCII is filtered.
+        if needs is not None and (not fold or text.isascii()):
+            if fold and lowered is None:
+                lowered = text.lower()
+            haystack = lowered if fold else text
+            if not any(literal in haystack for literal in needs):
+                continue
         text = pattern.sub(replacement, text)
         lowered = None  # the text changed
     return text
