@@ -273,3 +273,21 @@ def test_a_stop_that_never_comes_names_never(cli, tmp_path):
     code, suite, cases = _junit(cli, str(tmp_path), "--set", "R001.stop_at=50")
     (case,) = cases
     assert code == 1 and case.find("failure").get("message") == "quiet: R001 should intervene by round 2; it never did"
+
+
+def test_a_list_of_globs_matches_as_fnmatch_matches_each():
+    # Several globs are one regex (compiled once per list): it must say what fnmatch says
+    # of each glob, case aside, for names that match one, several or none.
+    import fnmatch
+    import random
+
+    from tracecheck.guards.tool_kinds import matches_any
+
+    rng = random.Random(3)
+    globs = ["*edit*", "read_*", "bash", "[a-c]?x*", "*__shell", "exec_command", "*[!a-z]*", "str_replace_editor", "*.py", "a*b*c", "[!r]*"]
+    names = ["Edit", "read_file", "BASH", "bx1", "mcp__shell", "exec_command", "A1", "str_replace_editor", "x.py", "aXbYc", "abc", "", "*", "[a]"]
+    for _ in range(3000):
+        chosen = rng.sample(globs, rng.randrange(0, 5))
+        name = rng.choice(names) + rng.choice(["", "_x", "Z", "\n"])
+        expected = any(fnmatch.fnmatchcase(name.lower(), glob.lower()) for glob in chosen)
+        assert matches_any(name, chosen) is expected, (name, chosen)

@@ -13,6 +13,7 @@ that is plain (``grep``, ``ls``, ``cat`` read), and a command that cannot do any
 from __future__ import annotations
 
 import fnmatch
+import functools
 import re
 from collections.abc import Iterable
 from typing import Any
@@ -73,8 +74,17 @@ _REMEMBERED_NAME = 256
 
 
 def _match(name: str, patterns: tuple[str, ...]) -> bool:
-    lowered = name.lower()
-    return any(fnmatch.fnmatchcase(lowered, p.lower()) for p in patterns)
+    globs = _globs(patterns)
+    return globs is not None and globs.match(name.lower()) is not None
+
+
+@functools.lru_cache(maxsize=256)
+def _globs(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+    """One regex for a whole list of globs (fnmatch's translation of each, as
+    ``fnmatchcase`` matches them): compiled once per list, not once per glob."""
+    if not patterns:
+        return None
+    return re.compile("|".join(fnmatch.translate(p.lower()) for p in patterns))
 
 
 # Several guards ask this of every call's tool name, and a run has few tool names.
