@@ -442,14 +442,16 @@ def startup(b: Bench, repeats: int) -> None:
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(Path(tracecheck.__file__).parent)], check=False,
                    stdout=subprocess.DEVNULL, env={k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"})
     floor = best(b.cmd([sys.executable, "-c", "import typer"]), repeats)
-    for label, args in (("tracecheck --help", ["--help"]), ("tracecheck --version", ["--version"]),
-                        ("tracecheck replay (10-line file)", ["replay", str(ten)])):
+    # Issue 13 asked 1.5x for every start; issue 24 set a small replay's at 2x (the replay
+    # row is held to that; startup.py measures it with interleaved runs).
+    for label, args, limit in (("tracecheck --help", ["--help"], 1.5), ("tracecheck --version", ["--version"], 1.5),
+                               ("tracecheck replay (10-line file)", ["replay", str(ten)], 2.0)):
         m = best(b.cmd([b.tracecheck, *args]), repeats)
         if m.seconds is None or floor.seconds is None:
-            b.add(Figure("start-up", label, "failed", secs(floor), None, "≤ 1.5×", False, failure(m)))
+            b.add(Figure("start-up", label, "failed", secs(floor), None, f"≤ {limit:g}×", False, failure(m)))
             continue
         ratio = m.seconds / floor.seconds
-        b.add(Figure("start-up", label, secs(m), f"import typer {secs(floor)}", ratio, "≤ 1.5×", ratio <= 1.5))
+        b.add(Figure("start-up", label, secs(m), f"import typer {secs(floor)}", ratio, f"≤ {limit:g}×", ratio <= limit))
     asked_ok = importlib.util.find_spec("jieba") is not None
     for label, extra, want in (("jieba imported by replay (not asked)", [], False),
                                ("jieba imported by replay --tokenizer jieba (asked)", ["--tokenizer", "jieba"], True)):
