@@ -373,3 +373,18 @@ def test_printable_ascii_passes_and_any_other_character_is_still_seen():
         kept_by_layout = printable or char in "\t\n\r\x0b\x0c"
         assert (neutralize_keeping_layout(text) == text) is kept_by_layout, hex(code)
         assert (neutralize_lines(text) == text) is (printable or char == "\n"), hex(code)
+
+
+def test_tool_name_in_the_new_information_line_is_escaped(tmp_path, cli):
+    # A stop cut the recorded run before a new result came back: the terminal report says
+    # from which tool, and that name may hold anything (here a tab, a colour code, a CR).
+    tool = "search\tweb\x1b[31m\rok"
+    events = repeated_call_events("loop", tool=tool, call_ids=["c1", "c2", "c3", "c4", "c5"])
+    events[-3]["content"] = "a first new line\nand a second one"
+    path = write_jsonl(tmp_path / "t.jsonl", events)
+
+    result = cli("replay", str(path))
+    assert result.exit_code == 0, result.output
+    assert "the recorded run found new information at round 5 (a new result from search\\tweb\\x1b[31m\\rok)" in result.stdout
+    for char in "\t\x1b\r":
+        assert char not in result.stdout

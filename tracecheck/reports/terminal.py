@@ -288,7 +288,8 @@ def _trace_block(console: Console | PlainConsole, trace: TraceRecord) -> None:
         emit(console, T("      ").append_text(_literal(T, one_line(fire.reason, 240), "dim" if after_stop else "")), 6)
         if fire.new_information:
             found = fire.new_information
-            emit(console, T(f"      the recorded run found new information at round {found.round} ({found.what})", style="yellow"), 6)
+            # what it was names the tool: untrusted text, neutralized as the reason above
+            emit(console, _literal(T, f"      the recorded run found new information at round {found.round} ({found.what})", "yellow"), 6)
     headline, policy_notes = policy_lines(trace)
     if not policy.stops:
         emit(console, T("  policy: " + headline, style="dim"), 10)
