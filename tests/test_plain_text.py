@@ -104,3 +104,18 @@ def test_written_without_rich_exactly_where_rich_would_write_no_colour(env, tty,
     assert (rich.color_system is None) == plain
     if plain:
         assert width == rich.width
+
+
+def test_each_trace_block_and_line_reaches_the_pipe_as_it_is_printed():
+    # A buffered stream (standard output into a pipe): what was printed is flushed at
+    # once, as Rich flushes it, so a log follows the replay trace by trace.
+    import io
+
+    raw = io.BytesIO()
+    stream = io.TextIOWrapper(raw, encoding="utf-8")  # buffered, as sys.stdout into a pipe
+    console = PlainConsole(stream, 80)
+    with console:
+        console.print(PlainText("trace one"))
+    assert raw.getvalue() == b"trace one\n"
+    console.print("Summary")
+    assert raw.getvalue() == b"trace one\nSummary\n"

@@ -151,7 +151,8 @@ class PlainText:
 class PlainConsole:
     """Prints report text to ``file`` as characters only: what a Rich console without
     colours writes (each print is the text and a line break; nothing folded: the report
-    wraps its own lines). Inside ``with console:`` the lines are written at the end, in one
+    wraps its own lines), flushed as Rich flushes it, so a pipe or a CI log sees each trace
+    as it is replayed. Inside ``with console:`` the lines are written at the end, in one
     write, as Rich buffers them."""
 
     def __init__(self, file: TextIO, width: int) -> None:
@@ -167,6 +168,7 @@ class PlainConsole:
             self._buffer.append(line)
         else:
             self.file.write(line)
+            self.file.flush()
 
     def __enter__(self) -> PlainConsole:
         if self._depth == 0:
@@ -180,6 +182,7 @@ class PlainConsole:
             buffered, self._buffer = self._buffer, None
             if buffered:
                 self.file.write("".join(buffered))
+                self.file.flush()
 
     def rich(self) -> Any:
         """A Rich console writing what this one would (no colour, this width): for the few
