@@ -205,7 +205,8 @@ class SimilarQueryStagnation(Guard):
         for call in searches:
             query = query_text(call, opts.query_keys)
             fp = self.fingerprint(query)
-            score, other, other_fp = self._best_match(fp, call.name.lower())
+            tool = call.name.lower()
+            score, other, other_fp = self._best_match(fp, tool)
             entry = {
                 "call_id": call.id,
                 "query": excerpt(query, 200),
@@ -216,7 +217,7 @@ class SimilarQueryStagnation(Guard):
             self.last_scores.append(entry)
             if other is not None and fp and score >= opts.containment and similar_hit is None:
                 similar_hit = {**entry, "against_tokens": token_list(other_fp or ())}
-            new.append((query, fp, call.name.lower()))
+            new.append((query, fp, tool))
         mixed = len(searches) != len(rnd.tool_calls)
         self.history.extend(new)
         if mixed:

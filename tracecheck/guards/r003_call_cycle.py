@@ -6,7 +6,7 @@ from ..dataclass_lite import frozen_dataclass, mutable_dataclass
 from ..model import Round, ToolCall
 from ..text.volatile import normalize_volatile
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option, ordinal
-from .examples import Call, Example, answer, calls, examples_made_when_read
+from .examples import Call, Example, Step, answer, calls, examples_made_when_read
 from .messages import Message
 from .signals import call_signature, excerpt, truncated
 from .tool_kinds import call_kind
@@ -75,6 +75,29 @@ def _result_key(call: ToolCall) -> str:
     text = normalize_volatile(call.result.content)
     flag = {True: "E", False: "S", None: "?"}[call.result.is_error]
     return flag + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _three_call_laps(new_view_in_lap: int | None = None) -> tuple[Step, ...]:
+    """Three laps of edit, run, view, each answered as before (but the view of
+    ``new_view_in_lap``), then an answer."""
+    return tuple(
+        calls(Call(name, {"arg": name}, "a new view" if (lap, name) == (new_view_in_lap, "view_file") else f"{name} said the same"))
+        for lap in range(3)
+        for name in ("edit_file", "run_tests", "view_file")
+    ) + (answer(),)
+
+
+def _edit_reapplied_and_rerun(test_result: Any) -> tuple[Step, ...]:
+    """The same SWE-agent edit applied four times (its echo grows by a line each time),
+    the same script run after each; ``test_result(lap)`` is what the script prints."""
+    return tuple(
+        step
+        for lap in range(4)
+        for step in (
+            calls(Call("edit", {"range": "1:1", "text": "import x"}, "import x\n" * (lap + 1))),
+            calls(Call("python", {"script": "reproduce.py"}, test_result(lap))),
+        )
+    ) + (answer(),)
 
 
 class CallCycle(Guard):
@@ -242,71 +265,35 @@ class CallCycle(Guard):
             ),
             Example(
                 "A 3-call cycle (edit, run, view) answered the same way stops at the 3rd lap's last call",
-                tuple(
-                    calls(Call(name, {"arg": name}, f"{name} said the same"))
-                    for _ in range(3)
-                    for name in ("edit_file", "run_tests", "view_file")
-                )
-                + (answer(),),
+                _three_call_laps(),
                 options={"compare_results": True},
                 expect=((9, "before_tools", "stop"),),
             ),
             Example(
                 "With last_lap_start the same cycle stops at the 3rd lap's first call, two calls sooner",
-                tuple(
-                    calls(Call(name, {"arg": name}, f"{name} said the same"))
-                    for _ in range(3)
-                    for name in ("edit_file", "run_tests", "view_file")
-                )
-                + (answer(),),
+                _three_call_laps(),
                 options={"compare_results": True, "last_lap_start": True},
                 expect=((7, "before_tools", "stop"),),
             ),
             Example(
                 "With last_lap_start, two laps that end differently do not start a third",
-                tuple(
-                    calls(Call(name, {"arg": name}, f"{name} said the same" if (lap, name) != (1, "view_file") else "a new view"))
-                    for lap in range(3)
-                    for name in ("edit_file", "run_tests", "view_file")
-                )
-                + (answer(),),
+                _three_call_laps(new_view_in_lap=1),
                 options={"compare_results": True, "last_lap_start": True},
             ),
             Example(
                 "The same edit re-applied between test runs: its echo grows each time, so results never repeat",
-                tuple(
-                    calls(Call("edit", {"range": "1:1", "text": "import x"}, "import x\n" * (lap + 1)))
-                    if i == 0
-                    else calls(Call("python", {"script": "reproduce.py"}, "NameError: name 'y' is not defined"))
-                    for lap in range(4)
-                    for i in range(2)
-                )
-                + (answer(),),
+                _edit_reapplied_and_rerun(lambda lap: "NameError: name 'y' is not defined"),
                 options={"compare_results": True, "last_lap_start": True},
             ),
             Example(
                 "With changes_by_signature the re-applied edit matches by its call alone: stops at the 3rd lap's first call",
-                tuple(
-                    calls(Call("edit", {"range": "1:1", "text": "import x"}, "import x\n" * (lap + 1)))
-                    if i == 0
-                    else calls(Call("python", {"script": "reproduce.py"}, "NameError: name 'y' is not defined"))
-                    for lap in range(4)
-                    for i in range(2)
-                )
-                + (answer(),),
+                _edit_reapplied_and_rerun(lambda lap: "NameError: name 'y' is not defined"),
                 options={"compare_results": True, "last_lap_start": True, "changes_by_signature": True},
                 expect=((5, "before_tools", "stop"),),
             ),
             Example(
                 "With changes_by_signature, fix-and-retest still goes on: the test's result changes",
-                tuple(
-                    calls(Call("edit", {"range": "1:1", "text": "import x"}, "import x\n" * (lap + 1)))
-                    if i == 0
-                    else calls(Call("python", {"script": "reproduce.py"}, f"{3 - lap} tests failed"))
-                    for lap in range(4)
-                    for i in range(2)
-                )
-                + (answer(),),
+                _edit_reapplied_and_rerun(lambda lap: f"{3 - lap} tests failed"),
                 options={"compare_results": True, "last_lap_start": True, "changes_by_signature": True},
             ),
             Example(

@@ -85,9 +85,6 @@ class PlainText:
         self.parts = [text]
         self.wholes = [(start, min(end, len(text)), keep) for start, end, keep in self.wholes if start < len(text)]
 
-    def __len__(self) -> int:
-        return len(self.plain)
-
     def append(self, text: str, style: Any = None) -> PlainText:
         self.parts.append(text)
         return self
