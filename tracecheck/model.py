@@ -77,6 +77,9 @@ class ToolResult:
     ended_at: float | None = None
     line: int | None = None
     blocked: bool = False  # a guard refused the call in the recorded (live) run: it never ran
+    # The user declined the call (a permission prompt, a rejected edit): it never ran, and
+    # its content is the user's answer, not the tool's: neither a success nor a failure.
+    declined: bool = False
 
     @property
     def seconds(self) -> float | None:

@@ -23,6 +23,7 @@ class Call:
     # How long the call ran: its result starts at the round's ``at`` (0 when untimed) and
     # ends ``seconds`` later; ``None`` leaves the call untimed, as most examples are.
     seconds: float | None = None
+    declined: bool = False  # the user declined the call at a permission prompt (the reader's mark)
 
 
 @frozen_dataclass(slots=True)
@@ -65,7 +66,7 @@ class Example:
                         arguments_raw=raw,
                         arguments=parsed,
                         arguments_error=error,
-                        result=ToolResult(content=call.result, is_error=call.error, started_at=start, ended_at=end),
+                        result=ToolResult(content=call.result, is_error=call.error, started_at=start, ended_at=end, declined=call.declined),
                     )
                 )
             trace.rounds.append(rnd)

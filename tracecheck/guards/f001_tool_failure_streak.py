@@ -13,6 +13,8 @@ from .signals import (
     ResultClassifier,
     call_signature,
     excerpt,
+    lookup_target,
+    says_not_found,
     truncated,
 )
 from .tool_kinds import matches_any
@@ -53,6 +55,12 @@ class F001Options(GuardOptions):
         [],
         "Glob patterns (any case) of tools whose successful call sets every count to 0: a change "
         "landed (an edit, a click), so the next failure is a new experiment, not a replay.",
+    )
+    by_target: bool = option(
+        False,
+        "While every failure of a streak says that another target is not there ('No such file', 'does not exist', "
+        "'No matches', a different path each time: signals.lookup_target), hint at the threshold and act at the next "
+        "failure: reading three wrong paths before the right one is looking, not a tool failing.",
     )
     failure_patterns: list[str] = option(
         list(DEFAULT_FAILURE_PATTERNS),
@@ -110,6 +118,15 @@ class ToolFailureStreak(Guard):
     click) sets every count to 0, so an edit → re-run loop is never cut while a pure
     replay with nothing changed in between still is; the reset applies once, and
     failures after it count from 1 again.
+
+    ``by_target``: while every failure of the streak says that another target is not
+    there (``No such file``, ``does not exist``, ``No matches``, each for a path or name
+    not asked before: ``signals.lookup_target``), the agent may be looking (three wrong
+    paths, then the right one) or lost (seed 001's guesses): the threshold's failure is
+    hinted, and the run is stopped at the next one if it goes on (the ladder of seed 004).
+    The same target asked again, or another kind of failure, counts as usual. A call the user declined at a permission prompt (``declined``) neither
+    counts nor resets: its text is the user's answer (a user rejecting three drafts is not
+    a tool failing three times).
 
     **Why it matters.** Retrying a tool that fails the same way wastes rounds and
     tokens; an occasional failure must not end a run, only a tool the model is stuck
@@ -264,6 +281,35 @@ class ToolFailureStreak(Guard):
                 options={"same_call": True},
             ),
             Example(
+                "by_target: three wrong paths read before the right one are looking: hinted at the 3rd, not stopped",
+                tuple(calls(Call("Read", {"file_path": p}, "<tool_use_error>File does not exist.</tool_use_error>", error=True)) for p in ("/app/src/main.py", "/app/main.py", "/app/app.py"))
+                + (calls(Call("Read", {"file_path": "/app/server/main.py"}, "1\timport flask")), answer()),
+                options={"by_target": True},
+                expect=((3, "after_tools", "hint"),),
+            ),
+            Example(
+                "by_target: guessing on after the hint is lost, not looking: stopped at the next failure",
+                tuple(calls(Call("read_file", {"path": p}, f"Error: ENOENT: no such file or directory, open '{p}'", error=True)) for p in ("/repo/src/config.yaml", "/repo/config.yaml", "/repo/src/config/config.yaml", "/repo/config/payment.yaml"))
+                + (answer(),),
+                options={"by_target": True},
+                expect=((3, "after_tools", "hint"), (4, "after_tools", "abort")),
+            ),
+            Example(
+                "by_target: the same missing file read again (in another case) still counts",
+                tuple(calls(Call("Read", {"file_path": p}, "<tool_use_error>File does not exist.</tool_use_error>", error=True)) for p in ("/app/config.yaml", "/app/Config.yaml", "/app/config.yaml/"))
+                + (answer(),),
+                options={"by_target": True},
+                expect=((3, "after_tools", "abort"),),
+            ),
+            Example(
+                "A user declining three drafts is not a tool failing three times (the calls never ran)",
+                tuple(
+                    calls(Call("Write", {"file_path": "/app/post.md", "content": f"draft {k}"}, "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user said:\ntoo long", error=True, declined=True))
+                    for k in range(4)
+                )
+                + (answer(),),
+            ),
+            Example(
                 "A block answers the next call of the failing tool (it never runs, so it stays blocked); other tools run",
                 (
                     fails("read_file"),
@@ -307,6 +353,20 @@ class ToolFailureStreak(Guard):
         self.streaks: dict[str, int] = {}
         self.last_error: dict[str, str] = {}
         self.blocked: set[str] = set()  # ids of this round's blocked calls: they never ran
+        self.targets: dict[str, set[str]] = {}  # key -> targets not found in its streak (by_target)
+
+    def _looking(self, key: str, call: ToolCall) -> bool:
+        """Whether every failure of this streak, this one included, says that another
+        target is not there (a different path each time): the agent is looking."""
+        target = lookup_target(call) if call.result is not None and says_not_found(call.result.content) else None
+        seen = self.targets.get(key)
+        if self.streaks.get(key, 0) == 0:
+            seen = self.targets[key] = set()
+        if seen is None or target is None or target in seen:
+            self.targets.pop(key, None)  # a failure of another kind, or a target asked again: not looking
+            return False
+        seen.add(target)
+        return True
 
     def _key(self, call: ToolCall) -> str:
         return call_signature(call) if self.options.same_call else call.name
@@ -359,23 +419,31 @@ class ToolFailureStreak(Guard):
         verdicts: list[Verdict] = []
         failed_here: set[str] = set()
         for call in rnd.tool_calls:
-            if call.result is None or call.id in self.blocked:
-                continue  # nothing came back (cut-off trace), or a live loop never ran it
+            if call.result is None or call.id in self.blocked or call.result.declined:
+                continue  # nothing came back (cut-off trace), a live loop never ran it, or the user declined it
             key = self._key(call)
             if not self.classifier.is_failure(call.result):
                 self.streaks[key] = 0
                 self.last_error.pop(key, None)
+                self.targets.pop(key, None)
                 if matches_any(call.name, opts.reset_on):
                     # A change landed: every retry after it is a new experiment.
                     self.streaks = dict.fromkeys(self.streaks, 0)
+                    self.targets.clear()
                 continue
             if opts.per_response and key in failed_here:
                 continue  # a sibling of a failure already counted in this response
             failed_here.add(key)
+            looking = opts.by_target and self._looking(key, call)
             count = self.streaks.get(key, 0) + 1
             self.streaks[key] = count
             self.last_error[key] = excerpt(call.result.content)
             exempt = matches_any(call.name, opts.exempt_tools)
+            if at_failure and looking and count == opts.threshold and not exempt:
+                # Every failure so far a different target not found: the agent may be
+                # looking (the right path comes next) or lost. Hint; stop if it goes on.
+                verdicts.append(self._verdict(Action.HINT, call, count, before=False, context=context))
+                continue
             if at_failure and count >= opts.threshold and not exempt:
                 # LoopAgent throws inside the tool loop: calls after this one never run.
                 return verdicts + [self._verdict(Action(opts.action), call, count, before=False, context=context)]

@@ -18,6 +18,8 @@ from .signals import (
     DEFAULT_FAILURE_PATTERNS,
     ResultClassifier,
     excerpt,
+    lookup_target,
+    says_not_found,
     truncated,
 )
 from .tool_kinds import call_kind, shell_command
@@ -48,6 +50,12 @@ class F003Options(GuardOptions):
         True,
         "Also count a result seen before (the same view of an unchanged file, the same page) as a dead end; "
         "off counts only errors and empty answers.",
+    )
+    by_target: bool = option(
+        False,
+        "Count an answer that what was asked for is not there (an empty answer, 'No such file', 'No matches found') "
+        "per target asked for (signals.lookup_target: the file, path, pattern or term, in any case, folder or "
+        "extension): the same question reworded is a dead end, another target is another question.",
     )
     failure_patterns: list[str] = option(
         list(DEFAULT_FAILURE_PATTERNS), "Regular expressions for a failed result where the format has no error flag."
@@ -109,6 +117,19 @@ class DeadEnd(Guard):
     total three times, with the user's "yes, go ahead" between the attempts). A
     calculator is bookkeeping: its answer follows from its arguments and tells nothing
     new about the world.
+
+    **Not there, by target** (``by_target``). An answer that what was asked for is not
+    there (an empty answer, ``No such file``, ``No matches found``) counts per target asked
+    for (``signals.lookup_target``: the file, path, pattern or term, whatever its case,
+    folder or extension) for the stop: such an answer is a dead end when the same question
+    comes back reworded, not when the target changes. Four different jar names looked up,
+    each not found, are four questions; three wrong paths read before the right one are
+    looking. The class's count still hints (from ``hint_at``): whether the agent is
+    looking or lost, only what it does next tells.
+
+    **The user's words.** A call the user declined at a permission prompt (the reader
+    marks the result ``declined``) never ran: its text is the user's answer, neither news
+    nor a dead end.
 
     **Why it matters.** Real agents fail this way more than any other: a model whose tool
     arguments arrive garbled sends ``: run the tests``, ``: ls``, ``:`` — every command
@@ -246,6 +267,36 @@ class DeadEnd(Guard):
                 expect=((4, "after_tools", "stop"),),
             ),
             Example(
+                "by_target: four different files looked up, each not found, are four questions: hinted, never stopped",
+                tuple(calls(Call("find_file", {"file_name": jar}, f'No matches found for "{jar}" in /repo')) for jar in ("junit-4.13.jar", "hamcrest-core-1.3.jar", "mockito-core.jar", "guava-31.1.jar"))
+                + (calls(Call("find_file", {"file_name": "commons-io.jar"}, "Found 1 matches for \"commons-io.jar\" in /repo:\n/repo/lib/commons-io.jar")), answer()),
+                options={"enabled": True, "by_target": True, "hint_at": 3},
+                expect=((3, "after_tools", "hint"), (4, "after_tools", "hint")),
+            ),
+            Example(
+                "by_target: the same file asked for again in other words (folder, case, extension) is the same dead end",
+                tuple(calls(Call("find_file", {"file_name": name}, f'No matches found for "{name}" in /repo')) for name in ("Settings.java", "settings.java", "src/Settings.java", "settings"))
+                + (answer(),),
+                options={"enabled": True, "by_target": True},
+                expect=((4, "after_tools", "stop"),),
+            ),
+            Example(
+                "by_target: reading three wrong paths before the right one is looking: a hint at the 3rd, no stop",
+                tuple(calls(Call("Read", {"file_path": p}, "<tool_use_error>File does not exist.</tool_use_error>", error=True)) for p in ("/app/src/main.py", "/app/main.py", "/app/app.py"))
+                + (calls(Call("Read", {"file_path": "/app/server/main.py"}, "1\timport flask")), answer()),
+                options={"enabled": True, "by_target": True, "hint_at": 3},
+                expect=((3, "after_tools", "hint"),),
+            ),
+            Example(
+                "A user who declines an edit three times is not a dead end: the call never ran",
+                tuple(
+                    calls(Call("Edit", {"file_path": "/app/README.md", "old_string": "Intro", "new_string": f"Intro v{k}"}, "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to tell you how to proceed.", error=True, declined=True))
+                    for k in range(4)
+                )
+                + (answer(),),
+                options={"enabled": True},
+            ),
+            Example(
                 "A search that finds something after three empty ones is news: nothing fires",
                 tuple(calls(Call("search_dir", {"search_term": t}, f'No matches found for "{t}" in /repo')) for t in ("retry", "Retry", "backoff"))
                 + (calls(Call("search_dir", {"search_term": "max_retries"}, "Found 2 matches for \"max_retries\":\n/repo/http.py (2 matches)")),)
@@ -298,6 +349,25 @@ class DeadEnd(Guard):
                 expect=((7, "after_tools", "stop"),),
             ),
             Example(
+                "Three different patches applied through the shell, each answered the identical 'Success': changes, not a view seen again",
+                tuple(
+                    calls(Call("shell", {"command": ["apply_patch", f"*** Begin Patch\n*** Update File: src/app.py\n@@\n-x = {k}\n+x = {k + 1}\n*** End Patch"]}, "Success. Updated the following files:\nM src/app.py\n"))
+                    for k in range(4)
+                )
+                + (answer(),),
+                options={"enabled": True},
+            ),
+            Example(
+                "Codex's apply_patch failing to apply, rewritten each time: 'verification failed' is a failure",
+                tuple(
+                    calls(Call("apply_patch", f"*** Begin Patch\n*** Update File: src/app.py\n@@\n-x = {k}\n+x = {k + 1}\n*** End Patch", f"apply_patch verification failed: Failed to find expected lines in /repo/src/app.py:\nx = {k}", error=None))
+                    for k in range(4)
+                )
+                + (answer(),),
+                options={"enabled": True},
+                expect=((4, "after_tools", "stop"),),
+            ),
+            Example(
                 "A command that did its work silently (mkdir, cp) is a change that worked, not an empty answer",
                 tuple(calls(Call("bash", {"command": f"mkdir -p /app/dir{k}"}, "")) for k in range(5)) + (answer(),),
                 options={"enabled": True},
@@ -312,6 +382,7 @@ class DeadEnd(Guard):
         self.views: set[str] = set()  # successful answers seen since the last change
         self.last_news: str | None = None
         self.templates: dict[str, tuple[str, str]] = {}  # error class -> its text's start and end
+        self.target_counts: dict[tuple[str, str], int] = {}  # (class, target) -> times asked (by_target)
 
     def new_turn(self, context: RunContext | None = None) -> None:
         """A user message changes what is asked: the empty answers and views it may make
@@ -320,8 +391,9 @@ class DeadEnd(Guard):
         errors = {k: v for k, v in self.counts.items() if k.startswith("error:")}
         templates = {k: v for k, v in self.templates.items() if k in errors}
         shown = {k: v for k, v in self.shown.items() if k in errors}
+        targets = {k: v for k, v in self.target_counts.items() if k[0] in errors}
         self.reset(context)
-        self.counts, self.templates, self.shown = errors, templates, shown
+        self.counts, self.templates, self.shown, self.target_counts = errors, templates, shown, targets
 
     def _view_key(self, call: ToolCall) -> str:
         # Whitespace aside, byte for byte: normalising volatile text (timestamps, ids) in
@@ -329,6 +401,18 @@ class DeadEnd(Guard):
         # a timestamp changes is a poll, P004's to judge.
         text = " ".join(call.result.content[:_VIEW_CHARS].split())
         return "view:" + blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+
+    def _target(self, key: str, call: ToolCall) -> str | None:
+        """With ``by_target``, for an answer that what was asked for is not there (an
+        empty answer, "No such file", "No matches found"), the target asked for: such an
+        answer stops the run when the same question comes back reworded, not when the
+        target changes (four different jar names looked up, each not found, are four
+        questions, hinted but not stopped)."""
+        if not self.options.by_target or call.result is None:
+            return None
+        if not (key.startswith("empty:") or (key.startswith("error:") and says_not_found(call.result.content))):
+            return None
+        return lookup_target(call)
 
     def _error_key(self, text: str) -> str:
         key = "error: " + error_class(text)
@@ -350,11 +434,15 @@ class DeadEnd(Guard):
         kind = call_kind(call)
         if kind == "bookkeeping":
             return "none", None
+        if call.result.declined:
+            return "none", None  # the user's answer, not the tool's
         outcome = self.classifier.outcome(call.result)
         if outcome == "failed":
             return "dead", self._error_key(call.result.content)
         if kind == "write":
             return "change", None
+        if kind == "poll":
+            return "none", None  # waiting is P004's (poll_threshold): a poll whose output changes is progress
         if outcome == "empty":
             # Nothing found, from a read, a no-op, or a dedicated tool (not a shell).
             if kind == "noop":
@@ -389,6 +477,7 @@ class DeadEnd(Guard):
             self.last_news = None
         if change or news:
             self.counts.clear()
+            self.target_counts.clear()
             self.templates.clear()
             self.shown.clear()
             return []
@@ -405,9 +494,15 @@ class DeadEnd(Guard):
             if key not in self.shown:
                 self.shown[key] = excerpt(call.result.content if call.result else "", 80)
             threshold = opts.noop_threshold if key.startswith("no-op:") else opts.threshold
-            if count >= threshold:
+            target = self._target(key, call)
+            if target is not None:
+                # The class's count hints; only the same target asked again stops.
+                asked = self.target_counts[(key, target)] = self.target_counts.get((key, target), 0) + 1
+                if asked >= threshold:
+                    return [self._verdict(Action(opts.action), key, asked, call, context)]
+            elif count >= threshold:
                 return [self._verdict(Action(opts.action), key, count, call, context)]
-            if opts.hint_at and opts.hint_at <= count < threshold and not verdicts:
+            if opts.hint_at and opts.hint_at <= count and (target is not None or count < threshold) and not verdicts:
                 verdicts.append(self._verdict(Action.HINT, key, count, call, context))
         return verdicts
 

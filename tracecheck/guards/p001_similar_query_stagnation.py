@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from collections import deque
 from typing import Any
 
@@ -20,6 +21,16 @@ from .signals import (
 from .tool_kinds import matches_any
 
 
+# A word that names a place: a path (src/a.py, /repo) or a file name with an extension.
+_PLACE = re.compile(r"\S*[/\\]\S*|\S+\.[A-Za-z][A-Za-z0-9]{0,4}\b")
+
+
+def _adds_place(query: str, earlier: str) -> bool:
+    """Whether ``query`` names a place (a path, a file) that ``earlier`` does not."""
+    before = set(_PLACE.findall(earlier))
+    return any(place not in before for place in _PLACE.findall(query))
+
+
 @frozen_dataclass
 class P001Options(GuardOptions):
     containment: float = option(0.8, "Similarity at or above which two queries are the same search.", minimum=0.0, maximum=1.0)
@@ -32,6 +43,11 @@ class P001Options(GuardOptions):
         False,
         "Compare a query only with earlier queries of the same tool: search_dir, search_file and find_file "
         "(a repository, the open file, file names) ask different questions with the same words.",
+    )
+    narrowing: bool = option(
+        False,
+        "A query that adds a place to a similar earlier one (a word with a path separator or a file extension: "
+        "search_file 'X' src/Foo.java after 'X') narrows the search to where to look: not the same search.",
     )
     window: int = option(
         50,
@@ -78,7 +94,11 @@ class SimilarQueryStagnation(Guard):
     words: SWE-agent's ``search_dir`` (the repository), ``search_file`` (the open file) and
     ``find_file`` (file names); narrowing from one to the next is how it works, not a
     rewording (a resolved SWE-bench run was stopped there). ``same_tool`` compares a query
-    only with earlier queries of the same tool; ``default`` turns it on.
+    only with earlier queries of the same tool; ``default`` turns it on. ``narrowing``
+    (on in ``default``): a query that adds a place to a similar earlier one (a path, a
+    file name: ``search_file "X" src/Foo.java`` after ``search_file "X"``) narrows the
+    search to where to look, and is not the same search; words added without a place
+    (seed 000's synonyms) still are.
 
     **Known misses.** A synonym rewrite that shares no characters (天气 → 气象 →
     气温实况) has containment near 0; P002 (no new URLs) catches it after the search.
@@ -165,6 +185,17 @@ class SimilarQueryStagnation(Guard):
                 expect=((3, "before_tools", "stop"),),
             ),
             Example(
+                "narrowing: the same words searched again in one file (a path added) is a narrower search, not a rewrite",
+                (search("get_schema dump_only", tool="search_file"), search("get_schema dump_only src/marshmallow/schema.py", tool="search_file"), search("get_schema dump_only src/marshmallow/fields.py", tool="search_file"), answer()),
+                options={"same_tool": True, "narrowing": True},
+            ),
+            Example(
+                "narrowing: words added without a place are still a rewording (seed 000's synonyms)",
+                (search("北京天气"), search("北京今日天气 气温"), search("北京今日天气 气温 晴雨"), answer()),
+                options={"same_tool": True, "narrowing": True},
+                expect=((3, "before_tools", "stop"),),
+            ),
+            Example(
                 "With window 1 each query meets only the search before it: the return to 北京天气 is not seen",
                 (search("北京天气"), search("httpx timeout"), search("北京天气 气温"), search("北京天气 温度"), answer()),
                 options={"window": 1},
@@ -215,7 +246,8 @@ class SimilarQueryStagnation(Guard):
                 "against": excerpt(other, 200) if other is not None else None,
             }
             self.last_scores.append(entry)
-            if other is not None and fp and score >= opts.containment and similar_hit is None:
+            narrowed = opts.narrowing and other is not None and _adds_place(query, other)
+            if other is not None and fp and score >= opts.containment and similar_hit is None and not narrowed:
                 similar_hit = {**entry, "against_tokens": token_list(other_fp or ())}
             new.append((query, fp, tool))
         mixed = len(searches) != len(rnd.tool_calls)

@@ -11,7 +11,7 @@ from .escalation import fire_on_option, waits_for_next_call
 from .examples import Call, Example, Step, answer, calls, examples_made_when_read
 from .messages import Message
 from .signals import call_signature, compiled_patterns, excerpt, truncated
-from .tool_kinds import matches_any
+from .tool_kinds import call_kind, matches_any
 
 
 @frozen_dataclass
@@ -37,6 +37,13 @@ class P004Options(GuardOptions):
         [],
         "Glob patterns (any case) of tools never hinted or acted on, e.g. pollers ('*_poll', '*_get_result'), "
         "whose unchanged answer is legitimate waiting. Their calls still break another call's streak.",
+    )
+    poll_threshold: int = option(
+        0,
+        "The threshold for polls (tool_kinds: a call that sends nothing to a running process, waits, or reads what it "
+        "printed: Codex's write_stdin with empty chars, Claude Code's BashOutput, sleep && tail): a silent build answers "
+        "the same for minutes. 0 = the same as threshold.",
+        minimum=0,
     )
     canonical_args: bool = option(True, "Compare arguments as sorted-key JSON; off compares the raw text.")
     volatile_patterns: list[str] = option(
@@ -87,6 +94,12 @@ class UnchangedOutcome(Guard):
     answers that call with the guard's message instead of stopping (a block always
     waits for the next call). A blocked call's recorded result is ignored: a live
     loop never ran it.
+
+    **Polls.** A call that only waits for a running process or reads what it printed
+    (``tool_kinds``: Codex CLI's ``write_stdin`` with empty ``chars``, Claude Code's
+    ``BashOutput``, ``sleep 30 && tail build.log``, OpenHands' empty command) is a poll: a
+    silent ``docker build`` answers the same for minutes, and a poll whose output changes is
+    progress. ``poll_threshold`` gives polls a threshold of their own.
 
     **Why it matters.** R001 looks only at calls and so cannot tell a progressing poll
     from a stuck one; this guard waits for the evidence that nothing changes. A poll
@@ -251,6 +264,22 @@ class UnchangedOutcome(Guard):
                 options={"enabled": True, "threshold": 2, "hint_at": 2, "action": "block", "tools": ["read_file", "web_*"]},
             ),
             Example(
+                "Codex polling a silent docker build (write_stdin, empty chars): a poll waits under poll_threshold",
+                tuple(calls(Call("write_stdin", {"session_id": 7, "chars": "", "yield_time_ms": 10000}, "Process running with session ID 7\nOutput:\n")) for _ in range(5))
+                + (calls(Call("write_stdin", {"session_id": 7, "chars": "", "yield_time_ms": 10000}, "Process exited with code 0\nOutput:\nSuccessfully built 3f2a9c1")), answer()),
+                options={"enabled": True, "threshold": 3, "poll_threshold": 10},
+            ),
+            Example(
+                "Gemini CLI running the identical ls: each result ends in another process group id, still the same answer",
+                tuple(
+                    calls(Call("run_shell_command", {"command": "ls src"}, f"Command: ls src\nDirectory: (root)\nOutput: main.py  util.py\nError: (none)\nExit Code: 0\nSignal: (none)\nBackground PIDs: (none)\nProcess Group PGID: {4100 + k}"))
+                    for k in range(4)
+                )
+                + (answer(),),
+                expect=((3, "after_tools", "stop"),),
+                options={"enabled": True, "threshold": 3, "normalize_volatile": True, "poll_threshold": 10},
+            ),
+            Example(
                 "A tool outside the allowlist (tools) is never flagged, even answered the same way 5 times",
                 tuple(calls(Call("write_file", {"path": "out.txt", "content": "x"}, "ok")) for _ in range(5)) + (answer(),),
                 options={"enabled": True, "threshold": 2, "hint_at": 2, "fire_on": "next_call", "tools": ["read_file"]},
@@ -275,6 +304,10 @@ class UnchangedOutcome(Guard):
             text = pattern.sub("", text)
         flag = "error" if call.result.is_error else "ok"
         return f"{flag}:{' '.join(text.split())}"
+
+    def _threshold(self, call: ToolCall) -> int:
+        opts = self.options
+        return opts.poll_threshold if opts.poll_threshold and call_kind(call) == "poll" else opts.threshold
 
     def _watched(self, call: ToolCall) -> bool:
         opts = self.options
@@ -305,6 +338,8 @@ class UnchangedOutcome(Guard):
         self.blocked = set()
         opts = self.options
         if not waits_for_next_call(self.options) or self.last_pair is None or self.streak < opts.threshold:
+            return []
+        if self._last_call is not None and self.streak < self._threshold(self._last_call):
             return []
         action = Action(opts.action)
         verdicts = []
@@ -346,7 +381,7 @@ class UnchangedOutcome(Guard):
                 self.last_result = excerpt(call.result.content if call.result else "", 80)
             if not self._watched(call):
                 continue
-            if at_result and self.streak >= opts.threshold:
+            if at_result and self.streak >= self._threshold(call):
                 return verdicts + [self._verdict(Action.STOP, call, before=False, context=context)]
             if opts.hint_at and self.streak >= opts.hint_at:
                 verdicts.append(self._verdict(Action.HINT, call, before=False, context=context))

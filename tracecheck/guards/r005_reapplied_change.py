@@ -51,7 +51,9 @@ class ReappliedChange(Guard):
     never progress: it either does nothing or does the same damage again. Repeating an
     identical *read* whose answer changes is polling, and is left to P004.
 
-    **What it spares.** Fix-and-retest (the edits differ), one change followed by a check
+    **What it spares.** Polls: a call that sends nothing to a running process, waits or
+    reads its output (Codex CLI's ``write_stdin`` with empty ``chars``, named like a
+    write) changes no file, so it is never a change. Fix-and-retest (the edits differ), one change followed by a check
     and the same change again after a revert (another call between), an identical write
     made twice.
 
@@ -116,6 +118,11 @@ class ReappliedChange(Guard):
             Example(
                 "The same edit with a check between each application is not a streak",
                 tuple(step for _ in range(3) for step in (calls(_edit(1)), calls(Call("bash", {"command": "git diff"}, "diff")))) + (answer(),),
+                options={"enabled": True},
+            ),
+            Example(
+                "A poll is not a change: Codex's write_stdin with nothing to send, three times while a build runs",
+                tuple(calls(Call("write_stdin", {"session_id": 3, "chars": ""}, f"Process running with session ID 3\nOutput:\nStep {k}/9")) for k in range(4)) + (answer(),),
                 options={"enabled": True},
             ),
             Example(

@@ -32,6 +32,8 @@ DEFAULT_FAILURE_PATTERNS = (
     r"(?m)^(/bin/|/usr/bin/)?(ba|da|z)?sh: (-c: )?(line \d+: )?(syntax error|unexpected EOF while looking for matching)",
     # Python could not compile the code it was given (no traceback header: python -c, a heredoc, a script).
     r"(?m)^(SyntaxError|IndentationError|TabError): ",
+    # A patch that did not apply (Codex CLI's apply_patch, patch(1), git apply): no file changed.
+    r"^\s*(apply_patch verification failed|Failed to find (expected lines|context)|Invalid patch|error: patch failed)",
 )
 # Text that any match of a default failure pattern contains: a substring test (C speed)
 # skips the regex, which would try every line start of a long result. Only the default
@@ -78,6 +80,63 @@ def query_text(call: ToolCall, keys: Sequence[str] = DEFAULT_QUERY_KEYS) -> str:
         # names and fixed values between every call and look like the same search.)
         return ""
     return call.arguments_raw
+
+
+# The argument that names what a lookup asks for: a file, a path, a pattern, a term.
+_TARGET_KEYS = (
+    "file_name", "filename", "file_path", "filepath", "path", "pattern", "glob", "search_term", "query", "q",
+    "name", "url", "id",
+)
+_PATH_KEYS = frozenset({"file_path", "filepath", "path"})
+_TARGET_NOISE = re.compile(r"[\W_]+")
+
+
+def lookup_target(call: ToolCall) -> str | None:
+    """What a call looks up, in a form in which the same target asked again in other
+    words is one. A path argument (``file_path``, ``path``) is that file, in any case
+    (``main.py`` in another folder is another file). A name, pattern or search term (a
+    shell command's last word) is taken without folders, quotes, glob stars, an
+    extension or separators, lowercased (``/repo/lib/Commons-IO.jar``, ``commons-io`` and
+    ``"commons_io"`` are one target; ``guava.jar`` is another). None when the call names
+    no target (a no-op, a call without arguments)."""
+    args = call.arguments
+    value: Any = None
+    if isinstance(args, dict):
+        for key in _TARGET_KEYS:
+            if isinstance(args.get(key), str) and args[key].strip():
+                value = args[key]
+                if key in _PATH_KEYS:
+                    # A path read is that file: main.py in another folder is another file.
+                    path = value.strip().strip("'\"`").rstrip("/").removeprefix("./").lower()
+                    return path or None
+                break
+        else:
+            command = next((args[k] for k in ("command", "cmd") if isinstance(args.get(k), str)), None)
+            value = command.split()[-1] if command and command.split() else None
+    elif isinstance(args, str) and args.strip():
+        value = args.split()[-1]
+    if not isinstance(value, str):
+        return None
+    name = value.strip().strip("'\"`").rstrip("/").rsplit("/", 1)[-1].replace("*", "")
+    stem, dot, ext = name.rpartition(".")
+    if dot and stem and 1 <= len(ext) <= 5 and ext.isalnum():
+        name = stem
+    target = _TARGET_NOISE.sub("", name.lower())
+    return target or None
+
+
+_NOT_FOUND = re.compile(
+    r"(?i)no such file|does not exist|doesn't exist|not found|cannot find|can't find|could not find|no matches"
+    r"|is not a (?:file|directory)|enoent"
+)
+
+
+def says_not_found(text: str) -> bool:
+    """Whether a result's start says that what was asked for is not there (``No such file
+    or directory``, ``File does not exist``, ``No matches found``): an answer about the
+    target, not a tool that failed. (``command not found`` is the shell's, not a lookup's.)"""
+    head = text[:300]
+    return bool(_NOT_FOUND.search(head)) and "command not found" not in head
 
 
 def excerpt(text: str, limit: int = 80) -> str:

@@ -36,6 +36,16 @@ EDIT_TOOLS = ("*edit*", "*write*", "*replace*", "*patch*", "*create*", "*insert*
 # Seed 004's single-step watchdogs by tool name (GLOBS=SECONDS): PatchCat kills a code
 # sandbox's Web Worker after 5 s and aborts a network tool with AbortSignal.timeout(30 s).
 SEED_004_TIME_LIMITS = ("*exec*|*python*|*sandbox*=5", "*fetch*|*http*|*search*=30")
+# Tools that send input to a running process (Codex CLI's write_stdin, a terminal's
+# send_keys): what they change is what the process does with the input, not a file, and
+# with nothing to send they only wait and read what the process printed since: a poll.
+STDIN_TOOLS = ("write_stdin", "*stdin*", "send_input", "send_keys", "*_send_keys")
+# Tools that only wait for a running process or read what it printed (Claude Code's
+# BashOutput, a job's status or log): polls.
+POLL_TOOLS = (
+    "bashoutput", "taskoutput", "read_output", "get_output", "read_*_output", "get_*_output", "*poll*", "wait", "wait_for*",
+    "*_wait", "sleep",
+)
 # Bookkeeping: a to-do list or a scratchpad answers the same "ok" whatever happens, so
 # it is neither progress nor a failure (Claude Code's TodoWrite, OpenAI's update_plan).
 BOOKKEEPING_TOOLS = ("todowrite", "todoread", "*todo*", "think", "update_plan", "*scratchpad*", "calculate", "*calculator*")
@@ -56,6 +66,8 @@ _READ_PROGRAMS = frozenset(
         "find_file", "search_dir", "search_file", "open", "goto", "scroll_up", "scroll_down",
     }
 )
+# Programs that change files: a patch applied through the shell (Codex CLI's apply_patch).
+_WRITE_PROGRAMS = frozenset({"apply_patch", "applypatch", "patch"})
 # A command that does nothing: the shell's no-op `:` (its arguments are never run),
 # `true`, a comment. Agents whose arguments arrive garbled send these by the dozen.
 _NOOP = re.compile(r"^\s*(?::(?:\s|$)|:$|true\s*$|#)")
@@ -102,8 +114,21 @@ def shell_command(call: ToolCall) -> str | None:
             value = arguments.get(key)
             if isinstance(value, str):
                 return value
+            if isinstance(value, list) and value and all(isinstance(v, str) for v in value):
+                return _argv_command(value)
         return None
     return arguments if isinstance(arguments, str) else call.arguments_raw
+
+
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash"})
+
+
+def _argv_command(argv: list[str]) -> str:
+    """The command line of an argv list (Codex CLI's ``["bash", "-lc", "ls -la"]``,
+    ``["apply_patch", "*** Begin Patch …"]``): a shell's ``-c`` script is the command."""
+    if argv[0].rsplit("/", 1)[-1] in _SHELLS and len(argv) >= 3 and argv[1].startswith("-") and "c" in argv[1]:
+        return argv[-1]
+    return " ".join(argv)
 
 
 def is_noop_command(command: str) -> bool:
@@ -118,6 +143,24 @@ def _first_program(command: str) -> str:
     return words[0].rsplit("/", 1)[-1] if words else ""
 
 
+# The arguments a stdin tool sends (Codex's write_stdin ``chars``).
+_STDIN_ARGS = ("chars", "input", "text", "keys", "data")
+
+
+def _sends_nothing(arguments: Any) -> bool:
+    if not isinstance(arguments, dict):
+        return not (isinstance(arguments, str) and arguments)
+    return not any(isinstance(arguments.get(key), str) and arguments[key] for key in _STDIN_ARGS)
+
+
+_CHAIN = re.compile(r"&&|\|\||;|\|")
+
+
+def _only_reads(command: str) -> bool:
+    """Every command of a chain only waits or reads (``sleep 30 && tail -n 5 build.log``)."""
+    return all(_first_program(part) in _READ_PROGRAMS or _first_program(part) == "sleep" for part in _CHAIN.split(command))
+
+
 def _editor_subcommand(arguments: Any) -> str | None:
     if isinstance(arguments, dict):
         value = arguments.get("command")
@@ -127,15 +170,27 @@ def _editor_subcommand(arguments: Any) -> str | None:
 
 
 def call_kind(call: ToolCall) -> str:
-    """``bookkeeping``, ``noop`` (a shell command that cannot do anything), ``read``,
-    ``write`` or ``other`` (a shell command that may do either, an unknown tool)."""
+    """``bookkeeping``, ``noop`` (a shell command that cannot do anything), ``poll`` (a
+    call that sends nothing to a running process, waits, or reads what it printed),
+    ``read``, ``write`` (a call that changes a file) or ``other`` (a shell command that
+    may do either, input sent to a process, an unknown tool)."""
     if matches_any(call.name, BOOKKEEPING_TOOLS):
         return "bookkeeping"
+    if matches_any(call.name, POLL_TOOLS):
+        return "poll"
+    if matches_any(call.name, STDIN_TOOLS):
+        # Keys sent to a process may do anything; nothing sent only waits for its output.
+        return "poll" if _sends_nothing(call.arguments) else "other"
     command = shell_command(call)
     if command is not None:
         if is_noop_command(command):
             return "noop"
-        return "read" if _first_program(command) in _READ_PROGRAMS else "other"
+        program = _first_program(command)
+        if not program or (program == "sleep" and _only_reads(command)):
+            return "poll"  # OpenHands' empty command fetches more output; sleep && tail only waits and looks
+        if program in _WRITE_PROGRAMS or command.lstrip().startswith("git apply"):
+            return "write"
+        return "read" if program in _READ_PROGRAMS else "other"
     sub = _editor_subcommand(call.arguments)
     if sub in _EDITOR_READS:
         return "read"

@@ -141,6 +141,7 @@ NATIVE_SCHEMA: dict[str, Any] = {
                 "started_at": _TIME,
                 "ended_at": _TIME,
                 "blocked": {"type": "boolean", "description": "a guard refused the call in the recorded run: content is what the model got instead"},
+                "declined": {"type": "boolean", "description": "the user declined the call (a permission prompt): it never ran, and content is the user's answer, not the tool's"},
             },
             ["call_id"],
         ),

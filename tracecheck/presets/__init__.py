@@ -33,6 +33,8 @@ class Preset:
     source: str  # where its guards and settings come from
     guards: dict[str, dict[str, Any]] = field(default_factory=dict)  # code -> options
     notes: str = ""  # why the settings are what they are
+    # code -> why the guard is on, and where it hints and where it stops (tracecheck preset NAME)
+    reasons: dict[str, str] = field(default_factory=dict)
 
 
 # Hermes Agent's tool lists (agent/tool_guardrails.py): tools whose success is a change
@@ -395,50 +397,58 @@ PRESETS: dict[str, Preset] = {
             summary="tracecheck's recommendation: stop loops that show no progress in their results, spare runs whose results change",
             source="tracecheck (tuned on the labelled real runs of tests/corpus/: Claude Code on Terminal-Bench, τ²-bench dialogues; and sample_traces/)",
             guards={
-                "P001": {"containment": 0.8, "threshold": 2, "tokenizer": "char", "metric": "containment", "same_tool": True},
+                "P001": {"containment": 0.8, "threshold": 2, "tokenizer": "char", "metric": "containment", "same_tool": True, "narrowing": True},
                 "P002": {"threshold": 2},
-                "P004": {"threshold": 3, "normalize_volatile": True},
+                "P004": {"threshold": 3, "normalize_volatile": True, "poll_threshold": 10},
                 "R003": {"min_period": 2, "max_period": 8, "laps": 3, "compare_results": True, "last_lap_start": True, "changes_by_signature": True},
                 "R005": {"threshold": 3},
-                "F001": {"threshold": 3, "action": "stop", "per_response": True, "exempt_tools": list(SHELL_TOOLS), "reset_on": list(EDIT_TOOLS)},
-                "F003": {"threshold": 4, "noop_threshold": 3, "hint_at": 3},
+                "F001": {"threshold": 3, "action": "stop", "per_response": True, "exempt_tools": list(SHELL_TOOLS), "reset_on": list(EDIT_TOOLS), "by_target": True},
+                "F003": {"threshold": 4, "noop_threshold": 3, "hint_at": 3, "by_target": True},
                 "T001": {"threshold": 5, "hint_at": 2, "scope": "run", "similarity": 0.8, "tool_calls_break": False, "action": "abort"},
                 "T002": {},
                 "E001": {},
                 **{code: {} for code in BUDGETS},
             },
-            notes="Each choice answers a class of real failure in the labelled runs of tests/corpus/ (README: the "
-            "comparison table, real runs first). Repeats are judged by what a repeat can still change. The same call "
-            "answered the same way: P004 stops it at the 3rd time (timestamps, ids and shell counters normalised; a "
-            "Bash call's description and timeout and the whitespace around arguments are not part of the call), so a "
-            "poll whose status changes, pagination and a re-run after an edit go on. The same change made again: R005 "
-            "stops the 3rd identical edit / write / str_replace in a row whatever its results, since a re-applied edit "
-            "changes its result every time (SWE-agent's edit 1:1 re-inserting its lines) and is never progress. The same "
-            "dead end under changing calls: F003 hints at the 3rd and stops at the 4th call that hits the same error "
-            "class (prose run as a command: 'command not found', 'syntax error near unexpected token' and 'unexpected "
-            "EOF' are one class; a message with a changing middle is one template), the same empty answer from a read, "
-            "a search or a no-op (Claude Code's garbled ': …' commands answered '(Bash completed with no output)'; "
-            "'No matches found' for a dozen search strings), or the same view (goto N through a file that does not "
-            "move), with nothing new in between; an edit or a command that did its work is news. A command that cannot do "
-            "anything (the no-op ':') stops at its 3rd: an empty search still asked something, a no-op asked nothing "
-            "(large-scale-text-editing: three garbled ': …' responses, then a leaked '&&' tail reset a count of 4). Cycles: R003 stops a "
-            "2-8 call cycle at its 3rd lap's first call (as the labelled runs count a cycle; the call completing the lap "
-            "comes period-1 calls later), only if the results of the earlier laps repeat too, a re-applied edit matching "
-            "by its call alone (its echo grows every time). Failures: F001 stops a tool's 3rd failed "
-            "attempt in a row, parallel siblings of one response counting once (six Grep calls failing together on one "
-            "permission error, then a working find, cut a healthy run when each counted), an edit resetting the count, "
-            "shells exempt (a failing command is routine; F003 sees their dead ends). F002 is left out: F003 counts the "
-            "same errors without counting siblings. Query rewrites are P001 as seed 000 sets it, each search tool's "
-            "queries compared among themselves (same_tool: SWE-agent's search_dir, search_file and find_file ask "
-            "different questions with the same words, and narrowing from one to the next stopped a resolved run), "
-            "searches bringing back "
-            "the same pages P002; P003 is left out: it calls empty results from different queries 'no new "
-            "information' and stopped a booking one search before its flight. Canned replies: T001 hints from the 2nd "
-            "near-identical reply in a row (similarity 0.8, tool calls between allowed when they answered the same) and "
-            "ends the conversation at the 5th: a transfer notice repeated three or four times while the user refuses, "
-            "then a booking when the user changes the request, gets a message, not a cut. T002 stops a response "
-            "chanting one stretch of text. Budgets are listed, off until given one. E001 acts only on runs whose "
-            "metadata names required tools.",
+            notes="Each choice answers a class of real failure in labelled real runs (README: the comparison table, per "
+            "family). Repeats are judged by what a repeat can still change: the same answer again, the same change again, "
+            "the same dead end under changing calls. Where a rule cannot tell a stall that recovers from a loop at the "
+            "round it fires, it hints there and stops only if the stall goes on (the ladder of seed 004). Left out: F002 "
+            "(F003 counts the same errors without counting parallel siblings) and P003 (it calls empty results from "
+            "different queries 'no new information', and stopped a booking one search before its flight).",
+            reasons={
+                "P001": "Query rewrites (seed 000): stops before the 2nd search round in a row whose query is similar to an "
+                "earlier one of the same tool (containment >= 0.8); no hint. same_tool: SWE-agent's search_dir, search_file "
+                "and find_file ask different questions with the same words; narrowing: a query that adds a path or file "
+                "name narrows the search to where to look, it does not reword it (both stopped resolved SWE-agent runs).",
+                "P002": "Searches bringing back only pages seen before: stops at the 2nd such search round in a row.",
+                "P004": "The same call answered the same way: stops at the 3rd identical pair (timestamps, ids, shell "
+                "counters and process group ids normalised: Gemini CLI ends every shell result with another PGID); a poll "
+                "(a call that sends nothing to a running process, waits or reads its output: Codex's write_stdin with "
+                "empty chars, BashOutput, sleep && tail) at its 10th, since a silent build answers the same for minutes. "
+                "A poll whose status changes, pagination and a re-run after an edit go on.",
+                "R003": "Cycles (A, B, A, B): stops at the 3rd lap's first call of a 2-8 call cycle, only if the earlier "
+                "laps' results repeat too; a re-applied edit matches by its call alone (its echo grows every time).",
+                "R005": "The identical change made again: stops before the 3rd identical edit / write / str_replace in a "
+                "row, whatever its results (SWE-agent's edit 1:1 echoes a longer file each time). A poll is not a change, "
+                "however its tool is named (Codex's write_stdin with empty chars stopped two healthy sessions).",
+                "F001": "A tool that keeps failing (seed 001): stops at its 3rd failed response in a row (parallel siblings "
+                "count once; a successful edit resets; shells are exempt: a failing command is routine, F003 sees their "
+                "dead ends). While every failure is another path or name not found (by_target), it hints at the 3rd and "
+                "stops at the 4th: three wrong paths then the right one is looking. A call the user declined at a "
+                "permission prompt neither counts nor resets. Codex's apply_patch 'verification failed' is a failure.",
+                "F003": "The same dead end under changing calls: hints at the 3rd and stops at the 4th call that hits the "
+                "same error class (prose run as a command is one class), the same empty answer or a view seen before, with "
+                "nothing new between; a command that cannot do anything (the no-op ':') stops at its 3rd (it asks nothing: "
+                "large-scale-text-editing leaked an '&&' tail that reset a count of 4). An answer that what was asked for "
+                "is not there stops only when the same target is asked again (by_target; four different jar names not "
+                "found cut a run that then succeeded): other targets are hinted.",
+                "T001": "Canned replies: hints from the 2nd near-identical reply in a row (similarity 0.8) and ends the "
+                "conversation at the 5th: a transfer notice repeated three or four times while the user refuses, then a "
+                "booking when the user changes the request, gets a message, not a cut.",
+                "T002": "A response chanting one stretch of text: stops it.",
+                "E001": "Acts only on runs whose metadata names required tools (an answer without evidence).",
+                **{code: "A budget: off until given one (--set)." for code in BUDGETS},
+            },
         ),
     )
 }

@@ -96,6 +96,7 @@ from .common import (
     Warn,
     as_str,
     brief,
+    declined_by_user,
     dump_json,
     finish_trace,
     make_trace,
@@ -280,6 +281,7 @@ class CallTracker:
                 continue
             flag = block.get("is_error")
             result = ToolResult(content=content_blocks_text(block.get("content")), ended_at=at, line=line)
+            result.declined = declined_by_user(result.content)
             if isinstance(flag, bool):
                 result.is_error = flag
                 self.flag_seen = True

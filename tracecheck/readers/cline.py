@@ -100,7 +100,7 @@ from ..input.diagnostics import TracecheckError
 from ..input.side_files import read_json
 from ..input.sources import Record, display_name
 from ..model import Round, ToolCall, ToolResult, Trace
-from .common import Counts, as_dict, as_str, brief, dump_json, file_stem, finish_trace, make_usage, new_call, parse_time
+from .common import Counts, as_dict, as_str, brief, declined_by_user, dump_json, file_stem, finish_trace, make_usage, new_call, parse_time
 from .contract import ReadContext, read_each
 
 FORMAT = "cline"
@@ -504,6 +504,7 @@ class _History:
             return None
         self.take(call)
         call.result = ToolResult(content=body, is_error=result_error(body), started_at=self.started.get(id(call)), ended_at=moment, line=self.line)
+        call.result.declined = declined_by_user(body)
         return call
 
     def take(self, call: ToolCall) -> bool:
@@ -531,6 +532,7 @@ class _History:
         flag = block.get("is_error")
         error = flag if isinstance(flag, bool) else result_error(text)
         call.result = ToolResult(content=text, is_error=error, started_at=self.started.get(id(call)), ended_at=moment, line=self.line)
+        call.result.declined = declined_by_user(text)
 
     # --- tokens from ui_messages.json ---------------------------------------------------------
 

@@ -184,6 +184,23 @@ def rebuild(value: Any, keep_key: Callable[[Any], bool] | None = None, string: C
 # --- content text ---------------------------------------------------------------------------
 
 
+# How the coding agents answer a call the user declined at a permission prompt: their
+# text in place of the tool's (Claude Code; Cline and Roo Code; Codex CLI; Gemini CLI).
+_DECLINED = re.compile(
+    r"^\s*(?:The user doesn't want to (?:proceed with this tool use|take this action)"
+    r"|\[Request interrupted by user for tool use\]"
+    r"|The user denied this operation"
+    r"|(?:exec )?command (?:was )?rejected by (?:the )?user"
+    r"|\[Operation Cancelled\] Reason: User (?:did not allow|cancelled))"
+)
+
+
+def declined_by_user(text: str) -> bool:
+    """Whether a result's text is an agent's note that the user declined the call: the
+    call never ran, and what follows is the user's answer, not the tool's."""
+    return bool(_DECLINED.match(text[:200]))
+
+
 def content_text(content: Any) -> str:
     """Text of a message content: a string, a list of parts, or any JSON value."""
     if content is None:

@@ -18,7 +18,9 @@ Messages are ``{"role", "content", "extra"?}``. One assistant message is one rou
   ``{"command": ...}`` JSON arguments) answered by ``role: "tool"`` messages with a
   ``tool_call_id``.
 - **Observations**: the user message after a text-action round answers its call:
-  ``<returncode>N</returncode><output>…</output>`` (v2 also ``extra.returncode``). Such
+  ``<returncode>N</returncode><output>…</output>`` (v2 also ``extra.returncode``); the
+  result is the output inside the tags when they are all there is (the wrapper is the
+  harness's: an edit's empty output is empty, as in any other format). Such
   a message is a result, never a conversation turn: the only user turn is the task,
   the first user message before any response.
 - **Format errors**: mini-swe-agent runs a text response only when it holds exactly
@@ -103,6 +105,16 @@ _MSWEA_FENCE = "```mswea_bash_command"
 _MSWEA_BLOCK = re.compile(r"```mswea_bash_command\s*\n(.*?)\n```", re.S)
 _BASH_BLOCK = re.compile(r"```bash\s*\n(.*?)\n```", re.S)
 _RETURNCODE = re.compile(r"<returncode>\s*(-?[0-9]{1,18})\s*</returncode>")  # ASCII: int() refuses "²"
+# An observation that is only the harness's wrapper around the command's output.
+_WRAPPED = re.compile(r"\A\s*<returncode>\s*-?[0-9]{1,18}\s*</returncode>\s*<output>\n?(.*?)</output>\s*\Z", re.DOTALL)
+
+
+def _output(text: str) -> str:
+    """The command's output of an observation (``<returncode>0</returncode><output>…</output>``):
+    the wrapper is the harness's, the same around every result, and would make every
+    empty output of an edit (``sed -i``, ``cat > file``) look like the same answer."""
+    found = _WRAPPED.match(text)
+    return found.group(1) if found else text
 _SUBMIT_WORDS = ("COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT", "MINI_SWE_AGENT_FINAL_OUTPUT")
 _TIMEOUT_START = "The last command <command>"
 
@@ -251,7 +263,7 @@ class _Builder:
             # not an observation.
             self.submitted_by = rnd
         call.result = ToolResult(
-            content=text,
+            content=_output(text),
             is_error=_is_error(code, text, extra),
             started_at=started if moment is not None else None,
             ended_at=moment,
@@ -270,7 +282,7 @@ class _Builder:
         started = self.trace.rounds[-1].ended_at if self.trace.rounds else None
         text = content_text(msg.get("content"))
         call.result = ToolResult(
-            content=text,
+            content=_output(text),
             is_error=_is_error(code, text, extra),
             started_at=started if moment is not None else None,
             ended_at=moment,

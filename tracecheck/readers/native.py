@@ -314,4 +314,5 @@ def _read_result(entry: _Open, event: dict, line: int, warn: Warn) -> None:
         ended_at=parse_time(event.get("ended_at"), warn, "ended_at"),
         line=line,
         blocked=event.get("blocked") is True,
+        declined=event.get("declined") is True,
     )

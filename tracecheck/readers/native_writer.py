@@ -75,6 +75,7 @@ def result_event(trace_id: str, call) -> dict[str, Any]:
             "started_at": format_time(res.started_at),
             "ended_at": format_time(res.ended_at),
             "blocked": True if res.blocked else None,
+            "declined": True if res.declined else None,
         }
     )
 

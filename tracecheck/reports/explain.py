@@ -398,6 +398,9 @@ def explain_preset(preset, width: int = 88) -> str:
         if guard.is_off(built):
             settings += " (off until given a budget: --set)"
         lines.append(f"  {code} {guard.name}: {settings}")
+        reason = preset.reasons.get(code)
+        if reason:
+            lines.append(f"      {reason}")
     lines = [_fill(line, width, indent=len(line) - len(line.lstrip()) + 4) for line in lines]  # hanging indents
     if preset.notes:
         lines += ["", _fill(preset.notes, width)]

@@ -7,7 +7,9 @@ token `('``, then ``unexpected EOF while looking for matching `"'`` — differen
 one failure: what it sent is not a command. Those shell complaints form one class. Any
 other error keeps its own class: its text with the parts that change between attempts
 (quoted tokens, numbers, paths, volatile ids and times) replaced, first line only, or
-for a Python traceback its last line (the exception).
+for a Python traceback its last line (the exception). Warning and notice lines a tool
+prints before its output (``npm WARN deprecated …``, ``WARNING: Running pip as root``)
+are passed over: they open every result, error or not.
 """
 
 from __future__ import annotations
@@ -19,6 +21,16 @@ from .volatile import normalize_volatile
 
 # The shell could not run the text as a command: it is prose, a fragment or junk.
 NOT_A_COMMAND = "the shell could not run the text as a command"
+
+
+@functools.cache
+def _notice() -> re.Pattern[str]:
+    """A line that is a tool's warning or notice, not its error (``npm WARN …``,
+    ``WARNING: …``, ``DeprecationWarning: …``, ``warning: …``)."""
+    return re.compile(
+        r"(?i)^\[?(?:[\w.-]{1,20} )?(?:warn(?:ing)?|notice|note|info|deprecat\w*)\]?(?:[:\s]|$)"
+        r"|^\w*(?:Deprecation|Future|Pending\w*|Resource|Runtime|User)?Warning:"
+    )
 
 
 @functools.cache
@@ -53,6 +65,10 @@ def error_class(text: str) -> str:
     if not lines:
         return ""
     not_a_command, shell_prefix, quoted, path, number = _patterns()
+    # A notice a tool prints before every output (a package manager's deprecation
+    # warning on stderr) says nothing about this error: the class is the first line after it.
+    while len(lines) > 1 and _notice().match(lines[0]):
+        lines = lines[1:]
     first = lines[0]
     if shell_prefix.match(first) and not_a_command.search(first):
         return NOT_A_COMMAND
@@ -64,12 +80,30 @@ def error_class(text: str) -> str:
         line = tail[-1] if tail else first
     else:
         line = first
+    key = _line_class(line)
+    if _TRACEBACK not in head:
+        # A first line that is only a path or a number ("/repo/a.py:", a pylint header)
+        # says nothing of the error: the lines after it do.
+        for more in lines[1:4]:
+            if _words(key) >= 3:
+                break
+            key += " | " + _line_class(more)
+    return key[:120]
+
+
+def _line_class(line: str) -> str:
+    _, shell_prefix, quoted, path, number = _patterns()
     line = normalize_volatile(line)
     line = shell_prefix.sub("", line)
     line = quoted.sub("Q", line)
     line = path.sub("P", line)
     line = number.sub("N", line)
     return " ".join(line.split())[:120]
+
+
+def _words(key: str) -> int:
+    """Letters of a class that are not its placeholders (Q, P, N)."""
+    return sum(1 for word in re.findall(r"[A-Za-z]+", key) if word not in ("Q", "P", "N"))
 
 
 # How long the shared start and end of two error texts must be for one template with a

@@ -20,8 +20,9 @@ this order:
 5. **Hex ids**: ``0x7f3a2c`` addresses → ``0x<HEX>``; a run of 7 or more hex digits that
    holds both a digit and a letter a-f (git hashes, container ids) → ``<HEX>``. Words
    (``deadbeef``, ``facade``) and plain numbers are kept.
-6. **PIDs**: ``pid 4242``, ``pid=4242``, ``PID: 4242``, ``process 4242`` → the same with
-   ``N`` for the number.
+6. **PIDs**: ``pid 4242``, ``pid=4242``, ``PID: 4242``, ``process 4242``, ``PPID 1``,
+   ``Process Group PGID: 4242`` (Gemini CLI's shell tool ends every result with it) → the
+   same with ``N`` for the number.
 7. **Durations**: a number with a time unit (``1.23s``, ``250 ms``, ``3 seconds``,
    ``2 min``, ``15µs``) → ``<DUR>``, as in "took 1.23s".
 
@@ -54,7 +55,7 @@ _RULE_TABLE: tuple[tuple[str, str, tuple[str, ...] | None, bool], ...] = (
     (r"((?:^|(?<=[\s/]))sh: )\d+:", r"\1N:", ("sh: ",), False),
     (r"\b0x[0-9a-fA-F]+\b", "0x<HEX>", ("0x",), False),
     (r"\b(?=[0-9a-fA-F]*[0-9])(?=[0-9a-fA-F]*[a-fA-F])[0-9a-fA-F]{7,}\b", "<HEX>", None, False),
-    (r"(?i)\b((?:pid|process)\s*[=:#]?\s*)\d+\b", r"\1N", ("pid", "process"), False),
+    (r"(?i)\b((?:pid|ppid|pgid|process(?: group)?(?: pgid)?)\s*[=:#]?\s*)\d+\b", r"\1N", ("pid", "process"), False),
     (r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ns|µs|us|ms|s|secs?|seconds?|mins?|minutes?)\b", "<DUR>", None, True),
 )
 
