@@ -7,7 +7,7 @@ file names one with ``preset = "NAME"``; ``--preset NAME`` on the command line w
 
 The seeds' guards as shipped (``seeds``, the default before there was one) and each
 seed's system; the loop detectors of OpenHands, Gemini CLI, Cline, Roo Code, Goose,
-CrewAI, OpenRouter's agent SDK and Hermes Agent, as far as replay can express them (each
+CrewAI, OpenRouter's agent SDK, Hermes Agent and OpenClaw, as far as replay can express them (each
 preset's notes say where it cannot); and ``default``, tracecheck's recommendation, which
 runs when nothing is chosen. Facts about each system are from ``reference/peers.md``;
 ``tests/test_conformance_*.py`` replay each system's own test scenarios.
@@ -100,6 +100,41 @@ HERMES_NOTES = (
     "on or not. Its cap of 50 subagents per turn counts spawned subagents, not calls, and would need a second "
     "B003: left out. Not modelled: duplicate results replaced by a reference stub (replay does not rewrite "
     "results), and hashed signatures that keep secrets out of reports (tracecheck shows argument text)."
+)
+
+# OpenClaw's tool-loop detection, as read at openclaw/openclaw commit 58db2f91
+# (src/agents/tool-loop-detection.ts and its test, src/agents/pi-tools.before-tool-call.ts).
+OPENCLAW_POLL_TOOLS = ("command_status", "process.action=poll", "process.action=log")
+
+OPENCLAW_NOTES = (
+    "OpenClaw keeps the last 30 tool calls of a session (historySize) and judges each call before it runs, "
+    "against the calls before it (R007 over the whole run: the history survives new user messages). A call is "
+    "its tool name + the SHA-256 of its arguments as sorted-key JSON (nothing left out); an outcome is the hash of "
+    "the result's structured details and its text content, trimmed, or of the error message. tracecheck compares "
+    "the same things as text: tool + sorted-key JSON, and error-or-not + the result text, trimmed (a transcript "
+    "has no structured details). Detectors, first match wins: the global circuit breaker (any tool) when the "
+    "call's signature was answered the same way 30 times (globalCircuitBreakerThreshold; counting back over the "
+    "signature's calls that have a result, other calls skipped, up to the first different outcome); known poll "
+    "without progress, the same count on a poll tool (command_status, and process with action poll or log): "
+    "critical at 20 (criticalThreshold), warning at 10 (warningThreshold); ping-pong, the call continues an "
+    "alternation of two signatures whose length including the call is 20 with every outcome on each side "
+    "unchanged: critical, or 10: warning; generic repeat, 10 calls with the call's signature anywhere in the "
+    "history, not a poll tool: warning only (a generic loop with unchanged outcomes is refused by the breaker "
+    "at 30). Critical and the breaker are the same to the agent: OpenClaw refuses that one call (the before-"
+    "tool-call hook returns blocked and the tool throws the detector's message, which the model reads as the "
+    "call's error) and the run goes on; a refused call never enters the history, so the same call stays refused "
+    "until other calls push the loop out of the window. Hence block for both, not stop: the breaker is a last "
+    "line for what the detectors let through. A warning is only logged (and emitted as a diagnostic event) "
+    "once per pattern at each multiple of 10 of its count; it does not reach the model: tracecheck reports it "
+    "as a hint, which saves nothing. Counting is per call, as OpenClaw: a round's calls are judged in order, the "
+    "earlier calls of the same response in the history without their results yet (as when OpenClaw runs them in "
+    "parallel; run one after another, their results would be in). Not modelled: exec results that say a command "
+    "is still running (OpenClaw blanks their session id and pid and then treats exec as a poll tool; a "
+    "transcript does not carry the status field); the per-call timestamps. Later OpenClaw versions (not this "
+    "preset) scope the history to one run (a user turn: --set R007.scope=turn), refuse a generic repeat with "
+    "unchanged outcomes at 20, add an unknown-tool detector (10 calls of a missing tool), hash exec and message-"
+    "send results without their volatile fields, count argument churn, make the thresholds fixed, and end the "
+    "run after 3 refused calls in a row that never ran. Conformance: tests/test_conformance_openclaw.py."
 )
 
 
@@ -389,6 +424,30 @@ PRESETS: dict[str, Preset] = {
             "modelled: its text detectors (a token block repeating at the tail of one response; identical "
             "assistant text in consecutive steps, which T001 cannot express because a round with tool calls "
             "ends T001's streak) and server-tool calls, which cannot be blocked there.",
+        ),
+        Preset(
+            name="openclaw",
+            summary="OpenClaw's tool-loop detection: over the last 30 calls, warnings at 10 (same call, same poll answer, "
+            "ping-pong), a stuck poll or ping-pong refused at 20, any call answered the same way refused at 30",
+            source="OpenClaw src/agents/tool-loop-detection.ts + pi-tools.before-tool-call.ts (loopDetection enabled, defaults)",
+            guards={
+                "R007": {
+                    "enabled": True,
+                    "scope": "run",
+                    "history_size": 30,
+                    "warning_at": 10,
+                    "critical_at": 20,
+                    "breaker_at": 30,
+                    "critical_action": "block",
+                    "breaker_action": "block",
+                    "generic_repeat": True,
+                    "poll_no_progress": True,
+                    "ping_pong": True,
+                    "poll_tools": list(OPENCLAW_POLL_TOOLS),
+                    "warning_bucket": 10,
+                }
+            },
+            notes=OPENCLAW_NOTES,
         ),
         Preset(
             name="default",
