@@ -158,9 +158,8 @@ class CallHistoryLoop(Guard):
     code = "R007"
     name = "call-history-loop"
     summary = (
-        "Over the last {history_size} calls: hint at {warning_at} repeats (same call, same poll answer, ping-pong), "
-        "{critical_action} a stuck poll or ping-pong at {critical_at}, {breaker_action} any call answered "
-        "the same way {breaker_at} times."
+        "Last {history_size} calls: hint at {warning_at} repeats (call, poll answer, ping-pong); {critical_action} a stuck "
+        "poll or ping-pong at {critical_at}, {breaker_action} a call answered alike {breaker_at} times."
     )
     source = "OpenClaw src/agents/tool-loop-detection.ts"
     origin = (
