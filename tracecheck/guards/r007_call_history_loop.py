@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ..dataclass_lite import frozen_dataclass, mutable_dataclass
@@ -12,6 +13,13 @@ from .signals import canonical_json, excerpt, truncated
 
 LEVEL_ACTIONS = ("block", "stop", "abort")
 GENERIC, POLL, PING_PONG, BREAKER = "generic_repeat", "known_poll_no_progress", "ping_pong", "global_circuit_breaker"
+UNKNOWN_TOOL = "unknown_tool_repeat"
+# The error texts that name a tool the agent does not have: "unknown tool: X", "tool X not found",
+# "tool X is not available" (any case; X in letters, digits and ._-).
+_UNKNOWN_TOOL = (
+    re.compile(r"unknown tool[:\s]+[\"']?([a-z0-9_.-]+)[\"']?", re.IGNORECASE),
+    re.compile(r"tool\s+[\"']?([a-z0-9_.-]+)[\"']?\s+(?:not found|is not available)", re.IGNORECASE),
+)
 # OpenClaw's known pollers: command_status, and the process tool asked to poll or to read its log.
 DEFAULT_POLL_TOOLS = ("command_status", "process.action=poll", "process.action=log")
 
@@ -20,9 +28,9 @@ DEFAULT_POLL_TOOLS = ("command_status", "process.action=poll", "process.action=l
 class R007Options(GuardOptions):
     enabled: bool = option(False, "Whether the guard runs at all (off until a preset enables it).")
     scope: str = option(
-        "run",
-        "What the call history covers: the whole run (a session's history survives new user messages) or one "
-        "conversation turn.",
+        "turn",
+        "What the call history covers: one conversation turn (OpenClaw keeps one history per agent run, which a new "
+        "message starts) or the whole run (OpenClaw's first version: one history per session).",
         choices=("turn", "run"),
     )
     history_size: int = option(30, "How many of the most recent calls the history keeps; older calls are forgotten.", minimum=2)
@@ -34,8 +42,9 @@ class R007Options(GuardOptions):
     )
     critical_at: int = option(
         20,
-        "Critical level: this many identical poll calls answered the same way, or calls in an alternation whose "
-        "results did not change, and the call gets critical_action. Raised to warning_at + 1 when not above it.",
+        "Critical level: this many identical calls answered the same way (a poll; any call with "
+        "generic_critical), or calls in an alternation whose results did not change, and the call gets "
+        "critical_action. Raised to warning_at + 1 when not above it.",
         minimum=1,
     )
     breaker_at: int = option(
@@ -52,6 +61,18 @@ class R007Options(GuardOptions):
     )
     breaker_action: str = option("block", "What the circuit breaker does: block, stop or abort.", choices=LEVEL_ACTIONS)
     generic_repeat: bool = option(True, "Warn about identical calls repeated in the history (never for poll tools).")
+    generic_critical: bool = option(
+        True,
+        "Also take critical_action on a generic repeat answered the same way critical_at times (OpenClaw since "
+        "it stopped leaving generic loops to the breaker); off: a generic repeat is only warned.",
+    )
+    unknown_tool_at: int = option(
+        10,
+        "Calls in a row of one tool, each failing because it names a tool the agent does not have (\"unknown "
+        "tool: X\", \"tool X not found\"; the same X), at which the next call of that tool gets critical_action "
+        "(0 = off).",
+        minimum=0,
+    )
     poll_no_progress: bool = option(True, "Warn about, then act on, poll tools called the same way and answered the same way.")
     ping_pong: bool = option(True, "Warn about, then act on, two calls alternating (A, B, A, B ...).")
     poll_tools: list[str] = option(
@@ -94,6 +115,19 @@ class _Record:
     signature: str
     call_id: str
     outcome: str | None = None
+    unknown_tool: str | None = None  # the missing tool its error names
+
+
+def _unknown_tool(call: ToolCall) -> str | None:
+    """The tool a failed call's error says does not exist, in lower case, or None."""
+    if call.result is None or call.result.is_error is not True:
+        return None
+    text = call.result.content.strip()
+    for pattern in _UNKNOWN_TOOL:
+        found = pattern.search(text)
+        if found:
+            return found.group(1).lower()
+    return None
 
 
 def _outcome(call: ToolCall) -> str | None:
@@ -104,8 +138,8 @@ def _outcome(call: ToolCall) -> str | None:
 
 
 class CallHistoryLoop(Guard):
-    """Watches a sliding history of the last 30 calls for four loop patterns, warns at
-    10 and refuses the call at 20 or 30 (OpenClaw's tool-loop detection).
+    """Watches a sliding history of the last 30 calls for loop patterns, warns at 10 and
+    refuses the call at 20 or 30 (OpenClaw's tool-loop detection).
 
     **What it keeps.** Every call that runs enters a history of the last
     ``history_size`` (30) calls: its tool, its signature (tool name + sorted-key JSON of
@@ -115,29 +149,36 @@ class CallHistoryLoop(Guard):
 
     **What it judges.** Each call, before it runs, against the history of the calls
     before it (the calls of the same response that came before it are in the history,
-    their results not yet). The first pattern that applies decides:
+    their results not yet). The *no-progress count* of a call is how many times its
+    signature got the same outcome, counting back over the history, skipping other calls
+    and calls without a result, and stopping at the first different outcome. The first
+    pattern that applies decides:
 
-    1. *Circuit breaker* (any tool, whatever detectors are on): the call's signature
-       was answered with the same outcome ``breaker_at`` (30) times, counting back over
-       the history, skipping other calls and calls without a result, and stopping at
-       the first different outcome. The call gets ``breaker_action``.
-    2. *Poll without progress* (``poll_no_progress``; only the ``poll_tools``): that
-       same count reaches ``critical_at`` (20): ``critical_action``; ``warning_at``
-       (10): a hint.
-    3. *Ping-pong* (``ping_pong``): the history ends in an alternation of two
+    1. *Unknown tool* (``unknown_tool_at``, 10): the last calls of the history are
+       calls of this tool that each failed naming the same missing tool ("unknown tool:
+       X", "tool X not found", "tool X is not available"), whatever their arguments:
+       ``critical_action``.
+    2. *Circuit breaker* (any tool, whatever detectors are on): a no-progress count of
+       ``breaker_at`` (30): ``breaker_action``.
+    3. *Poll without progress* (``poll_no_progress``; only the ``poll_tools``): a
+       no-progress count of ``critical_at`` (20): ``critical_action``; of
+       ``warning_at`` (10): a hint.
+    4. *Ping-pong* (``ping_pong``): the history ends in an alternation of two
        signatures, A B A B ... A, and the call is the B that continues it; the count is
        the alternation's length including the call. At ``critical_at`` the call gets
        ``critical_action`` only if every A in the alternation was answered the same way
        and every B too (no progress); otherwise, and from ``warning_at``, a hint.
-    4. *Generic repeat* (``generic_repeat``; never a poll tool): the history holds
-       ``warning_at`` (10) calls with the call's signature, anywhere in it: a hint.
-       There is no critical level; a generic loop answered the same way every time is
-       refused by the circuit breaker at 30.
+    5. *Generic repeat* (``generic_repeat``; never a poll tool): a no-progress count of
+       ``critical_at`` (20): ``critical_action`` (with ``generic_critical``; off, as
+       OpenClaw first shipped it, a generic loop answered the same way is left to the
+       breaker at 30); ``warning_at`` (10) calls with the call's signature anywhere in
+       the history, whatever their results: a hint.
 
-    The thresholds are kept in order as OpenClaw keeps them: ``critical_at`` at least
-    ``warning_at + 1``, ``breaker_at`` at least ``critical_at + 1``. A warning is given
-    once per pattern and multiple of ``warning_bucket`` (10): at the 10th repeat, then
-    at the 20th; OpenClaw logs its warnings that way.
+    The thresholds are kept in order as OpenClaw kept them while they could be set:
+    ``critical_at`` at least ``warning_at + 1``, ``breaker_at`` at least
+    ``critical_at + 1``. A warning is given once per pattern and multiple of
+    ``warning_bucket`` (10): at the 10th repeat, then at the 20th; OpenClaw logs its
+    warnings that way.
 
     **Why it matters.** A long-running agent polls (a build, a server log), re-reads and
     bounces between two tools. Consecutive-call detectors (R001) are reset by anything
@@ -158,8 +199,8 @@ class CallHistoryLoop(Guard):
     code = "R007"
     name = "call-history-loop"
     summary = (
-        "Last {history_size} calls: hint at {warning_at} repeats (call, poll answer, ping-pong); {critical_action} a stuck "
-        "poll or ping-pong at {critical_at}, {breaker_action} a call answered alike {breaker_at} times."
+        "Last {history_size} calls: hint at {warning_at} repeats (call, poll answer, ping-pong); {critical_action} a call "
+        "answered alike at {critical_at}, {breaker_action} at {breaker_at}."
     )
     source = "OpenClaw src/agents/tool-loop-detection.ts"
     origin = (
@@ -199,20 +240,27 @@ class CallHistoryLoop(Guard):
         poll = Call("process", {"action": "poll", "sessionId": "s1"}, "(no new output)\n\nProcess still running.")
         return (
             Example(
-                "The same read eleven times: a warning before the 11th (10 earlier identical calls), nothing refused",
+                "The same read eleven times: a warning before the 11th (10 earlier identical calls), the call runs",
                 tuple(calls(same_read) for _ in range(11)) + (answer(),),
                 expect=((11, "before_tools", "hint"),),
             ),
             Example(
-                "The same read answered the same way: warnings before the 11th and 21st, the breaker refuses the 31st "
-                "and every identical call after it",
-                tuple(calls(same_read) for _ in range(32)) + (answer(),),
-                expect=(
-                    (11, "before_tools", "hint"),
-                    (21, "before_tools", "hint"),
-                    (31, "before_tools", "block"),
-                    (32, "before_tools", "block"),
-                ),
+                "The same read answered the same way: warned before the 11th, refused before the 21st and every "
+                "identical call after it (a refused call never enters the history)",
+                tuple(calls(same_read) for _ in range(22)) + (answer(),),
+                expect=((11, "before_tools", "hint"), (21, "before_tools", "block"), (22, "before_tools", "block")),
+            ),
+            Example(
+                "The same read answered differently every time: warned at 10 and 20 identical calls, never refused",
+                tuple(calls(Call("read", {"path": "/log.txt"}, f"line {i}")) for i in range(22)) + (answer(),),
+                expect=((11, "before_tools", "hint"), (21, "before_tools", "hint")),
+            ),
+            Example(
+                "Without generic_critical (OpenClaw's first version) a generic loop is warned at 10 and 20 and left "
+                "to the circuit breaker, which refuses the 31st call",
+                tuple(calls(same_read) for _ in range(31)) + (answer(),),
+                expect=((11, "before_tools", "hint"), (21, "before_tools", "hint"), (31, "before_tools", "block")),
+                options={"generic_critical": False},
             ),
             Example(
                 "A stuck poll: warned before the 11th, refused before the 21st",
@@ -244,10 +292,16 @@ class CallHistoryLoop(Guard):
                 expect=((10, "before_tools", "hint"), (20, "before_tools", "hint")),
             ),
             Example(
-                "Lower thresholds: a poll warned at its 3rd call, stopped at its 5th",
+                "A missing tool called 10 times with changing arguments: the 11th call is refused",
+                tuple(calls(Call("exec", {"command": f"echo {i}"}, "Tool exec not found", error=True)) for i in range(11))
+                + (answer(),),
+                expect=((11, "before_tools", "block"),),
+            ),
+            Example(
+                "Lower thresholds: a poll stopped at its 5th call (the warnings at counts 2 and 3 are below the "
+                "first multiple of 10: none given)",
                 tuple(calls(poll) for _ in range(5)) + (answer(),),
                 expect=((5, "before_tools", "stop"),),
-                # The warning at 2 earlier calls is below the first multiple of 10: none given.
                 options={"warning_at": 2, "critical_at": 4, "critical_action": "stop", "generic_repeat": False, "ping_pong": False},
             ),
             Example(
@@ -297,6 +351,16 @@ class CallHistoryLoop(Guard):
                 break
         return count, latest
 
+    def _unknown_streak(self, tool: str) -> tuple[str | None, int]:
+        """The calls of ``tool`` at the end of the history that all failed naming the
+        same missing tool: that tool and how many."""
+        missing, count = None, 0
+        for record in reversed(self.history):
+            if record.tool != tool or record.unknown_tool is None or (missing is not None and record.unknown_tool != missing):
+                break
+            missing, count = record.unknown_tool, count + 1
+        return missing, count
+
     def _ping_pong(self, signature: str) -> tuple[int, str | None, bool]:
         """The alternation the call would continue: its length including the call, the
         other signature, and whether both sides' outcomes stayed the same."""
@@ -339,6 +403,10 @@ class CallHistoryLoop(Guard):
         tool = call.name
         streak, latest = self._no_progress(signature)
         poll = self.is_poll(call)
+        if opts.unknown_tool_at:
+            missing, count = self._unknown_streak(tool)
+            if count >= opts.unknown_tool_at:
+                return "critical", UNKNOWN_TOOL, count, f"{tool} was called {count} times for the unavailable tool {missing}", ""
         if streak >= self.breaker_at:
             return "breaker", BREAKER, streak, f"{tool} was answered the same way {streak} times with identical arguments (circuit breaker)", ""
         if poll and opts.poll_no_progress:
@@ -354,6 +422,8 @@ class CallHistoryLoop(Guard):
                 return "critical", PING_PONG, length, f"two tool calls have alternated for {length} calls with no progress", key
             if length >= self.warning_at:
                 return "warning", PING_PONG, length, f"two tool calls have alternated for {length} calls", key
+        if not poll and opts.generic_repeat and opts.generic_critical and streak >= self.critical_at:
+            return "critical", GENERIC, streak, f"{tool} was called {streak} times with identical arguments and identical results", ""
         if not poll and opts.generic_repeat:
             repeats = sum(1 for record in self.history if record.signature == signature)
             if repeats >= self.warning_at:
@@ -406,6 +476,7 @@ class CallHistoryLoop(Guard):
     def after_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
         for call, record in self.pending:
             record.outcome = _outcome(call)
+            record.unknown_tool = _unknown_tool(call)
             if record.outcome is not None and not any(r is record for r in self.history):
                 # Pushed out of the window by the calls after it in the same response: the
                 # result enters as a new record, as OpenClaw records an outcome it cannot match.
