@@ -61,6 +61,7 @@ ALL_GUARDS_RUNNING = (
     "R003.compare_results=true",
     "R004.enabled=true",
     "R006.enabled=true",
+    "R007.enabled=true",
     "F002.enabled=true",
     "P004.enabled=true",
     "T001.enabled=true",

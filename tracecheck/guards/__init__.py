@@ -24,6 +24,7 @@ _GUARDS = (
     ("R004", "per-tool-streak", "r004_per_tool_streak", "PerToolStreak"),
     ("R005", "reapplied-change", "r005_reapplied_change", "ReappliedChange"),
     ("R006", "parallel-write", "r006_parallel_write", "ParallelWrite"),
+    ("R007", "call-history-loop", "r007_call_history_loop", "CallHistoryLoop"),
     ("F001", "tool-failure-streak", "f001_tool_failure_streak", "ToolFailureStreak"),
     ("F002", "repeated-error", "f002_repeated_error", "RepeatedError"),
     ("F003", "dead-end", "f003_dead_end", "DeadEnd"),

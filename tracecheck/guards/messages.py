@@ -53,6 +53,7 @@ FIELDS: dict[str, tuple[str, Any]] = {
     "dead_end": ("the kind of dead end: the same error, the same empty answer, the same result as before", "the same empty answer"),
     "others": ("the other calls of the same response, comma-separated", "explore_code, read_file"),
     "window": ("the passage the text keeps repeating", "I will now check the file again."),
+    "pattern": ("the loop pattern seen, in words (R007)", "read was called 10 times with identical arguments"),
 }
 
 

@@ -7,7 +7,7 @@ file names one with ``preset = "NAME"``; ``--preset NAME`` on the command line w
 
 The seeds' guards as shipped (``seeds``, the default before there was one) and each
 seed's system; the loop detectors of OpenHands, Gemini CLI, Cline, Roo Code, Goose,
-CrewAI, OpenRouter's agent SDK and Hermes Agent, as far as replay can express them (each
+CrewAI, OpenRouter's agent SDK, Hermes Agent and OpenClaw, as far as replay can express them (each
 preset's notes say where it cannot); and ``default``, tracecheck's recommendation, which
 runs when nothing is chosen. Facts about each system are from ``reference/peers.md``;
 ``tests/test_conformance_*.py`` replay each system's own test scenarios.
@@ -102,6 +102,46 @@ HERMES_NOTES = (
     "on or not. Its cap of 50 subagents per turn counts spawned subagents, not calls, and would need a second "
     "B003: left out. Not modelled: duplicate results replaced by a reference stub (replay does not rewrite "
     "results), and hashed signatures that keep secrets out of reports (tracecheck shows argument text)."
+)
+
+# OpenClaw's tool-loop detection, as read in openclaw/openclaw: src/agents/tool-loop-detection.ts
+# @ 00655306 (the revision reference/peers.md records), its tests @ 0410b692 and @ 58db2f91 (the
+# first version, thresholds configurable), and the hook that acts on it,
+# src/agents/agent-tools.before-tool-call.ts @ 000135d6 (pi-tools.before-tool-call.ts before).
+OPENCLAW_POLL_TOOLS = ("command_status", "process.action=poll", "process.action=log")
+# OpenClaw's first version (58db2f91): a generic repeat is only warned, no unknown-tool
+# detector, one history per session.
+OPENCLAW_FIRST_SETS = ("R007.generic_critical=false", "R007.unknown_tool_at=0", "R007.scope=run")
+
+OPENCLAW_NOTES = (
+    "OpenClaw keeps the last 30 tool calls (historySize) of an agent run (a new message starts one: scope turn) "
+    "and judges each call before it runs, against the calls before it. A call is its tool name + the SHA-256 of "
+    "its arguments as sorted-key JSON (update_plan's arguments reduced to their statuses); an outcome is the hash "
+    "of the result's structured details and its text, trimmed, or of the error message (exec by status, exit "
+    "code and output; a message send without its ids and timestamps). tracecheck compares the same things as "
+    "text: tool + sorted-key JSON, and error-or-not + the result text, trimmed (a transcript has no structured "
+    "details). The no-progress count of a call: its signature's earlier calls that have a result, counted back "
+    "while the outcome stays the same, other calls skipped. Detectors, first match wins: unknown tool, 10 calls "
+    "in a row of the tool each failing with 'unknown tool X' / 'tool X not found' (unknownToolThreshold): "
+    "critical; the global circuit breaker, any tool, a no-progress count of 30 (globalCircuitBreakerThreshold): "
+    "critical; known poll without progress, only command_status and process with action poll or log: 20 "
+    "(criticalThreshold) critical, 10 (warningThreshold) warning; ping-pong, the call continues an alternation "
+    "of two signatures, length with the call 20 and each side's outcomes unchanged: critical, 10: warning; "
+    "generic repeat, not a poll tool: a no-progress count of 20 critical, 10 calls with the same signature "
+    "anywhere in the history: warning. The thresholds are constants (the config only switches the feature on). "
+    "Critical and the breaker are the same to the agent: the before-tool-call hook refuses that one call (a "
+    "'tool-loop' veto; the model reads the detector's message as the call's result) and the run goes on; the "
+    "refused call never enters the history, so the same call stays refused. Hence block for both, not stop. A "
+    "warning is only logged (and emitted as a diagnostic event) once per pattern at each multiple of 10 of its "
+    "count; it does not reach the model: tracecheck reports it as a hint, which saves nothing. Counting is per "
+    "call: a round's calls are judged in order, the earlier calls of the same response in the history without "
+    "their results yet (OpenClaw running them in parallel; run one after another, their results would be in). "
+    "Not modelled: exec results that say a command is still running (OpenClaw compares only their status and "
+    "output tail, which a transcript does not carry apart from the text); update_plan's reduction; the "
+    "argument-churn count some revisions add to the breaker; the run ended after 3 refused calls in a row that "
+    "never ran (a newer hook). OpenClaw's first version (configurable thresholds, a generic loop only warned and "
+    "left to the breaker at 30, no unknown-tool detector, one history per session): --set "
+    + " --set ".join(OPENCLAW_FIRST_SETS) + ". Conformance: tests/test_conformance_openclaw.py."
 )
 
 
@@ -391,6 +431,33 @@ PRESETS: dict[str, Preset] = {
             "modelled: its text detectors (a token block repeating at the tail of one response; identical "
             "assistant text in consecutive steps, which T001 cannot express because a round with tool calls "
             "ends T001's streak) and server-tool calls, which cannot be blocked there.",
+        ),
+        Preset(
+            name="openclaw",
+            summary="OpenClaw's tool-loop detection: over the last 30 calls of a run, warnings at 10 (same call, same poll "
+            "answer, ping-pong), a call answered the same way 20 times or a stuck ping-pong refused, a missing tool "
+            "refused after 10 tries, a circuit breaker at 30",
+            source="OpenClaw src/agents/tool-loop-detection.ts + agent-tools.before-tool-call.ts (loopDetection enabled)",
+            guards={
+                "R007": {
+                    "enabled": True,
+                    "scope": "turn",
+                    "history_size": 30,
+                    "warning_at": 10,
+                    "critical_at": 20,
+                    "breaker_at": 30,
+                    "critical_action": "block",
+                    "breaker_action": "block",
+                    "generic_repeat": True,
+                    "generic_critical": True,
+                    "unknown_tool_at": 10,
+                    "poll_no_progress": True,
+                    "ping_pong": True,
+                    "poll_tools": list(OPENCLAW_POLL_TOOLS),
+                    "warning_bucket": 10,
+                }
+            },
+            notes=OPENCLAW_NOTES,
         ),
         Preset(
             name="default",
