@@ -45,6 +45,18 @@ INDEL_ONLY_FIRES = {
     # a Terminal-Bench run: the same `(Bash completed with no output)` and short errors
     # under long reads; the LCS ratio crosses the line where difflib's blocks do not
     ("corpus", "constraints-scheduling__6GXVCno", "*"),
+    # τ2 retail runs of gpt-5-nano (all labelled healthy): a batch of get_order_details
+    # on different orders (or the same orders again, task-106) whose JSON answers share
+    # their keys in order; indel finds no new information where difflib does
+    ("corpus", "task-16", "*"),
+    ("corpus", "task-20", "*"),
+    ("corpus", "task-34", "*"),
+    ("corpus", "task-49", "*"),
+    ("corpus", "task-55", "*"),
+    ("corpus", "task-87", "*"),
+    ("corpus", "task-91", "*"),
+    ("corpus", "task-93", "*"),
+    ("corpus", "task-106", "*"),
 }
 
 
