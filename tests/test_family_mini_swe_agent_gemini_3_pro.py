@@ -1,4 +1,4 @@
-"""The family tests/corpus/mini-swe-agent-gemini-3-pro: 56 real mini-swe-agent v1.15 runs of
+"""The family tests/corpus/mini-swe-agent-gemini-3-pro: 97 real mini-swe-agent v1.15 runs of
 Gemini 3 Pro on SWE-bench Verified (gzipped .traj.json, PROVENANCE.md beside them), graded
 by the SWE-bench harness (report.json beside them, sb-cli's resolved_ids/unresolved_ids
 shape) and labelled by reading before any replay (labels.json).
