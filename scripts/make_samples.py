@@ -383,6 +383,8 @@ def native_events(sc: Scenario) -> list[dict]:
             event["by_round"] = exp["by_round"]
         if exp.get("note"):
             event["note"] = exp["note"]
+        if exp.get("tolerance"):
+            event["tolerance"] = exp["tolerance"]
         events.append(event)
     for k, step in enumerate(sc.steps, 1):
         if step.user is not None:
@@ -596,8 +598,8 @@ def scenario(sc: Scenario) -> Scenario:
     return sc
 
 
-def expect(guard: str, fires: bool = True, by_round: int | None = None, note: str | None = None) -> dict:
-    return {"guard": guard, "fires": fires, "by_round": by_round, "note": note}
+def expect(guard: str, fires: bool = True, by_round: int | None = None, note: str | None = None, tolerance: int = 0) -> dict:
+    return {"guard": guard, "fires": fires, "by_round": by_round, "note": note, "tolerance": tolerance}
 
 
 # ----- shared Chinese web-search results -------------------------------------
@@ -1165,7 +1167,8 @@ scenario(
             "note": "the config lives in /repo/config/default.yaml; the final answer is a guess",
         },
         expects=[
-            expect("F001", True, 3, "read_file fails in rounds 1, 2, 3 -> 3 consecutive failures -> abort after round 3"),
+            expect("F001", True, 3, "read_file fails in rounds 1, 2, 3 -> 3 consecutive failures -> abort after round 3 (one "
+                   "round of tolerance: default's ladder hints at the 3rd failure and stops at the 4th)", tolerance=1),
             expect("R001", False, None, "every path differs: no identical calls"),
         ],
         metadata={
@@ -2091,7 +2094,8 @@ scenario(
         expects=[
             expect("R001", True, 6, "turn 2: the 2nd identical get_order_details (round 5) -> hint; the 3rd (round 6) -> stop before it runs; "
                    "the stop ends turn 2 only, turns 3-5 happen as recorded"),
-            expect("F001", True, 6, "turn 2: get_order_details fails 3 times in a row (rounds 4-6) -> abort, when F001 runs alone"),
+            expect("F001", True, 6, "turn 2: get_order_details fails 3 times in a row (rounds 4-6) -> abort, when F001 runs alone "
+                   "(one round of tolerance: default's ladder hints at the 3rd failure and stops at the 4th)", tolerance=1),
             expect("R002", False, None, "failed calls are not cached, and the one successful lookup (turn 3, with the '#') is never repeated"),
         ],
         metadata=tau_metadata("retail", _TAU_OPENER),

@@ -97,7 +97,8 @@ def lookup_target(call: ToolCall) -> str | None:
     (``main.py`` in another folder is another file). A name, pattern or search term (a
     shell command's last word) is taken without folders, quotes, glob stars, an
     extension or separators, lowercased (``/repo/lib/Commons-IO.jar``, ``commons-io`` and
-    ``"commons_io"`` are one target; ``guava.jar`` is another). None when the call names
+    ``"commons_io"`` are one target; ``guava.jar`` is another); a record's id or name
+    (``order_id``, ``user_name``) likewise. None when the call names
     no target (a no-op, a call without arguments)."""
     args = call.arguments
     value: Any = None
@@ -111,8 +112,13 @@ def lookup_target(call: ToolCall) -> str | None:
                     return path or None
                 break
         else:
+            # An id or a name of a record (order_id, user_name): the thing asked for.
+            named = next((k for k in args if isinstance(k, str) and k.endswith(("_id", "_name")) and isinstance(args[k], str)), None)
             command = next((args[k] for k in ("command", "cmd") if isinstance(args.get(k), str)), None)
-            value = command.split()[-1] if command and command.split() else None
+            if named is not None:
+                value = args[named]
+            else:
+                value = command.split()[-1] if command and command.split() else None
     elif isinstance(args, str) and args.strip():
         value = args.split()[-1]
     if not isinstance(value, str):

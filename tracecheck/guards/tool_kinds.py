@@ -153,6 +153,17 @@ def _sends_nothing(arguments: Any) -> bool:
     return not any(isinstance(arguments.get(key), str) and arguments[key] for key in _STDIN_ARGS)
 
 
+# An output redirection into a file (``cat <<'EOF' > app.py``, ``grep x a >> log``), not
+# into /dev/null or another descriptor (``2>&1``, ``>&2``); or tee.
+_REDIRECT = re.compile(r"(?<![<>&])\d?>>?(?!&)\s*(?!/dev/null\b)[^\s&|;<>]|(?:^|[|;&]\s*)tee\s")
+
+
+def _writes_file(command: str) -> bool:
+    """Whether a shell command writes a file by redirection: ``cat <<'EOF' > x.py`` is a
+    write, whatever its first program."""
+    return (">" in command or "tee" in command) and _REDIRECT.search(command) is not None
+
+
 _CHAIN = re.compile(r"&&|\|\||;|\|")
 
 
@@ -190,7 +201,9 @@ def call_kind(call: ToolCall) -> str:
             return "poll"  # OpenHands' empty command fetches more output; sleep && tail only waits and looks
         if program in _WRITE_PROGRAMS or command.lstrip().startswith("git apply"):
             return "write"
-        return "read" if program in _READ_PROGRAMS else "other"
+        if program in _READ_PROGRAMS and not _writes_file(command):
+            return "read"
+        return "other"
     sub = _editor_subcommand(call.arguments)
     if sub in _EDITOR_READS:
         return "read"

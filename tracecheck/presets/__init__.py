@@ -469,7 +469,7 @@ PRESETS: dict[str, Preset] = {
                 "P004": {"threshold": 3, "normalize_volatile": True, "poll_threshold": 10},
                 "R003": {"min_period": 2, "max_period": 8, "laps": 3, "compare_results": True, "last_lap_start": True, "changes_by_signature": True},
                 "R005": {"threshold": 3},
-                "F001": {"threshold": 3, "action": "stop", "per_response": True, "exempt_tools": list(SHELL_TOOLS), "reset_on": list(EDIT_TOOLS), "by_target": True},
+                "F001": {"threshold": 4, "hint_at": 3, "action": "stop", "per_response": True, "exempt_tools": list(SHELL_TOOLS), "reset_on": list(EDIT_TOOLS)},
                 "F003": {"threshold": 4, "noop_threshold": 3, "hint_at": 3, "by_target": True},
                 "T001": {"threshold": 5, "hint_at": 2, "scope": "run", "similarity": 0.8, "tool_calls_break": False, "action": "abort"},
                 "T002": {},
