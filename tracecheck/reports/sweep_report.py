@@ -185,11 +185,12 @@ BENCHMARK_COLUMNS = (
     ("healthy runs cut", "healthy_cut", "healthy"),
     ("successful runs cut", "successes_cut", "successes"),
     ("mixed runs flagged", "mixed_flagged", "mixed"),
+    ("mixed runs stopped", "mixed_stopped", "mixed"),
     ("runs not read", "unread", "runs"),
 )
 
 
-TERMINAL_BENCHMARK_TITLES = ("loops in time", "at all", "healthy cut", "succ. cut", "mixed flag", "unread")
+TERMINAL_BENCHMARK_TITLES = ("loops in time", "at all", "healthy cut", "succ. cut", "mix flag", "mix stop", "unread")
 
 
 def benchmark_cells(figures: dict[str, Any]) -> list[str]:
@@ -206,7 +207,8 @@ def benchmark_heading(bench: dict[str, Any]) -> str:
 
 BENCHMARK_NOTE = (
     "in time: stopped by the labelled round, {slack} round of slack · at all: any stop · cut: any stop · successful: "
-    "labelled a success (loops aside) · flagged: any fire, a hint too, by the labelled round, {slack} round of slack"
+    "labelled a success (loops aside) · flagged: any fire, a hint too, by the labelled round, {slack} round of slack · "
+    "mixed stopped: any stop, which cuts the recovery (cut, successful cut and mixed stopped are harm: README, What harm is)"
 )
 
 
