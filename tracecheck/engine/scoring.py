@@ -44,34 +44,39 @@ SUCCESS = "success"  # a reason of harm: the run is labelled a success
 def harm(stopped: bool, kind: str | None, outcome: str | None, policy_expects_stop: bool | None = None) -> tuple[str, ...]:
     """**Harm**, the one definition (README, "What harm is"): why the policy's stop of a
     run harms it, as reasons among ``success``, ``healthy`` and ``mixed``; ``()`` when it
-    does not.
+    does not. ``replay``'s harm, ``check``'s harm findings, ``sweep``'s ``harmed`` and
+    ``harm`` and the benchmark's cut, successful-cut and mixed-stopped figures all call it.
 
     - ``stopped``: the policy stops (or aborts) the run somewhere the recorded run did
       not stop itself, in any turn (after a forced reply the later turns of a dialogue
       need not happen as recorded);
     - ``kind``: the hand label (loop, healthy, mixed) or None; ``outcome``: the graded
       outcome (``success`` counts; failure and unknown do not);
-    - ``policy_expects_stop``: the run's own ``policy`` expectation (True: the policy
-      must intervene; False: it must stay quiet; None: there is none). It says what the
-      policy must do with the run and wins over ``kind``.
+    - ``policy_expects_stop``: the run's own ``policy`` expectation, if any (True: the
+      policy must intervene; False: it must stay quiet, which ``check`` and ``replay``
+      judge as an expectation).
 
-    A stop harms a run labelled a success (``success``), a run labelled healthy or one
-    the policy must leave alone (``healthy``) and a mixed run, a stall the run recovers
-    from (``mixed``: the stop cuts the recovery); a run may have two reasons (a
-    successful healthy run). It never harms a run whose labels ask for the stop (a
-    ``policy`` expectation that it intervene, or ``kind: loop``), whatever its outcome:
-    the loop is what the label is about, and a stop after the labelled round is counted
-    *late* (a broken expectation, a loop not stopped in time), not harm."""
+    A stop harms a run labelled a success (``success``), a run labelled healthy
+    (``healthy``) and a mixed run, a stall the run recovers from (``mixed``: the stop
+    cuts the recovery); a run may have two reasons (a successful healthy run). It never
+    harms a run whose labels ask for the stop (a ``policy`` expectation that the policy
+    intervene, or else ``kind: loop``), whatever its outcome: the loop is what the label
+    is about, and a stop after the labelled round counts as *late* (a broken
+    expectation, a loop not stopped in time), not as harm."""
     if not stopped or policy_expects_stop is True or (policy_expects_stop is None and kind == LOOP):
         return ()
     reasons = []
     if outcome == SUCCESS:
         reasons.append(SUCCESS)
-    if kind == MIXED and policy_expects_stop is None:
-        reasons.append(MIXED)
-    elif kind == HEALTHY or policy_expects_stop is False:
-        reasons.append(HEALTHY)
+    if kind in (HEALTHY, MIXED):
+        reasons.append(kind)
     return tuple(reasons)
+
+
+def harm_subject(reasons: Sequence[str]) -> str:
+    """What the labels say of a harmed run, in words: "the run is labelled a success"."""
+    words = {SUCCESS: "a success", HEALTHY: "healthy", MIXED: "mixed (a stall it recovers from)"}
+    return "the run is labelled " + " and ".join(words[r] for r in reasons)
 
 
 def policy_expectation(expectations) -> bool | None:
