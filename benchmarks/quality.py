@@ -281,6 +281,23 @@ def leave_one_out(bench: Bench) -> dict[str, Any]:
     return out
 
 
+def rule_effects(bench: Bench) -> list[dict[str, Any]]:
+    """Each rule flipped alone in ``default`` (a rule it has taken away, a change it has
+    not made), per family: the change in loops stopped in time, mixed runs flagged and
+    runs harmed. What a rule is worth where, before any choice."""
+    default = bench.scores(load_settings(preset="default", cwd=ROOT))
+    out = []
+    for rule in RULES:
+        sets = rule.sets(False) if rule.without else rule.sets(True)
+        flipped = bench.scores(load_settings(preset="default", sets=list(sets), cwd=ROOT))
+        deltas = {}
+        for name in default:
+            before, after = default[name].figures(), flipped[name].figures()
+            deltas[name] = {k: after[k] - before[k] for k in ("loops_stopped_in_time", "mixed_flagged", "harmed")}
+        out.append({"rule": rule.name, "flip": "without it" if rule.without else "with it", "sets": list(sets), "change": deltas})
+    return out
+
+
 # --- the report -----------------------------------------------------------------------------
 
 
@@ -301,6 +318,7 @@ def report(bench: Bench | None = None) -> dict[str, Any]:
         "default_targets": {name: targets(fig) for name, fig in presets["default"].items()},
         "default_beaten_by": {name: beaten_by(presets, name) for name in presets["default"]},
         "leave_one_family_out": leave_one_out(bench),
+        "rule_effects": rule_effects(bench),
         "verdicts": {name: pinned_lines(score) for name, score in default_scores.items()},
     }
 
@@ -370,6 +388,13 @@ def text(data: dict[str, Any]) -> str:
         lines.append(f"    rules chosen without it: {', '.join(entry['rules']) if entry['rules'] else 'none'}")
         lines.append(f"    default's rules not chosen: {', '.join(left) if left else 'none'}")
     lines.append(f"  total: {_targets_line(lofo['total']['targets'])}")
+    lines += ["", "Each rule flipped alone in default (loops in time / mixed flagged / runs harmed, change per family; . = none):"]
+    for effect in data["rule_effects"]:
+        cells = []
+        for name, d in effect["change"].items():
+            if any(d.values()):
+                cells.append(f"{name} {d['loops_stopped_in_time']:+d}/{d['mixed_flagged']:+d}/{d['harmed']:+d}")
+        lines.append(f"  {effect['rule']} ({effect['flip']}): {', '.join(cells) if cells else '.'}")
     return "\n".join(lines) + "\n"
 
 
