@@ -260,7 +260,7 @@ def real_corpus(dest: Path, size: int) -> dict:
         for path in sorted((source / "tau2-bench").iterdir()):
             if path.name.endswith(".json.gz"):
                 (here / "tau2-bench" / path.name[: -len(".gz")]).write_bytes(gzip.decompress(path.read_bytes()))
-            elif path.suffix == ".json" and path.name != "labels.json":
+            elif path.suffix == ".json" and path.name not in ("labels.json", "source-labels.json"):
                 shutil.copy(path, here / "tau2-bench" / path.name)
         shutil.copytree(source / "CodeTracer", here / "CodeTracer", ignore=shutil.ignore_patterns("*.md"))
         written = sum(f.stat().st_size for f in dest.rglob("*") if f.is_file())

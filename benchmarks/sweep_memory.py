@@ -10,7 +10,7 @@ timelines for the first 100 traces where a guard fired and 25 where none did.
 
     python benchmarks/sweep_memory.py [--repeats 1] [--copies 1,2,8] [--labels]
 
-``--labels`` adds the sweeps with tests/corpus/labels.json (hand labels: the report's
+``--labels`` adds the sweeps with tests/corpus/CodeTracer/labels.json (hand labels: the report's
 benchmark lists a verdict per labelled run and grid point, which grows with the input by
 nature). Figures only: nothing here asserts.
 """
@@ -54,7 +54,7 @@ def commands(labels: bool) -> dict[str, list[str]]:
         "replay html": [*tracecheck, "replay", "{input}", "-f", "html"],
     }
     if labels:
-        sidecar = str(ROOT / "tests" / "corpus" / "labels.json")
+        sidecar = str(ROOT / "tests" / "corpus" / "CodeTracer" / "labels.json")
         out["sweep json --labels"] = [*tracecheck, "sweep", "{input}", *GRID, "-f", "json", "--labels", sidecar]
         out["sweep html --labels"] = [*tracecheck, "sweep", "{input}", *GRID, "-f", "html", "--labels", sidecar]
     return out

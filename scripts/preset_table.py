@@ -1,10 +1,14 @@
 """The README's comparison of presets: what each one catches and misses.
 
-First the real labelled runs: every preset scored on the 127 hand-labelled real runs of
-``tests/corpus/`` (41 Claude Code runs on Terminal-Bench, 86 τ²-bench dialogues; labels
-in ``tests/corpus/labels.json``), the six figures ``tracecheck sweep`` prints for them::
+First the real labelled runs, per family (one agent on one benchmark: a folder of
+``tests/corpus/`` with its ``labels.json``; ``benchmarks/quality.py`` finds them): every
+preset scored on each family's hand-labelled runs, the figures ``tracecheck sweep``
+prints for them::
 
-    tracecheck sweep --preset ALL --labels tests/corpus/labels.json tests/corpus/CodeTracer tests/corpus/tau2-bench
+    tracecheck sweep --preset ALL --labels tests/corpus/CodeTracer/labels.json tests/corpus/CodeTracer
+
+then on all of them together, and `default` chosen without looking at each family
+(leave one family out: ``python benchmarks/quality.py``).
 
 Then the samples: every preset replays the labelled samples (their ``expect`` events for ``policy``: a
 loop the preset must stop by some round, or a healthy run it must leave alone) and the
@@ -23,14 +27,18 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tracecheck.config import load_settings
-from tracecheck.engine.batch import replay_paths
-from tracecheck.presets import PRESETS
-from tracecheck.reports.sweep_report import BENCHMARK_NOTE, benchmark_heading, benchmark_markdown
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # this checkout's tracecheck, not an installed one
+
+from tracecheck.config import load_settings  # noqa: E402
+from tracecheck.engine.batch import replay_paths  # noqa: E402
+from tracecheck.presets import PRESETS  # noqa: E402
+from tracecheck.reports.sweep_report import BENCHMARK_NOTE, benchmark_heading, benchmark_markdown  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 START, END = "<!-- preset-table:start -->", "<!-- preset-table:end -->"
+sys.path.insert(0, str(ROOT / "benchmarks"))
+import quality  # noqa: E402  (the families, their figures and leave-one-family-out)
 
 # Real runs written by other projects that hold no loop: no preset should stop them.
 # (τ²-bench dialogues are counted separately: a share of the successful ones.)
@@ -43,38 +51,100 @@ CORPUS_HEALTHY = (
     "tests/corpus/inspect_ai/2025-05-12T20-27-36-04-00_browser.json",
 )
 TAU = "tests/corpus/tau2-bench"
-# The labelled real runs and their labels (scripts/import_labels.py writes the sidecar).
-LABELLED = ("tests/corpus/CodeTracer", "tests/corpus/tau2-bench")
-LABELS = "tests/corpus/labels.json"
-SWEEP_COMMAND = f"tracecheck sweep --preset ALL --labels {LABELS} {' '.join(LABELLED)}"
 
 
-def benchmark() -> dict:
-    """What ``SWEEP_COMMAND`` reports about the labelled runs (its JSON's ``benchmark``),
-    through the same functions the command calls."""
-    from tracecheck.engine.grid import expand, preset_dimension
-    from tracecheck.engine.sweep import load_all, sweep
-    from tracecheck.input.diagnostics import Diagnostics
-    from tracecheck.input.labels import load_labels
-    from tracecheck.reports.sweep_report import benchmark_data
-
-    sidecar = load_labels(ROOT / LABELS)
-    traces = load_all([str(ROOT / p) for p in LABELLED], diagnostics=Diagnostics(), labels=sidecar)
-    points = expand([preset_dimension("ALL")], lambda name: load_settings(preset=name, cwd=ROOT))
-    return benchmark_data(sweep(traces, points, labels=sidecar))
+def sweep_command(family: quality.Family) -> str:
+    """The command whose benchmark table the README shows for ``family``."""
+    folder = family.folder.relative_to(ROOT).as_posix()
+    return f"tracecheck sweep --preset ALL --labels {folder}/{quality.SIDECAR} {folder}"
 
 
-def benchmark_section(bench: dict) -> list[str]:
-    return [
-        f"**Real labelled runs**: {benchmark_heading(bench)}. Made by `{SWEEP_COMMAND}`:",
+def bench_of(by_preset: dict[str, dict]) -> dict:
+    """Per-preset figures as the sweep's JSON ``benchmark`` has them (for its writers)."""
+    from tracecheck.engine.scoring import SLACK
+
+    return {"slack": SLACK, "points": [{"values": {"preset": name}, "label": f"preset={name}", **fig} for name, fig in by_preset.items()], "baseline": None}
+
+
+LOFO_COLUMNS = (
+    ("loops stopped in time", "loops_stopped_in_time", "loops"),
+    ("healthy runs cut", "healthy_cut", "healthy"),
+    ("successful runs cut", "successes_cut", "successes"),
+    ("mixed runs flagged", "mixed_flagged", "mixed"),
+    ("mixed runs stopped", "mixed_stopped", "mixed"),
+)
+TARGET_WORDS = {
+    "loops_stopped_in_time": "loops in time", "healthy_cut": "healthy cut", "successes_cut": "successes cut",
+    "mixed_flagged": "mixed flagged", "mixed_stopped": "mixed stopped",
+}
+
+
+def _missed(checked: dict) -> str:
+    missed = [f"{TARGET_WORDS[name]} ({t['share']:.0%}, target {t['target']})" for name, t in checked.items() if not t["met"]]
+    return ", ".join(missed) if missed else "none"
+
+
+def lofo_markdown(data: dict) -> list[str]:
+    """Leave one family out: each family's figures under the rules chosen on the others,
+    beside default's own figures there."""
+    lofo = data["leave_one_family_out"]
+    names = [f["name"] for f in data["families"]]
+    lines = [
+        "| family left out | settings | " + " | ".join(title for title, _, _ in LOFO_COLUMNS) + " | targets missed |",
+        "|---|---|" + "--:|" * len(LOFO_COLUMNS) + "---|",
+    ]
+    for name in [*names, "total"]:
+        entry = lofo[name]
+        shown = name if name != "total" else "all (each family held out)"
+        for label, fig, checked in (
+            ("`default` chosen without it", entry["figures"], entry["targets"]),
+            ("`default`", entry["default"], quality.targets(entry["default"])),
+        ):
+            cells = [f"{fig[c]} of {fig[w]}" for _, c, w in LOFO_COLUMNS]
+            lines.append(f"| {shown} | {label} | " + " | ".join(cells) + f" | {_missed(checked)} |")
+    lines.append("")
+    for name in names:
+        left = lofo[name]["rules_of_default_left_out"]
+        taken = lofo[name]["changes_taken"]
+        lines.append(
+            f"- without {name}: " + (f"{len(left)} of `default`'s rules not chosen ({'; '.join(left)})" if left else "every rule of `default` chosen")
+            + (f"; changes taken: {'; '.join(taken)}" if taken else "")
+        )
+    return lines
+
+
+def benchmark_section(data: dict) -> list[str]:
+    presets = data["presets"]
+    lines = []
+    for family in quality.families():
+        bench = bench_of({name: by_family[family.name] for name, by_family in presets.items()})
+        lines += [
+            f"**{family.name}**: {benchmark_heading(bench)}. Made by `{sweep_command(family)}`:",
+            "",
+            benchmark_markdown(bench).rstrip("\n"),
+            "",
+        ]
+    total = bench_of({name: by_family["total"] for name, by_family in presets.items()})
+    note = BENCHMARK_NOTE.format(slack=total["slack"])
+    lines += [
+        f"**All families**: {benchmark_heading(total)}. Made by `python benchmarks/quality.py`:",
         "",
-        benchmark_markdown(bench).rstrip("\n"),
+        benchmark_markdown(total).rstrip("\n"),
         "",
-        BENCHMARK_NOTE.format(slack=bench["slack"]) + ".",
+        note + ".",
+        "",
+        "**`default` chosen without looking at the family it is scored on** (leave one family out, "
+        "`python benchmarks/quality.py`): for each family, `default`'s rules (the candidates in `RULES` there) "
+        "are chosen on the other families only, starting without them and taking one only when it stops more "
+        "loops in time or flags more mixed runs, or harms less, and raises no family's harm; the family's "
+        "figures under that choice, then under `default` as it is:",
+        "",
+        *lofo_markdown(data),
         "",
         "**Samples** (and the loop-free real runs of other formats):",
         "",
     ]
+    return lines
 
 
 def _replay_all(paths: list[str]):
@@ -169,7 +239,7 @@ def table() -> str:
     names = list(PRESETS)
     table_rows = rows()
     tau = tau_stopped()
-    lines = benchmark_section(benchmark()) + _summary(names, table_rows, tau)
+    lines = benchmark_section(quality.report()) + _summary(names, table_rows, tau)
     lines += [
         "",
         "<details><summary>Per trace: what each preset does (✓ right, ✗ wrong; rN = round N)</summary>",

@@ -1,16 +1,11 @@
-"""The labelled real benchmark: 127 hand-labelled real runs in ``tests/corpus/`` (41
-CodeTracer runs, 86 τ²-bench dialogues), their labels as tracecheck's sidecar
-(``tests/corpus/labels.json``, written by ``scripts/import_labels.py``), and every
+"""The labelled real benchmark: 127 hand-labelled real runs of two families in
+``tests/corpus/`` (41 CodeTracer runs, 86 τ²-bench dialogues), their labels as
+tracecheck's sidecars (``tests/corpus/<family>/labels.json``, written by
+``scripts/import_labels.py`` from the labellers' ``source-labels.json``), and every
 preset scored on them by ``tracecheck sweep --preset ALL --labels``.
 
-``test_default_verdict_on_every_labelled_run`` pins, per labelled run, what ``default``
-does (stopped at round N, first fire at round M, the verdict) in
-``tests/__snapshots__/test_benchmark_labels/``, so that a change in any run's verdict
-shows in the diff. After a deliberate change (a retuned guard or preset) rewrite it with
-
-    python -m pytest tests/test_benchmark_labels.py -k golden --snapshot-update
-
-and regenerate the README's table with ``python scripts/preset_table.py --write``.
+``default``'s verdict on every run of every family is pinned by ``tests/test_quality.py``
+(``tests/default_verdicts.json``); the README's tables are checked there too.
 """
 
 from __future__ import annotations
@@ -24,33 +19,46 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from conftest import ROOT
 from tracecheck.input.schemas import LABELS_SCHEMA
 from tracecheck.presets import PRESETS
 
 sys.path.insert(0, str(ROOT / "scripts"))
-import import_labels  # noqa: E402  (the script that writes the sidecar)
-import preset_table  # noqa: E402  (the script that writes the README's table)
+import import_labels  # noqa: E402,F401  (the script that writes the sidecars)
 
-SIDECAR = ROOT / "tests" / "corpus" / "labels.json"
-LABELLED = [str(ROOT / p) for p in preset_table.LABELLED]
+CORPUS = ROOT / "tests" / "corpus"
+FAMILIES = ("CodeTracer", "tau2-bench")  # the two families import_labels.py writes
+LABELLED = [str(CORPUS / name) for name in FAMILIES]
 # A few runs, for what does not need all of them: a loop and a healthy run that `seeds` cuts.
 FEW = [str(ROOT / "tests/corpus/CodeTracer" / name) for name in ("build-pmars__E722qnQ", "sanitize-git-repo__tVYCtFW")]
+SIDECAR = CORPUS / "CodeTracer" / "labels.json"
 SHARED = Path("/work/shared")
 SCORER = SHARED / "tools" / "score_labels.py"
 SHARED_CORPUS = [SHARED / "corpus" / "CodeTracer", SHARED / "corpus" / "tau2-bench"]
 
 
+def both_families(folder: Path) -> Path:
+    """One labels file for both families: their sidecars' entries, each ``file`` given
+    from the corpus folder (a labels file may label runs of several folders)."""
+    entries = []
+    for name in FAMILIES:
+        for entry in json.loads((CORPUS / name / "labels.json").read_text(encoding="utf-8"))["traces"]:
+            entries.append({**entry, "file": f"{name}/{entry['file']}"})
+    path = folder / "labels.json"
+    path.write_text(json.dumps({"version": 1, "traces": entries}, ensure_ascii=False), encoding="utf-8")
+    return path
+
+
 @pytest.fixture(scope="module")
-def sweep_json():
+def sweep_json(tmp_path_factory):
     """The command's JSON report, once per module: every preset on every labelled run."""
     from typer.testing import CliRunner
 
     from tracecheck.cli.main import app
 
-    result = CliRunner().invoke(app, ["sweep", "--preset", "ALL", "--labels", str(SIDECAR), *LABELLED, "-f", "json"], catch_exceptions=False)
+    labels = both_families(tmp_path_factory.mktemp("labels"))
+    result = CliRunner().invoke(app, ["sweep", "--preset", "ALL", "--labels", str(labels), *LABELLED, "-f", "json"], catch_exceptions=False)
     assert result.exit_code == 0, result.stderr
     return json.loads(result.stdout)
 
@@ -62,22 +70,25 @@ def by_preset(data: dict) -> dict[str, dict]:
 # --- the sidecar --------------------------------------------------------------------
 
 
-def test_import_labels_writes_the_committed_sidecar_again(tmp_path):
-    fresh = tmp_path / "labels.json"
-    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "import_labels.py"), "--output", str(fresh)], capture_output=True, text=True)
+def test_import_labels_writes_the_committed_sidecars_again(tmp_path):
+    result = subprocess.run([sys.executable, str(ROOT / "scripts" / "import_labels.py"), "--output-dir", str(tmp_path)], capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
-    assert fresh.read_bytes() == SIDECAR.read_bytes(), "tests/corpus/labels.json is stale: run python scripts/import_labels.py"
-    check = subprocess.run([sys.executable, str(ROOT / "scripts" / "import_labels.py"), "--check", "--output", str(fresh)], capture_output=True, text=True)
+    for name in FAMILIES:
+        fresh = tmp_path / name / "labels.json"
+        assert fresh.read_bytes() == (CORPUS / name / "labels.json").read_bytes(), f"tests/corpus/{name}/labels.json is stale: run python scripts/import_labels.py"
+    check = subprocess.run([sys.executable, str(ROOT / "scripts" / "import_labels.py"), "--check", "--output-dir", str(tmp_path)], capture_output=True, text=True)
     assert check.returncode == 0
+    fresh = tmp_path / "CodeTracer" / "labels.json"
     fresh.write_text(fresh.read_text(encoding="utf-8").replace('"stop_by": 8', '"stop_by": 9', 1), encoding="utf-8")
-    check = subprocess.run([sys.executable, str(ROOT / "scripts" / "import_labels.py"), "--check", "--output", str(fresh)], capture_output=True, text=True)
-    assert check.returncode == 1 and "stale" in check.stderr
+    check = subprocess.run([sys.executable, str(ROOT / "scripts" / "import_labels.py"), "--check", "--output-dir", str(tmp_path)], capture_output=True, text=True)
+    assert check.returncode == 1 and "CodeTracer" in check.stderr and "stale" in check.stderr
 
 
-def test_the_sidecar_keeps_kind_rounds_in_responses_outcome_and_why():
-    entries = {(e["file"], e["trace"]): e for e in json.loads(SIDECAR.read_text(encoding="utf-8"))["traces"]}
+def test_the_sidecar_keeps_kind_rounds_in_responses_outcome_and_why(tmp_path):
+    combined = both_families(tmp_path)
+    entries = {(e["file"], e["trace"]): e for e in json.loads(combined.read_text(encoding="utf-8"))["traces"]}
     assert len(entries) == 127
-    codetracer = json.loads((ROOT / "tests/corpus/CodeTracer/labels.json").read_text(encoding="utf-8"))
+    codetracer = json.loads((ROOT / "tests/corpus/CodeTracer/source-labels.json").read_text(encoding="utf-8"))
     source = codetracer["db-wal-recovery__KrUq6sC/trajectory.json"]
     entry = entries[("CodeTracer/db-wal-recovery__KrUq6sC/trajectory.json", "db-wal-recovery__KrUq6sC")]
     # CodeTracer's rounds are ATIF steps; tracecheck's are model responses.
@@ -86,8 +97,9 @@ def test_the_sidecar_keeps_kind_rounds_in_responses_outcome_and_why():
     assert entry["outcome"] == source["outcome"] and entry["why"] == source["why"]
     mixed_tau = entries[("tau2-bench/airline_grok-4-fast-reasoning.json.gz", "task-35/trial-1")]
     assert (mixed_tau["kind"], mixed_tau["fire_by"], mixed_tau["outcome"]) == ("mixed", 10, "failure")
-    # `tracecheck schema labels` describes it, and refuses a loop without its round.
-    jsonschema.validate(json.loads(SIDECAR.read_text(encoding="utf-8")), LABELS_SCHEMA)
+    # `tracecheck schema labels` describes them, and refuses a loop without its round.
+    for name in FAMILIES:
+        jsonschema.validate(json.loads((CORPUS / name / "labels.json").read_text(encoding="utf-8")), LABELS_SCHEMA)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({"version": 1, "traces": [{"trace": "a", "kind": "loop"}]}, LABELS_SCHEMA)
     kinds = [e["kind"] for e in entries.values()]
@@ -183,9 +195,9 @@ def test_terminal_and_markdown_show_the_six_figures(cli, tmp_path):
     args = ["sweep", "--preset", "default,seeds", "--labels", str(sidecar), *FEW]
     terminal = cli(*args).stdout
     assert "2 labelled runs: 1 loops, 1 healthy, 0 mixed" in terminal
-    assert re.search(r"^seeds +1/1 +1/1 +1/1 +0/0 +0/0 +0/2$", terminal, re.M), terminal
+    assert re.search(r"^seeds +1/1 +1/1 +1/1 +0/0 +0/0 +0/0 +0/2$", terminal, re.M), terminal
     markdown = cli(*args, "-f", "markdown").stdout
-    assert "| settings | loops stopped in time | loops stopped at all | healthy runs cut | successful runs cut | mixed runs flagged | runs not read |" in markdown
+    assert "| settings | loops stopped in time | loops stopped at all | healthy runs cut | successful runs cut | mixed runs flagged | mixed runs stopped | runs not read |" in markdown
     csv_text = cli(*args, "-f", "csv").stdout
     assert "labelled.loops_stopped_in_time" in csv_text.splitlines()[0]
 
@@ -197,9 +209,9 @@ def test_an_entry_that_matches_no_run_is_not_read(cli, tmp_path):
     sidecar.write_text(json.dumps(entries), encoding="utf-8")
     result = cli("sweep", "--preset", "default", "--labels", str(sidecar), *FEW, "-f", "json")
     (point,) = json.loads(result.stdout)["benchmark"]["points"]
-    # The 125 labelled runs not given are not read either.
-    assert (point["runs"], point["loops"], point["unread"]) == (128, 13, 126)
-    assert point["summary"].endswith("unread 126/128")
+    # The 39 labelled runs of the family not given are not read either.
+    assert (point["runs"], point["loops"], point["unread"]) == (42, 13, 40)
+    assert point["summary"].endswith("unread 40/42")
     assert {"trace": "no-such-run", "file": None, "verdict": "unread"}.items() <= point["verdicts"][-1].items()
 
 
@@ -207,10 +219,10 @@ def _scorer_verdicts(lines: list[str]) -> dict[str, str]:
     """score_labels.py --verbose lines as {run name: verdict word}, in its names."""
     out = {}
     for line in lines:
-        match = re.match(r"(UNREAD|LATE|MISSED|UNFLAGGED|CUT|HARM) +(\S+?)(?::|$)", line)
+        match = re.match(r"(UNREAD|LATE|MISSED|UNFLAGGED|STOPPED|CUT|HARM) +(\S+?)(?::|$)", line)
         if match:
             word, name = match.groups()
-            out[name] = out[name] + "+harm" if name in out else word.lower()
+            out[name] = out[name] + "+" + word.lower() if name in out else word.lower()
     return out
 
 
@@ -223,9 +235,11 @@ def _module_verdicts(point: dict) -> dict[str, str]:
         folder = parts[parts.index("corpus") + 1]
         key = "/".join(parts[parts.index("corpus") + 2 :]).removesuffix(".gz")
         name = f"{folder}/{key}" if folder == "CodeTracer" else f"{folder}/{key}#{run['trace']}"
-        word = {"caught": None, "ok": None, "flagged": None, "flagged+harm": "harm"}.get(run["verdict"], run["verdict"])
-        if word is not None:
-            out[name] = word
+        # The scorer says nothing of a loop caught, a healthy run left alone or a mixed
+        # run flagged; it names a mixed run stopped, and a successful one harmed too.
+        words = [w for w in run["verdict"].split("+") if w not in ("caught", "ok", "flagged")]
+        if words:
+            out[name] = "+".join(words)
     return out
 
 
@@ -253,39 +267,3 @@ def test_default_agrees_with_the_reference_scorer_run_by_run(sweep_json, tmp_pat
         assert "unread" not in summary.replace("unread 0/", "")
         disagreements += len(_scorer_verdicts(lines))
     assert disagreements  # the scorer had runs to call late, missed or cut
-
-
-# --- the README's table and the golden verdicts -------------------------------------
-
-
-def test_the_readme_table_is_what_the_command_prints(sweep_json):
-    from tracecheck.reports.sweep_report import benchmark_markdown
-
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split(preset_table.START, 1)[1].split(preset_table.END, 1)[0]
-    table = benchmark_markdown(sweep_json["benchmark"])
-    assert table in section, "README.md's table of labelled runs is stale: run python scripts/preset_table.py --write"
-    # Real labelled runs first, then the samples.
-    assert section.index(table) < section.index("**Samples**")
-
-
-def _verdict_line(run: dict) -> str:
-    parts = Path(run["file"]).parts
-    rel = "/".join(parts[parts.index("corpus") + 1 :])
-    name = str(Path(rel).parent) if Path(rel).parent.name == run["trace"] else f"{rel}#{run['trace']}"
-    label = {"loop": f"loop, stop by r{run['stop_by']}", "healthy": "healthy", "mixed": f"mixed, flag by r{run['fire_by']}"}[run["kind"]]
-    did = f"stopped at r{run['stopped_at']}" if run["stopped_at"] is not None else "not stopped"
-    fired = f"first fire r{run['first_fire']}" if run["first_fire"] is not None else "no fire"
-    return f"{name} | {label} ({run['outcome']}) | {did}, {fired} | {run['verdict']}"
-
-
-class GoldenText(SingleFileSnapshotExtension):
-    file_extension = "txt"
-    _file_extension = "txt"
-    _write_mode = WriteMode.TEXT
-
-
-def test_default_verdict_on_every_labelled_run_golden(sweep_json, snapshot):
-    default = by_preset(sweep_json)["default"]
-    lines = [default["summary"], ""] + sorted(_verdict_line(run) for run in default["verdicts"])
-    assert "\n".join(lines) + "\n" == snapshot.use_extension(GoldenText)

@@ -71,24 +71,29 @@ def test_a_stop_on_a_run_labelled_success_is_a_possible_harm_in_every_format(tmp
     assert report["totals"]["possible_harm"] == 1
 
     terminal = replay(cli, path).stdout
-    assert terminal.count("possible harm: the run is labelled a success") == 1
-    assert "1 labelled a success (possible harm)" in terminal
+    assert terminal.count("harm: the run is labelled a success") == 1
+    assert "1 harmed (labelled a success, healthy or mixed, and stopped)" in terminal
     markdown = replay(cli, path, "--format", "markdown").stdout
-    assert "**Possible harm**" in markdown and "- good (" in markdown
+    assert "**Harm**" in markdown and "- good (" in markdown
 
 
-def test_a_stop_of_an_earlier_turn_of_a_successful_dialogue_is_harm_only_when_it_cuts_news_or_aborts(cli):
+def test_a_stop_of_a_successful_dialogue_is_harm_in_any_turn_unless_its_labels_ask_for_it(cli, tmp_path):
     # Turn 2 repeats a failing lookup four times, then apologises; turns 3-5 solve the task.
-    path = str(SAMPLES / "tau_retail_order_lookup_loop.jsonl")
-    stopped = json.loads(replay(cli, path, "--format", "json", "--preset", "patchcat").stdout)["traces"][0]["policy"]
+    # Its own policy expectation asks for the stop: no harm, in any command.
+    path = SAMPLES / "tau_retail_order_lookup_loop.jsonl"
+    for preset in ("patchcat", "openhands"):
+        policy = json.loads(replay(cli, path, "--format", "json", "--preset", preset).stdout)["traces"][0]["policy"]
+        assert policy["stops"] and policy["possible_harm"] is None, preset
+    # Without it, the run is a success the policy stops: harm, in an earlier turn too
+    # (after a forced reply the later turns need not happen as recorded).
+    bare = tmp_path / "bare.jsonl"
+    bare.write_text("".join(line for line in path.read_text(encoding="utf-8").splitlines(keepends=True) if '"guard":"policy"' not in line), encoding="utf-8")
+    stopped = json.loads(replay(cli, bare, "--format", "json", "--preset", "patchcat").stdout)["traces"][0]["policy"]
     assert [(s["turn"], s["round"], s["action"]) for s in stopped["stops"]] == [(2, 6, "stop")]
-    # The forced reply stands in for round 8's apology: nothing new is lost, later turns as recorded.
     assert stopped["stops"][0]["new_information"] is None and stopped["later_turns_as_recorded"]
-    assert stopped["possible_harm"] is None
-    aborted = json.loads(replay(cli, path, "--format", "json", "--preset", "openhands").stdout)["traces"][0]["policy"]
-    assert [(s["turn"], s["action"]) for s in aborted["stops"]] == [(2, "abort")]
+    assert stopped["possible_harm"] == "the run is labelled a success: the policy would have replaced the rest of turn 2 by a forced reply"
+    aborted = json.loads(replay(cli, bare, "--format", "json", "--preset", "openhands").stdout)["traces"][0]["policy"]
     assert aborted["possible_harm"] == "the run is labelled a success: the policy would have aborted it"
-    assert aborted["stops"][0]["new_information"] == {"round": 8, "what": "a reply after a failed tool call"}
 
 
 @pytest.mark.usefixtures("seed_guards")

@@ -97,8 +97,9 @@ MUTATIONS = {
     "F001 threshold raised past the loop": ("[guards.F001]\nthreshold = 9\n", {(LOOP, "F001", "never"), (LOOP, "policy", "late")}),
     "failing tool exempted": ('[guards.F001]\nexempt_tools = ["read_*"]\n', {(LOOP, "F001", "never"), (LOOP, "policy", "late")}),
     "everything off": ('select = ["B001"]\n', {(LOOP, "F001", "unchecked"), (HEALTHY, "F001", "unchecked"), (LOOP, "policy", "never")}),
-    "F001 threshold lowered": ("[guards.F001]\nthreshold = 2\n", {(HEALTHY, "F001", "acted"), (HEALTHY, "policy", "acted")}),
-    "F003 threshold lowered": ("[guards.F003]\nthreshold = 2\n", {(HEALTHY, "policy", "acted")}),
+    # The healthy run is labelled a success too: its stop is harm as well as a broken expectation.
+    "F001 threshold lowered": ("[guards.F001]\nthreshold = 2\n", {(HEALTHY, "F001", "acted"), (HEALTHY, "policy", "acted"), (HEALTHY, "policy", "cut")}),
+    "F003 threshold lowered": ("[guards.F003]\nthreshold = 2\n", {(HEALTHY, "policy", "acted"), (HEALTHY, "policy", "cut")}),
 }
 
 
@@ -118,9 +119,11 @@ def test_every_weakening_of_the_settings_fails_the_gate(project, cli, mutation):
         # The rounds: what was expected and what happened, in the message a person reads too.
         if finding["trace"] == LOOP and finding["deviation"] in ("late", "never", "unchecked"):
             assert finding["expected_round"] == 3 and "by round 3" in finding["message"]
-        if finding["trace"] == HEALTHY:
+        if finding["trace"] == HEALTHY and finding["kind"] == "expectation":
             assert finding["expected_round"] is None and "should stay quiet" in finding["message"]
-        if finding["deviation"] in ("late", "acted"):
+        if finding["kind"] == "harm":
+            assert finding["deviation"] == "cut" and f"a run labelled a success at round {finding['round']} " in finding["message"]
+        elif finding["deviation"] in ("late", "acted"):
             assert finding["round"] is not None and re.search(rf"at round {finding['round']}\b", finding["message"])
         else:
             assert finding["round"] is None

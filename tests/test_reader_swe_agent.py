@@ -259,11 +259,11 @@ def test_a_limit_run_the_harness_autosubmitted_can_still_resolve_and_replay_call
     (run / "pydata__xarray-4094.traj").write_bytes((FIXTURES / "xarray_exit_cost.traj").read_bytes())
     ungraded = json.loads(cli("replay", "--format", "json", str(tmp_path)).stdout)["traces"][0]
     assert (ungraded["ending"], ungraded["labels"].get("outcome")) == ("limit", None)
-    assert "possible harm" not in cli("replay", str(tmp_path)).stdout  # no verdict: no harm claimed
+    assert "harm: the run is labelled" not in cli("replay", str(tmp_path)).stdout  # no verdict: no harm claimed
     (run / "report.json").write_text(json.dumps(_instance_report("pydata__xarray-4094", True), indent=4))
     graded = json.loads(cli("replay", "--format", "json", str(tmp_path)).stdout)["traces"][0]
     assert (graded["ending"], graded["labels"]["outcome"]) == ("limit", "success")
-    assert "possible harm" in cli("replay", str(tmp_path)).stdout  # P004 stops a run the grader resolved
+    assert "harm: the run is labelled a success" in cli("replay", str(tmp_path)).stdout  # P004 stops a run the grader resolved
 
 
 def test_an_unreadable_grading_file_is_named_once_and_grades_nothing(tmp_path):

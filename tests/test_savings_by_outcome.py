@@ -64,7 +64,7 @@ def test_the_summary_lists_the_bankable_figure_first(cli, monkeypatch):
     flat = " ".join(summary.split())
     assert "by outcome (shares of those runs as recorded):" in flat
     bankable = flat.index("failed anyway — bankable: 1 of 1 trace stopped → saves 6 LLM calls (50%), 19 tool calls (53%), 154,410 tokens (56%)")
-    at_risk = flat.index("succeeded — at risk, a stop may have cost the success: 1 of 1 trace stopped, 1 possible harm → saves 56 LLM calls")
+    at_risk = flat.index("succeeded — at risk, a stop may have cost the success: 1 of 1 trace stopped, 1 harmed → saves 56 LLM calls")
     ungraded = flat.index("ungraded: 1 of 1 trace stopped → saves 2 LLM calls")
     assert bankable < at_risk < ungraded
     assert "forced answers charged: ~25,560 tokens (estimate)" in flat
@@ -142,7 +142,7 @@ def test_markdown_and_html_carry_the_split_in_the_same_words(cli, tmp_path):
     assert "**By outcome (shares of those runs as recorded):**" in summary
     lines = [line for line in summary.splitlines() if line.startswith("- **")]
     assert lines[0].startswith("- **failed anyway — bankable:** 1 of 1 trace stopped → saves 6 LLM calls (50%)")
-    assert lines[1].startswith("- **succeeded — at risk, a stop may have cost the success:** 1 of 1 trace stopped, 1 possible harm")
+    assert lines[1].startswith("- **succeeded — at risk, a stop may have cost the success:** 1 of 1 trace stopped, 1 harmed")
     assert lines[2].startswith("- **ungraded:** 1 of 1 trace stopped → saves 2 LLM calls")
     page = tmp_path / "report.html"
     assert cli("replay", *args, "-o", str(page)).exit_code == 0

@@ -123,8 +123,9 @@ def test_sweep_metrics_are_the_replay_totals_of_the_same_settings(cli):
         row = point["metrics"]
         assert row["traces_stopped"] == replayed["traces_stopped"]
         assert row["saved"]["tokens"] == replayed["saved"]["tokens"] and row["saved"]["llm_calls"] == replayed["saved"]["llm_calls"]
-        # A labelled loop stopped in time is no harm to a sweep, whatever replay flags.
-        assert row["harmed"] <= replayed["possible_harm"] and row["stale_blocks"] == replayed["stale_blocks"]
+        # Harm is one definition: the sweep counts the runs replay calls harmed.
+        assert row["harmed"] == replayed["possible_harm"] and row["stale_blocks"] == replayed["stale_blocks"]
+        assert row["harm"] == round(row["harmed"] / row["traces"], 4)
 
 
 # --- choosing ------------------------------------------------------------------------
@@ -152,12 +153,13 @@ def test_the_best_row_meets_every_constraint_and_ties_go_to_less_harm():
 
 def test_a_constraint_changes_the_choice_and_the_verdict_says_so(cli):
     # Without a limit on harm the choice may not harm more than the current settings
-    # (`default`, harm 0.03): `seeds` saves a little more at harm 0.24, and is named.
+    # (`default`, harm 0): `seeds` saves a little more at harm 0.06 (it stops two runs
+    # labelled a success), and is named.
     careful = sweep_json(cli, "--preset", "ALL", str(SAMPLES))
     chosen = next(p for p in careful["points"] if p["best"])
     assert chosen["values"] == {"preset": "default"}
     assert careful["constraints"] == [] and careful["harm_ceiling"] == careful["baseline"]["harm"]
-    assert "preset=seeds saves more" in careful["verdict"] and "--constraint 'harm<=0.2424'" in careful["verdict"]
+    assert "preset=seeds saves more" in careful["verdict"] and "--constraint 'harm<=0.0606'" in careful["verdict"]
     # What it offers keeps the limits asked for: a row that breaks them is not offered.
     strict = sweep_json(cli, "--preset", "ALL", "--constraint", "recall>=0.99", str(SAMPLES))
     assert "preset=seeds" not in strict["verdict"], strict["verdict"]
@@ -170,7 +172,7 @@ def test_a_constraint_changes_the_choice_and_the_verdict_says_so(cli):
     loose = sweep_json(cli, "--preset", "ALL", "--constraint", "harm<=1", str(SAMPLES))
     assert loose["best"] == next(p["number"] for p in loose["points"] if p["values"]["preset"] == "seeds")
     assert loose["constraints"] == ["harm<=1"] and loose["harm_ceiling"] is None
-    tight = sweep_json(cli, "--preset", "ALL", "--constraint", "harm<=0.1,recall>=0.9", str(SAMPLES))
+    tight = sweep_json(cli, "--preset", "ALL", "--constraint", "harm<=0.05,recall>=0.9", str(SAMPLES))
     chosen = next(p for p in tight["points"] if p["best"])
     assert chosen["values"] == {"preset": "default"} and chosen["pareto"]
     # The best row is what runs now: nothing to change, nothing offered to paste.
@@ -252,7 +254,7 @@ def test_markdown_writes_the_figures_as_the_terminal_does(cli, monkeypatch):
         assert cells[6].startswith(f"{tokens} (") and cells[6].endswith("%)")
         assert (cells[8], cells[12], cells[13]) == (harm, recall, precision)  # 0.03, 1.00: two decimals in both
         assert cells[7].endswith("%)") and re.fullmatch(r"[\d,]+\.\ds \(\d+%\)", cells[7])  # time: one decimal
-    assert "cut ok" not in markdown and "successes cut" in markdown
+    assert "cut ok" not in markdown and "| harmed |" in markdown
     for words in ("current settings: ", "verdict: ", "holdout: chosen on "):
         line = next(line for line in terminal.splitlines() if line.lower().startswith(words))
         assert line.split(": ", 1)[1] in markdown.replace("**Verdict:** ", "Verdict: ")

@@ -12,8 +12,9 @@ A **finding** is something a reviewer must look at:
 - ``expectation``: an expectation of the trace does not hold (a native ``expect``
   event, or the labels sidecar): a guard or the policy had to intervene by round N (give
   or take ``tolerance``) and did not, or had to stay quiet and did not;
-- ``harm``: the policy stops a run labelled ``success`` (unless the trace says what the
-  policy must do with it: an explicit ``policy`` expectation wins);
+- ``harm``: the policy stops a run labelled a success, healthy or mixed, unless its
+  labels ask for the stop (``tracecheck.engine.scoring.harm``, the one definition
+  ``replay`` and ``sweep`` use too);
 - ``waste``: the policy would have saved more than ``--max-wasted-rounds`` rounds (or
   ``--max-wasted-tokens`` tokens) on a trace: the agent loops.
 
@@ -42,6 +43,7 @@ from ..input.diagnostics import Diagnostics, TracecheckError
 from ..input.labels import stale_id_note
 from ..model import Expectation, Trace, place_text
 from .replay import TraceResult, replay_trace
+from .scoring import harm, harm_subject, policy_expectation, run_label
 
 KINDS = ("expectation", "harm", "waste")
 
@@ -338,13 +340,16 @@ def _expectation_findings(trace: Trace, result: TraceResult, settings: Settings)
 
 def _harm_findings(trace: Trace, result: TraceResult) -> list[Finding]:
     policy = result.policy
-    if policy.possible_harm is None or any(e.guard.lower() == "policy" for e in trace.expectations):
+    # Harm is replay's, one definition (scoring.harm): possible_harm is set exactly then.
+    if policy.possible_harm is None:
         return []
-    stop = policy.stops[0]
+    stop = next(s for s in policy.stops if not s.already_stopped)
     last = trace.rounds[-1].index if trace.rounds else stop.round
     rest = max(0, last - stop.round)
+    label = run_label(trace.labels)
+    what = harm_subject(harm(True, label.kind if label else None, trace.outcome, policy_expectation(trace.expectations))).removeprefix("the run is labelled ")
     message = (
-        f"the policy {stop.action.value}s a run labelled a success at round {stop.round} "
+        f"the policy {stop.action.value}s a run labelled {what} at round {stop.round} "
         f"{str(stop.phase)} ({stop.code}: {stop.reason}), {rest} round{'s' if rest != 1 else ''} before its recorded end"
     )
     if stop.new_information:

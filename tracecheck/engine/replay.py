@@ -33,6 +33,7 @@ from .costs import (
 from .counterfactual import is_stale, new_information_after, refusal_hid_news
 from .expectations import ExpectationResult, check_expectations
 from .policy import Policy, phases_of
+from .scoring import harm, harm_subject, policy_expectation, run_label
 
 
 @mutable_dataclass(slots=True)
@@ -68,7 +69,7 @@ class PolicyResult:
     later_turns_as_recorded: bool = False
     stale_blocks: int = 0  # blocks whose answer differs from the recorded result: not saved
     blocks: list[Fire] = field(default_factory=list)  # the blocks it counts (not stale, not cut by a stop)
-    possible_harm: str | None = None  # the policy cuts a run labelled a success
+    possible_harm: str | None = None  # harm (scoring.harm): what the stop cuts of a run labelled a success, healthy or mixed
 
     @property
     def stopped_at(self) -> int | None:
@@ -294,12 +295,14 @@ def _policy(trace: Trace, fires: list[Fire]) -> PolicyResult:
     last = stops[-1] if stops else None
     final_turn = trace.rounds[-1].turn if trace.rounds else 1
     policy.later_turns_as_recorded = any(s.action is Action.STOP and s.turn < final_turn for s in stops)
-    # A stop that ends an earlier turn of a successful dialogue, cutting nothing new, leaves
-    # the success to the later turns (assumed as recorded): not counted as harm.
-    # A stop the recorded run made itself changes nothing in it: no harm of the policy's.
-    harmful = [s for s in stops if not s.already_stopped and (s.action is Action.ABORT or s.turn == final_turn or s.new_information)]
-    if harmful and trace.outcome == "success":
-        policy.possible_harm = "the run is labelled a success: the policy would have " + _what_it_cuts(harmful, final_turn)
+    # Harm is one definition (scoring.harm): a stop of a run labelled a success, healthy
+    # or mixed, unless its labels ask for the stop. A stop the recorded run made itself
+    # changes nothing in it: no harm of the policy's.
+    own = [s for s in stops if not s.already_stopped]
+    label = run_label(trace.labels)
+    reasons = harm(bool(own), label.kind if label else None, trace.outcome, policy_expectation(trace.expectations))
+    if reasons:
+        policy.possible_harm = harm_subject(reasons) + ": the policy would have " + _what_it_cuts(own, final_turn)
     if last is not None and (last.action is Action.ABORT or last.turn == trace.rounds[-1].turn):
         # What the run ends with changes only where the policy cut its last turn.
         if not trace.answered:

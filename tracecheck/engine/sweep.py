@@ -30,11 +30,16 @@ test parts of a holdout): the policy's savings (LLM calls, tool calls, tokens, s
 absolute and as a share of the whole), how many traces it stops or blocks in, and its
 **harm**:
 
-- ``harmed``: stops of runs labelled a success (``possible harm``), and how many rounds
-  before their recorded end they came (``rounds_cut_on_success``);
-- the signals that need no labels: ``stale_blocks`` (blocks that hide a changed result)
-  and ``cut_new_information`` (stops before the recorded run found something new);
-- ``harm``: the share of traces with any of these.
+- ``harmed``: the traces harmed, the one definition of harm that ``replay`` and
+  ``check`` use (:func:`tracecheck.engine.scoring.harm`: a stop of a run labelled a
+  success, healthy or mixed, unless its labels ask for the stop), and ``harm``, their
+  share of the traces; ``rounds_cut_on_success``, how many rounds before their recorded
+  end the stops of harmed runs came;
+- the signs of harm that need no labels: ``stale_blocks`` (blocks that hide a changed
+  result) and ``cut_new_information`` (stops before the recorded run found something
+  new, loops labelled and stopped in time aside). They are not harm; without a limit
+  on any of these the choice keeps each of them, and harm, at no more than the
+  current settings'.
 
 **Savings by outcome**, where traces are graded (``outcome`` success or failure):
 ``saved_by_outcome`` splits the savings into those on runs that failed anyway
@@ -168,7 +173,7 @@ class Outcome:
     seconds: float | None
     intervened: bool  # a stop, or a block the policy counts
     stopped: bool
-    harmed: bool  # a stop of a run labelled a success
+    harmed: bool  # harm (scoring.harm): a stop of a run labelled a success, healthy or mixed
     rounds_cut_on_success: int
     stale_blocks: int
     cut_new_information: bool
@@ -185,9 +190,9 @@ def outcome_of(result: TraceResult, kind: tuple[str, int | None]) -> Outcome:
     caught = None
     if kind[0] == POSITIVE:
         caught = first is not None and (kind[1] is None or first <= kind[1])
-    # Stopping a labelled loop in time is what its label asks for: no harm, whatever the
-    # heuristics say (a new irrelevant URL after the stop, a success reached anyway).
-    harmed = policy.possible_harm is not None and not caught
+    # Harm is replay's, one definition (scoring.harm): a stop of a run labelled a success,
+    # healthy or mixed, unless its labels ask for the stop.
+    harmed = policy.possible_harm is not None
     return Outcome(
         llm_calls=saved.llm_calls if saved else 0,
         tool_calls=saved.tool_calls if saved else 0,
@@ -248,7 +253,6 @@ def metrics(
     loops = [o for k, o in zip(kinds, outcomes) if k == POSITIVE]
     caught = sum(1 for o in loops if o.caught)
     false_stops = sum(1 for k, o in zip(kinds, outcomes) if k == NEGATIVE and o.stopped)
-    harmed_any = sum(1 for o in outcomes if o.harmed or o.stale_blocks or o.cut_new_information)
     harmed = sum(1 for o in outcomes if o.harmed)
     return {
         "traces": n,
@@ -275,7 +279,7 @@ def metrics(
         "rounds_cut_on_success": sum(o.rounds_cut_on_success for o in outcomes),
         "stale_blocks": sum(o.stale_blocks for o in outcomes),
         "cut_new_information": sum(1 for o in outcomes if o.cut_new_information),
-        "harm": round(harmed_any / n, 4) if n else 0.0,
+        "harm": round(harmed / n, 4) if n else 0.0,
         "loops": len(loops),
         "healthy": successes,
         "caught": caught,
@@ -467,12 +471,19 @@ class Constraint:
 HARM_METRICS = frozenset({"harm", "harmed", "harm_labelled", "stale_blocks", "cut_new_information", "rounds_cut_on_success"})
 
 
+# The ceilings added when the user limits none of HARM_METRICS: harm first (the one the
+# reports name), then the signs of harm that need no labels.
+CEILINGS = ("harm", "cut_new_information", "stale_blocks")
+
+
 def with_harm_ceiling(constraints: Sequence[Constraint], baseline_row: dict[str, Any] | None) -> list[Constraint]:
-    """``constraints``, plus harm no higher than the current settings' when none of them
-    limits harm and the current settings were measured."""
+    """``constraints``, plus harm, stops before new information and stale blocks no
+    higher than the current settings' when none of them limits harm and the current
+    settings were measured (on unlabelled traces harm is 0: the signs that need no
+    labels are the brake)."""
     if baseline_row is None or any(c.metric in HARM_METRICS for c in constraints):
         return list(constraints)
-    return [*constraints, Constraint("harm", "<=", baseline_row["harm"], implicit=True)]
+    return [*constraints, *(Constraint(metric, "<=", baseline_row[metric], implicit=True) for metric in CEILINGS)]
 
 
 def parse_constraints(text: str | None) -> list[Constraint]:

@@ -36,7 +36,7 @@ OWN_RULES = (
         "policy-expectation",
         "The policy of all enabled guards did not do what a trace expects of it.",
         "A trace expects the policy (every enabled guard together) to intervene by a round, or never "
-        "to intervene; or the policy stops a run labelled a success (possible harm).",
+        "to intervene; or the policy stops a run labelled a success, healthy or mixed (harm).",
     ),
     (
         "TC-WASTE-ROUNDS",

@@ -301,7 +301,7 @@ def short_notes(policy: PolicyRecord, broken: int = 0) -> str:
     """The warnings about a policy, as short tags for a table cell."""
     tags = []
     if policy.possible_harm:
-        tags.append(("err", "possible harm", policy.possible_harm))
+        tags.append(("err", "harm", policy.possible_harm))
     if any(stop.new_information for stop in policy.stops):
         tags.append(("new", "cut before new information", "the recorded run found new information in the rounds the policy cuts"))
     if policy.stale_blocks:
@@ -690,7 +690,7 @@ class HtmlWriter:
         whole, saved = totals.whole, totals.saved
         flags = []
         if totals.possible_harm:
-            flags.append(("bad", f"{totals.possible_harm} labelled a success (possible harm)"))
+            flags.append(("bad", f"{totals.possible_harm} harmed (labelled a success, healthy or mixed, and stopped)"))
         if totals.expectations_broken:
             flags.append(("bad", f"{count(totals.expectations_broken, 'expectation')} broken"))
         if totals.stops_before_new_information:
@@ -772,7 +772,7 @@ class HtmlWriter:
 
     def _preset_totals(self, by_preset: dict[str, TotalsRecord]) -> str:
         head = (
-            "<table><thead><tr><th>preset</th><th class=r>stops</th><th class=r>possible harm</th><th class=r>cut before new information</th>"
+            "<table><thead><tr><th>preset</th><th class=r>stops</th><th class=r>harmed</th><th class=r>cut before new information</th>"
             "<th class=r>stale blocks</th><th class=r>LLM calls saved</th><th class=r>tool calls saved</th><th class=r>tokens saved</th><th class=r>time saved</th></tr></thead><tbody>"
         )
         rows = []

@@ -175,7 +175,7 @@ class MarkdownWriter:
         if policy.outcome_change:
             out.append(f"- **{md(policy.outcome_change)}**\n")
         if policy.possible_harm:
-            out.append(f"- **possible harm:** {md(policy.possible_harm)}\n")
+            out.append(f"- **harm:** {md(policy.possible_harm)}\n")
             self.harmed.append((_name(trace), md(policy.possible_harm)))
         self.write("".join(out))
 
@@ -186,7 +186,7 @@ class MarkdownWriter:
             text = policy_headline(policy, trace) or "no stop"
             notes = []
             if policy.possible_harm:
-                notes.append("possible harm: " + policy.possible_harm)
+                notes.append("harm: " + policy.possible_harm)
                 self.harmed.append((_name(trace), md(policy.possible_harm)))
             if any(s.new_information for s in policy.stops):
                 notes.append("cut before new information")
@@ -227,7 +227,7 @@ class MarkdownWriter:
         self.write(
             "\nSaved: what the preset's stops and blocks save (negative: a forced answer dearer than what it replaced)"
             + basis_note(first.saved)
-            + ". ¹ stops of runs labelled a success; ² stops before the recorded run found something new; "
+            + ". ¹ runs harmed: labelled a success, healthy or mixed, and stopped; ² stops before the recorded run found something new; "
             "³ blocks that would have hidden a changed result (a stale cached answer, or a refused call whose result had changed; not counted as saved).\n"
         )
 
@@ -243,7 +243,7 @@ class MarkdownWriter:
             for name, message in self.broken:
                 self.write(f"- {name}: {message}\n")
         if self.harmed:
-            self.write("\n**Possible harm** (runs labelled a success that the policy cuts):\n\n")
+            self.write("\n**Harm** (runs labelled a success, healthy or mixed that the policy stops):\n\n")
             for name, harm in self.harmed:
                 self.write(f"- {name}: {harm}\n")
         if warnings:
@@ -256,7 +256,7 @@ class MarkdownWriter:
         whole, saved, share = totals.whole, totals.saved, totals.share
         parts = [count(totals.traces, "trace"), f"{totals.traces_with_fires} with fires", f"{totals.traces_stopped} stopped by the policy"]
         if totals.possible_harm:
-            parts.append(f"{totals.possible_harm} labelled a success (possible harm)")
+            parts.append(f"{totals.possible_harm} harmed (labelled a success, healthy or mixed, and stopped)")
         if totals.expectations_broken:
             parts.append(f"{count(totals.expectations_broken, 'expectation')} broken")
         if totals.stops_before_new_information:

@@ -58,12 +58,17 @@ def toml_snippet(table: dict[str, Any], pyproject: bool = True) -> str:
     return "\n".join(lines).strip() + "\n"
 
 
+SIGN_WORDS = {"cut_new_information": "cut before new information", "stale_blocks": "stale blocks"}
+
+
 def verdict(result: SweepResult) -> str:
     objective = result.objective
     asked = [c for c in result.constraints if not c.implicit]
-    ceiling = next((c for c in result.constraints if c.implicit), None)
-    # Rows that meet what the user asked for, but harm more than the current settings.
-    harming = [k for k, row in enumerate(result.rows) if ceiling is not None and not ceiling.holds(row) and all(c.holds(row) for c in asked)]
+    ceilings = [c for c in result.constraints if c.implicit]  # harm, then the signs that need no labels
+    ceiling = ceilings[0] if ceilings else None
+    # Rows that meet what the user asked for, but harm more than the current settings
+    # (or show more signs of harm).
+    harming = [k for k, row in enumerate(result.rows) if ceilings and not all(c.holds(row) for c in ceilings) and all(c.holds(row) for c in asked)]
 
     def allow(k: int) -> str:
         rule = ",".join([*(str(c) for c in asked), f"harm<={result.rows[k]['harm']:g}"])
@@ -72,7 +77,8 @@ def verdict(result: SweepResult) -> str:
     if result.best is None:
         if ceiling is None:
             return f"no grid point meets {', '.join(str(c) for c in asked)}"
-        text = f"no grid point harms no more than the current settings (harm {ceiling.value:.2f})" + (
+        signs = ", ".join(f"{c.value:g} {SIGN_WORDS[c.metric]}" for c in ceilings[1:])
+        text = f"no grid point harms no more than the current settings (harm {ceiling.value:.2f}{', ' + signs if signs else ''})" + (
             f" and meets {', '.join(str(c) for c in asked)}" if asked else ""
         )
         if harming:
@@ -185,11 +191,12 @@ BENCHMARK_COLUMNS = (
     ("healthy runs cut", "healthy_cut", "healthy"),
     ("successful runs cut", "successes_cut", "successes"),
     ("mixed runs flagged", "mixed_flagged", "mixed"),
+    ("mixed runs stopped", "mixed_stopped", "mixed"),
     ("runs not read", "unread", "runs"),
 )
 
 
-TERMINAL_BENCHMARK_TITLES = ("loops in time", "at all", "healthy cut", "succ. cut", "mixed flag", "unread")
+TERMINAL_BENCHMARK_TITLES = ("loops in time", "at all", "healthy cut", "succ. cut", "mix flag", "mix stop", "unread")
 
 
 def benchmark_cells(figures: dict[str, Any]) -> list[str]:
@@ -206,7 +213,8 @@ def benchmark_heading(bench: dict[str, Any]) -> str:
 
 BENCHMARK_NOTE = (
     "in time: stopped by the labelled round, {slack} round of slack · at all: any stop · cut: any stop · successful: "
-    "labelled a success (loops aside) · flagged: any fire, a hint too, by the labelled round, {slack} round of slack"
+    "labelled a success (loops aside) · flagged: any fire, a hint too, by the labelled round, {slack} round of slack · "
+    "mixed stopped: any stop, which cuts the recovery (cut, successful cut and mixed stopped are harm: README, What harm is)"
 )
 
 
@@ -232,7 +240,7 @@ COLUMNS = (
     ("tokens_saved", "tokens"),
     ("seconds_saved", "seconds"),
     ("harm", "harm"),
-    ("harmed", "cut ok"),
+    ("harmed", "harmed"),
     ("stale_blocks", "stale"),
     ("cut_new_information", "cut news"),
     ("recall", "recall"),
@@ -308,7 +316,7 @@ MARKDOWN_COLUMNS = (
     "tokens saved",
     "time saved",
     "harm",
-    "successes cut",
+    "harmed",
     "stale blocks",
     "cut before new information",
     "recall",
@@ -335,8 +343,8 @@ def write_markdown(data: dict[str, Any]) -> str:
         lines.append("| " + " | ".join(cells) + " |")
     lines += [
         "",
-        "`>` best under the constraints · `*` Pareto front (savings against harm) · harm: share of traces cut while labelled a "
-        "success, with a stale block, or cut before new information · successes cut: stops of runs labelled a success · "
+        "`>` best under the constraints · `*` Pareto front (savings against harm) · harm: share of traces harmed (labelled a "
+        "success, healthy or mixed, and stopped; README, What harm is) · harmed: how many · "
         "recall/prec.: labelled loops caught in time"
         + (" · " + outcome_legend("tokens saved on failed runs", "tokens at risk", "tokens saved") if by_outcome else ""),
     ]
@@ -450,8 +458,8 @@ def write_terminal(console, data: dict[str, Any], chart: str | None = None, quie
     emit(
         console,
         Text(
-            "> best under the constraints · * Pareto front (savings against harm) · harm: share of traces cut while labelled a "
-            "success, with a stale block, or cut before new information · recall/prec.: labelled loops caught in time "
+            "> best under the constraints · * Pareto front (savings against harm) · harm: share of traces harmed (labelled a "
+            "success, healthy or mixed, and stopped) · recall/prec.: labelled loops caught in time "
             "(--format json or csv for every metric)"
             + (" · " + outcome_legend("tokens on failed", "at risk", "all") if by_outcome else "")
             + (" · tokens saved on failed runs and at risk on successful ones: a wider terminal, or --format json" if squeezed else ""),

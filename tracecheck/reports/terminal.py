@@ -300,7 +300,7 @@ def _trace_block(console: Console | PlainConsole, trace: TraceRecord) -> None:
     if policy.outcome_change:
         emit(console, T(f"          {policy.outcome_change}", style="bold yellow"), 10)
     if policy.possible_harm:
-        emit(console, T(f"          possible harm: {policy.possible_harm}", style="bold red"), 10)
+        emit(console, T(f"          harm: {policy.possible_harm}", style="bold red"), 10)
 
 
 def _preset_block(console: Console | PlainConsole, trace: TraceRecord) -> None:
@@ -318,7 +318,7 @@ def _preset_block(console: Console | PlainConsole, trace: TraceRecord) -> None:
             line.append("no stop", style="green" if run.fires == 0 else "dim")
         notes = []
         if policy.possible_harm:
-            notes.append(("possible harm: " + policy.possible_harm, "bold red"))
+            notes.append(("harm: " + policy.possible_harm, "bold red"))
         if any(stop.new_information for stop in policy.stops):
             notes.append(("cut before new information", "yellow"))
         if policy.stale_blocks:
@@ -375,7 +375,7 @@ def _preset_summary(console: Console | PlainConsole, by_preset: dict[str, Totals
         T(
             "  saved: what the preset's stops and blocks save (negative: a forced answer dearer than what it replaced)"
             + basis_note(next(iter(by_preset.values())).saved)
-            + ". ¹ stops of runs labelled a success; ² stops before the recorded run found something new; "
+            + ". ¹ runs harmed: labelled a success, healthy or mixed, and stopped; ² stops before the recorded run found something new; "
             "³ blocks that would have hidden a changed result (a stale cached answer, or a refused call whose result had changed; not counted as saved).",
             style="dim",
         ),
@@ -528,7 +528,7 @@ class TerminalWriter:
                 + (f" ({self.deselected():,} deselected by -k)" if self.deselected() else "")
                 + f" · {totals.traces_with_fires} with fires · "
                 f"{totals.traces_stopped} stopped by the policy"
-                + (f" · {totals.possible_harm} labelled a success (possible harm)" if totals.possible_harm else "")
+                + (f" · {totals.possible_harm} harmed (labelled a success, healthy or mixed, and stopped)" if totals.possible_harm else "")
                 + (f" · {count(totals.expectations_broken, 'expectation')} broken" if totals.expectations_broken else "")
                 + (f" · {totals.stops_before_new_information} cut before new information" if totals.stops_before_new_information else "")
                 + (f" · {count(totals.stale_blocks, 'stale block')}" if totals.stale_blocks else "")

@@ -172,7 +172,7 @@ def policy_notes(policy: PolicyRecord, turns: int) -> list[tuple[str, str]]:
     if policy.outcome_change:
         out.append((policy.outcome_change, "change"))
     if policy.possible_harm:
-        out.append(("possible harm: " + policy.possible_harm, "harm"))
+        out.append(("harm: " + policy.possible_harm, "harm"))
     return out
 
 
@@ -279,7 +279,7 @@ def outcome_lines(totals: TotalsRecord) -> tuple[str, list[tuple[str, str, str]]
             continue
         text = f"{item.traces_stopped} of {count(item.traces, 'trace')} stopped"
         if item.possible_harm:
-            text += f", {item.possible_harm} possible harm"
+            text += f", {item.possible_harm} harmed"
         text += f" → {effect(item, item.whole)}"
         if item.forced_answer_tokens is not None:
             text += f"; forced answers charged: ~{item.forced_answer_tokens:,} tokens (estimate)"
