@@ -22,8 +22,9 @@ AssistantBench): ``{content, role, name}`` messages, the AG2 group-chat history 
   ``Computer_terminal`` in the dataset) answers the fenced code blocks of the message before
   it: that reply is the result of one call ``execute_code`` made by that round (arguments:
   the blocks), ``is_error`` when ``N != 0``, as in the ``autogen`` reader. The executor's
-  other messages ("There is no code from the last 1 message for me to execute ...") are
-  neither a model response nor a result: they are skipped.
+  other messages, and AG2's canned notice "There is no code from the last N message for me
+  to execute ..." from whoever sends it (the executor speaks no other way), are neither a
+  model response nor a result: they are skipped.
 
 **Hand-crafted** (Magentic-One on GAIA and AssistantBench): ``{content, role}`` messages
 whose ``role`` is the Magentic-One log's source (``human``, ``Orchestrator (thought)``,
@@ -46,6 +47,7 @@ blame, not a loop label) go to ``trace.metadata``.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -63,6 +65,8 @@ FORMAT = "who-and-when"
 _RUN_KEYS = ("mistake_agent", "mistake_step", "mistake_reason", "is_correct", "is_corrected", "ground_truth")
 _METADATA_KEYS = ("question", "ground_truth", "question_ID", "level", "mistake_agent", "mistake_step", "mistake_reason", "mistake_type")
 _LOOKAHEAD = 50
+# What AG2's executor answers in a group chat when the messages before it hold no code.
+_NO_CODE = re.compile(r"^There is no code from the last \d+ messages? for me to execute\.")
 
 
 def _is_message(value: Any) -> bool:
@@ -115,7 +119,7 @@ def _read_ag2(history: list, trace: Trace, line: int, ctx: ReadContext) -> Trace
         is_exit = isinstance(text, str) and _EXITCODE.match(text) is not None
         if is_exit and reader.last_speaker_round is None:
             trace.add_user_message(content_text(text), line=line)  # the task's own code, run
-        elif as_str(message.get("name")) in executors and not is_exit:
+        elif not is_exit and (as_str(message.get("name")) in executors or (isinstance(text, str) and _NO_CODE.match(text))):
             continue  # the executor's "no code to execute" notice
         else:
             reader.message(message, line, position)
