@@ -34,7 +34,10 @@ message is the task; each ``<orchestrator> (-> <agent>)`` instruction is one rou
 whose tool is the agent, ``{"instruction": ...}``, answered by that agent's next message
 (WebSurfer's page, the Coder's reply, ComputerTerminal's output; no error flag); the
 orchestrator's thoughts since its last round are the round's text; ``Max rounds`` / ``Max
-time`` end the run by a limit.
+time`` end the run by a limit. The dataset's histories leave some agent replies out (an
+instruction followed by the next instruction): such a call has no result, and their number
+goes to ``trace.metadata["unanswered_instructions"]`` (no warning: every hand-crafted run
+has some, and it is the dataset's cut, not a damaged file).
 
 Both: no tokens and no times (the files carry none). Outcome: the dataset's own grade,
 ``is_correct`` (``is_corrected`` in the hand-crafted set): ``false`` is a failure (every run
@@ -134,9 +137,20 @@ def _read_magentic(history: list, trace: Trace, line: int, ctx: ReadContext) -> 
         if not _is_message(message):
             ctx.warn(line, f"message {brief(message)} is not a {{role, content}} object{where}; skipped")
             continue
+        role = _ORCHESTRATOR_SOURCE.match(message["role"])
+        if role is not None and role.group(2).startswith("-> "):
+            reader.waiting.pop(role.group(2)[3:], None)  # the reply the history leaves out
         reader.on_entry({"source": message["role"], "message": message.get("content")}, line, where)
-    finished = reader.close()
-    return finished[0] if finished else finish_trace(trace, ctx.diagnostics)
+    for rnd in trace.rounds:
+        rnd.finish_reason = "tool_calls" if rnd.tool_calls else "stop"
+    if reader.speakers:
+        trace.metadata["speakers"] = reader.speakers
+    unanswered = sum(1 for rnd in trace.rounds for call in rnd.tool_calls if call.result is None)
+    if unanswered:
+        trace.metadata["unanswered_instructions"] = unanswered
+    if trace.error is not None and trace.ending is None:
+        trace.ending = "error"
+    return finish_trace(trace, ctx.diagnostics, warn_missing_results=False)
 
 
 __all__ = ["FORMAT", "read", "sniff"]
