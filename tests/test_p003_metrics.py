@@ -45,6 +45,9 @@ INDEL_ONLY_FIRES = {
     # a Terminal-Bench run: the same `(Bash completed with no output)` and short errors
     # under long reads; the LCS ratio crosses the line where difflib's blocks do not
     ("corpus", "constraints-scheduling__6GXVCno", "*"),
+    # a Who&When Magentic-One run: GitHub's repository and issues pages read again with
+    # small OCR differences; the LCS ratio crosses the line where difflib's blocks do not
+    ("corpus", "hc-58.json:1", "*"),
 }
 
 

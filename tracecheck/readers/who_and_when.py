@@ -56,11 +56,12 @@ from typing import Any
 
 from ..input.sources import Record
 from ..model import Trace
-from .autogen import _EXITCODE, _Ag2
+from .autogen import EXECUTION_REPLY as _EXITCODE
+from .autogen import Ag2History as _Ag2
 from .common import as_str, brief, content_text, finish_trace, make_trace, scalar_text
 from .contract import ReadContext, read_documents
-from .magentic_one import _ORCHESTRATOR_SOURCE
-from .magentic_one import _Reader as _MagenticReader
+from .magentic_one import ORCHESTRATOR_SOURCE as _ORCHESTRATOR_SOURCE
+from .magentic_one import LogReader as _MagenticReader
 
 FORMAT = "who-and-when"
 
