@@ -1851,6 +1851,34 @@ def render_magentic_one(run: Run, path: Path) -> Path:
     return write_jsonl(path / "log.jsonl", lines)
 
 
+def render_who_and_when(run: Run, path: Path) -> Path:
+    """A Who&When hand-crafted run: the Magentic-One log's sources as ``role`` and its
+    messages as ``content`` (no times, no tokens) under ``history``, beside the dataset's
+    question, ground truth, grade and attribution."""
+    history: list[dict[str, Any]] = [{"content": run.question, "role": "human"}]
+    for step in run.steps:
+        if step.final:
+            history.append({"content": step.text, "role": "Orchestrator (final answer)"})
+            continue
+        (c,) = step.calls  # one agent instructed per step
+        history.append({"content": f"Updated Ledger:\n{step.text}", "role": "Orchestrator (thought)"})
+        history.append({"content": next(iter(c.arguments.values())), "role": f"Orchestrator (-> {c.name})"})
+        history.append({"content": f"Next speaker {c.name}", "role": "Orchestrator (thought)"})
+        history.append({"content": c.result, "role": c.name})
+    history.append({"content": "No agent selected.", "role": "Orchestrator (termination condition)"})
+    document = {
+        "history": history,
+        "question": run.question,
+        "ground_truth": run.answer,
+        "is_corrected": run.success,
+        "question_ID": run.id,
+        "mistake_agent": "Orchestrator",
+        "mistake_step": "1",
+        "mistake_reason": "made up for the test",
+    }
+    return write_json(path / f"{run.id}.who-and-when.json", document, indent=2)
+
+
 def render_pydantic_ai(run: Run, path: Path) -> Path:
     """``result.all_messages_json()`` of a Pydantic AI 1.x agent run: a request (the
     prompt, then each response's tool returns) before every response; requests carry the
@@ -1981,6 +2009,7 @@ RENDERERS: dict[str, Callable[[Run, Path], Path]] = {
     "goose": render_goose,
     "autogen": render_autogen,
     "magentic-one": render_magentic_one,
+    "who-and-when": render_who_and_when,
     "gemini-cli": render_gemini_cli,
     "cline": render_cline,
     "atif": render_atif,

@@ -67,8 +67,9 @@ RUN_TOTAL_ONLY = {"swe-agent", "goose", "magentic-one"}
 # the API sent when the response started (the input is the response's, the output count
 # is not), and the result line holds the run's usage, output included.
 INPUT_PER_ROUND_TOTAL_AT_END = {"claude-code-stream"}
-# No usage at all: τ-bench results, SWE-smith's fine-tuning lines and ReAct text.
-NO_USAGE = {"tau-bench", "swe-smith", "react-text"}
+# No usage at all: τ-bench results, SWE-smith's fine-tuning lines, ReAct text and
+# Who&When runs (its histories keep the messages only).
+NO_USAGE = {"tau-bench", "swe-smith", "react-text", "who-and-when"}
 
 # An error flag on results (so a success reads back as is_error=False); the others
 # leave it None and the guards fall back to failure patterns on the text.
@@ -120,7 +121,7 @@ SEARCH_NAME_GUARDS = {"P001", "P002", "P003", "B003"}
 # P001 finds a search's query by argument name (query, q, ...): Magentic-One's calls are
 # instructions to agents ({"instruction": ...}), so P001 sees no query there
 # (test_magentic_one_differs_by_query_key_only shows that naming the key brings it back).
-FIRE_EXCLUSIONS = {"mini-swe-agent": SEARCH_NAME_GUARDS, "magentic-one": {"P001"}}
+FIRE_EXCLUSIONS = {"mini-swe-agent": SEARCH_NAME_GUARDS, "magentic-one": {"P001"}, "who-and-when": {"P001"}}
 
 # Warnings a format documents for runs like these: none so far.
 EXPECTED_WARNINGS: dict[str, list[str]] = {}
@@ -261,7 +262,7 @@ def test_same_rounds(read_back, fmt, run):
                 assert (call.name, call.arguments) == ("bash", expected.command)
             elif fmt == "react-text":  # Action Input is plain text: the argument's value
                 assert (call.name, call.arguments) == (expected.name, next(iter(expected.arguments.values())))
-            elif fmt == "magentic-one":  # an instruction (the argument's value) to the agent named after the tool
+            elif fmt in ("magentic-one", "who-and-when"):  # an instruction (the argument's value) to the agent named after the tool
                 assert (call.name, call.arguments) == (expected.name, {"instruction": next(iter(expected.arguments.values()))})
             else:  # parsed JSON objects; Claude Code and Goose prefix tools with their server
                 rename = {f: cf.claude_code_name for f in CLAUDE_CODE_NAMES} | {"goose": cf.goose_name}

@@ -57,6 +57,9 @@ INDEL_ONLY_FIRES = {
     ("corpus", "task-91", "*"),
     ("corpus", "task-93", "*"),
     ("corpus", "task-106", "*"),
+    # a Who&When Magentic-One run: GitHub's repository and issues pages read again with
+    # small OCR differences; the LCS ratio crosses the line where difflib's blocks do not
+    ("corpus", "hc-58.json:1", "*"),
 }
 
 

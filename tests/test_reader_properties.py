@@ -176,6 +176,10 @@ SEEDS: dict[str, list[Path]] = {
     # Documents only: a log.jsonl names no run, so a valid run appended after damaged
     # lines cannot be told apart from them (no TAILS entry); the logs_list dumps are
     # checked as documents (a valid file after a damaged one comes out whole).
+    "who-and-when": [
+        CORPUS / "who-and-when" / "ag-52.json",
+        CORPUS / "who-and-when" / "hc-14.json",
+    ],
     "magentic-one": [
         FIXTURES / "magentic_one" / "outlook_unread_emails.json",
         FIXTURES / "magentic_one" / "max_rounds_logs_list.json",

@@ -53,6 +53,8 @@ class ReaderInfo:
 #   contents (role user/model with "parts"), which no other format writes;
 # - the agent and benchmark formats (swe-agent .. mini-swe-agent) before the chat formats:
 #   their documents hold chat messages that openai-chat would also accept;
+# - who-and-when before autogen and magentic-one: its documents hold their messages under
+#   "history", beside the dataset's "question" and "mistake_*" keys, which no other format has;
 # - autogen and magentic-one before the chat formats too: an AG2 history is an OpenAI
 #   message list told apart by AutoGen's own marks (tool_responses, the executor's
 #   "exitcode: N (execution ...)" replies), a TaskResult is {"messages": [...]} of
@@ -92,6 +94,7 @@ READERS: tuple[ReaderInfo, ...] = (
     ReaderInfo("openhands", "openhands", "OpenHands event streams and evaluation output.jsonl"),
     ReaderInfo("tau-bench", "tau_bench", "τ-bench / τ²-bench result arrays (reward as outcome)"),
     ReaderInfo("mini-swe-agent", "mini_swe_agent", "mini-swe-agent message lists and .traj.json (a SWE-bench report beside them as outcome)"),
+    ReaderInfo("who-and-when", "who_and_when", "Who&When failure-attribution runs: AG2 expert chats (a round per expert message, the executor's exitcode reply the result of its code) and Magentic-One logs (a round per orchestrator instruction); is_correct as outcome"),
     ReaderInfo("autogen", "autogen", "AutoGen / AG2 chat histories (groupchat.messages, chat_history) and autogen-agentchat TaskResult messages"),
     ReaderInfo("magentic-one", "magentic_one", "Magentic-One orchestrator logs (log.jsonl of OrchestrationEvent / LLMCallEvent entries)"),
     ReaderInfo("pydantic-ai", "pydantic_ai", "Pydantic AI message histories (all_messages_json / ModelMessagesTypeAdapter dumps)"),

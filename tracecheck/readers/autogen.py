@@ -440,4 +440,9 @@ class _AgentChat(_Base):
             call.result = ToolResult(content=content_text(result), ended_at=moment, line=line)
 
 
+# For the who-and-when reader, whose algorithm-generated runs are AG2 group chats.
+EXECUTION_REPLY = _EXITCODE
+Ag2History = _Ag2
+
+
 __all__ = ["FORMAT", "read", "sniff"]

@@ -208,4 +208,9 @@ class _Reader:
         return [finish_trace(trace, self.ctx.diagnostics)]
 
 
+# For the who-and-when reader, whose hand-crafted runs are Magentic-One logs.
+ORCHESTRATOR_SOURCE = _ORCHESTRATOR_SOURCE
+LogReader = _Reader
+
+
 __all__ = ["FORMAT", "read", "sniff"]
