@@ -10,6 +10,7 @@ except ImportError:  # pragma: no cover - a Python built without it
 from ..dataclass_lite import frozen_dataclass
 from ..model import Round, ToolCall
 from ..text.error_class import error_class, same_template, template_edges
+from ..text.volatile import without_screen_text
 from .base import Action, Guard, GuardOptions, RunContext, Verdict, option
 from .examples import Call, Example, answer, calls, examples_made_when_read
 from .messages import Message
@@ -316,6 +317,23 @@ class DeadEnd(Guard):
                 expect=((4, "after_tools", "stop"),),
             ),
             Example(
+                "A browser clicking the same link on the same page, reworded each time: the page's OCR text differs, the view does not",
+                tuple(
+                    calls(Call("WebSurfer", {"instruction": f"Open the Vocabulary section and draft a post ({k})"}, "I clicked 'Spanish-English Vocabulary'.\n\nHere is a screenshot of [WordReference Forums](https://forum.wordreference.com/). The viewport shows 21% of the webpage.\nAutomatic OCR of the page screenshot has detected the following text:\n\n" + ("Threads: 801.5K Messages: 4.1M" if k % 2 else "Forums Dictionary search: [Search box] Threads 801.5K")))
+                    for k in range(5)
+                )
+                + (answer(),),
+                options={"enabled": True, "hint_at": 3},
+                expect=((3, "after_tools", "hint"), (4, "after_tools", "stop")),
+            ),
+            Example(
+                "Python code that opens with a comment is code, not the shell's no-op: the same output four times is one view",
+                tuple(calls(Call("execute_code", {"language": "python", "code": f"# filename: check_digit.py\nprint('X')  # attempt {k}"}, "X\n")) for k in range(4))
+                + (answer(),),
+                options={"enabled": True},
+                expect=((4, "after_tools", "stop"),),
+            ),
+            Example(
                 "Fix-and-retest: the same test run five times with an edit between never fires",
                 tuple(
                     step
@@ -399,7 +417,8 @@ class DeadEnd(Guard):
         # Whitespace aside, byte for byte: normalising volatile text (timestamps, ids) in
         # every result would cost more than the rest of the replay, and a view that only
         # a timestamp changes is a poll, P004's to judge.
-        text = " ".join(call.result.content[:_VIEW_CHARS].split())
+        # A page's screenshot read by OCR differs each time the same page is shown.
+        text = " ".join(without_screen_text(call.result.content[:_VIEW_CHARS]).split())
         return "view:" + blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
     def _target(self, key: str, call: ToolCall) -> str | None:

@@ -132,8 +132,14 @@ def _argv_command(argv: list[str]) -> str:
 
 
 def is_noop_command(command: str) -> bool:
-    """A command line that cannot do anything: ``: anything``, ``:``, ``true``, ``# …``."""
-    return bool(_NOOP.match(command))
+    """A command line that cannot do anything: ``: anything``, ``:``, ``true``, ``# …``.
+    A script that opens with a comment (``# filename: check.py`` above Python code) does
+    something: only comments and blank lines throughout are a no-op."""
+    if not _NOOP.match(command):
+        return False
+    if command.lstrip().startswith("#"):
+        return all(not line.strip() or line.lstrip().startswith("#") for line in command.splitlines())
+    return True
 
 
 def _first_program(command: str) -> str:

@@ -102,3 +102,17 @@ def _normalize(text: str, keep_progress: bool = False) -> str:
 
 # A sweep replays the same results under many settings: remember the recent ones.
 _normalized = remembered(maxsize=8192)(_normalize)
+
+
+# A browser agent's result carries the text a screen reader (OCR) took from the page's
+# screenshot: the same page reads differently each time (Magentic-One's WebSurfer).
+_SCREEN_OCR = "Automatic OCR of the page screenshot has detected the following text:"
+
+
+def without_screen_text(text: str) -> str:
+    """``text`` without the OCR of a page screenshot (everything after Magentic-One's
+    "Automatic OCR of the page screenshot has detected the following text:"): what a
+    browser did and which page it shows stay, the noisy reading of its pixels goes."""
+    at = text.find(_SCREEN_OCR)
+    return text if at < 0 else text[: at + len(_SCREEN_OCR)]
+
