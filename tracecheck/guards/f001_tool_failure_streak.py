@@ -51,6 +51,11 @@ class F001Options(GuardOptions):
         "Glob patterns (any case) of failure-tolerant tools: their failures are counted and hinted, "
         "but never reach the threshold action (Hermes: terminal, execute_code, ...).",
     )
+    hint_exempt: bool = option(
+        True,
+        "Hint the failures of exempt_tools too (Hermes notices them); off leaves a failure-tolerant tool's failures "
+        "to other guards (a shell's dead ends are F003's), so a red test run is not hinted every third time.",
+    )
     reset_on: list[str] = option(
         [],
         "Glob patterns (any case) of tools whose successful call sets every count to 0: a change "
@@ -341,6 +346,11 @@ class ToolFailureStreak(Guard):
                 options={"threshold": 3, "hint_at": 3, "exempt_tools": ["terminal", "execute_*"]},
             ),
             Example(
+                "hint_exempt off: a failure-tolerant tool's failures are left to other guards, not hinted",
+                distinct_failures("terminal", "command", "grep -q needle{} log.txt", '{"exit_code": 1}', 4) + (answer(),),
+                options={"threshold": 3, "hint_at": 3, "exempt_tools": ["terminal", "execute_*"], "hint_exempt": False},
+            ),
+            Example(
                 "An exempt tool's next call is not refused either (fire_on next_call)",
                 tuple(calls(Call("execute_code", {"code": "run_tests()"}, "Traceback ...", error=True)) for _ in range(4))
                 + (answer(),),
@@ -447,7 +457,7 @@ class ToolFailureStreak(Guard):
             if at_failure and count >= opts.threshold and not exempt:
                 # LoopAgent throws inside the tool loop: calls after this one never run.
                 return verdicts + [self._verdict(Action(opts.action), call, count, before=False, context=context)]
-            if opts.hint_at and count >= opts.hint_at:
+            if opts.hint_at and count >= opts.hint_at and (opts.hint_exempt or not exempt):
                 verdicts.append(self._verdict(Action.HINT, call, count, before=False, context=context))
         return verdicts
 
