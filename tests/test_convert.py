@@ -78,7 +78,7 @@ def test_replay_show_and_converted_replay_print_the_same_numbers(path: Path, tmp
     for trace in report["traces"]:
         assert f"{trace['tokens']:,} tokens{BASIS_NOTES[trace['tokens_basis']]}" in shown, trace["id"]
         if trace["seconds"] is not None:
-            assert f" · {trace['seconds']:.1f}s" in shown, trace["id"]
+            assert f" · {trace['seconds']:,.1f}s" in shown, trace["id"]  # 1,065.4s as the tokens are written
 
 
 def test_converting_files_whose_trace_ids_repeat_keeps_the_traces_apart(tmp_path, cli):
