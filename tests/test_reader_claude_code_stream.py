@@ -220,3 +220,49 @@ def test_session_jsonl_and_stream_never_take_each_others_files():
             except ValueError:
                 continue
             assert not reader_by_name("claude-code-stream").sniff(entry), path
+
+
+# Terminal-Bench's own harness (``tb run``) keeps <trial>/results.json beside the stream's
+# folder; a real trial of the corpus family codetracer-claude-code-qwen3-coder.
+TB_TRIAL = Path(__file__).resolve().parent / "corpus" / "codetracer-claude-code-qwen3-coder" / "crack-7z-hash.easy"
+
+
+def _tb_result(resolved) -> bytes:
+    value = json.loads((TB_TRIAL / "results.json").read_text(encoding="utf-8"))
+    value["is_resolved"] = resolved
+    return json.dumps(value).encode()
+
+
+def test_terminal_bench_results_json_gives_the_outcome_beside_or_one_folder_up(tmp_path):
+    stream = (TB_TRIAL / "claude-code.jsonl").read_bytes()
+    # As the harness lays a trial out: <trial>/results.json, <trial>/sessions/<stream>.
+    (tmp_path / "sessions").mkdir()
+    (tmp_path / "sessions" / "claude_code.jsonl").write_bytes(stream)
+    (tmp_path / "results.json").write_bytes(_tb_result(True))
+    (trace,), warnings = read(tmp_path / "sessions" / "claude_code.jsonl")
+    assert warnings == []
+    assert trace.outcome == "success"
+    assert trace.metadata["graded_by"] == str(tmp_path / "results.json")
+    # Beside the stream, unresolved: failure. is_resolved null (the tests' output could not
+    # be parsed): no verdict. No results.json: no outcome.
+    (tmp_path / "results.json").unlink()
+    for resolved, outcome in ((False, "failure"), (None, "unknown")):
+        (tmp_path / "sessions" / "results.json").write_bytes(_tb_result(resolved))
+        (trace,), _ = read(tmp_path / "sessions" / "claude_code.jsonl")
+        assert trace.outcome == outcome
+    (tmp_path / "sessions" / "results.json").unlink()
+    (trace,), _ = read(tmp_path / "sessions" / "claude_code.jsonl")
+    assert (trace.outcome, "graded_by" in trace.metadata) == ("unknown", False)
+
+
+def test_terminal_bench_result_is_skipped_by_a_folder_walk_and_sub_agents_get_no_outcome(tmp_path, cli):
+    trial = TB_TRIAL.parent / "swe-bench-fsspec"  # resolved, with one Task sub-agent
+    out = tmp_path / "out.jsonl"
+    result = cli("convert", str(trial), "-o", str(out))
+    assert result.exit_code == 0
+    assert "warning" not in result.stderr  # results.json is not a transcript
+    events = [json.loads(x) for x in out.read_text(encoding="utf-8").splitlines()]
+    traces = [e["trace"] for e in events if e["type"] == "trace"]
+    outcomes = {e["trace"]: e["labels"]["outcome"] for e in events if e["type"] == "labels"}
+    assert len(traces) == 2 and "/" in traces[1]
+    assert outcomes == {traces[0]: "success"}

@@ -10,7 +10,6 @@ traces stream in. Callable without the CLI::
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, BinaryIO
 
@@ -133,5 +132,5 @@ def write_entries(
             if format == "terminal" or not only_fires or fired:
                 writer.trace(data)
         if totals.traces:
-            writer.end(totals.data(), [dataclasses.asdict(d) for d in diagnostics])
+            writer.end(totals.data(), [d.record() for d in diagnostics])
     return totals.traces

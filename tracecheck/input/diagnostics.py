@@ -18,6 +18,11 @@ class Diagnostic:
         where = self.file if self.line is None else f"{self.file}:{self.line}"
         return f"{where}: {self.reason}"
 
+    def record(self) -> dict:
+        """The warning as a JSON report writes it (the report schema's ``file``, ``line``,
+        ``reason``; ``more`` is a count kept for ``len()``, already said in the reason)."""
+        return {"file": self.file, "line": self.line, "reason": self.reason}
+
 
 # Warnings kept per file: past it, one line counts the rest (a file read in the wrong
 # format would otherwise print one warning per line, thousands of them).

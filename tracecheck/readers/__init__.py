@@ -119,6 +119,12 @@ def _is_harbor_result(value: Any) -> bool:
     return is_harbor_result(value)
 
 
+def _is_terminal_bench_result(value: Any) -> bool:
+    from .claude_code_stream import is_terminal_bench_result
+
+    return is_terminal_bench_result(value)
+
+
 def _is_openhands_state(value: Any) -> bool:
     from .openhands_v1 import is_conversation_state
 
@@ -161,6 +167,7 @@ def _is_cline_task_metadata(value: Any) -> bool:
 
 NOT_TRANSCRIPTS: tuple[tuple[str, Callable[[Any], bool]], ...] = (
     ("a Harbor trial result (its reward is read as the outcome of the trajectory beside it)", _is_harbor_result),
+    ("a Terminal-Bench trial result (its is_resolved is read as the outcome of the Claude Code stream beside it)", _is_terminal_bench_result),
     ("a SWE-bench grading report (its verdicts are read as the outcomes of the trajectories beside it)", _is_swe_bench_report),
     ("an OpenHands V1 conversation state (its token counts are read with the events/ folder beside it)", _is_openhands_state),
     ("a labels file (give it with --labels)", _is_labels),

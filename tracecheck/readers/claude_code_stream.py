@@ -80,8 +80,15 @@ trace); an ``init`` of a session already read, after its result line (``--resume
 continues that trace with a new turn (with an empty user message: the prompt is not in
 the stream).
 
-Outcome: the stream carries no grade, so none is set; only a labels file (or a Harbor
-result beside a trajectory) gives one.
+Outcome: the stream carries no grade. Terminal-Bench's own harness (``tb run``, before
+Harbor) keeps each trial as ``<trial>/results.json`` (``trial_name``, ``task_id``,
+``is_resolved``, ``failure_mode``, ``parser_results``, token counts, times) with the agent's
+stream in ``<trial>/sessions/``: a ``results.json`` of that shape beside the stream or one
+folder up gives the main runs' outcome (``is_resolved`` true → success, false → failure,
+null: the tests could not be parsed → none) and ``graded_by`` in the metadata; a
+directory walk skips it. Sub-agent runs get none (the trial is graded, not they).
+Otherwise only a labels file gives an outcome. Checked against the trials of
+NJU-LINK/CodeTracer ``data/traj/claude_code/`` (corpus).
 """
 
 from __future__ import annotations
@@ -90,6 +97,8 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+import orjson
+
 from ..input.sources import Record
 from ..model import Round, Trace, Usage
 from .anthropic import CallTracker, conclude, content_blocks_text, finish_reason, usage_from
@@ -97,6 +106,8 @@ from .common import as_str, brief, finish_trace, make_trace
 from .contract import ReadContext, first_item, read_with_reader
 
 FORMAT = "claude-code-stream"
+# A Terminal-Bench results.json is a few KB; a larger file is read no further than this.
+_RESULT_LIMIT = 16 * 1024 * 1024
 
 # Lines of the stream that are not part of the conversation (see the module docstring).
 _NOT_CONVERSATION = frozenset(
@@ -131,6 +142,43 @@ def read(records: Iterator[Record], ctx: ReadContext) -> Iterator[Trace]:
     return read_with_reader(_Reader(ctx), records, ctx)
 
 
+def is_terminal_bench_result(value: Any) -> bool:
+    """A trial's ``results.json`` written by Terminal-Bench's own harness (the registry
+    skips it in a directory walk; its ``is_resolved`` is the outcome of the stream beside
+    it)."""
+    return (
+        isinstance(value, dict)
+        and isinstance(value.get("trial_name"), str)
+        and "is_resolved" in value
+        and ("parser_results" in value or "failure_mode" in value)
+    )
+
+
+def terminal_bench_grade(ctx: ReadContext) -> tuple[str, str] | None:
+    """``(outcome, path)`` from a Terminal-Bench ``results.json`` beside the stream or one
+    folder up (the harness keeps the stream in ``<trial>/sessions/``); ``None`` when there
+    is none, or when it holds no verdict (``is_resolved`` null)."""
+    if ctx.file in ("", "-") or not os.path.isfile(ctx.file):
+        return None  # standard input, a member of an archive: no folder to look in
+    here = os.path.dirname(ctx.file) or "."
+    for folder in (here, os.path.dirname(os.path.abspath(here))):
+        path = os.path.join(folder, "results.json")
+        if not os.path.isfile(path):
+            continue
+        try:
+            with open(path, "rb") as stream:
+                result = orjson.loads(stream.read(_RESULT_LIMIT + 1))
+        except (OSError, orjson.JSONDecodeError):
+            continue  # not this harness's file (or unreadable): no verdict from it
+        if not is_terminal_bench_result(result):
+            continue
+        resolved = result.get("is_resolved")
+        if not isinstance(resolved, bool):
+            return None
+        return ("success" if resolved else "failure", path)
+    return None
+
+
 class _Run:
     """One trace being rebuilt: the main run of a session, or one sub-agent run."""
 
@@ -155,6 +203,7 @@ class _Reader:
         self.runs: dict[tuple[str | None, str | None], _Run] = {}
         self.session: str | None = None  # the session of the latest line that named one
         self.agents: dict[str, str] = {}  # parent tool_use id -> agent id (task_started)
+        self.grade = terminal_bench_grade(ctx)  # (outcome, results.json) or None
 
     # routing --------------------------------------------------------------------------
 
@@ -311,6 +360,8 @@ class _Reader:
                 trace.error = run.api_error  # no response and no result line came after it
             if trace.ending is None:
                 conclude(trace)
+            if main and self.grade is not None:
+                trace.labels["outcome"], trace.metadata["graded_by"] = self.grade
             yield finish_trace(trace, self.ctx.diagnostics)
 
 

@@ -441,5 +441,5 @@ def report_data(report: ReplayReport) -> dict[str, Any]:
         **header_data(report.settings, report.tokenizers, report.presets).to_json(),
         "traces": traces,
         "totals": totals.data().to_json(),
-        "warnings": [dataclasses.asdict(d) for d in report.diagnostics],
+        "warnings": [d.record() for d in report.diagnostics],
     }
