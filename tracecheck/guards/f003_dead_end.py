@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from typing import Any
 
 try:  # hashlib's own blake2b, without hashlib loading OpenSSL's library first (start-up)
@@ -28,6 +29,10 @@ from .tool_kinds import call_kind, shell_command
 # How much of a result is compared to tell a repeated view: a stuck view repeats from
 # its first character, and a megabyte result must cost no more than its head.
 _VIEW_CHARS = 4000
+# A real program name the shell did not find (not prose or junk run as a command).
+_MISSING_PROGRAM = re.compile(r"(?m)^(?:\S*sh: )?(?:line \d+: )?([a-z][a-z0-9._+-]{1,40}): (?:command )?not found\s*$")
+# A failure that says nothing beyond that it failed ("Error", "Exit code 1").
+_BARE_ERROR = 16
 # Error texts kept to match a changing middle against: bounded, so that a long stretch of
 # ever-new errors costs the same per call as a short one.
 _TEMPLATES_KEPT = 32
@@ -417,8 +422,13 @@ class DeadEnd(Guard):
         # Whitespace aside, byte for byte: normalising volatile text (timestamps, ids) in
         # every result would cost more than the rest of the replay, and a view that only
         # a timestamp changes is a poll, P004's to judge.
-        # A page's screenshot read by OCR differs each time the same page is shown.
-        text = " ".join(without_screen_text(call.result.content[:_VIEW_CHARS]).split())
+        # A page's screenshot read by OCR differs each time the same page is shown; a log
+        # that grows at its end (a poll of an install) is not the same view: its length
+        # and its end are part of it.
+        content = call.result.content
+        text = " ".join(without_screen_text(content[:_VIEW_CHARS]).split())
+        if len(content) > _VIEW_CHARS:
+            text += f" …{len(content)}… " + " ".join(content[-_VIEW_CHARS // 2 :].split())
         return "view:" + blake2b(text.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
 
     def _target(self, key: str, call: ToolCall) -> str | None:
@@ -429,9 +439,20 @@ class DeadEnd(Guard):
         questions, hinted but not stopped)."""
         if not self.options.by_target or call.result is None:
             return None
-        if not (key.startswith("empty:") or (key.startswith("error:") and says_not_found(call.result.content))):
+        text = call.result.content
+        if key.startswith("empty:"):
+            return lookup_target(call)
+        if not key.startswith("error:"):
             return None
-        return lookup_target(call)
+        missing = _MISSING_PROGRAM.search(text[:300])
+        if missing is not None:
+            # `dig: command not found` after `nslookup: command not found` asks for another
+            # program; garbled text (`]}`, `DISCUSSION:`) names none and stays one class.
+            return "program " + missing.group(1)
+        if says_not_found(text) or (call_kind(call) == "read" and len(text.strip()) <= _BARE_ERROR):
+            # A lookup that failed with nothing to say (`which gcc` → "Error") is "not there".
+            return lookup_target(call)
+        return None
 
     def _error_key(self, text: str) -> str:
         key = "error: " + error_class(text)

@@ -49,7 +49,10 @@ structured ``{"output", "metadata": {"exit_code"}}`` JSON, whose ``output`` is t
 result's text, or the freeform ``Exit code: N`` / ``Process exited with code N`` header,
 whose ``Output:`` body is the text), else an ``exec_command_end`` event's ``exit_code``
 for that call (written only in extended persistence), else an output object's
-``success`` (older writers), else ``None``. A failed ``web_search_call`` is an error.
+``success`` (older writers); else Codex's own notes for a call that could not run
+(``execution error: …``, ``failed in sandbox …``, ``unsupported call: …``, ``failed to
+parse function arguments …``, a patch that did not apply) are errors; else ``None``. A
+failed ``web_search_call`` is an error.
 
 Tokens: ``event_msg`` ``token_count`` carries ``info.last_token_usage`` (the response
 that just completed; older writers put the counts flat in the payload): it goes to the
@@ -120,6 +123,13 @@ _INJECTED = ("<environment_context>", "<user_instructions>", "# AGENTS.md instru
 # exited with code N``), before its ``Output:`` body.
 _EXIT_LINE = re.compile(r"^(?:Exit code: |Process exited with code )(-?\d+)$", re.M)
 _HEADER_CHARS = 400
+# What Codex itself writes in place of a tool's output when the call could not run: the
+# command could not be started, the sandbox refused it, the tool is unknown, the arguments
+# did not parse, a patch did not apply. A failure, though no exit code says so.
+_CODEX_FAILURE = re.compile(
+    r"^(?:execution error: |failed in sandbox|unsupported call: |failed to parse function arguments"
+    r"|error: invalid patch|apply_patch verification failed|Failed to find expected lines|Invalid patch)"
+)
 
 
 def sniff(value: Any) -> bool:
@@ -571,7 +581,7 @@ def _result(output: Any) -> tuple[str, bool | None]:
     exit_line = _EXIT_LINE.search(head) if marker else None
     if exit_line is not None:
         return body + output[_HEADER_CHARS:], int(exit_line.group(1)) != 0
-    return output, None
+    return output, (True if _CODEX_FAILURE.match(output) else None)
 
 
 __all__ = ["FORMAT", "read", "sniff"]
