@@ -21,14 +21,19 @@ from .signals import (
 from .tool_kinds import matches_any
 
 
-# A word that names a place: a path (src/a.py, /repo) or a file name with an extension.
-_PLACE = re.compile(r"\S*[/\\]\S*|\S+\.[A-Za-z][A-Za-z0-9]{0,4}\b")
+# A file name's extension at the end of a word (src/Foo.java, setup.cfg).
+_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,4}$")
+
+
+def _places(query: str) -> set[str]:
+    """The words of a query that name a place: a path (src/a.py, /repo) or a file name
+    with an extension. Word by word: linear in the query, however long."""
+    return {w for w in query.split() if "/" in w or "\\" in w or _EXTENSION.search(w)}
 
 
 def _adds_place(query: str, earlier: str) -> bool:
     """Whether ``query`` names a place (a path, a file) that ``earlier`` does not."""
-    before = set(_PLACE.findall(earlier))
-    return any(place not in before for place in _PLACE.findall(query))
+    return bool(_places(query) - _places(earlier))
 
 
 @frozen_dataclass
@@ -246,8 +251,8 @@ class SimilarQueryStagnation(Guard):
                 "against": excerpt(other, 200) if other is not None else None,
             }
             self.last_scores.append(entry)
-            narrowed = opts.narrowing and other is not None and _adds_place(query, other)
-            if other is not None and fp and score >= opts.containment and similar_hit is None and not narrowed:
+            similar = other is not None and fp and score >= opts.containment and similar_hit is None
+            if similar and not (opts.narrowing and _adds_place(query, other)):
                 similar_hit = {**entry, "against_tokens": token_list(other_fp or ())}
             new.append((query, fp, tool))
         mixed = len(searches) != len(rnd.tool_calls)

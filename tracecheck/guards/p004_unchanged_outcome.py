@@ -305,6 +305,12 @@ class UnchangedOutcome(Guard):
         flag = "error" if call.result.is_error else "ok"
         return f"{flag}:{' '.join(text.split())}"
 
+    @property
+    def _lowest(self) -> int:
+        """The lower of the two thresholds: below it no call's kind needs looking up."""
+        opts = self.options
+        return min(opts.threshold, opts.poll_threshold or opts.threshold)
+
     def _threshold(self, call: ToolCall) -> int:
         opts = self.options
         return opts.poll_threshold if opts.poll_threshold and call_kind(call) == "poll" else opts.threshold
@@ -337,7 +343,7 @@ class UnchangedOutcome(Guard):
     def before_tools(self, rnd: Round, context: RunContext) -> list[Verdict]:
         self.blocked = set()
         opts = self.options
-        if not waits_for_next_call(self.options) or self.last_pair is None or self.streak < opts.threshold:
+        if not waits_for_next_call(self.options) or self.last_pair is None or self.streak < self._lowest:
             return []
         if self._last_call is not None and self.streak < self._threshold(self._last_call):
             return []
@@ -381,7 +387,7 @@ class UnchangedOutcome(Guard):
                 self.last_result = excerpt(call.result.content if call.result else "", 80)
             if not self._watched(call):
                 continue
-            if at_result and self.streak >= self._threshold(call):
+            if at_result and self.streak >= self._lowest and self.streak >= self._threshold(call):
                 return verdicts + [self._verdict(Action.STOP, call, before=False, context=context)]
             if opts.hint_at and self.streak >= opts.hint_at:
                 verdicts.append(self._verdict(Action.HINT, call, before=False, context=context))
