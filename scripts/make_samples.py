@@ -320,8 +320,7 @@ def build(sc: Scenario) -> Scenario:
 
 # What any good policy does on each sample, whatever its guards: a loop stopped by the
 # round the issue asks for (an identical call or a query rewrite by its 3rd, an A-B
-# alternation by its 3rd lap, a failing tool by its 3rd failure (by its 4th when each
-# failure is another path not found: the agent may be looking), the same error under
+# alternation by its 3rd lap, a failing tool by its 3rd failure, the same error under
 # changing commands by its 4th), a healthy run left alone. Checked as ``policy``
 # expectations against whatever preset replays the samples.
 POLICY: dict[str, tuple[bool, int | None, str]] = {
@@ -333,8 +332,7 @@ POLICY: dict[str, tuple[bool, int | None, str]] = {
     "seed002_contract_search_token_limit": (True, 6, "eight near-synonym searches until the token limit: stop by the 6th"),
     "seed004_query_db_identical": (True, 3, "the same call answered the same way: stop by its 3rd"),
     "seed004_key_order_drift": (True, 3, "the same call with its keys reordered: stop by its 3rd"),
-    "seed001_read_file_failure_streak": (True, 4, "a tool failing on another guessed path each time: the 3rd may be "
-                                         "followed by the right path (hint there), stop by the 4th"),
+    "seed001_read_file_failure_streak": (True, 3, "a failing tool: stop by its 3rd failure"),
     "alternating_ab_loop": (True, 6, "an A-B alternation with the same results: stop by its 3rd lap"),
     "swe_test_view_loop": (True, 6, "test run and file view alternating unchanged: stop by the 3rd lap"),
     "swe_same_error_changing_commands": (True, 5, "the same error under changing commands: stop by its 4th"),
@@ -383,8 +381,6 @@ def native_events(sc: Scenario) -> list[dict]:
             event["by_round"] = exp["by_round"]
         if exp.get("note"):
             event["note"] = exp["note"]
-        if exp.get("tolerance"):
-            event["tolerance"] = exp["tolerance"]
         events.append(event)
     for k, step in enumerate(sc.steps, 1):
         if step.user is not None:
@@ -598,8 +594,8 @@ def scenario(sc: Scenario) -> Scenario:
     return sc
 
 
-def expect(guard: str, fires: bool = True, by_round: int | None = None, note: str | None = None, tolerance: int = 0) -> dict:
-    return {"guard": guard, "fires": fires, "by_round": by_round, "note": note, "tolerance": tolerance}
+def expect(guard: str, fires: bool = True, by_round: int | None = None, note: str | None = None) -> dict:
+    return {"guard": guard, "fires": fires, "by_round": by_round, "note": note}
 
 
 # ----- shared Chinese web-search results -------------------------------------
@@ -1167,8 +1163,7 @@ scenario(
             "note": "the config lives in /repo/config/default.yaml; the final answer is a guess",
         },
         expects=[
-            expect("F001", True, 3, "read_file fails in rounds 1, 2, 3 -> 3 consecutive failures -> abort after round 3 (one "
-                   "round of tolerance: default's ladder hints at the 3rd failure and stops at the 4th)", tolerance=1),
+            expect("F001", True, 3, "read_file fails in rounds 1, 2, 3 -> 3 consecutive failures -> abort after round 3"),
             expect("R001", False, None, "every path differs: no identical calls"),
         ],
         metadata={
@@ -2094,8 +2089,7 @@ scenario(
         expects=[
             expect("R001", True, 6, "turn 2: the 2nd identical get_order_details (round 5) -> hint; the 3rd (round 6) -> stop before it runs; "
                    "the stop ends turn 2 only, turns 3-5 happen as recorded"),
-            expect("F001", True, 6, "turn 2: get_order_details fails 3 times in a row (rounds 4-6) -> abort, when F001 runs alone "
-                   "(one round of tolerance: default's ladder hints at the 3rd failure and stops at the 4th)", tolerance=1),
+            expect("F001", True, 6, "turn 2: get_order_details fails 3 times in a row (rounds 4-6) -> abort, when F001 runs alone"),
             expect("R002", False, None, "failed calls are not cached, and the one successful lookup (turn 3, with the '#') is never repeated"),
         ],
         metadata=tau_metadata("retail", _TAU_OPENER),

@@ -352,11 +352,13 @@ def test_a_baseline_of_a_late_stop_does_not_hide_a_stop_that_never_comes(cli, tm
 def test_prune_keeps_entries_of_guards_that_did_not_run_and_traces_not_read(cli, tmp_path):
     trace = shutil.copy(SAMPLES / "seed001_tool_failure_streak.jsonl", tmp_path / "t.jsonl")
     baseline = tmp_path / "bl.json"
-    assert cli("baseline", "write", str(trace), "--set", "F001.threshold=4", "-o", str(baseline)).exit_code == 0
+    # F003 as it was before by_target: it stops the loop late once F001 is ignored.
+    old_f003 = ("--set", "F003.by_target=false")
+    assert cli("baseline", "write", str(trace), "--set", "F001.threshold=4", *old_f003, "-o", str(baseline)).exit_code == 0
     before = json.loads(baseline.read_text())["findings"]
     assert "F001" in [e["rule"] for e in before]
     # F001 switched off: its expectation is not checked, so its entry is not "fixed".
-    result = cli("baseline", "prune", str(baseline), str(trace), "--set", "F001.threshold=4", "--ignore", "F001")
+    result = cli("baseline", "prune", str(baseline), str(trace), "--set", "F001.threshold=4", *old_f003, "--ignore", "F001")
     assert result.exit_code == 0, result.output
     assert [e["rule"] for e in json.loads(baseline.read_text())["findings"]] == [e["rule"] for e in before]
     # Another file only: the entries are about a trace that was not read.

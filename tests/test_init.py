@@ -91,15 +91,17 @@ def test_a_bad_source_is_a_usage_error(cli, tmp_path, monkeypatch):
 # Each change to the settings file init wrote that weakens a guard or cuts the healthy
 # run, with the failing findings (trace, rule, deviation) it must give.
 MUTATIONS = {
-    "F001 off (ignore)": ('ignore = ["F001"]\n', {(LOOP, "F001", "unchecked"), (HEALTHY, "F001", "unchecked"), (LOOP, "policy", "late")}),
-    "F001 off (enabled)": ("[guards.F001]\nenabled = false\n", {(LOOP, "F001", "unchecked"), (HEALTHY, "F001", "unchecked"), (LOOP, "policy", "late")}),
+    # Without F001 nothing stops the loop: F003 takes a different path not found each time
+    # for looking (by_target), and only hints.
+    "F001 off (ignore)": ('ignore = ["F001"]\n', {(LOOP, "F001", "unchecked"), (HEALTHY, "F001", "unchecked"), (LOOP, "policy", "never")}),
+    "F001 off (enabled)": ("[guards.F001]\nenabled = false\n", {(LOOP, "F001", "unchecked"), (HEALTHY, "F001", "unchecked"), (LOOP, "policy", "never")}),
     "F001 threshold raised by one": ("[guards.F001]\nthreshold = 4\n", {(LOOP, "F001", "late"), (LOOP, "policy", "late")}),
-    "F001 threshold raised past the loop": ("[guards.F001]\nthreshold = 9\n", {(LOOP, "F001", "never"), (LOOP, "policy", "late")}),
-    "failing tool exempted": ('[guards.F001]\nexempt_tools = ["read_*"]\n', {(LOOP, "F001", "never"), (LOOP, "policy", "late")}),
+    "F001 threshold raised past the loop": ("[guards.F001]\nthreshold = 9\n", {(LOOP, "F001", "never"), (LOOP, "policy", "never")}),
+    "failing tool exempted": ('[guards.F001]\nexempt_tools = ["read_*"]\n', {(LOOP, "F001", "never"), (LOOP, "policy", "never")}),
     "everything off": ('select = ["B001"]\n', {(LOOP, "F001", "unchecked"), (HEALTHY, "F001", "unchecked"), (LOOP, "policy", "never")}),
     # The healthy run is labelled a success too: its stop is harm as well as a broken expectation.
     "F001 threshold lowered": ("[guards.F001]\nthreshold = 2\n", {(HEALTHY, "F001", "acted"), (HEALTHY, "policy", "acted"), (HEALTHY, "policy", "cut")}),
-    "F003 threshold lowered": ("[guards.F003]\nthreshold = 2\n", {(HEALTHY, "policy", "acted"), (HEALTHY, "policy", "cut")}),
+    "F003 threshold lowered": ("[guards.F003]\nthreshold = 2\nby_target = false\n", {(HEALTHY, "policy", "acted"), (HEALTHY, "policy", "cut")}),
 }
 
 

@@ -124,7 +124,7 @@ class DeadEnd(Guard):
     calculator is bookkeeping: its answer follows from its arguments and tells nothing
     new about the world.
 
-    **Not there, by target** (``by_target``). An answer that what was asked for is not
+    **Not there, by target.** With ``by_target``, an answer that what was asked for is not
     there (an empty answer, ``No such file``, ``No matches found``) counts per target asked
     for (``signals.lookup_target``: the file, path, pattern or term, whatever its case,
     folder or extension) for the stop: such an answer is a dead end when the same question
@@ -374,7 +374,7 @@ class DeadEnd(Guard):
             Example(
                 "Three different patches applied through the shell, each answered the identical 'Success': changes, not a view seen again",
                 tuple(
-                    calls(Call("shell", {"command": ["apply_patch", f"*** Begin Patch\n*** Update File: src/app.py\n@@\n-x = {k}\n+x = {k + 1}\n*** End Patch"]}, "Success. Updated the following files:\nM src/app.py\n"))
+                    calls(Call("shell", {"command": ["apply_patch", f"Begin Patch\nUpdate File: src/app.py\n-x = {k}\n+x = {k + 1}\nEnd Patch"]}, "Success. Updated the following files:\nM src/app.py\n"))
                     for k in range(4)
                 )
                 + (answer(),),
@@ -383,7 +383,7 @@ class DeadEnd(Guard):
             Example(
                 "Codex's apply_patch failing to apply, rewritten each time: 'verification failed' is a failure",
                 tuple(
-                    calls(Call("apply_patch", f"*** Begin Patch\n*** Update File: src/app.py\n@@\n-x = {k}\n+x = {k + 1}\n*** End Patch", f"apply_patch verification failed: Failed to find expected lines in /repo/src/app.py:\nx = {k}", error=None))
+                    calls(Call("apply_patch", f"Begin Patch\nUpdate File: src/app.py\n-x = {k}\n+x = {k + 1}\nEnd Patch", f"apply_patch verification failed: Failed to find expected lines in /repo/src/app.py:\nx = {k}", error=None))
                     for k in range(4)
                 )
                 + (answer(),),

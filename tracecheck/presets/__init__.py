@@ -469,7 +469,7 @@ PRESETS: dict[str, Preset] = {
                 "P004": {"threshold": 3, "normalize_volatile": True, "poll_threshold": 10},
                 "R003": {"min_period": 2, "max_period": 8, "laps": 3, "compare_results": True, "last_lap_start": True, "changes_by_signature": True},
                 "R005": {"threshold": 3},
-                "F001": {"threshold": 4, "hint_at": 3, "hint_exempt": False, "action": "stop", "per_response": True, "exempt_tools": list(SHELL_TOOLS), "reset_on": list(EDIT_TOOLS)},
+                "F001": {"threshold": 3, "action": "stop", "per_response": True, "exempt_tools": list(SHELL_TOOLS), "reset_on": list(EDIT_TOOLS)},
                 "F003": {"threshold": 4, "noop_threshold": 3, "hint_at": 3, "by_target": True},
                 "T001": {"threshold": 5, "hint_at": 2, "scope": "run", "similarity": 0.8, "tool_calls_break": False, "action": "abort"},
                 "T002": {},
@@ -498,11 +498,10 @@ PRESETS: dict[str, Preset] = {
                 "R005": "The identical change made again: stops before the 3rd identical edit / write / str_replace in a "
                 "row, whatever its results (SWE-agent's edit 1:1 echoes a longer file each time). A poll is not a change, "
                 "however its tool is named (Codex's write_stdin with empty chars stopped two healthy sessions).",
-                "F001": "A tool that keeps failing (seed 001): hints at its 3rd failed response in a row and stops at the 4th "
-                "(the ladder: three wrong paths then the right one, or a short burst the agent leaves by itself, were "
-                "stopped at the 3rd); parallel siblings count once; a successful edit resets; shells are exempt and not "
-                "hinted (a failing command is routine, F003 sees their dead ends). A call the user declined at a "
-                "permission prompt neither counts nor resets. Codex's apply_patch 'verification failed' is a failure.",
+                "F001": "A tool that keeps failing (seed 001): stops at its 3rd failed response in a row, no hint (parallel "
+                "siblings count once; a successful edit resets; shells are exempt: a failing command is routine, F003 "
+                "sees their dead ends). A call the user declined at a permission prompt neither counts nor resets. "
+                "Codex's apply_patch 'verification failed' is a failure.",
                 "F003": "The same dead end under changing calls: hints at the 3rd and stops at the 4th call that hits the "
                 "same error class (prose run as a command is one class), the same empty answer or a view seen before, with "
                 "nothing new between; a command that cannot do anything (the no-op ':') stops at its 3rd (it asks nothing: "

@@ -96,7 +96,7 @@ def trace_events(trace: Trace) -> Iterator[dict[str, Any]]:
         yield {"type": "labels", "trace": tid, "labels": dict(trace.labels)}
     for exp in trace.expectations:
         yield _compact(
-            {"type": "expect", "trace": tid, "guard": exp.guard, "fires": exp.fires, "by_round": exp.by_round, "note": exp.note}
+            {"type": "expect", "trace": tid, "guard": exp.guard, "fires": exp.fires, "by_round": exp.by_round, "note": exp.note, "tolerance": exp.tolerance or None}
         )
     said = {}
     for message in trace.user_messages:
