@@ -37,9 +37,17 @@ SWEEP_GRID = ("--grid", "R001.stop_at=3,4", "--preset", "default,seeds")
 
 
 def invocations(inputs: list[str]) -> list[tuple[str, ...]]:
-    """The command lines whose output is recorded, one per command × format × input."""
+    """The command lines whose output is recorded: every command × format on the first
+    input (every writer on real numbers), and on the others (the labelled corpus, some
+    600 real runs: large) the JSON of replay, show and check, and convert, which pin
+    every figure and finding without running each writer over it again."""
     runs: list[tuple[str, ...]] = []
-    for path in inputs:
+    for path in inputs[1:]:
+        runs.append(("replay", path, "-f", "json"))
+        runs.append(("show", path, "-f", "json", "--state", "all"))
+        runs.append(("check", path, "-f", "json"))
+        runs.append(("convert", path, "-o", "-"))
+    for path in inputs[:1]:
         for fmt in REPLAY_FORMATS:
             runs.append(("replay", path, "-f", fmt))
         runs.append(("replay", path, "-f", "terminal", "--all-traces", "--statistics"))

@@ -38,6 +38,13 @@ def fuzz_settings():
 
 
 SAMPLES = ROOT / "sample_traces"
+# The corpus folders every reader's real file came with (tests/corpus before the labelled
+# families grew it to some 600 runs): what a test that renders whole reports over real
+# files walks, where the families add nothing a writer has not met.
+CORE_CORPUS = tuple(
+    f"tests/corpus/{name}"
+    for name in ("CodeTracer", "OpenHands", "SWE-agent", "claude-code-log", "inspect_ai", "langsmith-sdk", "mini-swe-agent", "tau-bench", "tau2-bench")
+)
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 

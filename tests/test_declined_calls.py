@@ -86,7 +86,7 @@ def test_the_same_failures_not_declined_are_stopped(tmp_path, cli):
     path = write_jsonl(tmp_path / f"{SESSION}.jsonl", events)
     report = json.loads(cli("replay", "--format", "json", str(path)).stdout)
     (trace,) = report["traces"]
-    assert trace["policy"]["stopped_at"] == 4
+    assert trace["policy"]["stopped_at"] == 3
 
 
 def test_native_keeps_the_mark(tmp_path, cli):

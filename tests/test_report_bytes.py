@@ -1,5 +1,6 @@
-"""Every report of every command, in every format, on sample_traces/ and tests/corpus/,
-is byte-for-byte what tests/report_bytes.json records (exit code and
+"""Every report of every command, in every format, on sample_traces/, and the JSON of
+replay, show and check and the conversion of tests/corpus/ (scripts/report_bytes.py
+says why), are byte-for-byte what tests/report_bytes.json records (exit code and
 digests of both streams). A refactoring must leave them all alone; a change of output
 that is meant rewrites the manifest in the same commit:
 

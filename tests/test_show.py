@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import SAMPLES, write_jsonl
+from conftest import CORE_CORPUS, SAMPLES, write_jsonl
 
 HOSTILE = [
     {"type": "labels", "trace": "evil", "labels": {"outcome": "unknown"}},
@@ -290,7 +290,7 @@ def test_a_file_gets_the_text_a_colour_terminal_shows(monkeypatch):
 
     monkeypatch.delenv("NO_COLOR")
     monkeypatch.setenv("TERM", "xterm-256color")  # a dumb terminal is 80 columns whatever it is told
-    paths = (str(SAMPLES), str(ROOT / "tests" / "corpus"))
+    paths = (str(SAMPLES), *(str(ROOT / folder) for folder in CORE_CORPUS))
     request = ShowRequest(paths, settings=load_settings())
     plain_out, colour_out = io.StringIO(), io.StringIO()
     show(request, console=Console(file=plain_out, width=100, color_system=None, force_terminal=False))

@@ -9,7 +9,7 @@ import pytest
 from rich.cells import cell_len
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from conftest import SAMPLES
+from conftest import CORE_CORPUS, SAMPLES
 
 CASES = {
     "weather": ["seed000_weather_loop.jsonl"],
@@ -57,11 +57,11 @@ def test_the_terminal_report(cli, monkeypatch, golden, case, columns):
 @pytest.mark.parametrize(
     "args",
     [
-        ["sample_traces", "tests/corpus", "--all-traces"],
+        ["sample_traces", *CORE_CORPUS, "--all-traces"],
         ["sample_traces", "--preset", "default,seeds"],
         *([*CASES[case]] for case in sorted(CASES)),
-        ["tests/corpus", "--statistics"],
-        ["tests/corpus", "--quiet"],
+        [*CORE_CORPUS, "--statistics"],
+        [*CORE_CORPUS, "--quiet"],
     ],
 )
 def test_a_pipe_gets_the_text_a_colour_terminal_shows(cli, monkeypatch, args, columns):
