@@ -13,9 +13,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from tracecheck.cli.main import app
-from tracecheck.readers import reader_by_name, sniff
+from tracecheck.readers import reader_by_name
 
-from conftest import FIXTURES, assert_show_and_convert_round_trip, first_json_value, read_with_warnings as read
+from conftest import assert_show_and_convert_round_trip, assert_sniffed_alone, read_with_warnings as read
 
 CORPUS = Path(__file__).resolve().parent / "corpus" / "who-and-when"
 AG_LOOP = CORPUS / "ag-52.json"  # the task's code run first, then four rounds each running code
@@ -86,19 +86,7 @@ def test_replies_the_history_leaves_out_are_counted_not_warned():
 
 
 def test_sniffed_alone():
-    mine = reader_by_name("who-and-when")
-    for path in sorted(CORPUS.glob("*.json")):
-        if path.name == "labels.json":
-            continue
-        assert sniff(first_json_value(path)) is mine, path
-    others = [p for p in FIXTURES.rglob("*") if p.suffix in (".jsonl", ".json")]
-    assert len(others) > 50
-    for path in others:
-        try:
-            first = first_json_value(path)
-        except (ValueError, IndexError):
-            continue
-        assert not mine.sniff(first), path
+    assert_sniffed_alone("who-and-when", [p for p in sorted(CORPUS.glob("*.json")) if p.name != "labels.json"])
 
 
 def test_a_question_and_history_alone_are_not_a_run():

@@ -12,7 +12,7 @@ import orjson
 from ..text.arguments import dump_json
 from ..model import ToolCall, ToolResult
 from ..text.memo import PerObject, remembered
-from .tool_kinds import identity_arguments
+from .tool_kinds import identity_arguments, shell_command
 
 DEFAULT_SEARCH_TOOLS = ("*search*",)
 DEFAULT_QUERY_KEYS = ("query", "q", "search_query", "keywords")
@@ -101,27 +101,20 @@ def lookup_target(call: ToolCall) -> str | None:
     (``order_id``, ``user_name``) likewise. None when the call names
     no target (a no-op, a call without arguments)."""
     args = call.arguments
-    value: Any = None
+    value: str | None = None
     if isinstance(args, dict):
-        for key in _TARGET_KEYS:
-            if isinstance(args.get(key), str) and args[key].strip():
-                value = args[key]
-                if key in _PATH_KEYS:
-                    # A path read is that file: main.py in another folder is another file.
-                    path = value.strip().strip("'\"`").rstrip("/").removeprefix("./").lower()
-                    return path or None
-                break
-        else:
+        key = next((k for k in _TARGET_KEYS if isinstance(args.get(k), str) and args[k].strip()), None)
+        if key in _PATH_KEYS:
+            # A path read is that file: main.py in another folder is another file.
+            return args[key].strip().strip("'\"`").rstrip("/").removeprefix("./").lower() or None
+        if key is None:
             # An id or a name of a record (order_id, user_name): the thing asked for.
-            named = next((k for k in args if isinstance(k, str) and k.endswith(("_id", "_name")) and isinstance(args[k], str)), None)
-            command = next((args[k] for k in ("command", "cmd") if isinstance(args.get(k), str)), None)
-            if named is not None:
-                value = args[named]
-            else:
-                value = command.split()[-1] if command and command.split() else None
-    elif isinstance(args, str) and args.strip():
-        value = args.split()[-1]
-    if not isinstance(value, str):
+            key = next((k for k in args if isinstance(k, str) and k.endswith(("_id", "_name")) and isinstance(args[k], str)), None)
+        value = args[key] if key is not None else None
+    if value is None:
+        words = (shell_command(call) or (args if isinstance(args, str) else "")).split()
+        value = words[-1] if words else None
+    if value is None:
         return None
     name = value.strip().strip("'\"`").rstrip("/").rsplit("/", 1)[-1].replace("*", "")
     stem, dot, ext = name.rpartition(".")
